@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Install every test peer server (see tests/peers/table.py) on a Debian 12 machine, as root.
+#
+# Idempotent and quick on a second run: it installs only what is missing.
+# Debian would start vsftpd, nginx, inetd... on ports 21/80/23 as it installs them; a temporary
+# /usr/sbin/policy-rc.d that exits 101 forbids that, and any daemon that still appears during
+# the install is stopped by PID at the end. The peers are started by `python -m tests.peers start`
+# on free ports, never by this script.
+#
+# pure-ftpd conflicts with vsftpd as a package, so its .deb is only unpacked under
+# $ANYURL_PEERS_OPT/pure-ftpd (default /opt/anyurl-peers/pure-ftpd).
+set -euo pipefail
+
+PYTHON=${PYTHON:-python3}
+OPT=${ANYURL_PEERS_OPT:-/opt/anyurl-peers}
+# Keep in sync with tests/peers/table.py (LOCAL_USER, LOCAL_PASSWORD).
+PEER_USER=anyurl
+PEER_PASSWORD=anyurl-peer-pw
+
+APT_PACKAGES=(
+    vsftpd nginx-light pygopherd gophernicus leafnode inetutils-telnetd
+    socat curl util-linux procps passwd
+    # pure-ftpd's shared libraries (the binary itself is unpacked, not installed)
+    libcap2 libcrypt1 libpam0g libsodium23 libssl3
+)
+PIP_PACKAGES=(pyftpdlib aioftp aiosmtpd telnetlib3)
+PIP_MODULES=(pyftpdlib aioftp aiosmtpd telnetlib3)
+# Daemons the packages above could start; any that appear during this run are stopped.
+DAEMONS=(vsftpd nginx pygopherd inetd inetutils-inetd syslogd leafnode gophernicus pure-ftpd)
+
+log() { printf 'install-peers: %s\n' "$*" >&2; }
+
+if [ "$(id -u)" -ne 0 ]; then
+    log "must run as root (apt-get, useradd); try: sudo bash $0"
+    exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+
+daemon_pids() {
+    local d
+    for d in "${DAEMONS[@]}"; do pgrep -x "$d" || true; done | sort -n
+}
+
+missing_apt=()
+for p in "${APT_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+        missing_apt+=("$p")
+    fi
+done
+
+pure_ftpd_bin="$OPT/pure-ftpd/usr/sbin/pure-ftpd"
+
+if [ ${#missing_apt[@]} -gt 0 ] || [ ! -x "$pure_ftpd_bin" ]; then
+    before=$(daemon_pids)
+    policy=/usr/sbin/policy-rc.d
+    created_policy=no
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\n# anyurl install-peers: no service starts during install\nexit 101\n' >"$policy"
+        chmod 755 "$policy"
+        created_policy=yes
+    fi
+    cleanup() {
+        if [ "$created_policy" = yes ]; then rm -f "$policy"; fi
+    }
+    trap cleanup EXIT
+
+    if [ ${#missing_apt[@]} -gt 0 ]; then
+        log "apt-get install ${missing_apt[*]}"
+        if ! apt-get install -y -q --no-install-recommends "${missing_apt[@]}"; then
+            log "apt-get install failed; running apt-get update and trying again"
+            apt-get update -q
+            apt-get install -y -q --no-install-recommends "${missing_apt[@]}"
+        fi
+    fi
+
+    if [ ! -x "$pure_ftpd_bin" ]; then
+        log "unpacking pure-ftpd into $OPT/pure-ftpd"
+        tmp=$(mktemp -d)
+        chmod 755 "$tmp"  # apt-get download runs as _apt
+        (cd "$tmp" && { apt-get download -q pure-ftpd || { apt-get update -q && apt-get download -q pure-ftpd; }; })
+        mkdir -p "$OPT/pure-ftpd"
+        dpkg-deb -x "$tmp"/pure-ftpd_*.deb "$OPT/pure-ftpd"
+        rm -rf "$tmp"
+    fi
+
+    # Stop whatever daemon the install started anyway (only the new PIDs).
+    after=$(daemon_pids)
+    new=$(comm -13 <(printf '%s\n' "$before") <(printf '%s\n' "$after") | grep -v '^$' || true)
+    if [ -n "$new" ]; then
+        log "stopping daemons started by the install: $(echo $new)"
+        kill $new 2>/dev/null || true
+        sleep 1
+        kill -9 $new 2>/dev/null || true
+    fi
+    cleanup
+    trap - EXIT
+else
+    log "apt packages and pure-ftpd already present"
+fi
+
+# Keep the system services off on machines with systemd or sysvinit, so a reboot does not
+# start them on 21/23/80/119 either (best effort; absent on containers).
+if [ -d /run/systemd/system ]; then
+    systemctl disable --now vsftpd nginx pygopherd inetutils-inetd gophernicus.socket \
+        >/dev/null 2>&1 || true
+fi
+
+missing_pip=()
+for i in "${!PIP_MODULES[@]}"; do
+    if ! "$PYTHON" -c "import ${PIP_MODULES[$i]}" 2>/dev/null; then
+        missing_pip+=("${PIP_PACKAGES[$i]}")
+    fi
+done
+if [ ${#missing_pip[@]} -gt 0 ]; then
+    log "pip install ${missing_pip[*]}"
+    "$PYTHON" -m pip install -q "${missing_pip[@]}"
+else
+    log "python packages already present"
+fi
+
+# The local test user: vsftpd local login, telnet login, and the unprivileged user that
+# gophernicus runs as.
+if ! id "$PEER_USER" >/dev/null 2>&1; then
+    log "creating user $PEER_USER"
+    useradd --create-home --shell /bin/bash "$PEER_USER"
+fi
+# chpasswd is cheap and makes the password right whatever it was before.
+echo "$PEER_USER:$PEER_PASSWORD" | chpasswd
+# vsftpd's PAM stack refuses users listed in /etc/ftpusers.
+if [ -f /etc/ftpusers ] && grep -qx "$PEER_USER" /etc/ftpusers; then
+    sed -i "/^$PEER_USER\$/d" /etc/ftpusers
+fi
+
+log "done"

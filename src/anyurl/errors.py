@@ -1,0 +1,220 @@
+"""The one exception tree of anyurl, with curl-compatible exit codes.
+
+Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is what
+``anyurl`` exits with, chosen to match curl's so scripts written for curl keep working::
+
+    AnyURLError                      1  (base; also "something else went wrong")
+    ├── URLError                     3  the URL is malformed or not allowed as written
+    │   ├── URLSyntaxError           3    ... with the 0-based position of the problem
+    │   └── UnsupportedHost          3    file://otherhost/ and the like
+    ├── UnsupportedScheme            1  no handler for the scheme
+    ├── PolicyRefused                7  a port of another protocol (RFC 1738 section 6)
+    ├── NetworkError                 7  (base for transport failures)
+    │   ├── HostNotResolved          6
+    │   ├── ConnectFailed            7
+    │   └── ConnectionLost          56  the peer reset or closed the connection mid-dialogue
+    ├── TransferTimeout             28
+    ├── LoginDenied                 67  bad credentials, or no way to ask for a password
+    ├── RemoteAccessDenied           9  curl's "access denied to remote resource" (FTP CWD)
+    ├── RemoteFileNotFound          78
+    ├── PartialTransfer             18  fewer bytes than announced
+    ├── ProtocolError                8  a reply the client cannot make sense of
+    ├── ServerError                 22  the server answered with an error (HTTP 5xx, ...)
+    ├── ResumeFailed                36  the server cannot continue a transfer where asked
+    ├── TooManyRedirects            47
+    ├── FileExists                  73  refusing to overwrite a local file
+    ├── LocalWriteError             23
+    └── Cancelled                   42  the user aborted (Ctrl-C, a callback)
+
+Messages are one sentence that quotes the URL with its password masked, says what
+went wrong and, where there is one, what to try. Code that builds a message must pass
+the URL through :func:`anyurl.url.mask` (or give ``url=`` and let the base class do it);
+a password never appears in an exception's text.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+__all__ = [
+    "AnyURLError",
+    "Cancelled",
+    "ConnectFailed",
+    "ConnectionLost",
+    "FileExists",
+    "HostNotResolved",
+    "LocalWriteError",
+    "LoginDenied",
+    "NetworkError",
+    "PartialTransfer",
+    "PolicyRefused",
+    "ProtocolError",
+    "RemoteAccessDenied",
+    "RemoteFileNotFound",
+    "ResumeFailed",
+    "ServerError",
+    "TooManyRedirects",
+    "TransferTimeout",
+    "URLError",
+    "URLSyntaxError",
+    "UnsupportedHost",
+    "UnsupportedScheme",
+]
+
+
+class AnyURLError(Exception):
+    """Base of every anyurl error; ``exit_code`` is the process exit status for it.
+
+    ``url`` (a string, already masked, or an object whose ``masked()`` gives one) is
+    kept for callers; ``hint`` is a short "what to try" appended to the message.
+    """
+
+    exit_code: ClassVar[int] = 1
+
+    def __init__(self, message: str, *, url: object | None = None, hint: str | None = None):
+        self.url = _masked(url) if url is not None else None
+        self.hint = hint
+        self.message = message
+        text = message
+        if hint:
+            text = f"{text.rstrip('.')}. {hint}"
+        super().__init__(text)
+
+
+def _masked(url: object) -> str:
+    masked = getattr(url, "masked", None)
+    if callable(masked):
+        return str(masked())
+    return str(url)
+
+
+class URLError(AnyURLError):
+    """The URL cannot be used as written (curl's CURLE_URL_MALFORMAT)."""
+
+    exit_code = 3
+
+
+class URLSyntaxError(URLError, ValueError):
+    """The text is not a URL of RFC 1738; ``position`` is the 0-based offending index."""
+
+    def __init__(self, message: str, position: int, *, text: str | None = None):
+        self.problem = message
+        self.position = position
+        self.text = text
+        super().__init__(f"{message} at position {position}")
+
+
+class UnsupportedHost(URLError):
+    """A host the scheme cannot reach from here (``file://otherhost/...``)."""
+
+
+class UnsupportedScheme(AnyURLError):
+    """No handler is registered for the URL's scheme (curl's CURLE_UNSUPPORTED_PROTOCOL)."""
+
+    exit_code = 1
+
+
+class PolicyRefused(AnyURLError):
+    """Refused before any byte was sent: a port reserved for another protocol."""
+
+    exit_code = 7
+
+
+class NetworkError(AnyURLError):
+    """A failure of the transport underneath a protocol."""
+
+    exit_code = 7
+
+
+class HostNotResolved(NetworkError):
+    exit_code = 6
+
+
+class ConnectFailed(NetworkError):
+    exit_code = 7
+
+
+class ConnectionLost(NetworkError):
+    """The connection broke or closed while a reply was still expected."""
+
+    exit_code = 56
+
+
+class TransferTimeout(AnyURLError):
+    exit_code = 28
+
+
+class LoginDenied(AnyURLError):
+    exit_code = 67
+
+
+class RemoteAccessDenied(AnyURLError):
+    """The server refused to enter a directory (FTP CWD 550), as curl's exit 9."""
+
+    exit_code = 9
+
+
+class RemoteFileNotFound(AnyURLError):
+    exit_code = 78
+
+
+class PartialTransfer(AnyURLError):
+    """The transfer ended before the announced size; never reported as success."""
+
+    exit_code = 18
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        received: int | None = None,
+        expected: int | None = None,
+        url: object | None = None,
+        hint: str | None = None,
+    ):
+        self.received = received
+        self.expected = expected
+        super().__init__(message, url=url, hint=hint)
+
+
+class ProtocolError(AnyURLError):
+    """The server said something the protocol does not allow (curl's weird reply, 8)."""
+
+    exit_code = 8
+
+
+class ServerError(AnyURLError):
+    """The server answered with an error status that has no more specific class."""
+
+    exit_code = 22
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        url: object | None = None,
+        hint: str | None = None,
+    ):
+        self.status = status
+        super().__init__(message, url=url, hint=hint)
+
+
+class ResumeFailed(AnyURLError):
+    exit_code = 36
+
+
+class TooManyRedirects(AnyURLError):
+    exit_code = 47
+
+
+class FileExists(AnyURLError):
+    exit_code = 73
+
+
+class LocalWriteError(AnyURLError):
+    exit_code = 23
+
+
+class Cancelled(AnyURLError):
+    exit_code = 42

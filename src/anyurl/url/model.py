@@ -1,0 +1,174 @@
+"""The URL value: RFC 1738's common Internet scheme syntax (3.1) plus the generic form.
+
+A :class:`URL` is immutable and compares by value. It holds
+
+* ``scheme`` lowercased (section 2.1 asks interpreters to ignore case);
+* for URLs written ``scheme://...``: ``user`` and ``password`` *decoded* (``None`` when
+  absent, ``""`` when present but empty: ``ftp://@host/`` is not ``ftp://host/``),
+  ``host`` as written, ``port`` when written, and ``path``, the url-path *as written*
+  (still %-encoded; ``None`` when there is no ``/`` after the host);
+* for the others (``mailto:``, ``news:``, unknown schemes): ``opaque``, the schemepart
+  as written;
+* ``fragment``, the raw text after ``#``, which is not part of the URL proper.
+
+``str(url)`` serialises it; parsing that string gives an equal value. ``url.parts``
+is the typed, decoded view of the scheme-specific part (:mod:`anyurl.url.views`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from anyurl.url.charset import UCHAR_PLAIN, display, quote
+from anyurl.url.views import View, view_of
+
+__all__ = ["DEFAULT_PORTS", "URL", "mask"]
+
+#: Default ports of the schemes of section 3 (and https, which users expect).
+DEFAULT_PORTS: dict[str, int] = {
+    "ftp": 21,
+    "http": 80,
+    "https": 443,
+    "gopher": 70,
+    "nntp": 119,
+    "news": 119,
+    "telnet": 23,
+    "wais": 210,
+    "prospero": 1525,
+}
+
+#: Characters a user or password may carry unescaped (section 5: uchar | ";?&=").
+_LOGIN_SAFE = UCHAR_PLAIN | frozenset(";?&=")
+PASSWORD_MASK = "****"
+
+
+@dataclass(frozen=True)
+class URL:
+    """An RFC 1738 URL. Build one with :func:`anyurl.url.parse`, not by hand."""
+
+    scheme: str
+    user: str | None = None
+    password: str | None = None
+    host: str | None = None
+    port: int | None = None
+    path: str | None = None
+    opaque: str | None = None
+    fragment: str | None = None
+
+    # -- derived ---------------------------------------------------------------
+
+    @property
+    def has_authority(self) -> bool:
+        """True for URLs written ``scheme://...`` (section 3.1's common syntax)."""
+        return self.host is not None
+
+    @property
+    def effective_port(self) -> int | None:
+        """The port written, else the scheme's default; ``None`` without a host."""
+        if self.port is not None:
+            return self.port
+        if self.host is None or self.scheme == "file":
+            return None
+        return DEFAULT_PORTS.get(self.scheme)
+
+    @property
+    def connect_host(self) -> str:
+        """The host to connect to (``[::1]`` written becomes ``::1``)."""
+        host = self.host or ""
+        if host.startswith("[") and host.endswith("]"):
+            return host[1:-1]
+        return host
+
+    @cached_property
+    def parts(self) -> View:
+        """The typed, decoded scheme-specific view (ftp cwd/name/typecode, ...)."""
+        return view_of(self)
+
+    @property
+    def schemepart(self) -> str:
+        """Everything between ``scheme:`` and ``#``, as serialised."""
+        text = str(self.without_fragment())
+        return text[len(self.scheme) + 1 :]
+
+    # -- serialising -----------------------------------------------------------
+
+    def _authority(self, password: str | None) -> str:
+        login = ""
+        if self.user is not None:
+            login = quote(self.user, _LOGIN_SAFE)
+            if password is not None:
+                login += ":" + password
+            login += "@"
+        hostport = self.host or ""
+        if self.port is not None:
+            hostport += f":{self.port}"
+        return login + hostport
+
+    def _serialise(self, password: str | None, fragment: bool = True) -> str:
+        if self.host is not None:
+            text = f"{self.scheme}://{self._authority(password)}"
+            if self.path is not None:
+                text += "/" + self.path
+        else:
+            text = f"{self.scheme}:{self.opaque or ''}"
+        if fragment and self.fragment is not None:
+            text += "#" + self.fragment
+        return text
+
+    def __str__(self) -> str:
+        password = None if self.password is None else quote(self.password, _LOGIN_SAFE)
+        return self._serialise(password)
+
+    def __repr__(self) -> str:
+        return f"URL({self.masked()!r})"
+
+    def masked(self) -> str:
+        """The URL as text with any password replaced by ``****``: safe to print."""
+        return self._serialise(None if self.password is None else PASSWORD_MASK)
+
+    def without_fragment(self) -> URL:
+        return dataclasses.replace(self, fragment=None) if self.fragment is not None else self
+
+    def replace(self, **changes: Any) -> URL:
+        """A copy with fields changed (not re-validated: pass values of the same form)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        """The object ``anyurl parse --json`` prints (a stable contract)."""
+        return {
+            "url": str(self),
+            "scheme": self.scheme,
+            "user": display(self.user),
+            "password": display(self.password),
+            "host": self.host,
+            "port": self.effective_port,
+            "path": self.path,
+            "fragment": self.fragment,
+            "parts": self.parts.to_json(),
+        }
+
+
+def mask(url: URL | str) -> str:
+    """Mask the password of a URL, or of URL text that may not even parse."""
+    if isinstance(url, URL):
+        return url.masked()
+    text = str(url)
+    scheme_end = text.find("://")
+    if scheme_end < 0:
+        return text
+    start = scheme_end + 3
+    end = len(text)
+    for stop in "/?#":
+        i = text.find(stop, start)
+        if i >= 0:
+            end = min(end, i)
+    at = text.rfind("@", start, end)
+    if at < 0:
+        return text
+    colon = text.find(":", start, at)
+    if colon < 0:
+        return text
+    return text[: colon + 1] + PASSWORD_MASK + text[at:]

@@ -1,0 +1,495 @@
+"""The RFC 1738 parser: section 5's BNF, section 2.2's escaping, the Appendix's wrappers.
+
+Strategy. The text is first *unwrapped* (``<URL:...>``, ``<...>``, a bare ``URL:``
+prefix, and whitespace inside a wrapper, which the Appendix says to ignore), keeping a
+map from each remaining character back to its index in the input so that an error
+can name the position the user typed. Then the structure is cut where the BNF cuts it:
+``scheme ":"``, ``#fragment``, ``//login/url-path`` for the schemes of section 3.1,
+and each scheme's own url-path grammar.
+
+Two modes. *Strict* checks every character against the production it falls in
+(``uchar``, ``xchar``, ``hsegment`` ...) and refuses a user or password where the
+scheme has none. *Lenient* (the default) accepts what real-world URLs carry, such as
+``~`` or a space in a path, and escapes it, so ``str(url)`` is always a URL the strict
+parser accepts (lenient parsing never changes what a URL means, only how it is
+written). Structural errors are refused in both modes: a missing scheme, a bad port or
+host, an unknown ftp typecode, and an encoded CR or LF where it would reach a
+line-based protocol as a delimiter (section 6).
+"""
+
+from __future__ import annotations
+
+import re
+
+from anyurl.errors import URLSyntaxError
+from anyurl.url.charset import (
+    ALPHA,
+    DIGIT,
+    HEX,
+    SCHEME_CHARS,
+    UCHAR_PLAIN,
+    XCHAR_PLAIN,
+    decode,
+    escape_unsafe,
+)
+from anyurl.url.model import URL
+from anyurl.url.views import split_ftp_path, split_gopher_path
+
+__all__ = ["IP_SCHEMES", "parse", "unwrap"]
+
+#: Schemes whose schemepart is section 3.1's ``//login/url-path``.
+IP_SCHEMES = frozenset(
+    {"ftp", "http", "https", "gopher", "nntp", "telnet", "wais", "file", "prospero"}
+)
+#: Schemes whose login may carry a user and password (section 5: ``login``).
+LOGIN_SCHEMES = frozenset({"ftp", "telnet"})
+
+_WHITESPACE = frozenset(" \t\r\n\f\v")
+_LOGIN_CHARS = UCHAR_PLAIN | frozenset(";?&=")
+_FSEGMENT = UCHAR_PLAIN | frozenset("?:@&=")
+_HSEGMENT = UCHAR_PLAIN | frozenset(";:@&=")
+_NEWS_GROUP = re.compile(r"[A-Za-z][A-Za-z0-9\-.+_]*\Z")
+_CRLF = re.compile("%0[dDaA]")
+
+
+class _Text:
+    """The unwrapped text and the map back to input positions."""
+
+    def __init__(self, original: str):
+        self.original = original
+        chars: list[str] = []
+        index: list[int] = []
+        start, end = 0, len(original)
+        while start < end and original[start] in _WHITESPACE:
+            start += 1
+        while end > start and original[end - 1] in _WHITESPACE:
+            end -= 1
+        wrapped = end - start >= 2 and original[start] == "<" and original[end - 1] == ">"
+        if wrapped:
+            start, end = start + 1, end - 1
+        for i in range(start, end):
+            ch = original[i]
+            if wrapped and ch in _WHITESPACE:
+                continue  # the Appendix: whitespace inside a wrapper is ignored
+            chars.append(ch)
+            index.append(i)
+        text = "".join(chars)
+        if text[:4].upper() == "URL:":
+            text, index = text[4:], index[4:]
+        self.text = text
+        self.index = index
+        self.wrapped = wrapped
+
+    def position(self, i: int) -> int:
+        """The input position of character ``i`` of the unwrapped text."""
+        if not self.index:
+            return 0
+        if i >= len(self.index):
+            return self.index[-1] + 1
+        return self.index[i]
+
+
+def unwrap(text: str) -> str:
+    """The URL inside ``text``'s wrappers, with the wrapper's whitespace removed."""
+    return _Text(text).text
+
+
+class _Parser:
+    def __init__(self, text: str, strict: bool):
+        self.src = _Text(text)
+        self.s = self.src.text
+        self.strict = strict
+
+    def fail(self, problem: str, i: int) -> URLSyntaxError:
+        return URLSyntaxError(problem, self.src.position(i), text=self.src.original)
+
+    # -- character checks -------------------------------------------------------
+
+    def check_chars(self, start: int, end: int, allowed: frozenset[str], what: str) -> None:
+        """Strict: every character of s[start:end] is in ``allowed`` or a %XX escape.
+
+        Lenient: only the structure is checked here; unsafe characters are escaped
+        later by :func:`escape_unsafe`.
+        """
+        s = self.s
+        i = start
+        while i < end:
+            ch = s[i]
+            if ch == "%":
+                if i + 2 < end and s[i + 1] in HEX and s[i + 2] in HEX:
+                    i += 3
+                    continue
+                if self.strict:
+                    raise self.fail(f"'%' not followed by two hex digits in {what}", i)
+            elif ch not in allowed and self.strict:
+                raise self.fail(f"{_describe(ch)} must be %-escaped in {what}", i)
+            i += 1
+
+    def norm(self, raw: str, keep: frozenset[str] = XCHAR_PLAIN) -> str:
+        return raw if self.strict else escape_unsafe(raw, keep)
+
+    # -- the whole URL ----------------------------------------------------------
+
+    def parse(self) -> URL:
+        s = self.s
+        if not s:
+            raise self.fail("empty URL", 0)
+        colon = s.find(":")
+        if colon <= 0:
+            raise self.fail("missing scheme (expected 'scheme:' as in 'ftp://host/')", 0)
+        for i in range(colon):
+            if s[i] not in SCHEME_CHARS:
+                if i == 0 or s[i] in "/?#":
+                    raise self.fail(
+                        "missing scheme (expected 'scheme:' as in 'ftp://host/')", 0
+                    )
+                raise self.fail(f"{_describe(s[i])} is not allowed in a scheme name", i)
+        scheme = s[:colon].lower()
+
+        hash_at = s.find("#", colon + 1)
+        end = len(s) if hash_at < 0 else hash_at
+        fragment = None
+        if hash_at >= 0:
+            self.check_chars(hash_at + 1, len(s), XCHAR_PLAIN, "the fragment")
+            fragment = self.norm(s[hash_at + 1 :])
+
+        start = colon + 1
+        has_slashes = s.startswith("//", start)
+        if scheme in IP_SCHEMES or (has_slashes and scheme not in ("mailto",)):
+            if not has_slashes:
+                if scheme == "file" and not self.strict and s.startswith("/", start):
+                    # file:/etc/motd, as many programs write it: an empty host.
+                    return self.finish_file(URL("file", host="", path=None), start + 1, end,
+                                            fragment)
+                raise self.fail(f"expected '//' after '{scheme}:'", start)
+            return self.parse_ip(scheme, start + 2, end, fragment)
+        return self.parse_opaque(scheme, start, end, fragment)
+
+    # -- //login/url-path ---------------------------------------------------------
+
+    def parse_ip(self, scheme: str, start: int, end: int, fragment: str | None) -> URL:
+        s = self.s
+        slash = s.find("/", start, end)
+        login_end = end if slash < 0 else slash
+        if scheme in ("http", "https") and not self.strict:
+            q = s.find("?", start, login_end)
+            if q >= 0:  # http://host?query: the path is empty, not absent
+                login_end = q
+        user = password = None
+        at = s.rfind("@", start, login_end)
+        host_start = start
+        if at >= 0:
+            colon = s.find(":", start, at)
+            user_end = at if colon < 0 else colon
+            self.check_chars(start, user_end, _LOGIN_CHARS, "the user name")
+            user = self.login_part(start, user_end, "user name")
+            if colon >= 0:
+                self.check_chars(colon + 1, at, _LOGIN_CHARS, "the password")
+                password = self.login_part(colon + 1, at, "password")
+            if scheme == "ftp":
+                m = _CRLF.search(s, start, at)
+                if m is not None:
+                    raise self.fail("an encoded CR or LF in the ftp user name or password "
+                                    "would end the command line early", m.start())
+            if self.strict and scheme in IP_SCHEMES and scheme not in LOGIN_SCHEMES:
+                raise self.fail(f"{scheme} URLs have no user name or password", start)
+            host_start = at + 1
+        host, port = self.hostport(scheme, host_start, login_end)
+
+        if login_end == end:
+            path = None
+        elif s[login_end] == "?":  # lenient http://host?query
+            path = ""
+            path_start = login_end
+            self.check_chars(path_start, end, XCHAR_PLAIN, "the path")
+            path = self.norm(s[login_end:end])
+        else:
+            path_start = login_end + 1
+            path = s[path_start:end]
+        url = URL(scheme, user=user, password=password, host=host, port=port,
+                  fragment=fragment)
+        if path is None:
+            return self.check_view(url, None, end)
+        if s[login_end] == "?":
+            return self.check_view(url.replace(path=path), login_end, end)
+        return self.url_path(url, login_end + 1, end)
+
+    def login_part(self, start: int, end: int, what: str) -> str:
+        raw = self.s[start:end]
+        if "/" in raw and self.strict:
+            raise self.fail(f"'/' must be %-escaped in the {what}", start + raw.index("/"))
+        return decode(self.norm(raw, _LOGIN_CHARS | frozenset("@:/")))
+
+    def hostport(self, scheme: str, start: int, end: int) -> tuple[str, int | None]:
+        s = self.s
+        port: int | None = None
+        if s.startswith("[", start) and not self.strict:
+            close = s.find("]", start, end)
+            if close < 0:
+                raise self.fail("'[' of an IPv6 address is never closed", start)
+            host = s[start : close + 1]
+            if not re.fullmatch(r"\[[0-9A-Fa-f:.]+\]", host):
+                raise self.fail("malformed IPv6 address", start)
+            rest = close + 1
+        else:
+            colon = s.find(":", start, end)
+            rest = end if colon < 0 else colon
+            host = s[start:rest]
+            self.check_host(scheme, host, start)
+        if rest < end:
+            if s[rest] != ":":
+                raise self.fail(f"unexpected {_describe(s[rest])} after the host", rest)
+            digits = s[rest + 1 : end]
+            if digits == "":
+                if self.strict:
+                    raise self.fail("empty port after ':'", rest + 1)
+            elif not digits.isdigit() or not digits.isascii():
+                bad = next(i for i, c in enumerate(digits) if c not in DIGIT)
+                raise self.fail("port must be decimal digits", rest + 1 + bad)
+            else:
+                port = int(digits)
+                if not 0 < port < 65536:
+                    raise self.fail(f"port {port} is out of range 1-65535", rest + 1)
+        return host, port
+
+    def check_host(self, scheme: str, host: str, start: int) -> None:
+        if host == "":
+            if scheme == "file":
+                return
+            raise self.fail("missing host name", start)
+        if self.strict:
+            err = _strict_host_error(host)
+        else:
+            err = _lenient_host_error(host)
+        if err is not None:
+            problem, offset = err
+            raise self.fail(problem, start + offset)
+
+    # -- url-paths, per scheme ------------------------------------------------------
+
+    def url_path(self, url: URL, start: int, end: int) -> URL:
+        s = self.s
+        scheme = url.scheme
+        raw = s[start:end]
+        if scheme == "ftp" or scheme == "file":
+            fpath, typecode = split_ftp_path(raw) if scheme == "ftp" else (raw, None)
+            if typecode is not None and typecode not in ("a", "i", "d"):
+                pos = start + len(fpath) + len(";type=")
+                raise self.fail(f"unknown ftp typecode {typecode!r} (expected a, i or d)", pos)
+            for seg_start, seg_end in _segments(start, start + len(fpath), s, "/"):
+                self.check_chars(seg_start, seg_end, _FSEGMENT, f"an {scheme} path segment")
+            tail = raw[len(fpath):]
+            path = self.norm(fpath, _FSEGMENT | frozenset("/")) + tail
+            if scheme == "file":
+                return self.finish_file(url, start, end, url.fragment, path=path)
+            return self.check_view(url.replace(path=path), start, end)
+        if scheme in ("http", "https"):
+            q = raw.find("?")
+            hpath_end = end if q < 0 else start + q
+            for seg_start, seg_end in _segments(start, hpath_end, s, "/"):
+                self.check_chars(seg_start, seg_end, _HSEGMENT, "the http path")
+            if q >= 0:
+                self.check_chars(hpath_end + 1, end, _HSEGMENT, "the http search part")
+            return url.replace(path=self.norm(raw))
+        if scheme == "nntp":
+            group, sep, article = raw.partition("/")
+            if group and not _NEWS_GROUP.match(group) and self.strict:
+                raise self.fail(f"{group!r} is not a newsgroup name", start)
+            if group == "" and self.strict:
+                raise self.fail("nntp URLs need a newsgroup name", start)
+            if sep and not (article.isdigit() and article.isascii()):
+                raise self.fail("the article must be a decimal number", start + len(group) + 1)
+            self.check_chars(start, end, UCHAR_PLAIN | frozenset("/"), "the nntp path")
+            return url.replace(path=self.norm(raw))
+        if scheme == "telnet":
+            if raw and self.strict:
+                raise self.fail("a telnet URL has nothing after the final '/'", start)
+            return url.replace(path=self.norm(raw))
+        if scheme == "wais":
+            return self.wais(url, start, end, raw)
+        if scheme == "prospero":
+            semi = raw.find(";")
+            ppath_end = end if semi < 0 else start + semi
+            for seg_start, seg_end in _segments(start, ppath_end, s, "/"):
+                self.check_chars(seg_start, seg_end, _FSEGMENT, "the prospero hsoname")
+            if semi >= 0:
+                for f_start, f_end in _segments(ppath_end + 1, end, s, ";"):
+                    eq = s.find("=", f_start, f_end)
+                    if eq < 0:
+                        if self.strict:
+                            raise self.fail("prospero field without '='", f_start)
+                        eq = f_end
+                    fieldchars = UCHAR_PLAIN | frozenset("?:@&")
+                    self.check_chars(f_start, eq, fieldchars, "a prospero field name")
+                    self.check_chars(min(eq + 1, f_end), f_end, fieldchars,
+                                     "a prospero field value")
+            return url.replace(path=self.norm(raw))
+        # gopher and other schemes: the url-path is *xchar.
+        self.check_chars(start, end, XCHAR_PLAIN, "the url-path")
+        return self.check_view(url.replace(path=self.norm(raw)), start, end)
+
+    def wais(self, url: URL, start: int, end: int, raw: str) -> URL:
+        if self.strict:
+            if "?" in raw:
+                db, _, search = raw.partition("?")
+                self.check_chars(start, start + len(db), UCHAR_PLAIN, "the wais database")
+                self.check_chars(start + len(db) + 1, end, XCHAR_PLAIN, "the wais search")
+            else:
+                pieces = raw.split("/")
+                if len(pieces) not in (1, 3):
+                    raise self.fail("a wais URL is /database, /database?search or "
+                                    "/database/wtype/wpath", start)
+                pos = start
+                for piece in pieces:
+                    self.check_chars(pos, pos + len(piece), UCHAR_PLAIN, "the wais path")
+                    pos += len(piece) + 1
+        else:
+            self.check_chars(start, end, XCHAR_PLAIN, "the wais path")
+        return url.replace(path=self.norm(raw))
+
+    def finish_file(self, url: URL, start: int, end: int, fragment: str | None,
+                    path: str | None = None) -> URL:
+        if path is None:
+            raw = self.s[start:end]
+            for seg_start, seg_end in _segments(start, end, self.s, "/"):
+                self.check_chars(seg_start, seg_end, _FSEGMENT, "a file path segment")
+            path = self.norm(raw, _FSEGMENT | frozenset("/"))
+        return url.replace(path=path, fragment=fragment)
+
+    def check_view(self, url: URL, start: int | None, end: int) -> URL:
+        """Structural checks that hold in both modes (section 6: no CR/LF on the wire)."""
+        s = self.s
+        if url.scheme == "gopher" and url.path:
+            gtype, selector, search, _plus = split_gopher_path(url.path)
+            raw_start = start if start is not None else end
+            m = _CRLF.search(self.s, raw_start, raw_start + len(gtype + selector)
+                             + (0 if search is None else 3 + len(search)))
+            if m is not None:
+                raise self.fail("an encoded CR or LF in a gopher selector or search would "
+                                "end the request line early", m.start())
+        if url.scheme == "ftp" and start is not None:
+            m = _CRLF.search(s, start, end)
+            if m is not None:
+                raise self.fail("an encoded CR or LF in an ftp path would end the "
+                                "command line early", m.start())
+        return url
+
+    # -- schemes without //: mailto, news, generic -----------------------------------
+
+    def parse_opaque(self, scheme: str, start: int, end: int, fragment: str | None) -> URL:
+        s = self.s
+        raw = s[start:end]
+        if scheme == "mailto":
+            if raw == "":
+                raise self.fail("a mailto URL needs an address", start)
+            self.check_chars(start, end, XCHAR_PLAIN, "the mail address")
+        elif scheme == "news":
+            if raw == "":
+                raise self.fail("a news URL needs a newsgroup, a message-id or '*'", start)
+            if not self.strict and raw.startswith("<") and raw.endswith(">") and "@" in raw:
+                raw = raw[1:-1]  # news:<id@host>, as people paste Message-IDs
+                start += 1
+                end -= 1
+            if raw == "*":
+                pass
+            elif "@" in raw:
+                at = raw.rfind("@")
+                self.check_chars(start, start + at, UCHAR_PLAIN | frozenset(";/?:&="),
+                                 "the message-id")
+                if self.strict:
+                    err = _strict_host_error(raw[at + 1 :])
+                    if err is not None:
+                        raise self.fail(err[0], start + at + 1 + err[1])
+            elif not _NEWS_GROUP.match(raw):
+                if self.strict or raw[:1] not in ALPHA:
+                    bad = next((i for i, c in enumerate(raw)
+                                if i == 0 and c not in ALPHA
+                                or c not in ALPHA | DIGIT | frozenset("-.+_")), 0)
+                    raise self.fail(f"{raw!r} is not a newsgroup name", start + bad)
+                self.check_chars(start, end, XCHAR_PLAIN, "the newsgroup name")
+        else:
+            self.check_chars(start, end, XCHAR_PLAIN, "the scheme-specific part")
+        return URL(scheme, opaque=self.norm(raw), fragment=fragment)
+
+
+def _segments(start: int, end: int, s: str, sep: str) -> list[tuple[int, int]]:
+    out = []
+    i = start
+    while True:
+        j = s.find(sep, i, end)
+        if j < 0:
+            out.append((i, end))
+            return out
+        out.append((i, j))
+        i = j + 1
+
+
+def _describe(ch: str) -> str:
+    if ch == " ":
+        return "a space"
+    if ord(ch) < 0x20 or ord(ch) == 0x7F:
+        return f"control character 0x{ord(ch):02X}"
+    if ord(ch) > 0x7E:
+        return f"non-ASCII character {ch!r}"
+    return f"{ch!r}"
+
+
+def _strict_host_error(host: str) -> tuple[str, int] | None:
+    """Section 5's ``hostname | hostnumber``; the problem and its offset, or None."""
+    labels = host.split(".")
+    if all(label.isdigit() and label.isascii() for label in labels):
+        if len(labels) != 4:
+            return ("a host number is four decimal groups separated by '.'", 0)
+        offset = 0
+        for label in labels:
+            if int(label) > 255:
+                return (f"{label} is not an octet of a host number", offset)
+            offset += len(label) + 1
+        return None
+    offset = 0
+    for n, label in enumerate(labels):
+        if label == "":
+            return ("empty label in host name", offset)
+        for j, ch in enumerate(label):
+            if not (ch.isascii() and (ch.isalnum() or ch == "-")):
+                return (f"{_describe(ch)} is not allowed in a host name", offset + j)
+        if label[0] == "-" or label[-1] == "-":
+            return ("a host name label must start and end with a letter or digit", offset)
+        if n == len(labels) - 1 and not label[0].isalpha():
+            return ("the last label of a host name must start with a letter", offset)
+        offset += len(label) + 1
+    return None
+
+
+def _lenient_host_error(host: str) -> tuple[str, int] | None:
+    """Real-world hosts: letters, digits, '-', '_' and '.', no empty inner label."""
+    for j, ch in enumerate(host):
+        if not (ch.isascii() and (ch.isalnum() or ch in "-_.")):
+            return (f"{_describe(ch)} is not allowed in a host name", j)
+    labels = host.rstrip(".").split(".")
+    offset = 0
+    for label in labels:
+        if label == "":
+            return ("empty label in host name", offset)
+        offset += len(label) + 1
+    if all(label.isdigit() for label in labels):
+        offset = 0
+        if len(labels) != 4:
+            return ("a host number is four decimal groups separated by '.'", 0)
+        for label in labels:
+            if int(label) > 255:
+                return (f"{label} is not an octet of a host number", offset)
+            offset += len(label) + 1
+    return None
+
+
+def parse(text: str, *, strict: bool = False) -> URL:
+    """Parse ``text`` as an RFC 1738 URL.
+
+    ``text`` may carry the Appendix's wrappers (``<URL:...>``, ``<...>``) and, inside
+    them, whitespace and line breaks, which are removed. In the default lenient mode,
+    characters that section 2.2 says must be escaped are accepted and escaped in the
+    result; ``strict=True`` refuses them. Raises :class:`URLSyntaxError` naming the
+    problem and its 0-based position in ``text``.
+    """
+    return _Parser(text, strict).parse()

@@ -1,0 +1,133 @@
+"""The peers table: the one list of test servers, read by the native launcher and the compose file.
+
+Every real server that anyurl's integration tests talk to is one `Peer` here. The native launcher
+(`python -m tests.peers start`) starts each on 127.0.0.1 on a free port; `docker/docker-compose.yml`
+is generated from the same rows (`python -m tests.peers compose`), where each peer listens on its
+`docker_port`, published on the host at the same number so that addresses a server puts in its own
+replies (FTP passive replies, Gopher menus) stay right.
+
+Nothing here installs anything: `install` says how a missing server is installed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+# The local test user (vsftpd/pure-ftpd local login, telnet login, the unprivileged user that
+# gophernicus runs as). scripts/install-peers.sh creates it with this password.
+LOCAL_USER = "anyurl"
+LOCAL_PASSWORD = "anyurl-peer-pw"
+
+# The anonymous FTP login the tests use.
+ANONYMOUS_USER = "anonymous"
+ANONYMOUS_PASSWORD = "anyurl@example.org"
+
+# Where scripts/install-peers.sh unpacks the pure-ftpd .deb (it conflicts with vsftpd).
+PEERS_OPT = "/opt/anyurl-peers"
+
+INSTALL_SCRIPT = "bash scripts/install-peers.sh"
+
+# The news group leafnode serves, and its fully qualified name (leafnode refuses to run without
+# one, and rejects example.com, .invalid, .localdomain and friends).
+NEWS_GROUP = "anyurl.test"
+NEWS_FQDN = "peers.anyurl-tests.internal"
+
+
+@dataclasses.dataclass(frozen=True)
+class Peer:
+    """One test server.
+
+    `kind` names the function in `tests.peers.servers` that builds its command line; `python -m`
+    peers (kind "module") run `module` with `args`, in which `{host}`, `{port}`, `{data_root}` and
+    `{peer_dir}` are replaced.
+    """
+
+    name: str
+    scheme: str
+    kind: str
+    docker_port: int
+    install: str
+    transport: str = "tcp"
+    binaries: tuple[str, ...] = ()
+    python_modules: tuple[str, ...] = ()
+    passive_ports: tuple[int, int] | None = None
+    module: str | None = None
+    args: tuple[str, ...] = ()
+    user: str | None = None
+    password: str | None = None
+    note: str = ""
+
+    @property
+    def env_var(self) -> str:
+        """The variable of the env file that holds this peer's `host:port`."""
+        return "ANYURL_PEER_" + self.name.upper().replace("-", "_")
+
+
+def _apt(package: str) -> str:
+    return f"run `{INSTALL_SCRIPT}` as root (or: apt-get install --no-install-recommends {package})"
+
+
+def _pip(package: str) -> str:
+    return f"run `{INSTALL_SCRIPT}` (or: python -m pip install {package})"
+
+
+_LOCAL = {"user": LOCAL_USER, "password": LOCAL_PASSWORD}
+
+PEERS: tuple[Peer, ...] = (
+    # FTP
+    Peer("vsftpd", "ftp", "vsftpd", 2121, _apt("vsftpd"),
+         binaries=("/usr/sbin/vsftpd",), passive_ports=(30000, 30019), **_LOCAL),
+    Peer("pure-ftpd", "ftp", "pure_ftpd", 2122,
+         f"run `{INSTALL_SCRIPT}` as root (it unpacks `apt-get download pure-ftpd` with"
+         f" dpkg-deb -x into {PEERS_OPT}/pure-ftpd; the package conflicts with vsftpd)",
+         binaries=(f"{PEERS_OPT}/pure-ftpd/usr/sbin/pure-ftpd", "/usr/bin/unshare"),
+         passive_ports=(30020, 30039), **_LOCAL),
+    Peer("pyftpdlib", "ftp", "pyftpdlib", 2123, _pip("pyftpdlib"),
+         python_modules=("pyftpdlib",), passive_ports=(30040, 30059), **_LOCAL),
+    Peer("aioftp", "ftp", "aioftp", 2124, _pip("aioftp"),
+         python_modules=("aioftp",), passive_ports=(30060, 30079), **_LOCAL),
+    # HTTP
+    Peer("nginx", "http", "nginx", 8080, _apt("nginx-light"), binaries=("/usr/sbin/nginx",)),
+    # Gopher
+    Peer("pygopherd", "gopher", "pygopherd", 7070, _apt("pygopherd"),
+         binaries=("/usr/sbin/pygopherd",)),
+    Peer("gophernicus", "gopher", "gophernicus", 7071, _apt("gophernicus socat"),
+         binaries=("/usr/sbin/gophernicus", "/usr/bin/socat"),
+         note="runs as the local test user: gophernicus refuses to run as root"),
+    # NNTP
+    Peer("leafnode", "news", "leafnode", 1119, _apt("leafnode socat"),
+         binaries=("/usr/sbin/leafnode", "/usr/sbin/texpire", "/usr/bin/socat",
+                   "/usr/bin/unshare")),
+    # Telnet
+    Peer("telnetd", "telnet", "telnetd", 2323, _apt("inetutils-telnetd socat"),
+         binaries=("/usr/sbin/telnetd", "/usr/bin/socat"), **_LOCAL),
+    Peer("telnetlib3", "telnet", "telnetlib3", 2324, _pip("telnetlib3"),
+         python_modules=("telnetlib3",)),
+    # SMTP (mailto)
+    Peer("aiosmtpd", "mailto", "aiosmtpd", 2525, _pip("aiosmtpd"),
+         python_modules=("aiosmtpd",)),
+    # Schemes with no packaged server: anyurl's own loopback servers, started when they exist.
+    Peer("prospero", "prospero", "module", 1525,
+         "comes with anyurl (src/anyurl/testing/prospero.py); `pip install -e .`",
+         transport="udp", module="anyurl.testing.prospero",
+         args=("--host", "{host}", "--port", "{port}")),
+    Peer("wais", "wais", "module", 2210,
+         "comes with anyurl (src/anyurl/testing/wais.py); `pip install -e .`",
+         module="anyurl.testing.wais", args=("--host", "{host}", "--port", "{port}")),
+    Peer("gopherplus", "gopher", "module", 7072,
+         "comes with anyurl (src/anyurl/testing/gopherplus.py); `pip install -e .`",
+         module="anyurl.testing.gopherplus",
+         args=("--host", "{host}", "--port", "{port}", "--root", "{data_root}")),
+)
+
+PEERS_BY_NAME: dict[str, Peer] = {peer.name: peer for peer in PEERS}
+
+
+def select(names: list[str] | tuple[str, ...] | None) -> list[Peer]:
+    """The peers called `names` (all when empty), in table order; unknown names raise KeyError."""
+    if not names:
+        return list(PEERS)
+    unknown = [name for name in names if name not in PEERS_BY_NAME]
+    if unknown:
+        raise KeyError(f"unknown peer {unknown[0]!r}; known: {', '.join(PEERS_BY_NAME)}")
+    return [peer for peer in PEERS if peer.name in names]

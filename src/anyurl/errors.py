@@ -22,6 +22,7 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     ├── ServerError                 22  the server answered with an error (HTTP 5xx, ...)
     ├── ResumeFailed                36  the server cannot continue a transfer where asked
     ├── TooManyRedirects            47
+    ├── FileReadError               37  a local file (file:) exists but cannot be read
     ├── FileExists                  73  refusing to overwrite a local file
     ├── LocalWriteError             23
     └── Cancelled                   42  the user aborted (Ctrl-C, a callback)
@@ -42,6 +43,7 @@ __all__ = [
     "ConnectFailed",
     "ConnectionLost",
     "FileExists",
+    "FileReadError",
     "HostNotResolved",
     "LocalWriteError",
     "LoginDenied",
@@ -206,6 +208,10 @@ class ResumeFailed(AnyURLError):
 
 class TooManyRedirects(AnyURLError):
     exit_code = 47
+
+
+class FileReadError(AnyURLError):
+    exit_code = 37
 
 
 class FileExists(AnyURLError):

@@ -1,0 +1,55 @@
+"""anyurl: fetch any RFC 1738 URL by speaking its scheme's own protocol.
+
+The async API is :class:`Resolver`; :func:`get`, :func:`open` and :func:`download` are
+its synchronous facade. :func:`parse` gives the :class:`URL` model of RFC 1738.
+"""
+
+from anyurl.config import Config, load_config
+from anyurl.errors import (
+    AnyURLError,
+    ConnectFailed,
+    HostNotResolved,
+    LoginDenied,
+    PartialTransfer,
+    RemoteFileNotFound,
+    TransferTimeout,
+    UnsupportedScheme,
+    URLSyntaxError,
+)
+from anyurl.resolver import DownloadResult, FetchResult, Resolver
+from anyurl.resource import Resource, ResourceInfo
+from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.sync import download, get, open
+from anyurl.url import URL, mask, parse
+from anyurl.url.text import find_urls
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "URL",
+    "AnyURLError",
+    "Config",
+    "ConnectFailed",
+    "DownloadResult",
+    "FetchOptions",
+    "FetchResult",
+    "HostNotResolved",
+    "LoginDenied",
+    "PartialTransfer",
+    "RemoteFileNotFound",
+    "Resolver",
+    "Resource",
+    "ResourceInfo",
+    "SchemeHandler",
+    "TransferTimeout",
+    "URLSyntaxError",
+    "UnsupportedScheme",
+    "__version__",
+    "download",
+    "find_urls",
+    "get",
+    "load_config",
+    "mask",
+    "open",
+    "parse",
+]

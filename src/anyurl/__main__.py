@@ -1,0 +1,3 @@
+from anyurl.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""Settings of a resolver: identity, timeouts, gateways, ports; from TOML or defaults.
+
+The file is ``~/.config/anyurl/config.toml`` (or ``--config FILE``)::
+
+    anonymous_email = "me@example.org"
+    connect_timeout = 20
+    read_timeout = 60
+    parallel = 4
+    nntp_server = "news.example.org"
+    smtp_relay = "localhost:25"
+    allowed_ports = [6000]
+
+    [gateways]
+    wais = "http://gateway.example.org:8001/"
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEFAULT_CONFIG_PATH", "Config", "load_config"]
+
+DEFAULT_CONFIG_PATH = Path("~/.config/anyurl/config.toml")
+
+
+@dataclass
+class Config:
+    """Everything a resolver and its handlers may be told; every field has a default."""
+
+    #: Password for anonymous FTP (RFC 1738 3.2.1: the user's e-mail address).
+    anonymous_email: str = "anyurl@example.com"
+    connect_timeout: float = 30.0
+    #: Longest wait for the next byte (a stalled transfer fails with exit 28).
+    read_timeout: float = 60.0
+    #: Whole-transfer limit in seconds, or None.
+    max_time: float | None = None
+    parallel: int = 4
+    per_host: int = 2
+    nntp_server: str | None = None
+    smtp_relay: str | None = None
+    #: Ports allowed although they belong to another protocol (section 6).
+    allowed_ports: frozenset[int] = frozenset()
+    #: scheme -> HTTP gateway URL for indirect access (section 4).
+    gateways: dict[str, str] = field(default_factory=dict)
+    ftp_passive: bool = True
+    use_netrc: bool = True
+    netrc_path: str | None = None
+    max_redirects: int = 20
+    #: Seconds an idle FTP control connection is kept for the next URL (3.2.5).
+    idle_timeout: float = 15.0
+    #: Retry file://otherhost/ as ftp://otherhost/ (the historical fallback).
+    file_ftp_fallback: bool = False
+
+    def replace(self, **changes: Any) -> Config:
+        return dataclasses.replace(self, **changes)
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
+    """Read a config file; the default path is optional, an explicit one must exist."""
+    explicit = path is not None
+    p = Path(path) if path is not None else DEFAULT_CONFIG_PATH.expanduser()
+    if not p.exists():
+        if explicit:
+            raise FileNotFoundError(f"config file {str(p)!r} does not exist")
+        return Config()
+    with p.open("rb") as f:
+        data = tomllib.load(f)
+    known = {f.name for f in dataclasses.fields(Config)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"unknown setting(s) in {p}: {', '.join(unknown)}")
+    if "allowed_ports" in data:
+        data["allowed_ports"] = frozenset(int(x) for x in data["allowed_ports"])
+    return Config(**data)

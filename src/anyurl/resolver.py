@@ -1,0 +1,301 @@
+"""The resolver: parse a URL, apply the section 6 policy, dispatch to a scheme handler.
+
+Handlers come from an explicit registry (:data:`anyurl.schemes.BUILTIN_HANDLERS`),
+third-party packages (the ``anyurl.schemes`` entry-point group) and
+:meth:`Resolver.register`, later sources overriding earlier ones. One handler
+instance lives per resolver, so handlers may pool connections; closing the resolver
+closes them.
+
+Downloads go to ``<file>.part`` and are renamed only when complete, so a failed or
+interrupted transfer never leaves a truncated file under the final name; the
+``.part`` file is what a later ``resume=True`` continues.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import anyio
+
+from anyurl.config import Config
+from anyurl.errors import (
+    AnyURLError,
+    FileExists,
+    LocalWriteError,
+    TransferTimeout,
+    UnsupportedScheme,
+)
+from anyurl.ports import check_port
+from anyurl.resource import Resource
+from anyurl.schemes import BUILTIN_HANDLERS
+from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.url import DEFAULT_PORTS, URL, mask, parse
+
+__all__ = ["DownloadResult", "FetchResult", "Resolver"]
+
+log = logging.getLogger("anyurl")
+
+Progress = Callable[[int, int | None], None]
+HandlerFactory = type[SchemeHandler] | str
+
+
+@dataclass
+class DownloadResult:
+    url: URL
+    path: Path
+    bytes_written: int
+    #: Bytes that were already there when a resumed download started.
+    resumed_from: int
+    seconds: float
+
+
+@dataclass
+class FetchResult:
+    """One outcome of :meth:`Resolver.fetch_many`: ``data`` or ``error``."""
+
+    url: str
+    data: bytes | None = None
+    error: AnyURLError | None = None
+
+
+def _load(factory: HandlerFactory) -> type[SchemeHandler]:
+    if isinstance(factory, str):
+        module, _, name = factory.partition(":")
+        cls = getattr(importlib.import_module(module), name)
+        if not (isinstance(cls, type) and issubclass(cls, SchemeHandler)):
+            raise TypeError(f"{factory} is not a SchemeHandler")
+        return cls
+    return factory
+
+
+class Resolver:
+    """Resolves URLs of any registered scheme; use as ``async with Resolver() as r``."""
+
+    def __init__(
+        self,
+        config: Config | None = None,
+        *,
+        strict: bool = False,
+        warn: Callable[[str], None] | None = None,
+    ):
+        self.config = config or Config()
+        self.strict = strict
+        self.warn = warn or log.warning
+        self._factories: dict[str, HandlerFactory] = dict(BUILTIN_HANDLERS)
+        for ep in entry_points(group="anyurl.schemes"):
+            self._factories[ep.name.lower()] = ep.value
+        self._handlers: dict[HandlerFactory, SchemeHandler] = {}
+
+    # -- registry ----------------------------------------------------------------
+
+    def register(self, scheme: str, handler: HandlerFactory) -> None:
+        """Handle ``scheme`` with ``handler`` (a SchemeHandler class or "module:Class")."""
+        self._factories[scheme.lower()] = handler
+
+    @property
+    def schemes(self) -> list[str]:
+        return sorted(self._factories)
+
+    def handler_for(self, url: URL) -> SchemeHandler:
+        gateway = self.config.gateways.get(url.scheme)
+        key: str = "gateway" if gateway and "gateway" in self._factories else url.scheme
+        factory = self._factories.get(key)
+        if factory is None:
+            raise UnsupportedScheme(
+                f"no handler for {url.scheme}: URLs ({url.masked()})",
+                url=url,
+                hint=f"anyurl handles {', '.join(self.schemes)}; a package can add "
+                f"{url.scheme}: through the 'anyurl.schemes' entry point.",
+            )
+        handler = self._handlers.get(factory)
+        if handler is None:
+            handler = _load(factory)(self.config, warn=self.warn)
+            self._handlers[factory] = handler
+        return handler
+
+    # -- the steps of one request ---------------------------------------------------
+
+    def parse(self, url: URL | str) -> URL:
+        return url if isinstance(url, URL) else parse(url, strict=self.strict)
+
+    def _prepare(self, url: URL | str) -> URL:
+        parsed = self.parse(url)
+        if parsed.scheme == "file" and self.config.file_ftp_fallback:
+            from anyurl.schemes.file import is_local_host
+
+            if not is_local_host(parsed.host):
+                parsed = parsed.replace(scheme="ftp")
+        port = parsed.effective_port
+        if port is not None and parsed.host:
+            warning = check_port(
+                parsed, port, DEFAULT_PORTS.get(parsed.scheme), self.config.allowed_ports
+            )
+            if warning:
+                self.warn(warning)
+        return parsed
+
+    def plan(self, url: URL | str, options: FetchOptions | None = None) -> list[str]:
+        """What would be sent for ``url``, without connecting (``anyurl get --plan``)."""
+        parsed = self._prepare(url)
+        return self.handler_for(parsed).plan(parsed, options or FetchOptions())
+
+    @asynccontextmanager
+    async def open(
+        self, url: URL | str, options: FetchOptions | None = None
+    ) -> AsyncIterator[Resource]:
+        """Open ``url``: ``async with r.open(url) as res: async for chunk in res: ...``."""
+        parsed = self._prepare(url)
+        handler = self.handler_for(parsed)
+        resource = await handler.open(parsed, options or FetchOptions())
+        try:
+            yield resource
+        finally:
+            with anyio.CancelScope(shield=True):
+                await resource.aclose()
+
+    async def fetch(self, url: URL | str, options: FetchOptions | None = None) -> bytes:
+        """The whole resource as bytes (for small resources)."""
+        with self._max_time(url):
+            async with self.open(url, options) as res:
+                return await res.read()
+
+    async def download(
+        self,
+        url: URL | str,
+        path: str | os.PathLike[str],
+        *,
+        resume: bool = False,
+        clobber: bool = True,
+        progress: Progress | None = None,
+        options: FetchOptions | None = None,
+    ) -> DownloadResult:
+        """Stream ``url`` into ``path`` via ``<path>.part``, renamed when complete.
+
+        With ``resume=True`` an existing ``.part`` file is continued where it ends (if
+        the scheme and server allow it; otherwise it starts over). ``progress`` is
+        called with (bytes so far, total or None) after each chunk.
+        """
+        target = Path(path)
+        if target.exists() and not clobber:
+            raise FileExists(
+                f"{str(target)!r} exists; not overwriting it",
+                hint="Use --clobber to overwrite, or -o to choose another name.",
+            )
+        part = target.with_name(target.name + ".part")
+        offset = part.stat().st_size if resume and part.exists() else 0
+        opts = options or FetchOptions()
+        opts.offset = offset
+        started = time.monotonic()
+        with self._max_time(url):
+            async with self.open(url, opts) as res:
+                kept = res.info.offset if offset else 0
+                total = res.info.total_size
+                done = kept
+                try:
+                    f = await anyio.open_file(part, "r+b" if kept else "wb")
+                except OSError as exc:
+                    raise LocalWriteError(f"cannot write {str(part)!r}: {exc.strerror}") from exc
+                try:
+                    if kept:
+                        await f.seek(kept)
+                        await f.truncate()
+                    async for chunk in res:
+                        await f.write(chunk)
+                        done += len(chunk)
+                        if progress is not None:
+                            progress(done, total)
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await f.aclose()
+        os.replace(part, target)
+        return DownloadResult(
+            url=res.url,
+            path=target,
+            bytes_written=done - kept,
+            resumed_from=kept,
+            seconds=time.monotonic() - started,
+        )
+
+    async def fetch_many(
+        self, urls: Iterable[URL | str], *, limit: int | None = None
+    ) -> AsyncIterator[FetchResult]:
+        """Fetch many URLs, ``limit`` at a time, yielding each result as it finishes."""
+        url_list = list(urls)
+        send, receive = anyio.create_memory_object_stream[FetchResult](len(url_list) or 1)
+        semaphore = anyio.Semaphore(limit or self.config.parallel)
+
+        async def one(u: URL | str) -> None:
+            async with semaphore:
+                shown = mask(u)
+                try:
+                    result = FetchResult(shown, data=await self.fetch(u))
+                except AnyURLError as exc:
+                    result = FetchResult(shown, error=exc)
+                await send.send(result)
+
+        async with anyio.create_task_group() as tg, send, receive:
+            for u in url_list:
+                tg.start_soon(one, u)
+            for _ in url_list:
+                yield await receive.receive()
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _max_time(self, url: URL | str) -> Any:
+        return _Deadline(self.config.max_time, url)
+
+    async def aclose(self) -> None:
+        handlers, self._handlers = list(self._handlers.values()), {}
+        for handler in handlers:
+            with anyio.CancelScope(shield=True):
+                await handler.aclose()
+
+    async def __aenter__(self) -> Resolver:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class _Deadline:
+    """``--max-time``: a whole-transfer limit that fails with TransferTimeout (28)."""
+
+    def __init__(self, seconds: float | None, url: URL | str):
+        self.seconds = seconds
+        self.url = url
+        self._scope: anyio.CancelScope | None = None
+
+    def __enter__(self) -> None:
+        if self.seconds is not None:
+            self._scope = anyio.move_on_after(self.seconds)
+            self._scope.__enter__()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._scope is None:
+            return
+        self._scope.__exit__(exc_type, exc, tb)
+        if self._scope.cancelled_caught:
+            shown = mask(self.url)
+            raise TransferTimeout(
+                f"{shown} took longer than --max-time {self.seconds:g} seconds"
+            )

@@ -1,0 +1,117 @@
+"""Resource: what a scheme handler returns, an async stream of byte chunks plus metadata.
+
+Bodies flow in chunks with bounded memory: a handler hands over an async iterator
+that reads from its connection as the consumer asks. ``Resource`` counts what passes
+through and, when the stream ends short of the size the server announced, raises
+:class:`~anyurl.errors.PartialTransfer` instead of ending quietly, so no handler can
+forget that check. Closing the resource (``async with`` or :meth:`Resource.aclose`)
+closes the iterator, which is where handlers release their connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+from anyurl.errors import PartialTransfer
+from anyurl.url import URL
+
+__all__ = ["Resource", "ResourceInfo"]
+
+
+@dataclass
+class ResourceInfo:
+    """Metadata of an opened resource.
+
+    ``size`` is the number of bytes the stream will yield when known (already reduced
+    by ``offset`` for a resumed transfer); ``total_size`` the size of the whole remote
+    object when known. ``offset`` is where the stream starts within the object (non-zero
+    only when a resume was asked for and the server honoured it). ``kind`` says what the
+    bytes are: ``"file"``, ``"directory"`` (a listing), ``"menu"``, ``"article"`` ...
+    """
+
+    url: URL
+    size: int | None = None
+    total_size: int | None = None
+    offset: int = 0
+    content_type: str | None = None
+    filename: str | None = None
+    kind: str = "file"
+    validator: str | None = None  # ETag / Last-Modified, for a safe resume later
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Resource:
+    """An opened resource; iterate it with ``async for chunk in resource``."""
+
+    def __init__(
+        self,
+        info: ResourceInfo,
+        chunks: AsyncIterator[bytes],
+        *,
+        on_close: Callable[[], Awaitable[None]] | None = None,
+    ):
+        self.info = info
+        self._chunks = chunks
+        self._on_close = on_close
+        self._closed = False
+        self.bytes_received = 0
+
+    @property
+    def url(self) -> URL:
+        return self.info.url
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[bytes]:
+        async for chunk in self._chunks:
+            if chunk:
+                self.bytes_received += len(chunk)
+                yield chunk
+        expected = self.info.size
+        if expected is not None and self.bytes_received < expected:
+            raise PartialTransfer(
+                f"transfer of {self.info.url.masked()} ended after {self.bytes_received} of "
+                f"{expected} bytes",
+                received=self.bytes_received,
+                expected=expected,
+                url=self.info.url,
+                hint="Try again with resume (-C) to continue where it stopped.",
+            )
+
+    async def read(self) -> bytes:
+        """The whole body in memory; for small resources (use iteration for large ones)."""
+        parts = [chunk async for chunk in self]
+        return b"".join(parts)
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            aclose = getattr(self._chunks, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        finally:
+            if self._on_close is not None:
+                await self._on_close()
+
+    async def __aenter__(self) -> Resource:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+async def iterate_bytes(data: bytes, chunk_size: int = 65536) -> AsyncIterator[bytes]:
+    """An async iterator over ``data`` in chunks (for handlers with in-memory bodies)."""
+    for i in range(0, len(data), chunk_size):
+        yield data[i : i + chunk_size]

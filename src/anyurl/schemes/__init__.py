@@ -1,0 +1,15 @@
+"""Scheme handlers, one module per scheme, and the built-in registry.
+
+The registry is explicit: ``BUILTIN_HANDLERS`` maps a scheme to the dotted path of its
+handler class, imported on first use. Third-party handlers (``x-`` schemes too,
+RFC 1738 section 4) register through the ``anyurl.schemes`` entry-point group or
+:meth:`anyurl.Resolver.register`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BUILTIN_HANDLERS"]
+
+BUILTIN_HANDLERS: dict[str, str] = {
+    "file": "anyurl.schemes.file:FileHandler",
+}

@@ -1,0 +1,112 @@
+"""The file scheme (RFC 1738 3.10): files of the machine interpreting the URL.
+
+``file:///path`` and ``file://localhost/path`` read a local file (a directory gives a
+listing, one name a line, directories marked with a trailing ``/``). Any other host
+names a file on *another* machine, which this scheme gives no way to reach: that is
+an error (exit 3, as curl), unless the resolver was asked for the historical
+fallback of retrying it as ``ftp://`` (``Config.file_ftp_fallback``).
+"""
+
+from __future__ import annotations
+
+import errno
+import mimetypes
+import os
+import stat
+from collections.abc import AsyncIterator
+
+import anyio
+
+from anyurl.errors import FileReadError, RemoteFileNotFound, UnsupportedHost
+from anyurl.resource import Resource, ResourceInfo, iterate_bytes
+from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.url import URL, FilePath, encode_wire
+
+__all__ = ["FileHandler", "is_local_host"]
+
+CHUNK_SIZE = 1 << 20
+
+
+def is_local_host(host: str | None) -> bool:
+    return host in (None, "", "localhost") or (host or "").lower() == "localhost"
+
+
+class FileHandler(SchemeHandler):
+    schemes = ("file",)
+
+    def local_path(self, url: URL) -> bytes:
+        if not is_local_host(url.host):
+            raise UnsupportedHost(
+                f"{url.masked()} names a file on host {url.host!r}, which the file scheme "
+                "cannot reach",
+                url=url,
+                hint="Use file:///path for a local file, or an ftp:// URL for that host "
+                "(--file-ftp-fallback retries it as ftp).",
+            )
+        parts = url.parts
+        assert isinstance(parts, FilePath)
+        return encode_wire(parts.path)
+
+    def plan(self, url: URL, options: FetchOptions) -> list[str]:
+        path = self.local_path(url)
+        return [f"open {os.fsdecode(path)!r} for reading" + (
+            f", from byte {options.offset}" if options.offset else "")]
+
+    async def open(self, url: URL, options: FetchOptions) -> Resource:
+        path = self.local_path(url)
+        shown = os.fsdecode(path)
+        try:
+            st = await anyio.to_thread.run_sync(os.stat, path)
+        except OSError as exc:
+            raise self._error(url, shown, exc) from exc
+        if stat.S_ISDIR(st.st_mode):
+            listing = await anyio.to_thread.run_sync(_listing, path)
+            info = ResourceInfo(url=url, size=len(listing), total_size=len(listing),
+                                content_type="text/plain", kind="directory",
+                                filename=None)
+            return Resource(info, iterate_bytes(listing))
+        offset = min(options.offset, st.st_size)
+        name = os.path.basename(shown) or None
+        info = ResourceInfo(
+            url=url,
+            size=st.st_size - offset,
+            total_size=st.st_size,
+            offset=offset,
+            content_type=mimetypes.guess_type(shown)[0],
+            filename=name,
+        )
+        try:
+            f = await anyio.open_file(path, "rb")
+        except OSError as exc:
+            raise self._error(url, shown, exc) from exc
+        return Resource(info, _chunks(f, offset))
+
+    def _error(self, url: URL, shown: str, exc: OSError) -> Exception:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return RemoteFileNotFound(f"{shown!r} of {url.masked()} does not exist", url=url)
+        return FileReadError(
+            f"cannot read {shown!r} of {url.masked()}: {exc.strerror or exc}", url=url
+        )
+
+
+async def _chunks(f: anyio.AsyncFile[bytes], offset: int) -> AsyncIterator[bytes]:
+    try:
+        if offset:
+            await f.seek(offset)
+        while True:
+            chunk = await f.read(CHUNK_SIZE)
+            if not chunk:
+                return
+            yield chunk
+    finally:
+        with anyio.CancelScope(shield=True):
+            await f.aclose()
+
+
+def _listing(path: bytes) -> bytes:
+    lines = []
+    with os.scandir(path) as it:
+        for entry in sorted(it, key=lambda e: e.name):
+            name = entry.name
+            lines.append(name + b"/" if entry.is_dir() else name)
+    return b"".join(line + b"\n" for line in lines)

@@ -1,0 +1,96 @@
+"""The synchronous facade: ``anyurl.get(url)`` and ``with anyurl.open(url) as res``.
+
+Each call runs the async resolver on its own event loop (asyncio by default) in a
+blocking portal, so it can be used from scripts and threads without async code.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from anyio.from_thread import start_blocking_portal
+
+from anyurl.config import Config
+from anyurl.resolver import DownloadResult, Resolver
+from anyurl.resource import ResourceInfo
+from anyurl.schemes.base import FetchOptions
+from anyurl.url import URL
+
+__all__ = ["SyncResource", "download", "get", "open"]
+
+
+def get(url: URL | str, *, config: Config | None = None, backend: str = "asyncio") -> bytes:
+    """Fetch ``url`` and return its bytes."""
+    with start_blocking_portal(backend) as portal:
+
+        async def run() -> bytes:
+            async with Resolver(config) as resolver:
+                return await resolver.fetch(url)
+
+        return portal.call(run)
+
+
+def download(
+    url: URL | str,
+    path: str | os.PathLike[str],
+    *,
+    resume: bool = False,
+    config: Config | None = None,
+    backend: str = "asyncio",
+) -> DownloadResult:
+    """Download ``url`` to ``path`` (via ``path.part``, renamed when complete)."""
+    with start_blocking_portal(backend) as portal:
+
+        async def run() -> DownloadResult:
+            async with Resolver(config) as resolver:
+                return await resolver.download(url, Path(path), resume=resume)
+
+        return portal.call(run)
+
+
+class SyncResource:
+    """A resource opened by :func:`open`: iterate it for byte chunks, or ``read()``."""
+
+    def __init__(self, info: ResourceInfo, chunks: Iterator[bytes]):
+        self.info = info
+        self._chunks = chunks
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._chunks
+
+    def read(self) -> bytes:
+        return b"".join(self._chunks)
+
+
+@contextmanager
+def open(  # noqa: A001 - mirrors the builtin on purpose, as anyurl.open
+    url: URL | str,
+    options: FetchOptions | None = None,
+    *,
+    config: Config | None = None,
+    backend: str = "asyncio",
+) -> Iterator[SyncResource]:
+    """``with anyurl.open(url) as res: for chunk in res: ...``"""
+    with start_blocking_portal(backend) as portal:
+        resolver = Resolver(config)
+        try:
+            cm = resolver.open(url, options)
+            resource = portal.call(cm.__aenter__)
+            iterator = resource.__aiter__()
+
+            def chunks() -> Iterator[bytes]:
+                while True:
+                    try:
+                        yield portal.call(iterator.__anext__)
+                    except StopAsyncIteration:
+                        return
+
+            try:
+                yield SyncResource(resource.info, chunks())
+            finally:
+                portal.call(cm.__aexit__, None, None, None)
+        finally:
+            portal.call(resolver.aclose)

@@ -1,0 +1,261 @@
+"""The one place that touches anyio: TCP connections, timeouts and error mapping.
+
+Protocol cores never see a socket and handlers never catch ``OSError``: every
+foreign exception (``socket.gaierror``, ``ConnectionRefusedError``, anyio's
+``BrokenResourceError``, ``TimeoutError`` ...) becomes an :mod:`anyurl.errors` class
+here, with the URL (password masked) in its message.
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from types import TracebackType
+
+import anyio
+import anyio.abc
+from anyio.streams.tls import TLSStream
+
+from anyurl.errors import (
+    ConnectFailed,
+    ConnectionLost,
+    HostNotResolved,
+    TransferTimeout,
+)
+from anyurl.url import URL
+
+__all__ = ["DEFAULT_RECEIVE_SIZE", "Listener", "Stream", "connect_tcp", "open_listener"]
+
+#: Receive size for bulk data: large reads keep Python's per-call cost off the
+#: critical path (1 MiB reads measured fastest for loopback transfers).
+DEFAULT_RECEIVE_SIZE = 1 << 20
+
+Trace = Callable[[str], None]
+
+
+class Stream:
+    """A connected byte stream with a read timeout and anyurl's errors."""
+
+    def __init__(
+        self,
+        stream: anyio.abc.ByteStream,
+        *,
+        url: URL,
+        read_timeout: float | None,
+        what: str,
+    ):
+        self._stream = stream
+        self.url = url
+        self.read_timeout = read_timeout
+        self.what = what
+
+    @property
+    def raw(self) -> anyio.abc.ByteStream:
+        return self._stream
+
+    def _extra(self, attr: object) -> object:
+        return self._stream.extra(attr)  # type: ignore[arg-type]
+
+    @property
+    def local_address(self) -> tuple[str, int]:
+        addr = self._stream.extra(anyio.abc.SocketAttribute.local_address)
+        return (str(addr[0]), int(addr[1]))  # type: ignore[index]
+
+    @property
+    def remote_address(self) -> tuple[str, int]:
+        addr = self._stream.extra(anyio.abc.SocketAttribute.remote_address)
+        return (str(addr[0]), int(addr[1]))  # type: ignore[index]
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        """Up to ``max_bytes``; ``b""`` when the peer has closed its side."""
+        try:
+            with anyio.fail_after(self.read_timeout):
+                return await self._stream.receive(max_bytes)
+        except anyio.EndOfStream:
+            return b""
+        except TimeoutError:
+            raise TransferTimeout(
+                f"no data from {self.what} of {self.url.masked()} for "
+                f"{self.read_timeout:g} seconds",
+                url=self.url,
+                hint="The server may be stalled; raise --max-time or --read-timeout, or retry.",
+            ) from None
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            raise ConnectionLost(
+                f"{self.what} of {self.url.masked()} broke: {_reason(exc)}", url=self.url
+            ) from exc
+
+    async def send(self, data: bytes) -> None:
+        try:
+            with anyio.fail_after(self.read_timeout):
+                await self._stream.send(data)
+        except TimeoutError:
+            raise TransferTimeout(
+                f"sending to {self.what} of {self.url.masked()} stalled", url=self.url
+            ) from None
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            raise ConnectionLost(
+                f"{self.what} of {self.url.masked()} broke while sending: {_reason(exc)}",
+                url=self.url,
+            ) from exc
+
+    async def send_eof(self) -> None:
+        try:
+            await self._stream.send_eof()
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            pass
+
+    async def aclose(self) -> None:
+        try:
+            await self._stream.aclose()
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            pass
+
+    async def __aenter__(self) -> Stream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        with anyio.CancelScope(shield=True):
+            await self.aclose()
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+async def connect_tcp(
+    host: str,
+    port: int,
+    *,
+    url: URL,
+    connect_timeout: float | None = 30.0,
+    read_timeout: float | None = 60.0,
+    tls: bool = False,
+    server_hostname: str | None = None,
+    ssl_context: ssl.SSLContext | None = None,
+    what: str = "the connection",
+) -> Stream:
+    """Connect to ``host:port`` and return a :class:`Stream`; errors name ``url``."""
+    shown = f"{host}:{port}"
+    try:
+        with anyio.fail_after(connect_timeout):
+            sock = await anyio.connect_tcp(host, port)
+            stream: anyio.abc.ByteStream = sock
+            if tls:
+                ctx = ssl_context or ssl.create_default_context()
+                stream = await TLSStream.wrap(
+                    sock, hostname=server_hostname or host, ssl_context=ctx,
+                    standard_compatible=False,
+                )
+    except TimeoutError:
+        raise TransferTimeout(
+            f"connecting to {shown} for {url.masked()} timed out after "
+            f"{connect_timeout:g} seconds",
+            url=url,
+            hint="Check the host and port, or raise --connect-timeout.",
+        ) from None
+    except socket.gaierror as exc:
+        raise HostNotResolved(
+            f"could not resolve host {host!r} for {url.masked()}: {_reason(exc)}",
+            url=url,
+            hint="Check the spelling of the host name.",
+        ) from exc
+    except ssl.SSLError as exc:
+        raise ConnectFailed(
+            f"TLS handshake with {shown} for {url.masked()} failed: {_reason(exc)}", url=url
+        ) from exc
+    except OSError as exc:
+        if _is_resolution_error(exc):
+            raise HostNotResolved(
+                f"could not resolve host {host!r} for {url.masked()}: {_reason(exc)}",
+                url=url,
+                hint="Check the spelling of the host name.",
+            ) from exc
+        raise ConnectFailed(
+            f"could not connect to {shown} for {url.masked()}: {_reason(exc)}",
+            url=url,
+            hint="Is the server running and listening on that port?",
+        ) from exc
+    _tune(stream)
+    return Stream(stream, url=url, read_timeout=read_timeout, what=what)
+
+
+def _is_resolution_error(exc: OSError) -> bool:
+    # anyio wraps several per-address failures in one OSError; a failed lookup shows
+    # as gaierror somewhere in the chain or in the message.
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, socket.gaierror):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    text = str(exc)
+    return "Name or service not known" in text or "nodename nor servname" in text
+
+
+def _tune(stream: anyio.abc.ByteStream) -> None:
+    sock = stream.extra(anyio.abc.SocketAttribute.raw_socket, None)
+    if sock is None:
+        return
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except OSError:
+        pass
+
+
+class Listener:
+    """A listening socket for a peer to connect back to (FTP active mode)."""
+
+    def __init__(self, listener: anyio.abc.SocketListener, *, url: URL, read_timeout: float | None):
+        self._listener = listener
+        self.url = url
+        self.read_timeout = read_timeout
+
+    @property
+    def address(self) -> tuple[str, int]:
+        addr = self._listener.extra(anyio.abc.SocketAttribute.local_address)
+        return (str(addr[0]), int(addr[1]))  # type: ignore[index]
+
+    async def accept(self, timeout: float | None, what: str = "the data connection") -> Stream:
+        try:
+            with anyio.fail_after(timeout):
+                sock = await self._listener.accept()
+        except TimeoutError:
+            raise TransferTimeout(
+                f"the server did not connect back for {self.url.masked()} within "
+                f"{timeout:g} seconds",
+                url=self.url,
+                hint="A firewall may block active mode; try passive mode.",
+            ) from None
+        _tune(sock)
+        return Stream(sock, url=self.url, read_timeout=self.read_timeout, what=what)
+
+    async def aclose(self) -> None:
+        await self._listener.aclose()
+
+
+@asynccontextmanager
+async def open_listener(
+    local_host: str, *, url: URL, read_timeout: float | None
+) -> AsyncIterator[Listener]:
+    """Listen on an ephemeral port of ``local_host`` for one incoming connection."""
+    try:
+        listener = await anyio.create_tcp_listener(local_host=local_host, local_port=0)
+    except OSError as exc:
+        raise ConnectFailed(
+            f"could not listen on {local_host} for {url.masked()}: {_reason(exc)}", url=url
+        ) from exc
+    wrapped = Listener(listener, url=url, read_timeout=read_timeout)
+    try:
+        yield wrapped
+    finally:
+        with anyio.CancelScope(shield=True):
+            await wrapped.aclose()

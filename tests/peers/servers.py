@@ -1,0 +1,426 @@
+"""How each kind of peer is started: a throwaway config under the peer's directory and a command line.
+
+`build(ctx)` returns a `Launch` for the launcher to run in a new session (process group). Servers
+that serve one connection on stdin (gophernicus, leafnode, telnetd) run under
+`socat TCP-LISTEN:...,fork EXEC:...,nofork`, so that the socket itself is their stdin.
+
+leafnode and pure-ftpd read paths compiled into them (/etc/news/leafnode, /var/spool/news) or
+taken from the system (the `ftp` user's home): natively they run inside `unshare --mount` with
+throwaway copies bind-mounted over those paths; in a container (ANYURL_PEERS_CONTAINER=1, which
+cannot mount) the paths are replaced by symbolic links, the container being throwaway itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pwd
+import re
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+from . import data
+from .table import LOCAL_PASSWORD, LOCAL_USER, NEWS_FQDN, NEWS_GROUP, PEERS_OPT, Peer
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ADVERTISED_HOST = "127.0.0.1"  # what servers put in PASV replies and menus
+
+
+@dataclasses.dataclass
+class Context:
+    peer: Peer
+    host: str  # address to bind
+    port: int
+    data_root: Path
+    peer_dir: Path
+    container: bool = False
+
+    @property
+    def is_root(self) -> bool:
+        return os.geteuid() == 0
+
+
+@dataclasses.dataclass
+class Launch:
+    argv: list[str]
+    env: dict[str, str] = dataclasses.field(default_factory=dict)
+    cwd: Path | None = None
+    extra: dict[str, object] = dataclasses.field(default_factory=dict)
+    logs: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+def _write(path: Path, text: str, mode: int = 0o644) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    os.chmod(path, mode)
+    return path
+
+
+def _python_env() -> dict[str, str]:
+    """Let `python -m tests.peers.*` helpers import the tests package from the repo root."""
+    current = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": str(REPO_ROOT) + (os.pathsep + current if current else "")}
+
+
+def _with_overlays(ctx: Context, overlays: list[tuple[Path, Path]], argv: list[str]) -> list[str]:
+    """argv run with each (source, target) directory bind-mounted over target, privately.
+
+    Natively: a script run by `unshare --mount` that mounts and then execs argv, so the launched
+    process is argv itself and no mount is seen outside it. In a container: symlinks, now.
+    """
+    if ctx.container:
+        for source, target in overlays:
+            if target.is_symlink() or target.is_file():
+                target.unlink()
+            elif target.exists():
+                shutil.rmtree(target)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(source)
+        return argv
+    lines = ["#!/bin/sh", "set -e"]
+    for source, target in overlays:
+        lines.append(f"mount --bind {shlex.quote(str(source))} {shlex.quote(str(target))}")
+    lines.append("exec " + shlex.join(argv))
+    script = _write(ctx.peer_dir / "run-in-namespace.sh", "\n".join(lines) + "\n", 0o755)
+    return ["unshare", "--mount", "--propagation", "private", "/bin/sh", str(script)]
+
+
+def _socat(ctx: Context, script: Path, su: str | None = None) -> list[str]:
+    """socat listening on ctx's address and running `script` with the connection as stdin/out."""
+    if re.search(r"[,:!\"' ]", str(script)):
+        raise ValueError(f"socat cannot run a script whose path has ',', ':' or spaces: {script}")
+    listen = f"TCP4-LISTEN:{ctx.port},bind={ctx.host},reuseaddr,fork,backlog=64"
+    exec_addr = f"EXEC:{script},nofork"
+    if su:
+        exec_addr += f",su={su}"
+    return ["socat", listen, exec_addr]
+
+
+def _local_user_exists() -> bool:
+    try:
+        pwd.getpwnam(LOCAL_USER)
+    except KeyError:
+        return False
+    return True
+
+
+# -- FTP --------------------------------------------------------------------------------------
+
+
+def vsftpd(ctx: Context) -> Launch:
+    lo, hi = ctx.peer.passive_ports or (0, 0)
+    empty = ctx.peer_dir / "empty"
+    empty.mkdir(parents=True, exist_ok=True)
+    os.chmod(empty, 0o755)
+    log = ctx.peer_dir / "vsftpd.log"
+    options = {
+        "listen": "YES",
+        "listen_ipv6": "NO",
+        "listen_address": ctx.host,
+        "listen_port": ctx.port,
+        "background": "NO",
+        "anonymous_enable": "YES",
+        "no_anon_password": "YES",
+        "anon_root": ctx.data_root,
+        "local_enable": "YES" if ctx.is_root else "NO",
+        "local_root": ctx.data_root,
+        "write_enable": "NO",
+        "pam_service_name": "vsftpd",
+        "secure_chroot_dir": empty,
+        "pasv_enable": "YES",
+        "pasv_min_port": lo,
+        "pasv_max_port": hi,
+        "pasv_address": ADVERTISED_HOST,
+        "port_enable": "YES",
+        "connect_from_port_20": "NO",
+        "xferlog_enable": "YES",
+        "xferlog_std_format": "NO",
+        "log_ftp_protocol": "YES",
+        "vsftpd_log_file": log,
+        # Sandboxes and containers often refuse seccomp filters and new namespaces.
+        "seccomp_sandbox": "NO",
+        "isolate": "NO",
+        "isolate_network": "NO",
+        "hide_ids": "NO",
+        "use_localtime": "NO",
+        "dirmessage_enable": "NO",
+        "max_clients": 200,
+        "max_per_ip": 200,
+        "ftpd_banner": "anyurl test peer vsftpd ready.",
+    }
+    if not ctx.is_root:
+        options["run_as_launching_user"] = "YES"
+    conf = _write(ctx.peer_dir / "vsftpd.conf", "".join(f"{k}={v}\n" for k, v in options.items()))
+    return Launch(["/usr/sbin/vsftpd", str(conf)], logs={"server": str(log)})
+
+
+def pure_ftpd(ctx: Context) -> Launch:
+    lo, hi = ctx.peer.passive_ports or (0, 0)
+    binary = f"{PEERS_OPT}/pure-ftpd/usr/sbin/pure-ftpd"
+    log = ctx.peer_dir / "transfer.log"
+    argv = [
+        binary,
+        "-S", f"{ctx.host},{ctx.port}",
+        "-p", f"{lo}:{hi}",
+        "-P", ADVERTISED_HOST,
+        "-H",  # do not resolve client names
+        "-l", "unix",
+        "-c", "100", "-C", "100",
+        "-O", f"clf:{log}",
+    ]
+    # Anonymous FTP serves the `ftp` user's home, local users their own: both see the data root.
+    overlays = []
+    for user in ("ftp", LOCAL_USER):
+        try:
+            home = Path(pwd.getpwnam(user).pw_dir)
+        except KeyError:
+            continue
+        if home.is_dir() or ctx.container:
+            overlays.append((ctx.data_root, home))
+    return Launch(_with_overlays(ctx, overlays, argv), logs={"transfers": str(log)})
+
+
+def pyftpdlib(ctx: Context) -> Launch:
+    log = ctx.peer_dir / "pyftpdlib-commands.log"
+    lo, hi = ctx.peer.passive_ports or (0, 0)
+    argv = [
+        sys.executable, "-m", "tests.peers.pyftpd_server",
+        "--host", ctx.host, "--port", str(ctx.port), "--root", str(ctx.data_root),
+        "--user", LOCAL_USER, "--password", LOCAL_PASSWORD,
+        "--passive", f"{lo}-{hi}", "--masquerade", ADVERTISED_HOST,
+        "--command-log", str(log),
+    ]
+    return Launch(argv, env=_python_env(), cwd=REPO_ROOT, logs={"commands": str(log)},
+                  extra={"command_log": str(log)})
+
+
+def aioftp(ctx: Context) -> Launch:
+    lo, hi = ctx.peer.passive_ports or (0, 0)
+    argv = [
+        sys.executable, "-m", "tests.peers.aioftp_server",
+        "--host", ctx.host, "--port", str(ctx.port), "--root", str(ctx.data_root),
+        "--user", LOCAL_USER, "--password", LOCAL_PASSWORD,
+        "--passive", f"{lo}-{hi}", "--masquerade", ADVERTISED_HOST,
+    ]
+    return Launch(argv, env=_python_env(), cwd=REPO_ROOT)
+
+
+# -- HTTP -------------------------------------------------------------------------------------
+
+
+def nginx(ctx: Context) -> Launch:
+    prefix = ctx.peer_dir
+    temp = prefix / "temp"
+    temp.mkdir(parents=True, exist_ok=True)
+    error_log = prefix / "error.log"
+    access_log = prefix / "access.log"
+    user = "user nobody nogroup;\n" if ctx.is_root else ""
+    conf = f"""\
+daemon off;
+master_process on;
+worker_processes 1;
+pid {prefix}/nginx.pid;
+error_log {error_log} info;
+{user}events {{ worker_connections 512; }}
+http {{
+    access_log {access_log};
+    client_body_temp_path {temp}/body;
+    proxy_temp_path {temp}/proxy;
+    fastcgi_temp_path {temp}/fastcgi;
+    uwsgi_temp_path {temp}/uwsgi;
+    scgi_temp_path {temp}/scgi;
+    types {{
+        text/plain txt;
+        text/html html;
+        application/octet-stream dat;
+    }}
+    default_type application/octet-stream;
+    sendfile on;
+    server {{
+        listen {ctx.host}:{ctx.port};
+        server_name localhost;
+        root {ctx.data_root};
+        autoindex on;
+    }}
+}}
+"""
+    path = _write(prefix / "nginx.conf", conf)
+    argv = ["/usr/sbin/nginx", "-p", f"{prefix}/", "-c", str(path), "-e", str(error_log)]
+    return Launch(argv, logs={"error": str(error_log), "access": str(access_log)})
+
+
+# -- Gopher -----------------------------------------------------------------------------------
+
+
+def pygopherd(ctx: Context) -> Launch:
+    conf = Path("/etc/pygopherd/pygopherd.conf").read_text()
+
+    def setting(text: str, key: str, value: str) -> str:
+        new, count = re.subn(rf"(?m)^#?\s*{key}\s*=.*$", f"{key} = {value}", text, count=1)
+        if not count:
+            raise ValueError(f"pygopherd.conf has no {key!r} setting to replace")
+        return new
+
+    conf = setting(conf, "port", str(ctx.port))
+    conf = setting(conf, "interface", ctx.host)
+    conf = setting(conf, "servername", ADVERTISED_HOST)
+    conf = setting(conf, "root", str(ctx.data_root))
+    conf = setting(conf, "usechroot", "no")
+    conf = setting(conf, "detach", "no")
+    conf = setting(conf, "pidfile", str(ctx.peer_dir / "pygopherd.pid"))
+    conf = setting(conf, "logmethod", "none")
+    # A cache file in a missing directory is never written, so menus are never stale.
+    conf = setting(conf, "cachefile", str(ctx.peer_dir / "no-such-dir" / "cache"))
+    path = _write(ctx.peer_dir / "pygopherd.conf", conf)
+    return Launch(["/usr/sbin/pygopherd", str(path)])
+
+
+def gophernicus(ctx: Context) -> Launch:
+    log = ctx.peer_dir / "access.log"
+    log.touch()
+    su = LOCAL_USER if ctx.is_root else None
+    if su:
+        entry = pwd.getpwnam(su)
+        os.chown(log, entry.pw_uid, entry.pw_gid)
+    argv = [
+        "/usr/sbin/gophernicus", "-h", ADVERTISED_HOST, "-p", str(ctx.port),
+        "-r", str(ctx.data_root), "-l", str(log),
+        "-nm",  # no shared memory: with it, it throttles the many connections of a test run
+        "-ns", "-nv",
+    ]
+    script = _write(ctx.peer_dir / "gophernicus.sh", "#!/bin/sh\nexec " + shlex.join(argv) + "\n",
+                    0o755)
+    return Launch(_socat(ctx, script, su=su), logs={"access": str(log)},
+                  extra={"runs_as": su or pwd.getpwuid(os.geteuid()).pw_name})
+
+
+# -- NNTP -------------------------------------------------------------------------------------
+
+
+def leafnode(ctx: Context) -> Launch:
+    etc = ctx.peer_dir / "etc"
+    spool = ctx.peer_dir / "spool"
+    for sub in ("leaf.node", "out.going", "failed.postings", "interesting.groups", "temp.files"):
+        (spool / sub).mkdir(parents=True, exist_ok=True)
+    for i in range(1000):
+        (spool / "message.id" / f"{i:03d}").mkdir(parents=True, exist_ok=True)
+    group_dir = spool.joinpath(*NEWS_GROUP.split("."))
+    group_dir.mkdir(parents=True, exist_ok=True)
+    count = len(data.NEWS_ARTICLES)
+    for number in range(1, count + 1):
+        (group_dir / str(number)).write_bytes(data.news_article(NEWS_GROUP, NEWS_FQDN, number))
+    # groupinfo: name, high, low, creation time, description
+    _write(spool / "leaf.node" / "groupinfo",
+           f"{NEWS_GROUP} {count} 1 946684800 anyurl test group\n")
+    config = _write(etc / "config",
+                    f"server = localhost\nexpire = 36500\nhostname = {NEWS_FQDN}\n", 0o640)
+    filters = _write(etc / "filters", "")
+    if ctx.is_root:
+        news = pwd.getpwnam("news")
+        for dirpath, dirnames, filenames in os.walk(spool):
+            os.chown(dirpath, news.pw_uid, news.pw_gid)
+            for name in filenames:
+                os.chown(os.path.join(dirpath, name), news.pw_uid, news.pw_gid)
+        os.chown(config, 0, news.pw_gid)
+        os.chown(filters, 0, news.pw_gid)
+    server = _write(ctx.peer_dir / "leafnode.sh", "#!/bin/sh\nexec /usr/sbin/leafnode\n", 0o755)
+    # texpire -r indexes the articles (message.id links, active file) before serving them.
+    texpire_log = ctx.peer_dir / "texpire.log"
+    inner = _write(
+        ctx.peer_dir / "serve.sh",
+        "#!/bin/sh\nset -e\n"
+        f"/usr/sbin/texpire -r -v > {shlex.quote(str(texpire_log))} 2>&1\n"
+        "exec " + shlex.join(_socat(ctx, server)) + "\n",
+        0o755,
+    )
+    overlays = [(etc, Path("/etc/news/leafnode")), (spool, Path("/var/spool/news"))]
+    argv = _with_overlays(ctx, overlays, ["/bin/sh", str(inner)])
+    return Launch(argv, logs={"texpire": str(texpire_log)},
+                  extra={"group": NEWS_GROUP, "articles": count, "fqdn": NEWS_FQDN,
+                         "spool": str(spool)})
+
+
+# -- Telnet -----------------------------------------------------------------------------------
+
+
+def telnetd(ctx: Context) -> Launch:
+    script = _write(ctx.peer_dir / "telnetd.sh", "#!/bin/sh\nexec /usr/sbin/telnetd -h\n", 0o755)
+    return Launch(_socat(ctx, script))
+
+
+def telnetlib3(ctx: Context) -> Launch:
+    log = ctx.peer_dir / "telnetlib3.log"
+    argv = [sys.executable, "-m", "telnetlib3.server", ctx.host, str(ctx.port),
+            "--logfile", str(log)]
+    return Launch(argv, logs={"server": str(log)})
+
+
+# -- SMTP -------------------------------------------------------------------------------------
+
+
+def aiosmtpd(ctx: Context) -> Launch:
+    maildir = ctx.peer_dir / "maildir"
+    argv = [sys.executable, "-m", "tests.peers.smtp_server", "--host", ctx.host,
+            "--port", str(ctx.port), "--maildir", str(maildir)]
+    return Launch(argv, env=_python_env(), cwd=REPO_ROOT, extra={"maildir": str(maildir)})
+
+
+# -- anyurl's own loopback servers --------------------------------------------------------------
+
+
+def module(ctx: Context) -> Launch:
+    values = {"host": ctx.host, "port": str(ctx.port), "data_root": str(ctx.data_root),
+              "peer_dir": str(ctx.peer_dir)}
+    args = [arg.format(**values) for arg in ctx.peer.args]
+    assert ctx.peer.module is not None
+    return Launch([sys.executable, "-m", ctx.peer.module, *args], env=_python_env(),
+                  cwd=REPO_ROOT)
+
+
+BUILDERS = {
+    "vsftpd": vsftpd,
+    "pure_ftpd": pure_ftpd,
+    "pyftpdlib": pyftpdlib,
+    "aioftp": aioftp,
+    "nginx": nginx,
+    "pygopherd": pygopherd,
+    "gophernicus": gophernicus,
+    "leafnode": leafnode,
+    "telnetd": telnetd,
+    "telnetlib3": telnetlib3,
+    "aiosmtpd": aiosmtpd,
+    "module": module,
+}
+
+
+def build(ctx: Context) -> Launch:
+    return BUILDERS[ctx.peer.kind](ctx)
+
+
+def missing(peer: Peer) -> str | None:
+    """Why `peer` cannot start here, or None. Says how to install what is missing."""
+    import importlib.util
+
+    for binary in peer.binaries:
+        found = Path(binary).is_file() if os.path.isabs(binary) else shutil.which(binary)
+        if not found:
+            return f"peer {peer.name!r} needs {binary}, which is missing: {peer.install}"
+    for name in peer.python_modules:
+        if importlib.util.find_spec(name) is None:
+            return f"peer {peer.name!r} needs the Python module {name}: {peer.install}"
+    if peer.module is not None:
+        try:
+            spec = importlib.util.find_spec(peer.module)
+        except ModuleNotFoundError:
+            spec = None
+        if spec is None:
+            return (f"peer {peer.name!r} runs `python -m {peer.module}`, which does not exist"
+                    f" yet: {peer.install}")
+    if peer.user and peer.kind in ("vsftpd", "pure_ftpd", "telnetd") and not _local_user_exists():
+        return f"peer {peer.name!r} needs the local user {LOCAL_USER!r}: {peer.install}"
+    if peer.kind == "gophernicus" and os.geteuid() == 0 and not _local_user_exists():
+        return f"peer {peer.name!r} runs as the local user {LOCAL_USER!r}: {peer.install}"
+    return None
+

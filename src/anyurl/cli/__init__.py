@@ -1,0 +1,1 @@
+"""The ``anyurl`` command line: ``parse``, ``extract``, ``get`` (and ``anyurl URL``)."""

@@ -15,6 +15,7 @@ process that was started (same start time), so a recycled pid is never killed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -81,9 +82,9 @@ def _processes_of(leader: int, started: int | None) -> list[int]:
         ours.add(leader)
     for pid, fields in table.items():
         # Members of the group or session the launcher created, started no earlier than it.
-        if int(fields[2]) == leader or int(fields[3]) == leader:
-            if started is None or int(fields[19]) >= started:
-                ours.add(pid)
+        in_group = int(fields[2]) == leader or int(fields[3]) == leader
+        if in_group and (started is None or int(fields[19]) >= started):
+            ours.add(pid)
     changed = True
     while changed:  # descendants, e.g. telnet logins that made sessions of their own
         changed = False
@@ -98,10 +99,8 @@ def _kill_tree(leader: int, started: int | None, timeout: float = 5.0) -> list[i
     pids = _processes_of(leader, started)
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in pids:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             _reap(pids)
@@ -116,10 +115,8 @@ def _kill_tree(leader: int, started: int | None, timeout: float = 5.0) -> list[i
 def _reap(pids: list[int]) -> None:
     """Collect those of `pids` that are our own exited children, so they are not zombies."""
     for pid in pids:
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
 
 
 # -- ports ------------------------------------------------------------------------------------

@@ -30,7 +30,8 @@ def main() -> None:
     parser.add_argument("--command-log", required=True)
     args = parser.parse_args()
 
-    log = open(args.command_log, "a", buffering=1, encoding="utf-8", errors="backslashreplace")
+    # Open for the life of the server; line-buffered so tests read every command at once.
+    log = open(args.command_log, "a", buffering=1, encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
     lock = threading.Lock()
     sessions = itertools.count(1)
 
@@ -48,6 +49,7 @@ def main() -> None:
     authorizer.add_user(args.user, args.password, args.root, perm="elr")
     LoggingHandler.authorizer = authorizer
     LoggingHandler.banner = "anyurl test peer pyftpdlib ready."
+    LoggingHandler.auth_failed_timeout = 0.5  # tests of refused logins need not wait 3 s
     if args.passive:
         lo, hi = (int(x) for x in args.passive.split("-"))
         LoggingHandler.passive_ports = range(lo, hi + 1)

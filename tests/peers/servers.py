@@ -1,4 +1,4 @@
-"""How each kind of peer is started: a throwaway config under the peer's directory and a command line.
+"""How each kind of peer is started: a throwaway config under its directory and a command line.
 
 `build(ctx)` returns a `Launch` for the launcher to run in a new session (process group). Servers
 that serve one connection on stdin (gophernicus, leafnode, telnetd) run under
@@ -319,7 +319,7 @@ def leafnode(ctx: Context) -> Launch:
     filters = _write(etc / "filters", "")
     if ctx.is_root:
         news = pwd.getpwnam("news")
-        for dirpath, dirnames, filenames in os.walk(spool):
+        for dirpath, _dirnames, filenames in os.walk(spool):
             os.chown(dirpath, news.pw_uid, news.pw_gid)
             for name in filenames:
                 os.chown(os.path.join(dirpath, name), news.pw_uid, news.pw_gid)

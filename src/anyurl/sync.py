@@ -66,7 +66,7 @@ class SyncResource:
 
 
 @contextmanager
-def open(  # noqa: A001 - mirrors the builtin on purpose, as anyurl.open
+def open(
     url: URL | str,
     options: FetchOptions | None = None,
     *,

@@ -66,5 +66,5 @@ class SchemeHandler(ABC):
             hint="--plan is available for schemes whose dialogue is fixed by the URL.",
         )
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, most handlers pool nothing
         """Release pooled connections; called when the resolver closes."""

@@ -76,7 +76,7 @@ class FileHandler(SchemeHandler):
             filename=name,
         )
         try:
-            f = await anyio.open_file(path, "rb")
+            f = await anyio.open_file(os.fsdecode(path), "rb")
         except OSError as exc:
             raise self._error(url, shown, exc) from exc
         return Resource(info, _chunks(f, offset))

@@ -331,7 +331,7 @@ class _Parser:
     def wais(self, url: URL, start: int, end: int, raw: str) -> URL:
         if self.strict:
             if "?" in raw:
-                db, _, search = raw.partition("?")
+                db = raw.partition("?")[0]
                 self.check_chars(start, start + len(db), UCHAR_PLAIN, "the wais database")
                 self.check_chars(start + len(db) + 1, end, XCHAR_PLAIN, "the wais search")
             else:
@@ -403,7 +403,7 @@ class _Parser:
             elif not _NEWS_GROUP.match(raw):
                 if self.strict or raw[:1] not in ALPHA:
                     bad = next((i for i, c in enumerate(raw)
-                                if i == 0 and c not in ALPHA
+                                if (i == 0 and c not in ALPHA)
                                 or c not in ALPHA | DIGIT | frozenset("-.+_")), 0)
                     raise self.fail(f"{raw!r} is not a newsgroup name", start + bad)
                 self.check_chars(start, end, XCHAR_PLAIN, "the newsgroup name")

@@ -16,13 +16,16 @@ process that was started (same start time), so a recycled pid is never killed.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shlex
 import shutil
 import signal
 import socket
+import stat
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,8 +44,32 @@ class PeersError(Exception):
 
 
 def default_run_dir() -> Path:
+    """ANYURL_PEERS_DIR, else .peers/ in the repo root, else (see below) a directory in /tmp.
+
+    Servers that drop privileges (nginx's workers, gophernicus, vsftpd's anonymous sessions)
+    must reach the run directory: when a parent of the repo is closed to other users (a clone
+    under /root, say), the default moves to /tmp/anyurl-peers-<hash of the repo path>.
+    """
     env = os.environ.get("ANYURL_PEERS_DIR")
-    return Path(env).resolve() if env else servers.REPO_ROOT / ".peers"
+    if env:
+        return Path(env).resolve()
+    default = servers.REPO_ROOT / ".peers"
+    if world_traversable(default.parent):
+        return default
+    digest = hashlib.sha1(str(default).encode()).hexdigest()[:10]
+    return Path(tempfile.gettempdir()) / f"anyurl-peers-{digest}"
+
+
+def world_traversable(path: Path) -> bool:
+    """Whether every directory from / down to `path` can be entered by any user."""
+    path = path.resolve()
+    for directory in (path, *path.parents):
+        try:
+            if not os.stat(directory).st_mode & stat.S_IXOTH:
+                return False
+        except FileNotFoundError:
+            continue
+    return True
 
 
 # -- processes --------------------------------------------------------------------------------
@@ -174,6 +201,12 @@ def _prepare_run_dir(run_dir: Path) -> None:
     if run_dir.exists() and any(run_dir.iterdir()) and not (run_dir / MARKER).exists():
         raise PeersError(f"{run_dir} is not empty and is not a peers run directory; choose"
                          " another ANYURL_PEERS_DIR")
+    if not run_dir.parent.exists():
+        run_dir.parent.mkdir(parents=True)
+        os.chmod(run_dir.parent, 0o755)  # whatever the umask: see world_traversable
+    if not world_traversable(run_dir.parent):
+        raise PeersError(f"{run_dir.parent} (or a parent) cannot be entered by other users, as"
+                         " servers that drop privileges must; choose another ANYURL_PEERS_DIR")
     if run_dir.exists():
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)

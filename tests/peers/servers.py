@@ -52,7 +52,9 @@ class Launch:
 
 
 def _write(path: Path, text: str, mode: int = 0o644) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.exists():
+        path.parent.mkdir(parents=True)
+        os.chmod(path.parent, 0o755)  # whatever the umask: servers read it as other users
     path.write_text(text)
     os.chmod(path, mode)
     return path

@@ -1,0 +1,1 @@
+"""Sans-I/O protocol cores: bytes in, events out; no sockets, no anyio, no handlers."""

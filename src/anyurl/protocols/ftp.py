@@ -1,0 +1,570 @@
+"""The FTP client protocol core (RFC 959, 1123, 2428, 3659), sans-I/O, for RFC 1738 URLs.
+
+Strategy
+--------
+An ``ftp://`` URL is a small program of FTP commands (RFC 1738 section 3.2.2). This module
+knows that program and the control-connection dialogue, and nothing about sockets: the
+handler (:mod:`anyurl.schemes.ftp`) moves bytes between it and the network, so every
+framing rule here is tested by feeding bytes, one at a time and all at once.
+
+The control connection is a strict alternation: the client sends one command and the
+server answers with one *reply*, possibly preceded by one positive preliminary reply
+(1yz, "the transfer starts now") for transfer commands. :class:`FTPClient` enforces that
+alternation with explicit states (:class:`State`, transitions in :data:`TRANSITIONS`),
+so a handler bug such as sending a command while a reply is still owed fails loudly
+instead of desynchronising replies and commands forever after.
+
+Reply framing (RFC 959 section 4.2) is the subtle part:
+
+* a single-line reply is ``ddd<SP>text<CRLF>``;
+* a multi-line reply starts ``ddd-text<CRLF>`` and ends at the first later line that
+  starts with the *same* three digits followed by a space; lines in between are text
+  even when they begin with other digits, or with the same digits and a hyphen;
+* a line that is exactly ``ddd`` (no space, seen from sloppy servers) also ends a reply;
+* decisions use the first digit only (RFC 1123 4.1.2.11); the text is for humans.
+
+Lines end with CRLF; a bare LF is accepted too (liberal in what we accept). Telnet
+``IAC`` sequences are dropped from reply lines (RFC 1123 4.1.2.12 forbids us to
+negotiate, but a server may still send them). Reply text is decoded as UTF-8 with
+``surrogateescape``, the same convention as :func:`anyurl.url.encode_wire`, so a
+directory name from a ``257`` reply round-trips to the exact octets in a later ``CWD``.
+
+Commands are :class:`Command` values; :meth:`Command.wire` refuses a CR or LF inside an
+argument whatever the URL parser already checked, because an embedded line end would
+smuggle a second command onto the wire (RFC 1738 section 6).
+
+Typecode guessing (RFC 1738 section 3.2.3)
+------------------------------------------
+Without ``;type=``, the client must guess. anyurl's rule, :func:`guess_type`:
+
+* an empty name (the URL ends with ``/`` or has no path) is a directory: it is listed
+  with ``NLST``;
+* a name whose suffix (after the last ``.``, case-insensitive) is in
+  :data:`TEXT_SUFFIXES` is text: ``TYPE A``, CRLF converted to local ``\\n``;
+* everything else, including names without a suffix, is ``TYPE I``: bytes unchanged,
+  which is never wrong for a binary file and only leaves CRLFs in an unknown text file.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from anyurl.url import FTPPath, encode_wire
+
+__all__ = [
+    "NEED_DATA",
+    "TEXT_SUFFIXES",
+    "TRANSITIONS",
+    "ASCIIDecoder",
+    "Command",
+    "ConnectionClosed",
+    "FTPClient",
+    "FTPCoreError",
+    "NeedData",
+    "Reply",
+    "ReplyReader",
+    "Retrieval",
+    "State",
+    "format_eprt",
+    "format_port",
+    "guess_type",
+    "parse_213_size",
+    "parse_227",
+    "parse_229",
+    "parse_257",
+    "retrieval_commands",
+    "retrieval_for",
+]
+
+#: A reply line longer than this (without its line end) is a protocol error, not a
+#: reason to buffer without bound.
+MAX_LINE = 64 * 1024
+
+#: Suffixes guessed to be text (``TYPE A``) when the URL gives no typecode.
+TEXT_SUFFIXES: Final[frozenset[str]] = frozenset(
+    {
+        "txt", "text", "asc", "md", "rst", "me", "1st", "readme", "faq", "doc",
+        "htm", "html", "xml", "json", "csv", "tsv", "css", "js",
+        "c", "h", "cc", "cpp", "hpp", "py", "pl", "sh", "tcl", "java", "el", "lisp",
+        "tex", "bib", "ps", "eps", "diff", "patch", "conf", "cfg", "ini", "log", "lst",
+    }
+)
+
+#: Verbs whose argument is a secret: shown as ``****`` in traces and plans.
+SECRET_VERBS: Final[frozenset[str]] = frozenset({"PASS", "ACCT"})
+MASK = "****"
+
+#: Commands that open a data connection: a 1yz preliminary reply may precede the final one.
+TRANSFER_VERBS: Final[frozenset[str]] = frozenset({"RETR", "NLST", "LIST", "STOR", "MLSD"})
+
+
+class FTPCoreError(Exception):
+    """The peer broke the protocol, or the caller used the core out of order."""
+
+
+# -- events -------------------------------------------------------------------------------
+
+
+class NeedData:
+    """Sentinel type of :data:`NEED_DATA`: no complete event is buffered yet."""
+
+    def __repr__(self) -> str:
+        return "NEED_DATA"
+
+
+NEED_DATA: Final = NeedData()
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One complete reply: the three-digit ``code`` and its text ``lines`` as received.
+
+    ``lines`` keep the code prefix (``"220-Welcome"``, ``"220 ready"``) so a message can
+    quote the server exactly.
+    """
+
+    code: int
+    lines: tuple[str, ...]
+
+    @property
+    def category(self) -> int:
+        """The first digit: 1 preliminary, 2 done, 3 intermediate, 4 transient, 5 permanent."""
+        return self.code // 100
+
+    @property
+    def text(self) -> str:
+        """The text after the code of the first line (``"Entering Passive Mode (...)"``)."""
+        return self.lines[0][4:] if self.lines else ""
+
+    @property
+    def all_text(self) -> str:
+        """Every line's text, code prefixes removed, joined with newlines."""
+        out = []
+        prefix = f"{self.code:03d}"
+        for i, line in enumerate(self.lines):
+            if (i == 0 or i == len(self.lines) - 1) and line.startswith(prefix):
+                out.append(line[4:])
+            else:
+                out.append(line)
+        return "\n".join(out)
+
+    @property
+    def line(self) -> str:
+        """The line to quote in a message: the last line, unless it is only the code."""
+        last = self.lines[-1] if self.lines else f"{self.code:03d}"
+        if len(self.lines) > 1 and len(last.strip()) <= 3:
+            return self.lines[0]
+        return last
+
+
+@dataclass(frozen=True)
+class ConnectionClosed:
+    """The server closed the control connection (``receive_data(b"")``)."""
+
+
+Event = Reply | ConnectionClosed
+
+
+# -- commands -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command line: ``verb`` and an optional ``argument``.
+
+    ``argument=None`` sends the verb alone (``PWD``); ``argument=""`` sends the verb, a
+    space and nothing (``CWD `` with a null argument, as RFC 1738 3.2.2 asks for an empty
+    ``<cwd>`` segment).
+    """
+
+    verb: str
+    argument: str | None = None
+
+    def wire(self) -> bytes:
+        """The exact octets to send, CRLF included; refuses an embedded line end."""
+        if not re.fullmatch(r"[A-Za-z]{3,4}", self.verb):
+            raise FTPCoreError(f"not an FTP command verb: {self.verb!r}")
+        if self.argument is None:
+            return self.verb.encode("ascii") + b"\r\n"
+        arg = encode_wire(self.argument)
+        if b"\r" in arg or b"\n" in arg:
+            raise FTPCoreError(
+                f"refusing to send {self.verb} with a CR or LF in its argument: it would "
+                "end the command line early"
+            )
+        return self.verb.encode("ascii") + b" " + arg + b"\r\n"
+
+    def display(self) -> str:
+        """The command for traces and plans, secrets masked."""
+        if self.argument is None:
+            return self.verb
+        if self.verb.upper() in SECRET_VERBS:
+            return f"{self.verb} {MASK}"
+        return f"{self.verb} {self.argument}"
+
+    @property
+    def is_transfer(self) -> bool:
+        return self.verb.upper() in TRANSFER_VERBS
+
+
+# -- reply framing ------------------------------------------------------------------------
+
+_IAC = 0xFF
+_CODE = re.compile(rb"[0-9]{3}")
+
+
+def _strip_telnet(line: bytes) -> bytes:
+    """Drop Telnet IAC sequences: ``IAC IAC`` is a literal 0xFF, option talk is dropped."""
+    if _IAC not in line:
+        return line
+    out = bytearray()
+    i = 0
+    n = len(line)
+    while i < n:
+        b = line[i]
+        if b != _IAC:
+            out.append(b)
+            i += 1
+            continue
+        nxt = line[i + 1] if i + 1 < n else None
+        if nxt == _IAC:
+            out.append(_IAC)
+            i += 2
+        elif nxt is not None and 251 <= nxt <= 254:  # WILL WONT DO DONT <option>
+            i += 3
+        else:  # IP, DM, AYT ... or a lone IAC at the end
+            i += 2
+    return bytes(out)
+
+
+class ReplyReader:
+    """Frames replies out of the control connection's byte stream.
+
+    Feed bytes with :meth:`receive_data` (``b""`` for end of stream) and take replies
+    with :meth:`next_event` until it returns :data:`NEED_DATA`.
+    """
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._scan_from = 0
+        self._lines: list[str] = []
+        self._code: bytes | None = None
+        self._eof = False
+
+    @property
+    def pending(self) -> bool:
+        """Whether any bytes of a reply are buffered (a partial or complete reply)."""
+        return bool(self._buffer) or bool(self._lines)
+
+    def receive_data(self, data: bytes) -> None:
+        if self._eof and data:
+            raise FTPCoreError("data received after the end of the stream")
+        if not data:
+            self._eof = True
+            return
+        self._buffer += data
+
+    def _next_line(self) -> bytes | None:
+        end = self._buffer.find(b"\n", self._scan_from)
+        if end < 0:
+            self._scan_from = len(self._buffer)
+            if len(self._buffer) > MAX_LINE:
+                raise FTPCoreError(f"a reply line longer than {MAX_LINE} bytes")
+            return None
+        line = bytes(self._buffer[:end])
+        del self._buffer[: end + 1]
+        self._scan_from = 0
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        return _strip_telnet(line)
+
+    def next_event(self) -> Event | NeedData:
+        while True:
+            raw = self._next_line()
+            if raw is None:
+                if self._eof:
+                    if self._buffer or self._lines:
+                        # A reply cut off mid-way is still the server hanging up on us.
+                        self._buffer.clear()
+                        self._lines.clear()
+                        self._code = None
+                    return ConnectionClosed()
+                return NEED_DATA
+            text = raw.decode("utf-8", "surrogateescape")
+            if self._code is None:
+                if not _CODE.fullmatch(raw[:3]) or raw[3:4] not in (b"", b" ", b"-"):
+                    raise FTPCoreError(f"not an FTP reply: {text[:80]!r}")
+                if raw[3:4] == b"-":
+                    self._code = raw[:3]
+                    self._lines = [text]
+                    continue
+                return Reply(int(raw[:3]), (text,))
+            self._lines.append(text)
+            if raw[:3] == self._code and raw[3:4] in (b" ", b""):
+                reply = Reply(int(self._code), tuple(self._lines))
+                self._code = None
+                self._lines = []
+                return reply
+
+
+# -- the client state machine ------------------------------------------------------------
+
+
+class State(enum.Enum):
+    """Where the control dialogue stands, from the client's side."""
+
+    AWAIT_GREETING = "await-greeting"  # connected; the 220 (maybe after 120s) is owed
+    IDLE = "idle"  # the client may send the next command
+    AWAIT_REPLY = "await-reply"  # a command was sent; its reply is owed
+    AWAIT_TRANSFER_END = "await-transfer-end"  # a 1yz came; the final reply is owed
+    CLOSED = "closed"  # the server hung up or said 421; nothing more to do
+
+
+# (state, reply category) -> next state. Category 0 stands for ConnectionClosed. A 421
+# ("closing control connection") always leads to CLOSED and is handled before the table.
+TRANSITIONS: Final[dict[tuple[State, int], State]] = {
+    (State.AWAIT_GREETING, 1): State.AWAIT_GREETING,
+    (State.AWAIT_GREETING, 2): State.IDLE,
+    (State.AWAIT_GREETING, 4): State.CLOSED,
+    (State.AWAIT_GREETING, 5): State.CLOSED,
+    (State.AWAIT_REPLY, 1): State.AWAIT_TRANSFER_END,
+    (State.AWAIT_REPLY, 2): State.IDLE,
+    (State.AWAIT_REPLY, 3): State.IDLE,
+    (State.AWAIT_REPLY, 4): State.IDLE,
+    (State.AWAIT_REPLY, 5): State.IDLE,
+    (State.AWAIT_TRANSFER_END, 2): State.IDLE,
+    (State.AWAIT_TRANSFER_END, 4): State.IDLE,
+    (State.AWAIT_TRANSFER_END, 5): State.IDLE,
+}
+
+
+class FTPClient:
+    """The client side of one control connection.
+
+    ``receive_data(bytes)`` / ``next_event()`` for what the server says, ``send(Command)``
+    for what we say. States and transitions are in :class:`State` and :data:`TRANSITIONS`;
+    out-of-order use raises :class:`FTPCoreError`.
+    """
+
+    def __init__(self) -> None:
+        self.state = State.AWAIT_GREETING
+        self.command: Command | None = None  # the command whose reply is owed
+        self._reader = ReplyReader()
+
+    def receive_data(self, data: bytes) -> None:
+        self._reader.receive_data(data)
+
+    def next_event(self) -> Event | NeedData:
+        event = self._reader.next_event()
+        if isinstance(event, NeedData):
+            return event
+        if isinstance(event, ConnectionClosed):
+            self.state = State.CLOSED
+            return event
+        if event.code == 421:
+            self.state = State.CLOSED
+            return event
+        if self.state in (State.IDLE, State.CLOSED):
+            raise FTPCoreError(f"a reply nobody asked for: {event.line!r}")
+        if self.state is State.AWAIT_TRANSFER_END and event.category in (1, 3):
+            raise FTPCoreError(f"reply {event.line!r} after a preliminary reply")
+        nxt = TRANSITIONS.get((self.state, event.category))
+        if nxt is None:
+            raise FTPCoreError(f"reply {event.line!r} is not allowed here")
+        if (
+            nxt is State.AWAIT_TRANSFER_END
+            and self.command is not None
+            and not self.command.is_transfer
+        ):
+            # A 1yz to a command that opens no data connection: RFC 959 allows it only
+            # for transfers, but tolerate it and keep waiting for the real reply.
+            nxt = State.AWAIT_REPLY
+        self.state = nxt
+        if nxt is State.IDLE:
+            self.command = None
+        return event
+
+    def send(self, command: Command) -> bytes:
+        """The bytes of ``command``; only when no reply is owed."""
+        if self.state is not State.IDLE:
+            raise FTPCoreError(f"cannot send {command.verb} in state {self.state.value}")
+        data = command.wire()
+        self.state = State.AWAIT_REPLY
+        self.command = command
+        return data
+
+    def send_abort(self) -> bytes:
+        """``ABOR`` during a transfer (or any time): the state becomes CLOSED for reuse.
+
+        After an abort the replies owed (426 then 226, in server-dependent order) are not
+        worth reading: the handler drops the connection, so the core refuses more commands.
+        """
+        self.state = State.CLOSED
+        return Command("ABOR").wire()
+
+
+# -- reply parsers ------------------------------------------------------------------------
+
+_PASV = re.compile(r"(\d{1,3}),(\d{1,3}),(\d{1,3}),(\d{1,3}),(\d{1,3}),(\d{1,3})")
+_EPSV = re.compile(r"\((.)\1\1(\d{1,5})\1\)")
+_SIZE = re.compile(r"\d+")
+
+
+def parse_227(reply: Reply) -> tuple[str, int]:
+    """``(host, port)`` of a ``227`` reply; the six numbers are found anywhere in the text."""
+    m = _PASV.search(reply.all_text)
+    if m is None:
+        raise FTPCoreError(f"no h1,h2,h3,h4,p1,p2 in the PASV reply {reply.line!r}")
+    nums = [int(x) for x in m.groups()]
+    if any(n > 255 for n in nums):
+        raise FTPCoreError(f"a number above 255 in the PASV reply {reply.line!r}")
+    return ".".join(str(n) for n in nums[:4]), nums[4] * 256 + nums[5]
+
+
+def parse_229(reply: Reply) -> int:
+    """The port of a ``229 ... (|||port|)`` reply (RFC 2428 section 3)."""
+    m = _EPSV.search(reply.all_text)
+    if m is None:
+        raise FTPCoreError(f"no (|||port|) in the EPSV reply {reply.line!r}")
+    port = int(m.group(2))
+    if not 0 < port < 65536:
+        raise FTPCoreError(f"port {port} out of range in the EPSV reply {reply.line!r}")
+    return port
+
+
+def parse_257(reply: Reply) -> str | None:
+    """The directory of a ``257 "dir" ...`` reply (``""`` inside is one quote), or None."""
+    text = reply.text
+    if not text.startswith('"'):
+        return None
+    out = []
+    i = 1
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            if text[i + 1 : i + 2] == '"':
+                out.append('"')
+                i += 2
+                continue
+            return "".join(out)
+        out.append(ch)
+        i += 1
+    return None
+
+
+def parse_213_size(reply: Reply) -> int | None:
+    """The size of a ``213 <digits>`` SIZE reply, or None when the text is not a number."""
+    text = reply.text.strip()
+    return int(text) if _SIZE.fullmatch(text) else None
+
+
+def format_port(host: str, port: int) -> str:
+    """The argument of ``PORT``: ``h1,h2,h3,h4,p1,p2``."""
+    return ",".join([*host.split("."), str(port >> 8), str(port & 0xFF)])
+
+
+def format_eprt(host: str, port: int) -> str:
+    """The argument of ``EPRT``: ``|1|host|port|`` or ``|2|host|port|`` for IPv6."""
+    family = 2 if ":" in host else 1
+    return f"|{family}|{host}|{port}|"
+
+
+# -- ASCII type ---------------------------------------------------------------------------
+
+
+class ASCIIDecoder:
+    """CRLF to ``\\n`` for ``TYPE A`` data, in C-speed ``bytes.replace`` per chunk.
+
+    A CR that ends a chunk is held back until the next chunk shows whether an LF
+    follows; a CR not followed by LF is data and is kept.
+    """
+
+    def __init__(self) -> None:
+        self._held_cr = False
+
+    def feed(self, chunk: bytes) -> bytes:
+        if self._held_cr:
+            chunk = b"\r" + chunk
+            self._held_cr = False
+        if chunk.endswith(b"\r"):
+            chunk = chunk[:-1]
+            self._held_cr = True
+        return chunk.replace(b"\r\n", b"\n")
+
+    def flush(self) -> bytes:
+        held, self._held_cr = self._held_cr, False
+        return b"\r" if held else b""
+
+
+# -- the RFC 1738 program ----------------------------------------------------------------
+
+Mode = Literal["list", "A", "I"]
+
+
+def guess_type(name: str) -> Literal["A", "I"]:
+    """``"A"`` for a name with a text suffix, else ``"I"`` (see the module docstring)."""
+    base = name.rsplit("/", 1)[-1]
+    if "." not in base:
+        return "I"
+    suffix = base.rsplit(".", 1)[-1].lower()
+    return "A" if suffix in TEXT_SUFFIXES else "I"
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What an ftp url-path asks for: the CWD steps, the name and how to fetch it.
+
+    ``guessed`` is true when the URL had no typecode, so ``mode`` is anyurl's guess;
+    only then may a failed ``RETR`` be retried as a directory listing.
+    """
+
+    cwd: tuple[str, ...]
+    name: str
+    mode: Mode
+    guessed: bool
+
+
+def retrieval_for(parts: FTPPath) -> Retrieval:
+    """The retrieval of RFC 1738 3.2.2-3.2.3 for a decoded url-path."""
+    for segment in (*parts.cwd, parts.name):
+        if "\r" in segment or "\n" in segment:
+            raise FTPCoreError("a CR or LF in an ftp path segment would end a command early")
+    if parts.typecode == "d":
+        return Retrieval(parts.cwd, parts.name, "list", guessed=False)
+    if parts.typecode in ("a", "i"):
+        return Retrieval(parts.cwd, parts.name, "A" if parts.typecode == "a" else "I", False)
+    if parts.name == "":
+        return Retrieval(parts.cwd, "", "list", guessed=True)
+    return Retrieval(parts.cwd, parts.name, guess_type(parts.name), guessed=True)
+
+
+def retrieval_commands(
+    retrieval: Retrieval,
+    *,
+    offset: int = 0,
+    data_command: Command = Command("EPSV"),
+    ask_size: bool = True,
+) -> list[Command]:
+    """The commands after login for one retrieval, in order, on the happy path.
+
+    CWD per segment; then ``NLST [name]`` for a listing, else ``TYPE``, ``SIZE`` (image
+    type only: in ASCII type the count depends on line-end conversion), the data
+    connection command, ``REST`` when resuming an image transfer (it must be the last
+    command before the transfer, RFC 3659 5.3) and ``RETR``.
+    """
+    commands = [Command("CWD", segment) for segment in retrieval.cwd]
+    if retrieval.mode == "list":
+        commands.append(data_command)
+        commands.append(Command("NLST", retrieval.name or None))
+        return commands
+    commands.append(Command("TYPE", retrieval.mode))
+    if retrieval.mode == "I" and ask_size:
+        commands.append(Command("SIZE", retrieval.name))
+    commands.append(data_command)
+    if offset and retrieval.mode == "I":
+        commands.append(Command("REST", str(offset)))
+    commands.append(Command("RETR", retrieval.name))
+    return commands

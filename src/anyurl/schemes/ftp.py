@@ -1,0 +1,775 @@
+"""The ftp scheme (RFC 1738 section 3.2): run the URL's FTP program over anyio streams.
+
+The dialogue itself lives in the sans-I/O core :mod:`anyurl.protocols.ftp`; this module
+connects, feeds it bytes, opens data connections and maps replies to
+:mod:`anyurl.errors`. For ``ftp://user@host/a/b/name;type=i`` it sends, in order::
+
+    USER user / PASS ... / ACCT ...     as the server asks (331, 332); anonymous without a user
+    PWD                                 remember the login directory, for connection reuse
+    CWD a / CWD b                       one per <cwd> segment, decoded, even an empty one
+    TYPE I / SIZE name                  SIZE only in image type: it checks completeness
+    EPSV (PASV on 5xx) or EPRT/PORT     a fresh data connection per transfer
+    REST n                              only when resuming an image transfer
+    RETR name                           or NLST [name] for a listing
+
+Login (3.2.1): the URL's user and password; without a user, ``~/.netrc`` (or
+``Config.netrc_path``), else ``anonymous`` with ``Config.anonymous_email`` as password.
+A user without a password who is asked for one (331) gets it from
+``FetchOptions.password_callback``; without a callback the login fails with
+:class:`~anyurl.errors.LoginDenied` (exit 67) at once rather than hanging.
+
+Passive mode connects to the *control connection's peer* whatever address a 227 reply
+names (as curl and ftplib do): that defeats FTP bounce and broken NAT answers alike.
+
+Replies map to errors as curl does: 530 :class:`LoginDenied` (67); a refused CWD
+:class:`RemoteAccessDenied` (9); a refused RETR :class:`RemoteFileNotFound` (78); 421
+and 426 :class:`ConnectionLost` (56), 425 :class:`ConnectFailed` (7); a transfer whose
+final reply is not 2yz, or that delivers fewer bytes than SIZE announced,
+:class:`PartialTransfer` (18). Messages quote the server's reply line and the masked URL.
+
+Connection reuse (3.2.5): a control connection whose transfer completed cleanly is kept
+per (host, port, user, password) for ``Config.idle_timeout`` seconds. Before it serves
+the next URL it is returned to the login directory with ``CWD <dir PWD reported after
+login>`` (skipped when the previous URL made no CWD); a connection whose PWD reply could
+not be parsed is never reused, and one that turns out dead (EOF, 421, a refused CWD) is
+replaced by a fresh login transparently. Expired connections are closed when the pool is
+next touched or when the resolver closes.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import netrc
+import os
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+
+import anyio
+
+from anyurl.config import Config
+from anyurl.errors import (
+    AnyURLError,
+    ConnectFailed,
+    ConnectionLost,
+    LoginDenied,
+    PartialTransfer,
+    ProtocolError,
+    RemoteAccessDenied,
+    RemoteFileNotFound,
+    ResumeFailed,
+    ServerError,
+    URLError,
+)
+from anyurl.protocols.ftp import (
+    ASCIIDecoder,
+    Command,
+    ConnectionClosed,
+    FTPClient,
+    FTPCoreError,
+    NeedData,
+    Reply,
+    Retrieval,
+    State,
+    format_eprt,
+    format_port,
+    parse_213_size,
+    parse_227,
+    parse_229,
+    parse_257,
+    retrieval_commands,
+    retrieval_for,
+)
+from anyurl.resource import Resource, ResourceInfo
+from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
+from anyurl.transport import DEFAULT_RECEIVE_SIZE, Listener, Stream, connect_tcp, open_listener
+from anyurl.url import URL, FTPPath
+
+__all__ = ["FTPHandler"]
+
+DEFAULT_PORT = 21
+#: Replies on the control connection are short; a small read is plenty.
+CONTROL_RECEIVE_SIZE = 65536
+#: How long QUIT and ABOR may take when we are closing anyway.
+GOODBYE_TIMEOUT = 2.0
+
+PoolKey = tuple[str, int, str | None, str | None]
+
+
+@dataclass(frozen=True)
+class _Login:
+    user: str
+    password: str | None
+    account: str | None
+    anonymous: bool
+
+
+class _Control:
+    """One control connection: a transport stream and the core, plus what we learnt."""
+
+    def __init__(self, stream: Stream, key: PoolKey, url: URL):
+        self.stream = stream
+        self.key = key
+        self.url = url
+        self.core = FTPClient()
+        self.trace: Trace | None = None
+        self.home: str | None = None  # what PWD said after login
+        self.at_home = True
+        self.epsv: bool | None = None  # None: not tried yet
+        self.eprt: bool | None = None
+        self.size: bool | None = None
+        self.idle_since = 0.0
+        self.replies_this_use = 0
+
+    def note(self, text: str) -> None:
+        if self.trace is not None:
+            self.trace(f"* {text}")
+
+    async def read_reply(self) -> Reply:
+        """The next complete reply; EOF is :class:`ConnectionLost`."""
+        while True:
+            try:
+                event = self.core.next_event()
+            except FTPCoreError as exc:
+                raise ProtocolError(
+                    f"ftp server of {self.url.masked()} broke the protocol: {exc}", url=self.url
+                ) from exc
+            if isinstance(event, NeedData):
+                self.core.receive_data(await self.stream.receive(CONTROL_RECEIVE_SIZE))
+                continue
+            if isinstance(event, ConnectionClosed):
+                raise ConnectionLost(
+                    f"ftp server of {self.url.masked()} closed the control connection",
+                    url=self.url,
+                    hint="The server may limit connections or idle time; try again.",
+                )
+            if self.trace is not None:
+                for line in event.lines:
+                    self.trace(f"< {line}")
+            self.replies_this_use += 1
+            if event.code == 421:
+                raise ConnectionLost(
+                    f"ftp server of {self.url.masked()} is closing the connection: {event.line}",
+                    url=self.url,
+                    hint="The server is busy or shutting down; try again later.",
+                )
+            return event
+
+    async def command(self, command: Command) -> Reply:
+        """Send ``command`` and return its first reply (a 1yz for a starting transfer)."""
+        try:
+            data = self.core.send(command)
+        except FTPCoreError as exc:
+            raise URLError(f"cannot send {command.verb} for {self.url.masked()}: {exc}") from exc
+        if self.trace is not None:
+            self.trace(f"> {command.display()}")
+        await self.stream.send(data)
+        return await self.read_reply()
+
+    async def goodbye(self, *, abort: bool = False) -> None:
+        """ABOR (when a transfer is cut) and QUIT, best effort, then close the stream."""
+        with anyio.CancelScope(shield=True), anyio.move_on_after(GOODBYE_TIMEOUT):
+            try:
+                if abort and self.core.state is not State.CLOSED:
+                    data = self.core.send_abort() + Command("QUIT").wire()
+                    if self.trace is not None:
+                        self.trace("> ABOR")
+                        self.trace("> QUIT")
+                    await self.stream.send(data)
+                elif self.core.state is State.IDLE:
+                    await self.command(Command("QUIT"))
+            except AnyURLError:
+                pass
+        with anyio.CancelScope(shield=True):
+            await self.stream.aclose()
+
+
+class _DataChannel:
+    """A data connection: connected already (passive) or still to be accepted (active)."""
+
+    def __init__(self, stream: Stream | None, listener: Listener | None, stack: AsyncExitStack):
+        self._stream = stream
+        self._listener = listener
+        self._stack = stack
+
+    async def connected(self, timeout: float | None) -> Stream:
+        if self._stream is None:
+            assert self._listener is not None
+            self._stream = await self._listener.accept(timeout)
+            await self._stack.aclose()  # the listener: one connection is all we take
+            self._listener = None
+        return self._stream
+
+    async def aclose(self) -> None:
+        with anyio.CancelScope(shield=True):
+            if self._stream is not None:
+                await self._stream.aclose()
+            await self._stack.aclose()
+
+
+class _Transfer:
+    """Streams one data connection into a Resource and settles the control connection."""
+
+    def __init__(
+        self,
+        handler: FTPHandler,
+        control: _Control,
+        data: Stream,
+        decoder: ASCIIDecoder | None,
+        url: URL,
+    ):
+        self.handler = handler
+        self.control = control
+        self.data = data
+        self.decoder = decoder
+        self.url = url
+        self.received = 0
+        self.completed = False
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        receive = self.data.receive
+        decoder = self.decoder
+        size = DEFAULT_RECEIVE_SIZE
+        if decoder is None:
+            # Image type: hand the kernel's buffers on untouched, no per-byte work.
+            while chunk := await receive(size):
+                self.received += len(chunk)
+                yield chunk
+        else:
+            while chunk := await receive(size):
+                self.received += len(chunk)
+                text = decoder.feed(chunk)
+                if text:
+                    yield text
+            tail = decoder.flush()
+            if tail:
+                yield tail
+        await self.data.aclose()
+        reply = await self.control.read_reply()
+        if reply.category != 2:
+            raise PartialTransfer(
+                f"ftp server ended the transfer of {self.url.masked()} after {self.received} "
+                f"bytes with: {reply.line}",
+                received=self.received,
+                url=self.url,
+                hint="Try again with resume (-C) to continue where it stopped.",
+            )
+        self.completed = True
+
+    async def close(self) -> None:
+        with anyio.CancelScope(shield=True):
+            await self.data.aclose()
+            if self.completed:
+                await self.handler._release(self.control)
+            else:
+                await self.control.goodbye(abort=True)
+
+
+def _empty() -> AsyncIterator[bytes]:
+    async def gen() -> AsyncIterator[bytes]:
+        return
+        yield b""  # pragma: no cover
+
+    return gen()
+
+
+class FTPHandler(SchemeHandler):
+    """``ftp:`` URLs: RFC 1738 3.2 exactly, with a pool of logged-in control connections."""
+
+    schemes = ("ftp",)
+
+    def __init__(self, config: Config, *, warn: Callable[[str], None] | None = None) -> None:
+        super().__init__(config, warn=warn)
+        self._idle: dict[PoolKey, list[_Control]] = {}
+        self._prompted: dict[PoolKey, str] = {}
+        #: Counters for tests and the benchmark: logins made and connections reused.
+        self.stats = {"connections": 0, "reused": 0}
+
+    # -- what the URL asks for ---------------------------------------------------------
+
+    def _retrieval(self, url: URL) -> Retrieval:
+        parts = url.parts
+        if not isinstance(parts, FTPPath):
+            raise URLError(f"{url.masked()} is not an ftp URL", url=url)
+        for value in (url.user, url.password):
+            if value is not None and ("\r" in value or "\n" in value):
+                raise URLError(
+                    f"{url.masked()} has a CR or LF in its user or password, which would end "
+                    "the USER or PASS command early",
+                    url=url,
+                )
+        try:
+            return retrieval_for(parts)
+        except FTPCoreError as exc:
+            raise URLError(f"{url.masked()}: {exc}", url=url) from exc
+
+    def _key(self, url: URL) -> PoolKey:
+        port = url.effective_port or DEFAULT_PORT
+        return (url.connect_host.lower(), port, url.user, url.password)
+
+    def _netrc(self, host: str) -> tuple[str, str, str] | None:
+        """(login, account, password) for ``host`` from the netrc file, or None."""
+        if not self.config.use_netrc:
+            return None
+        path = self.config.netrc_path or os.environ.get("NETRC") or os.path.expanduser(
+            "~/.netrc"
+        )
+        if not os.path.isfile(path):
+            return None
+        try:
+            entry = netrc.netrc(path).authenticators(host)
+        except (netrc.NetrcParseError, OSError) as exc:
+            self.warn(f"ignoring {path}: {exc}")
+            return None
+        if entry is None:
+            return None
+        login, account, password = entry
+        return (login or "", account or "", password or "")
+
+    def _login(self, url: URL) -> _Login:
+        """Who to log in as: the URL, else netrc, else anonymous (RFC 1738 3.2.1)."""
+        user, password, account = url.user, url.password, None
+        if user is None or password is None:
+            entry = self._netrc(url.connect_host)
+            if entry is not None and entry[0] and (user is None or user == entry[0]):
+                user = entry[0]
+                password = entry[2] if password is None else password
+                account = entry[1] or None
+        if user is None:
+            return _Login("anonymous", password or self.config.anonymous_email, None, True)
+        return _Login(user, password, account, False)
+
+    def plan(self, url: URL, options: FetchOptions) -> list[str]:
+        retrieval = self._retrieval(url)
+        login = self._login(url)
+        passive = bool(options.extra.get("passive", self.config.ftp_passive))
+        offset = options.offset if retrieval.mode == "I" else 0
+        data_command = Command("EPSV") if passive else Command("EPRT", "|1|<address>|<port>|")
+        commands = [Command("USER", login.user), Command("PASS", "")]
+        if login.account is not None:
+            commands.append(Command("ACCT", login.account))
+        commands.append(Command("PWD"))
+        commands += retrieval_commands(retrieval, offset=offset, data_command=data_command)
+        commands.append(Command("QUIT"))
+        return [c.display() if c.verb not in ("PASS",) else "PASS ****" for c in commands]
+
+    # -- the pool --------------------------------------------------------------------------
+
+    async def _acquire(
+        self, url: URL, login: _Login, options: FetchOptions
+    ) -> tuple[_Control, bool]:
+        key = self._key(url)
+        idle = self._idle.get(key, [])
+        now = time.monotonic()
+        chosen: _Control | None = None
+        for control in list(idle):
+            if chosen is None and now - control.idle_since <= self.config.idle_timeout:
+                chosen = control
+                idle.remove(control)
+        for control in list(idle):  # whatever is left has expired
+            if now - control.idle_since > self.config.idle_timeout:
+                idle.remove(control)
+                await control.goodbye()
+        if chosen is not None:
+            chosen.trace = options.trace
+            chosen.url = url
+            chosen.replies_this_use = 0
+            chosen.note(
+                f"reusing the control connection to {key[0]}:{key[1]} "
+                f"(idle {now - chosen.idle_since:.1f} s)"
+            )
+            self.stats["reused"] += 1
+            return chosen, True
+        return await self._connect(url, login, options), False
+
+    async def _release(self, control: _Control) -> None:
+        reusable = (
+            control.home is not None
+            and control.core.state is State.IDLE
+            and self.config.idle_timeout > 0
+        )
+        if not reusable:
+            await control.goodbye()
+            return
+        control.idle_since = time.monotonic()
+        control.trace = None
+        self._idle.setdefault(control.key, []).append(control)
+
+    async def aclose(self) -> None:
+        idle, self._idle = self._idle, {}
+        for controls in idle.values():
+            for control in controls:
+                await control.goodbye()
+
+    # -- connecting and logging in ---------------------------------------------------------
+
+    async def _connect(self, url: URL, login: _Login, options: FetchOptions) -> _Control:
+        host = url.connect_host
+        port = url.effective_port or DEFAULT_PORT
+        stream = await connect_tcp(
+            host,
+            port,
+            url=url,
+            connect_timeout=self.config.connect_timeout,
+            read_timeout=self.config.read_timeout,
+            what="the ftp control connection",
+        )
+        control = _Control(stream, self._key(url), url)
+        control.trace = options.trace
+        self.stats["connections"] += 1
+        try:
+            await self._greet_and_login(control, url, login, options)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await control.goodbye()
+            raise
+        return control
+
+    async def _greet_and_login(
+        self, control: _Control, url: URL, login: _Login, options: FetchOptions
+    ) -> None:
+        while True:
+            greeting = await control.read_reply()
+            if greeting.category != 1:  # 120 "ready in n minutes": keep waiting
+                break
+        if greeting.category != 2:
+            raise ServerError(
+                f"ftp server of {url.masked()} refused the connection: {greeting.line}",
+                status=greeting.code,
+                url=url,
+            )
+        reply = await control.command(Command("USER", login.user))
+        if reply.category == 3 and reply.code != 332:
+            password = login.password
+            if password is None:
+                password = await self._ask_password(url, reply, options)
+            reply = await control.command(Command("PASS", password))
+        if reply.code == 332:
+            account = login.account or options.extra.get("account")
+            if not isinstance(account, str):
+                raise LoginDenied(
+                    f"ftp server of {url.masked()} asks for an account for user "
+                    f"{login.user!r}: {reply.line}",
+                    url=url,
+                    hint="Give one in ~/.netrc ('account NAME').",
+                )
+            reply = await control.command(Command("ACCT", account))
+        if reply.category != 2:
+            raise LoginDenied(
+                f"ftp server of {url.masked()} refused the login of user {login.user!r}: "
+                f"{reply.line}",
+                url=url,
+                hint="Check the user name and password (in the URL or ~/.netrc).",
+            )
+        pwd = await control.command(Command("PWD"))
+        control.home = parse_257(pwd) if pwd.code == 257 else None
+        if control.home is None:
+            control.note("the login directory is unknown: this connection will not be reused")
+        control.at_home = True
+
+    async def _ask_password(self, url: URL, reply: Reply, options: FetchOptions) -> str:
+        key = self._key(url)
+        known = self._prompted.get(key)
+        if known is not None:
+            return known
+        callback = options.password_callback
+        password = None
+        if callback is not None:
+            password = await callback(url)
+        if password is None:
+            raise LoginDenied(
+                f"ftp server of {url.masked()} asks for the password of user {url.user!r} "
+                f"({reply.line}) and none was given",
+                url=url,
+                hint="Put it in the URL (ftp://user:password@host/) or ~/.netrc, or run "
+                "anyurl on a terminal to be asked for it.",
+            )
+        if "\r" in password or "\n" in password:
+            raise LoginDenied(
+                f"the password given for {url.masked()} has a line end, which cannot be sent",
+                url=url,
+            )
+        self._prompted[key] = password
+        return password
+
+    # -- one URL ---------------------------------------------------------------------------
+
+    async def open(self, url: URL, options: FetchOptions) -> Resource:
+        retrieval = self._retrieval(url)
+        login = self._login(url)
+        offset = options.offset
+        if offset and retrieval.mode != "I":
+            self.warn(
+                f"not resuming {url.masked()}: byte offsets only hold in image type "
+                "(RFC 3659 5.1); fetching it whole"
+            )
+            offset = 0
+        for attempt in (1, 2):
+            control, reused = await self._acquire(url, login, options)
+            try:
+                return await self._retrieve(control, url, retrieval, offset, options, reused)
+            except ConnectionLost:
+                # A pooled connection may have died while idle: its first reply tells.
+                # Then replay the URL on a fresh login, once.
+                stale = reused and control.replies_this_use == 0 and attempt == 1
+                with anyio.CancelScope(shield=True):
+                    await control.goodbye()
+                if not stale:
+                    raise
+                control.note("the pooled connection was dead; logging in again")
+            except (RemoteAccessDenied, RemoteFileNotFound, ResumeFailed):
+                # The server said no, and the dialogue is intact: keep the login.
+                with anyio.CancelScope(shield=True):
+                    await self._release(control)
+                raise
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await control.goodbye(abort=control.core.state is not State.IDLE)
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _refused(
+        self,
+        reply: Reply,
+        command: Command,
+        url: URL,
+        default: type[AnyURLError],
+        hint: str | None = None,
+    ) -> AnyURLError:
+        what = command.verb if command.argument is None else f"{command.verb} {command.argument!r}"
+        message = f"ftp server refused {what} for {url.masked()}: {reply.line}"
+        if reply.code == 425:
+            return ConnectFailed(
+                message, url=url, hint="A firewall may block the data connection; try "
+                "the other mode (passive/active).")
+        if reply.code in (421, 426):
+            return ConnectionLost(message, url=url, hint="Try again.")
+        if reply.code == 530:
+            return LoginDenied(message, url=url, hint="Check the user name and password.")
+        if default is ServerError:
+            return ServerError(message, status=reply.code, url=url, hint=hint)
+        return default(message, url=url, hint=hint)
+
+    async def _retrieve(
+        self,
+        control: _Control,
+        url: URL,
+        retrieval: Retrieval,
+        offset: int,
+        options: FetchOptions,
+        reused: bool,
+    ) -> Resource:
+        if reused and not control.at_home:
+            assert control.home is not None
+            back = Command("CWD", control.home)
+            reply = await control.command(back)
+            if reply.category != 2:
+                # We cannot get back reliably: treat the connection as stale.
+                raise ConnectionLost(
+                    f"ftp server of {url.masked()} refused CWD back to the login directory "
+                    f"{control.home!r}: {reply.line}",
+                    url=url,
+                )
+            control.at_home = True
+        for segment in retrieval.cwd:
+            control.at_home = False
+            command = Command("CWD", segment)
+            reply = await control.command(command)
+            if reply.category != 2:
+                raise self._refused(
+                    reply, command, url, RemoteAccessDenied,
+                    hint="Each path segment is one CWD from the login directory; "
+                    "start the path with %2F for an absolute directory.",
+                )
+        if retrieval.mode == "list":
+            return await self._list(control, url, retrieval.name, options)
+        command = Command("TYPE", retrieval.mode)
+        reply = await control.command(command)
+        if reply.category != 2:
+            raise self._refused(reply, command, url, ServerError)
+        size: int | None = None
+        if retrieval.mode == "I" and control.size is not False:
+            reply = await control.command(Command("SIZE", retrieval.name))
+            if reply.code == 213:
+                size = parse_213_size(reply)
+                control.size = True
+            elif reply.code in (500, 502):
+                control.size = False  # not implemented: do not ask this server again
+            # A 550 to SIZE proves nothing (RFC 3659 4.2): RETR will tell.
+        if offset and size is not None:
+            if offset > size:
+                raise ResumeFailed(
+                    f"cannot resume {url.masked()} at byte {offset}: the file has {size} bytes",
+                    url=url,
+                    hint="The remote file shrank or changed; download it again without -C.",
+                )
+            if offset == size:
+                control.note("the file is already complete; nothing to transfer")
+                info = ResourceInfo(
+                    url=url, size=0, total_size=size, offset=offset,
+                    content_type=mimetypes.guess_type(retrieval.name)[0],
+                    filename=retrieval.name or None,
+                )
+                return Resource(info, _empty(), on_close=lambda: self._release(control))
+        channel = await self._open_data(control, url, options)
+        try:
+            if offset:
+                reply = await control.command(Command("REST", str(offset)))
+                if reply.code != 350:
+                    self.warn(
+                        f"ftp server refused REST {offset} for {url.masked()} "
+                        f"({reply.line}); fetching it whole"
+                    )
+                    offset = 0
+            command = Command("RETR", retrieval.name)
+            reply = await control.command(command)
+            if reply.category != 1:
+                await channel.aclose()
+                if reply.code in (450, 550) and retrieval.guessed:
+                    # Lynx's heuristic: a name that cannot be retrieved may be a directory.
+                    cwd = Command("CWD", retrieval.name)
+                    again = await control.command(cwd)
+                    if again.category == 2:
+                        control.at_home = False
+                        return await self._list(control, url, "", options)
+                raise self._refused(
+                    reply, command, url, RemoteFileNotFound,
+                    hint="Check the file name; names are case-sensitive on most servers.",
+                )
+            data = await channel.connected(self.config.connect_timeout)
+        except BaseException:
+            await channel.aclose()
+            raise
+        info = ResourceInfo(
+            url=url,
+            size=None if size is None else size - offset,
+            total_size=size,
+            offset=offset,
+            content_type=mimetypes.guess_type(retrieval.name)[0],
+            filename=retrieval.name or None,
+            kind="file",
+            extra={"type": retrieval.mode},
+        )
+        decoder = ASCIIDecoder() if retrieval.mode == "A" else None
+        transfer = _Transfer(self, control, data, decoder, url)
+        return Resource(info, transfer.chunks(), on_close=transfer.close)
+
+    async def _list(
+        self, control: _Control, url: URL, name: str, options: FetchOptions
+    ) -> Resource:
+        """``NLST [name]``; ``LIST`` when the server does not implement NLST (500/502)."""
+        reply: Reply | None = None
+        for verb in ("NLST", "LIST"):
+            channel = await self._open_data(control, url, options)
+            command = Command(verb, name or None)
+            try:
+                reply = await control.command(command)
+                if reply.category == 1:
+                    data = await channel.connected(self.config.connect_timeout)
+                    break
+            except BaseException:
+                await channel.aclose()
+                raise
+            await channel.aclose()
+            if reply.code not in (500, 502):
+                raise self._refused(reply, command, url, RemoteFileNotFound)
+        else:
+            assert reply is not None
+            raise self._refused(reply, command, url, RemoteFileNotFound)
+        info = ResourceInfo(
+            url=url, content_type="text/plain", kind="directory", filename=None,
+            extra={"command": verb},
+        )
+        # Listings use an implied TYPE AN (RFC 1123 4.1.2.7): convert line ends.
+        transfer = _Transfer(self, control, data, ASCIIDecoder(), url)
+        return Resource(info, transfer.chunks(), on_close=transfer.close)
+
+    async def _open_data(
+        self, control: _Control, url: URL, options: FetchOptions
+    ) -> _DataChannel:
+        """A data connection: EPSV, else PASV; or EPRT, else PORT in active mode."""
+        passive = bool(options.extra.get("passive", self.config.ftp_passive))
+        stack = AsyncExitStack()
+        if passive:
+            host = control.stream.remote_address[0]
+            port: int | None = None
+            if control.epsv is not False:
+                command = Command("EPSV")
+                reply = await control.command(command)
+                if reply.code == 229:
+                    port = _port_229(url, reply)
+                    control.epsv = True
+                elif reply.category == 5:
+                    control.epsv = False  # fall back to PASV, now and on this connection
+                else:
+                    raise self._refused(reply, command, url, ProtocolError)
+            if port is None:
+                command = Command("PASV")
+                reply = await control.command(command)
+                if reply.code != 227:
+                    raise self._refused(
+                        reply, command, url, ConnectFailed,
+                        hint="The server refuses passive mode; try active mode.",
+                    )
+                named, port = _address_227(url, reply)
+                if named != host:
+                    control.note(
+                        f"ignoring the address {named} of the 227 reply; connecting to the "
+                        f"control connection's peer {host}"
+                    )
+            stream = await connect_tcp(
+                host,
+                port,
+                url=url,
+                connect_timeout=self.config.connect_timeout,
+                read_timeout=self.config.read_timeout,
+                what="the ftp data connection",
+            )
+            return _DataChannel(stream, None, stack)
+        local = control.stream.local_address[0]
+        try:
+            listener = await stack.enter_async_context(
+                open_listener(local, url=url, read_timeout=self.config.read_timeout)
+            )
+            lhost, lport = listener.address
+            done = False
+            if control.eprt is not False or ":" in lhost:
+                command = Command("EPRT", format_eprt(lhost, lport))
+                reply = await control.command(command)
+                if reply.category == 2:
+                    done = control.eprt = True
+                elif reply.category == 5 and ":" not in lhost:
+                    control.eprt = False
+                else:
+                    raise self._refused(reply, command, url, ConnectFailed)
+            if not done:
+                command = Command("PORT", format_port(lhost, lport))
+                reply = await control.command(command)
+                if reply.category != 2:
+                    raise self._refused(
+                        reply, command, url, ConnectFailed,
+                        hint="The server refuses active mode; try passive mode.",
+                    )
+        except BaseException:
+            await stack.aclose()
+            raise
+        return _DataChannel(None, listener, stack)
+
+
+def _weird(url: URL, exc: FTPCoreError) -> ProtocolError:
+    return ProtocolError(f"ftp server of {url.masked()} sent {exc}", url=url)
+
+
+def _port_229(url: URL, reply: Reply) -> int:
+    try:
+        return parse_229(reply)
+    except FTPCoreError as exc:
+        raise _weird(url, exc) from exc
+
+
+def _address_227(url: URL, reply: Reply) -> tuple[str, int]:
+    try:
+        return parse_227(reply)
+    except FTPCoreError as exc:
+        raise _weird(url, exc) from exc

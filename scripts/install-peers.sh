@@ -8,11 +8,11 @@
 # on free ports, never by this script.
 #
 # pure-ftpd conflicts with vsftpd as a package, so its .deb is only unpacked under
-# $ANYURL_PEERS_OPT/pure-ftpd (default /opt/anyurl-peers/pure-ftpd).
+# /opt/anyurl-peers/pure-ftpd.
 set -euo pipefail
 
 PYTHON=${PYTHON:-python3}
-OPT=${ANYURL_PEERS_OPT:-/opt/anyurl-peers}
+OPT=/opt/anyurl-peers  # tests/peers/table.py PEERS_OPT
 # Keep in sync with tests/peers/table.py (LOCAL_USER, LOCAL_PASSWORD).
 PEER_USER=anyurl
 PEER_PASSWORD=anyurl-peer-pw

@@ -6,7 +6,8 @@ The run directory (ANYURL_PEERS_DIR, default `.peers/` in the repo root) holds:
     <peer>/            the peer's throwaway config, its logs (output.log and others)
     state.json         name -> host, port, pids, user/password, logs, ...; and the data manifest
     env                ANYURL_PEER_<NAME>=127.0.0.1:PORT lines, for `source` or `env $(cat ...)`
-    .anyurl-peers      marks the directory as ours: `start` empties it, nothing else is removed
+    .anyurl-peers      marks the directory as ours: `start` empties it (but for nested run
+                       directories, such as the pytest fixture's .peers/pytest)
 
 Each peer runs in a new session (so its own process group); `stop` signals exactly those groups,
 the descendants of their leaders, and nothing else, after checking that each leader is still the
@@ -198,7 +199,10 @@ def _prepare_run_dir(run_dir: Path) -> None:
     if state and running_peers(state):
         raise PeersError(f"peers {', '.join(running_peers(state))} are already running from"
                          f" {run_dir}: run `python -m tests.peers stop` first")
-    if run_dir.exists() and any(run_dir.iterdir()) and not (run_dir / MARKER).exists():
+    # Nested run directories (the pytest fixture's .peers/pytest) are other sets: kept.
+    entries = list(run_dir.iterdir()) if run_dir.exists() else []
+    nested = [entry for entry in entries if (entry / MARKER).is_file()]
+    if len(nested) < len(entries) and not (run_dir / MARKER).exists():
         raise PeersError(f"{run_dir} is not empty and is not a peers run directory; choose"
                          " another ANYURL_PEERS_DIR")
     if not run_dir.parent.exists():
@@ -207,9 +211,14 @@ def _prepare_run_dir(run_dir: Path) -> None:
     if not world_traversable(run_dir.parent):
         raise PeersError(f"{run_dir.parent} (or a parent) cannot be entered by other users, as"
                          " servers that drop privileges must; choose another ANYURL_PEERS_DIR")
-    if run_dir.exists():
-        shutil.rmtree(run_dir)
-    run_dir.mkdir(parents=True)
+    for entry in entries:
+        if entry in nested:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    run_dir.mkdir(exist_ok=True)
     os.chmod(run_dir, 0o755)  # servers drop to other users and must reach the data root
     (run_dir / MARKER).write_text("run directory of `python -m tests.peers`; removed by start\n")
 

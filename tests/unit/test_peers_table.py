@@ -110,3 +110,24 @@ def test_news_articles_carry_an_xref_and_a_dot_line():
     headers, body = article.split(b"\n\n", 1)
     assert b"\nXref: peers.example anyurl.test:2" in headers
     assert any(line.startswith(b".") for line in body.splitlines())
+
+
+def test_a_missing_server_says_how_to_install_it():
+    import dataclasses
+
+    peer = dataclasses.replace(PEERS_BY_NAME["vsftpd"], binaries=("/nonexistent/vsftpd",))
+    reason = servers.missing(peer)
+    assert reason is not None
+    assert "/nonexistent/vsftpd" in reason and "scripts/install-peers.sh" in reason
+
+
+def test_the_fixture_fails_a_test_that_needs_a_missing_peer():
+    from tests.peers.pytest_plugin import Peers
+
+    state = {"run_dir": "/nonexistent", "data_root": "/nonexistent/data", "large_size": 0,
+             "files": {}, "peers": {"vsftpd": {"status": "missing",
+                                               "error": "peer 'vsftpd' needs ...: run it"}}}
+    with pytest.raises(pytest.fail.Exception, match="needs"):
+        Peers(state)["vsftpd"]
+    with pytest.raises(pytest.fail.Exception, match="not started"):
+        Peers(state)["nginx"]

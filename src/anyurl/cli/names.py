@@ -1,10 +1,16 @@
 """Local file names for remote resources (``-O``): scheme-aware and safe.
 
-The name comes from the decoded URL (the handler's suggestion first), then is made
-harmless: no ``/`` or ``\\``, no ``..`` or leading dot-only names, no control
-characters, never empty. ``;type=`` is already gone (the ftp view strips it), a
-gopher type character is not part of the selector's last segment, and a Message-ID
-loses its angle brackets and ``@`` becomes ``_at_``.
+The name is the last segment of the URL's path *as the scheme splits it*, decoded:
+an escaped slash (``%2F``) is data inside a segment (RFC 1738 3.3), so
+``http://h/a/..%2F..%2Fetc%2Fpasswd`` names the one segment ``../../etc/passwd``,
+never a path. Then the name is made harmless as a single component of the output
+directory: ``/`` and ``\\`` and control characters become ``_``, leading dots and
+blanks go (no ``..``, no hidden ``.bashrc`` planted by a URL), it is cut to 255
+bytes, and it is never empty (the host, then the scheme, stand in).
+
+Per scheme: ``;type=`` is already gone (the ftp view strips it); a gopher type
+character is not part of the selector; a Message-ID loses its angle brackets and
+``@`` becomes ``_at_``; an NNTP article is ``group.number``.
 """
 
 from __future__ import annotations
@@ -26,15 +32,25 @@ from anyurl.url import (
 __all__ = ["remote_name", "safe_name"]
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\]")
+#: Most file systems limit one name to 255 bytes.
+MAX_NAME_BYTES = 255
 
 
 def safe_name(name: str, fallback: str = "index") -> str:
-    """``name`` made safe as a single path component in the current directory."""
-    name = _UNSAFE.sub("_", name).strip()
-    name = name.lstrip(".") if set(name) <= {"."} else name
-    if name in ("", ".", ".."):
+    """``name`` made safe as a single, visible path component; ``fallback`` if nothing is left.
+
+    >>> safe_name("../../etc/passwd")
+    '_.._etc_passwd'
+    >>> safe_name(".bashrc")
+    'bashrc'
+    """
+    name = _UNSAFE.sub("_", name).strip().lstrip(". ")
+    if not name:
         return fallback
-    return name[:255]
+    encoded = name.encode("utf-8", "surrogateescape")
+    if len(encoded) > MAX_NAME_BYTES:
+        name = encoded[:MAX_NAME_BYTES].decode("utf-8", "ignore")
+    return name
 
 
 def _last(path: str) -> str:
@@ -42,7 +58,7 @@ def _last(path: str) -> str:
 
 
 def remote_name(url: URL, suggested: str | None = None) -> str:
-    """The file name ``-O`` saves ``url`` under."""
+    """The file name ``-O`` saves ``url`` under (``suggested``: a name the server gave)."""
     if suggested:
         return safe_name(_last(suggested))
     parts = url.parts
@@ -50,7 +66,7 @@ def remote_name(url: URL, suggested: str | None = None) -> str:
     if isinstance(parts, FTPPath):
         name = parts.name or (parts.cwd[-1] if parts.cwd else "")
     elif isinstance(parts, HTTPPath):
-        name = _last(decode(parts.hpath or ""))
+        name = decode(_last(parts.hpath or ""))  # split on real slashes, then decode
     elif isinstance(parts, GopherPath):
         name = _last(parts.selector)
     elif isinstance(parts, FilePath):
@@ -61,4 +77,4 @@ def remote_name(url: URL, suggested: str | None = None) -> str:
         name = f"{parts.group or 'news'}.{parts.article}" if parts.article else parts.group or ""
     elif isinstance(parts, WAISPath):
         name = parts.wpath or parts.database or ""
-    return safe_name(name, fallback=safe_name(url.host or url.scheme))
+    return safe_name(name, fallback=safe_name(url.host or "", fallback=url.scheme))

@@ -13,4 +13,5 @@ __all__ = ["BUILTIN_HANDLERS"]
 BUILTIN_HANDLERS: dict[str, str] = {
     "file": "anyurl.schemes.file:FileHandler",
     "ftp": "anyurl.schemes.ftp:FTPHandler",
+    "gopher": "anyurl.schemes.gopher:GopherHandler",
 }

@@ -1,0 +1,529 @@
+"""The gopher scheme (RFC 1738 3.4): Gopher and Gopher+ items, menus, searches and forms.
+
+One TCP connection per request, driven by the sans-I/O core
+:mod:`anyurl.protocols.gopher`. What comes back depends on the item:
+
+* menus (type ``1``, search results of type ``7``) are parsed and rendered as readable
+  text, or as JSON items with their URLs (``options.extra["format"] == "json"``); the
+  parsed items are also in ``resource.info.extra["items"]``;
+* text and binary items stream in large chunks with bounded memory; a Gopher+ ``+n``
+  header sets ``info.size``, so a short body is a :class:`PartialTransfer`;
+* attribute requests (``!``, ``$``) are parsed into
+  :class:`~anyurl.protocols.gopher.ItemAttributes` (``info.extra["attributes"]``) and
+  rendered, views listed with the strings ``--view`` takes;
+* an item with a form (Gopher+ string ``?``) is done in two connections: the ``!``
+  attributes for the ``+ASK`` block, then the filled-in form of 3.4.9. The answers come
+  from ``options.extra["answers"]``: a mapping {prompt: value}, or a callback (sync or
+  async) given the :class:`~anyurl.protocols.gopher.AskForm` that returns one;
+* ``h`` items whose selector is ``URL:<url>`` and telnet (``8``) items are links: no
+  connection, the body is the target URL and ``info.extra["target"]`` holds it.
+
+``options.raw`` gives the bytes the server sent, header and terminator included.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import mimetypes
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import anyio
+
+from anyurl.errors import (
+    AnyURLError,
+    PartialTransfer,
+    ProtocolError,
+    RemoteFileNotFound,
+    ServerError,
+    URLError,
+)
+from anyurl.protocols.gopher import (
+    MENU_TYPES,
+    NEED_DATA,
+    AskForm,
+    Data,
+    EndOfBody,
+    FormError,
+    Framing,
+    GopherProtocolError,
+    ItemAttributes,
+    MenuItem,
+    NeedData,
+    PlusError,
+    PlusHeader,
+    ResponseReader,
+    answer_lines,
+    build_request,
+    error_item_message,
+    form_request,
+    framing_for_type,
+    parse_attributes,
+    parse_menu,
+    render_attributes,
+    render_menu,
+)
+from anyurl.resource import Resource, ResourceInfo, iterate_bytes
+from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream, connect_tcp
+from anyurl.url import URL, GopherPath, quote
+
+__all__ = ["GopherHandler"]
+
+#: Bytes of a text or binary answer looked at before streaming it, to recognise the
+#: one-line type-3 error item servers send for a missing selector.
+PEEK_SIZE = 4096
+#: Largest menu or attribute answer held in memory.
+MAX_LISTING = 64 * 1024 * 1024
+
+_CONTENT_TYPES = {
+    "0": "text/plain", "1": "application/gopher-menu", "4": "application/mac-binhex40",
+    "6": "text/x-uuencode", "9": "application/octet-stream", "5": "application/octet-stream",
+    "g": "image/gif", "I": "image/*", "h": "text/html", "s": "audio/*", "<": "audio/*",
+    "P": "application/pdf", "M": "multipart/mixed", ";": "video/*", ":": "image/*",
+}
+_NOT_FETCHABLE = {
+    "2": ("a CSO phone-book item", "Use a ph/qi client for it."),
+    "T": ("a tn3270 session item", "Use a tn3270 client for it."),
+    "i": ("an information line", "It has nothing to fetch."),
+}
+
+
+def _show(wire: bytes) -> str:
+    """A request for the trace: one line, TABs and CR LF written out."""
+    return wire.decode("utf-8", "backslashreplace").removesuffix("\r\n").replace(
+        "\t", "<TAB>").replace("\r\n", "<CRLF>")
+
+
+class _Exchange:
+    """One request on one connection: the stream, the reader and error mapping."""
+
+    def __init__(self, stream: Stream, reader: ResponseReader, url: URL,
+                 options: FetchOptions):
+        self.stream = stream
+        self.reader = reader
+        self.url = url
+        self.options = options
+        self.header: int | None = None
+
+    def trace(self, line: str) -> None:
+        if self.options.trace is not None:
+            self.options.trace(line)
+
+    async def next_event(self) -> PlusHeader | Data | EndOfBody | PlusError:
+        while True:
+            try:
+                event = self.reader.next_event()
+            except GopherProtocolError as exc:
+                raise ProtocolError(
+                    f"the gopher server of {self.url.masked()} sent an unreadable answer: {exc}",
+                    url=self.url,
+                ) from None
+            if isinstance(event, NeedData):
+                self.reader.receive_data(await self.stream.receive(DEFAULT_RECEIVE_SIZE))
+                continue
+            if isinstance(event, PlusHeader):
+                self.header = event.size
+                self.trace(f"< +{event.size}")
+            elif isinstance(event, PlusError):
+                self.trace(f"< -{'-1' if self.reader.framing is Framing.DOT else '-2'} "
+                           f"{event.first_line} {event.message}".rstrip())
+            return event
+
+
+class GopherHandler(SchemeHandler):
+    """gopher: URLs, Gopher+ included."""
+
+    schemes = ("gopher",)
+
+    # -- what to send ---------------------------------------------------------------------
+
+    def _parts(self, url: URL) -> GopherPath:
+        parts = url.parts
+        assert isinstance(parts, GopherPath)
+        return parts
+
+    def _plus(self, url: URL, parts: GopherPath, options: FetchOptions) -> str | None:
+        view = options.extra.get("view")
+        if not view:
+            return parts.gopher_plus
+        if parts.gopher_plus not in (None, "+"):
+            raise URLError(
+                f"{url.masked()} already asks for {parts.gopher_plus!r}, which a view cannot "
+                "be combined with",
+                url=url,
+                hint="Drop --view, or the Gopher+ string (%09%09...) from the URL.",
+            )
+        return "+" + str(view)
+
+    def _search(self, url: URL, parts: GopherPath, options: FetchOptions,
+                plus: str | None) -> str | None:
+        search = parts.search if parts.search is not None else options.search
+        if (parts.gophertype == "7" and search is None
+                and not (plus and plus[:1] in ("!", "$", "?"))):
+            raise URLError(
+                f"{url.masked()} is a gopher search item and needs a search term",
+                url=url,
+                hint="This is a search item: give a term with --search TEXT "
+                "(or in the URL after %09).",
+            )
+        return search
+
+    def _link(self, url: URL, parts: GopherPath) -> str | None:
+        """The URL an ``h``/``URL:`` or telnet item stands for (no gopher transaction)."""
+        if parts.gophertype == "h" and parts.selector.startswith("URL:"):
+            return parts.selector[4:].strip()
+        if parts.gophertype == "8":
+            login = quote(parts.selector) + "@" if parts.selector else ""
+            port = url.effective_port
+            return f"telnet://{login}{url.host}" + (f":{port}" if port != 23 else "") + "/"
+        return None
+
+    def _check_fetchable(self, url: URL, parts: GopherPath) -> None:
+        gtype = parts.gophertype
+        if gtype == "3":
+            raise RemoteFileNotFound(
+                f"{url.masked()} is a gopher error item: {parts.selector!r}", url=url,
+                hint="Error items only carry a message; there is nothing to fetch.",
+            )
+        if gtype in _NOT_FETCHABLE:
+            what, hint = _NOT_FETCHABLE[gtype]
+            raise URLError(f"{url.masked()} is {what}, not a gopher document", url=url,
+                           hint=hint)
+
+    def plan(self, url: URL, options: FetchOptions) -> list[str]:
+        parts = self._parts(url)
+        link = self._link(url, parts)
+        if link is not None:
+            return [f"no connection: the item is a link to {link}"]
+        self._check_fetchable(url, parts)
+        plus = self._plus(url, parts, options)
+        search = self._search(url, parts, options, plus)
+        steps = [f"connect to {url.connect_host}:{url.effective_port}"]
+        if plus == "?":
+            attrs = build_request(GopherPath(parts.gophertype, parts.selector, None, None),
+                                  gopher_plus="!")
+            steps += [
+                f"> {_show(attrs)}",
+                "read the +ASK block, fill in the form from the answers given",
+                f"connect to {url.connect_host}:{url.effective_port}",
+                f"> {_show(form_request(parts.selector, [], search=search or None))}"
+                " (with one line per answer before the '.')",
+            ]
+            return steps
+        wire = build_request(parts, search=search, gopher_plus=plus)
+        steps.append(f"> {_show(wire)}")
+        return steps
+
+    # -- open ------------------------------------------------------------------------------
+
+    async def open(self, url: URL, options: FetchOptions) -> Resource:
+        parts = self._parts(url)
+        link = self._link(url, parts)
+        if link is not None:
+            info = ResourceInfo(url=url, size=len(link) + 2, content_type="text/uri-list",
+                                kind="link", extra={"target": link})
+            return Resource(info, iterate_bytes(link.encode() + b"\r\n"))
+        self._check_fetchable(url, parts)
+        plus = self._plus(url, parts, options)
+        search = self._search(url, parts, options, plus)
+        gtype = parts.gophertype
+        if plus == "?":
+            return await self._form(url, parts, search, options)
+        wire = build_request(parts, search=search, gopher_plus=plus)
+        if plus is not None and plus[:1] in ("!", "$"):
+            exchange = await self._send(url, wire, options, Framing.DOT, gopher_plus=True)
+            return await self._attributes(exchange)
+        is_menu = gtype in MENU_TYPES and (plus is None or plus == "+" or "menu" in plus)
+        framing = Framing.DOT if is_menu else framing_for_type(gtype)
+        exchange = await self._send(url, wire, options, framing, gopher_plus=plus is not None)
+        if is_menu:
+            return await self._menu(exchange)
+        view = plus[1:].split(" ")[0] if plus and plus.startswith("+") and len(plus) > 1 else None
+        return await self._content(exchange, parts, view)
+
+    async def _send(self, url: URL, wire: bytes, options: FetchOptions, framing: Framing,
+                    *, gopher_plus: bool) -> _Exchange:
+        port = url.effective_port
+        assert port is not None
+        stream = await connect_tcp(
+            url.connect_host, port, url=url,
+            connect_timeout=self.config.connect_timeout,
+            read_timeout=self.config.read_timeout,
+            what="the gopher server",
+        )
+        exchange = _Exchange(stream, ResponseReader(framing, gopher_plus=gopher_plus), url,
+                             options)
+        try:
+            exchange.trace(f"> {_show(wire)}")
+            await stream.send(wire)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await stream.aclose()
+            raise
+        return exchange
+
+    # -- answers held in memory: menus, attributes ----------------------------------------------
+
+    async def _collect(self, exchange: _Exchange) -> bytes:
+        parts: list[bytes] = []
+        total = 0
+        try:
+            while True:
+                event = await exchange.next_event()
+                if isinstance(event, PlusError):
+                    raise self._plus_error(exchange.url, event)
+                if isinstance(event, Data):
+                    total += len(event.data)
+                    if total > MAX_LISTING:
+                        raise ProtocolError(
+                            f"the gopher listing of {exchange.url.masked()} is larger than "
+                            f"{MAX_LISTING} bytes", url=exchange.url)
+                    parts.append(event.data)
+                elif isinstance(event, EndOfBody):
+                    if event.short:
+                        raise self._partial(exchange.url, event)
+                    return b"".join(parts)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await exchange.stream.aclose()
+
+    async def _raw(self, exchange: _Exchange, info: ResourceInfo) -> Resource:
+        """The bytes as the server sent them, up to the end its framing says."""
+
+        async def chunks() -> AsyncIterator[bytes]:
+            reader = exchange.reader
+            try:
+                while True:
+                    data = await exchange.stream.receive(DEFAULT_RECEIVE_SIZE)
+                    if not data:
+                        return
+                    yield data
+                    reader.receive_data(data)
+                    while (event := reader.next_event()) is not NEED_DATA:
+                        if isinstance(event, EndOfBody | PlusError):
+                            return
+            except GopherProtocolError:
+                # Raw output needs no framing beyond this point: read to the close.
+                while data := await exchange.stream.receive(DEFAULT_RECEIVE_SIZE):
+                    yield data
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await exchange.stream.aclose()
+
+        info.size = None
+        return Resource(info, chunks(), on_close=exchange.stream.aclose)
+
+    def _rendered(self, url: URL, text: str, data: Any, options: FetchOptions, kind: str,
+                  extra: dict[str, Any]) -> Resource:
+        if options.extra.get("format") == "json":
+            body = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
+            ctype = "application/json"
+        else:
+            body = text.encode("utf-8", "surrogateescape")
+            ctype = "text/plain; charset=utf-8"
+        info = ResourceInfo(url=url, size=len(body), total_size=len(body), content_type=ctype,
+                            kind=kind, extra=extra)
+        return Resource(info, iterate_bytes(body))
+
+    async def _menu(self, exchange: _Exchange) -> Resource:
+        url = exchange.url
+        if exchange.options.raw:
+            return await self._raw(exchange, ResourceInfo(
+                url=url, content_type="application/gopher-menu", kind="menu"))
+        items = parse_menu(await self._collect(exchange))
+        self._raise_error_item(url, items)
+        return self._rendered(url, render_menu(items), [i.to_json() for i in items],
+                              exchange.options, "menu", {"items": items})
+
+    async def _attributes(self, exchange: _Exchange) -> Resource:
+        url = exchange.url
+        if exchange.options.raw:
+            return await self._raw(exchange, ResourceInfo(
+                url=url, content_type="application/gopher+-attributes", kind="attributes"))
+        body = await self._collect(exchange)
+        attrs = parse_attributes(body)
+        if not attrs:
+            self._raise_error_item(url, parse_menu(body))
+        return self._rendered(url, render_attributes(attrs), [a.to_json() for a in attrs],
+                              exchange.options, "attributes", {"attributes": attrs})
+
+    # -- streamed answers: text and binary items --------------------------------------------
+
+    async def _content(self, exchange: _Exchange, parts: GopherPath,
+                       view: str | None) -> Resource:
+        url = exchange.url
+        name = parts.selector.rstrip("/").rsplit("/", 1)[-1] or None
+        ctype = view or (mimetypes.guess_type(name)[0] if name else None) or _CONTENT_TYPES.get(
+            parts.gophertype)
+        info = ResourceInfo(url=url, content_type=ctype, filename=name)
+        if exchange.options.raw:
+            return await self._raw(exchange, info)
+        head: list[bytes] = []
+        held = 0
+        end: EndOfBody | None = None
+        try:
+            while held < PEEK_SIZE:
+                event = await exchange.next_event()
+                if isinstance(event, PlusError):
+                    raise self._plus_error(url, event)
+                if isinstance(event, Data):
+                    head.append(event.data)
+                    held += len(event.data)
+                elif isinstance(event, EndOfBody):
+                    end = event
+                    break
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await exchange.stream.aclose()
+            raise
+        if end is not None:
+            with anyio.CancelScope(shield=True):
+                await exchange.stream.aclose()
+            if exchange.header is None and head and head[0].startswith(b"3"):
+                self._raise_error_item(url, parse_menu(b"".join(head)))
+        if exchange.header is not None and exchange.header >= 0:
+            info.size = info.total_size = exchange.header
+
+        async def chunks() -> AsyncIterator[bytes]:
+            try:
+                for chunk in head:
+                    yield chunk
+                head.clear()
+                if end is not None:
+                    return
+                while True:
+                    event = await exchange.next_event()
+                    if isinstance(event, Data):
+                        yield event.data
+                    elif isinstance(event, EndOfBody):
+                        return  # a short +n body: Resource raises PartialTransfer
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await exchange.stream.aclose()
+
+        return Resource(info, chunks(), on_close=exchange.stream.aclose)
+
+    # -- +ASK forms ---------------------------------------------------------------------------
+
+    async def _form(self, url: URL, parts: GopherPath, search: str | None,
+                    options: FetchOptions) -> Resource:
+        wire = build_request(GopherPath(parts.gophertype, parts.selector, None, None),
+                             gopher_plus="!")
+        attrs_exchange = await self._send(url, wire, options, Framing.DOT, gopher_plus=True)
+        body = await self._collect(attrs_exchange)
+        attrs = parse_attributes(body)
+        if not attrs:
+            self._raise_error_item(url, parse_menu(body))
+        form = self._find_form(attrs, parts.selector)
+        if form is None:
+            raise ProtocolError(
+                f"{url.masked()} is marked as a Gopher+ form (?) but its attributes have no "
+                "+ASK block",
+                url=url,
+                hint="Fetch it without the form: replace the final ? of the URL with +.",
+            )
+        lines, file, secrets = await self._answers(url, form, options)
+        view = options.extra.get("view") or ""
+        wire = form_request(parts.selector, lines, file=file, search=search or None,
+                            view=str(view))
+        head = wire.split(b"\r\n", 1)[0] + b"\r\n"
+        shown = [("****" if line in secrets else line) for line in lines]
+        exchange = await self._send(url, head, options, framing_for_type(parts.gophertype),
+                                    gopher_plus=True)
+        try:
+            for line in ["+-1", *shown, "."]:
+                exchange.trace(f"> {line}")
+            await exchange.stream.send(wire[len(head):])
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await exchange.stream.aclose()
+            raise
+        if parts.gophertype in MENU_TYPES:
+            return await self._menu(exchange)
+        return await self._content(exchange, parts, str(view).split(" ")[0] or None)
+
+    @staticmethod
+    def _find_form(attrs: tuple[ItemAttributes, ...], selector: str) -> AskForm | None:
+        ordered = sorted(attrs, key=lambda a: a.info is None or a.info.selector != selector)
+        for item in ordered:
+            if item.ask is not None:
+                return item.ask
+        return None
+
+    async def _answers(self, url: URL, form: AskForm,
+                       options: FetchOptions) -> tuple[list[str], bytes | None, set[str]]:
+        """The data block lines, the file, and the AskP answers (masked in the trace)."""
+        source = options.extra.get("answers")
+        prompts = ", ".join(repr(q.prompt) for q in form.answerable)
+        if source is None:
+            raise AnyURLError(
+                f"{url.masked()} is a Gopher+ form asking {prompts}, and no answers were given",
+                url=url,
+                hint="Give the answers with --answers FILE.json, an object mapping each "
+                "prompt to its answer.",
+            )
+        answers: Any = source
+        if callable(source):
+            answers = source(form)
+            if inspect.isawaitable(answers):
+                answers = await answers
+        if not isinstance(answers, Mapping):
+            raise AnyURLError(f"the answers for the form of {url.masked()} are not a mapping "
+                              "of prompt to answer", url=url)
+        answers = dict(answers)
+        for q in form.answerable:
+            value = answers.get(q.prompt)
+            if q.kind == "ChooseF" and isinstance(value, str):
+                answers[q.prompt] = await anyio.Path(value).read_bytes()
+        secrets = {str(answers[q.prompt]) for q in form.answerable
+                   if q.secret and answers.get(q.prompt)}
+        try:
+            lines, file = answer_lines(form, answers)
+        except FormError as exc:
+            raise AnyURLError(
+                f"the answers do not fill in the form of {url.masked()}: {exc}", url=url,
+                hint=f"The form asks {prompts}; give each in --answers FILE.json.",
+            ) from None
+        return lines, file, secrets
+
+    # -- errors --------------------------------------------------------------------------------
+
+    def _raise_error_item(self, url: URL, items: list[MenuItem]) -> None:
+        message = error_item_message(items)
+        if message is not None:
+            raise RemoteFileNotFound(
+                f"the gopher server of {url.masked()} says: {message!r}", url=url,
+                hint="Check the selector; fetch the server's root menu to browse.",
+            )
+
+    def _plus_error(self, url: URL, event: PlusError) -> AnyURLError:
+        text = event.text
+        if event.code == 2:
+            return ServerError(
+                f"the gopher server of {url.masked()} is busy: {text!r}", status=2, url=url,
+                hint="The server asks to try again later.",
+            )
+        if event.code == 3:
+            return RemoteFileNotFound(
+                f"the gopher item {url.masked()} has moved: {text!r}", url=url,
+                hint="Fetch the new location the server names.",
+            )
+        if event.code in (1, None):
+            return RemoteFileNotFound(
+                f"the gopher server of {url.masked()} says the item is not available: "
+                f"{text!r}", url=url,
+            )
+        return ServerError(
+            f"the gopher server of {url.masked()} answered error {event.code}: {text!r}",
+            status=event.code, url=url,
+        )
+
+    def _partial(self, url: URL, event: EndOfBody) -> PartialTransfer:
+        return PartialTransfer(
+            f"the gopher answer for {url.masked()} ended after {event.received} of the "
+            f"{event.expected} bytes announced",
+            received=event.received, expected=event.expected, url=url,
+            hint="Try again; the server closed the connection early.",
+        )

@@ -39,7 +39,7 @@ def published_ports(peer: Peer) -> list[str]:
 
 
 def render() -> str:
-    out = [HEADER, "name: anyurl-peers", "services:"]
+    out = [HEADER, "version: \"3.8\"", "services:"]
     for peer in PEERS:
         out += [
             f"  {peer.name}:",

@@ -7,11 +7,11 @@ import sys
 from collections.abc import Sequence
 
 from anyurl import __version__
-from anyurl.cli import extract_cmd, get_cmd, parse_cmd
+from anyurl.cli import demo_cmd, extract_cmd, get_cmd, parse_cmd
 
 __all__ = ["main"]
 
-COMMANDS = ("parse", "extract", "get")
+COMMANDS = ("parse", "extract", "get", "demo")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     parse_cmd.add_parser(sub)
     extract_cmd.add_parser(sub)
     get_cmd.add_parser(sub)
+    demo_cmd.add_parser(sub)
     return parser
 
 

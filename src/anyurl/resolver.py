@@ -107,8 +107,12 @@ class Resolver:
         return sorted(self._factories)
 
     def handler_for(self, url: URL) -> SchemeHandler:
-        gateway = self.config.gateways.get(url.scheme)
-        key: str = "gateway" if gateway and "gateway" in self._factories else url.scheme
+        use_gateway = bool(self.config.gateways.get(url.scheme)) and "gateway" in self._factories
+        if use_gateway:  # unless no_proxy names the host
+            from anyurl.schemes.gateway import gateway_for
+
+            use_gateway = gateway_for(self.config.gateways, url) is not None
+        key: str = "gateway" if use_gateway else url.scheme
         factory = self._factories.get(key)
         if factory is None:
             raise UnsupportedScheme(

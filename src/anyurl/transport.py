@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import socket
 import ssl
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
 from types import TracebackType
+from typing import Any, Protocol
 
 import anyio
 import anyio.abc
@@ -26,7 +28,15 @@ from anyurl.errors import (
 )
 from anyurl.url import URL
 
-__all__ = ["DEFAULT_RECEIVE_SIZE", "Listener", "Stream", "connect_tcp", "open_listener"]
+__all__ = [
+    "DEFAULT_RECEIVE_SIZE",
+    "Listener",
+    "Stream",
+    "Tunnel",
+    "connect_tcp",
+    "open_listener",
+    "tunnelled",
+]
 
 #: Receive size for bulk data: large reads keep Python's per-call cost off the
 #: critical path (1 MiB reads measured fastest for loopback transfers).
@@ -56,17 +66,17 @@ class Stream:
         return self._stream
 
     def _extra(self, attr: object) -> object:
-        return self._stream.extra(attr)  # type: ignore[arg-type]
+        return self._stream.extra(attr)
 
     @property
     def local_address(self) -> tuple[str, int]:
         addr = self._stream.extra(anyio.abc.SocketAttribute.local_address)
-        return (str(addr[0]), int(addr[1]))  # type: ignore[index]
+        return (str(addr[0]), int(addr[1]))
 
     @property
     def remote_address(self) -> tuple[str, int]:
         addr = self._stream.extra(anyio.abc.SocketAttribute.remote_address)
-        return (str(addr[0]), int(addr[1]))  # type: ignore[index]
+        return (str(addr[0]), int(addr[1]))
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
         """Up to ``max_bytes``; ``b""`` when the peer has closed its side."""
@@ -101,6 +111,38 @@ class Stream:
                 url=self.url,
             ) from exc
 
+    def unreceive(self, data: bytes) -> None:
+        """Put ``data`` back in front of the stream: the next receives return it first.
+
+        A proxy may send the first bytes of the tunnelled protocol (an FTP banner) in
+        the same segment as its ``200`` reply to ``CONNECT``; they belong to the caller.
+        """
+        if data:
+            self._stream = _Prefixed(self._stream, data)
+
+    async def start_tls(
+        self, server_hostname: str, ssl_context: ssl.SSLContext | None = None
+    ) -> None:
+        """Run a TLS handshake over this (already connected) stream, e.g. a tunnel."""
+        try:
+            with anyio.fail_after(self.read_timeout):
+                self._stream = await TLSStream.wrap(
+                    self._stream, hostname=server_hostname,
+                    ssl_context=ssl_context or ssl.create_default_context(),
+                    standard_compatible=False,
+                )
+        except TimeoutError:
+            raise TransferTimeout(
+                f"TLS handshake with {server_hostname} for {self.url.masked()} timed out",
+                url=self.url,
+            ) from None
+        except (ssl.SSLError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as exc:
+            raise ConnectFailed(
+                f"TLS handshake with {server_hostname} for {self.url.masked()} failed: "
+                f"{_reason(exc)}",
+                url=self.url,
+            ) from exc
+
     async def send_eof(self) -> None:
         try:
             await self._stream.send_eof()
@@ -126,6 +168,68 @@ class Stream:
             await self.aclose()
 
 
+class _Prefixed(anyio.abc.ByteStream):
+    """A byte stream that first returns bytes already read from it (see ``unreceive``)."""
+
+    def __init__(self, inner: anyio.abc.ByteStream, prefix: bytes):
+        self._inner = inner
+        self._prefix = prefix
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        if self._prefix:
+            data, self._prefix = self._prefix[:max_bytes], self._prefix[max_bytes:]
+            return data
+        return await self._inner.receive(max_bytes)
+
+    async def send(self, item: bytes) -> None:
+        await self._inner.send(item)
+
+    async def send_eof(self) -> None:
+        await self._inner.send_eof()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    @property
+    def extra_attributes(self) -> Mapping[Any, Callable[[], Any]]:
+        return self._inner.extra_attributes
+
+
+class Tunnel(Protocol):
+    """Opens a byte stream to ``host:port`` through something else (an HTTP CONNECT).
+
+    Implementations connect with :func:`connect_tcp` (which does not recurse into the
+    tunnel) and return the stream, positioned at the first byte from ``host:port``.
+    """
+
+    def __call__(
+        self,
+        host: str,
+        port: int,
+        *,
+        url: URL,
+        connect_timeout: float | None,
+        read_timeout: float | None,
+    ) -> Awaitable[Stream]: ...
+
+
+_TUNNEL: ContextVar[Tunnel | None] = ContextVar("anyurl_tunnel", default=None)
+
+
+@contextmanager
+def tunnelled(tunnel: Tunnel | None) -> Iterator[None]:
+    """Within this block, :func:`connect_tcp` connects through ``tunnel``.
+
+    This is how a gateway's tunnel mode runs any scheme's own handler unchanged: every
+    connection the handler opens (an FTP data connection too) goes through the tunnel.
+    """
+    token = _TUNNEL.set(tunnel)
+    try:
+        yield
+    finally:
+        _TUNNEL.reset(token)
+
+
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
@@ -144,7 +248,21 @@ async def connect_tcp(
     ssl_context: ssl.SSLContext | None = None,
     what: str = "the connection",
 ) -> Stream:
-    """Connect to ``host:port`` and return a :class:`Stream`; errors name ``url``."""
+    """Connect to ``host:port`` and return a :class:`Stream`; errors name ``url``.
+
+    Inside a :func:`tunnelled` block the connection is made through the tunnel.
+    """
+    tunnel = _TUNNEL.get()
+    if tunnel is not None:
+        with tunnelled(None):
+            tunneled = await tunnel(
+                host, port, url=url, connect_timeout=connect_timeout, read_timeout=read_timeout
+            )
+        tunneled.what = what
+        tunneled.url = url
+        if tls:
+            await tunneled.start_tls(server_hostname or host, ssl_context)
+        return tunneled
     shown = f"{host}:{port}"
     try:
         with anyio.fail_after(connect_timeout):
@@ -214,7 +332,13 @@ def _tune(stream: anyio.abc.ByteStream) -> None:
 class Listener:
     """A listening socket for a peer to connect back to (FTP active mode)."""
 
-    def __init__(self, listener: anyio.abc.SocketListener, *, url: URL, read_timeout: float | None):
+    def __init__(
+        self,
+        listener: anyio.abc.SocketListener,
+        *,
+        url: URL,
+        read_timeout: float | None,
+    ):
         self._listener = listener
         self.url = url
         self.read_timeout = read_timeout
@@ -222,7 +346,7 @@ class Listener:
     @property
     def address(self) -> tuple[str, int]:
         addr = self._listener.extra(anyio.abc.SocketAttribute.local_address)
-        return (str(addr[0]), int(addr[1]))  # type: ignore[index]
+        return (str(addr[0]), int(addr[1]))
 
     async def accept(self, timeout: float | None, what: str = "the data connection") -> Stream:
         try:
@@ -248,11 +372,13 @@ async def open_listener(
 ) -> AsyncIterator[Listener]:
     """Listen on an ephemeral port of ``local_host`` for one incoming connection."""
     try:
-        listener = await anyio.create_tcp_listener(local_host=local_host, local_port=0)
+        multi = await anyio.create_tcp_listener(local_host=local_host, local_port=0)
+        listener = multi.listeners[0]
     except OSError as exc:
         raise ConnectFailed(
             f"could not listen on {local_host} for {url.masked()}: {_reason(exc)}", url=url
         ) from exc
+    assert isinstance(listener, anyio.abc.SocketListener)
     wrapped = Listener(listener, url=url, read_timeout=read_timeout)
     try:
         yield wrapped

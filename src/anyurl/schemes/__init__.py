@@ -13,5 +13,12 @@ __all__ = ["BUILTIN_HANDLERS"]
 BUILTIN_HANDLERS: dict[str, str] = {
     "file": "anyurl.schemes.file:FileHandler",
     "ftp": "anyurl.schemes.ftp:FTPHandler",
+    "news": "anyurl.schemes.news:NewsHandler",
+    "nntp": "anyurl.schemes.news:NewsHandler",
     "gopher": "anyurl.schemes.gopher:GopherHandler",
+    "http": "anyurl.schemes.http:HTTPHandler",
+    "https": "anyurl.schemes.http:HTTPHandler",
+    "gateway": "anyurl.schemes.gateway:GatewayHandler",
+    "telnet": "anyurl.schemes.telnet:TelnetHandler",
+    "mailto": "anyurl.schemes.mailto:MailtoHandler",
 }

@@ -1,0 +1,528 @@
+"""The NNTP client protocol core (RFC 977, 3977, 4643), sans-I/O, for ``news:``/``nntp:`` URLs.
+
+Strategy
+--------
+NNTP is a strict request/response dialogue over one connection: the server greets, then
+every command line gets one *response line* (``ddd text``), and some responses are
+followed by a *data block*. Whether a block follows is not written in the response; it
+is fixed per response code (and, for 211, per command: ``GROUP`` answers one line,
+``LISTGROUP`` a block) [RFC 3977 3.2, 6.1.2]. That is why this core remembers the verb
+of the command it is answering: :class:`NNTPClient` sends a :class:`Command`, and the
+next response it parses is matched against that verb. Sending a second command while a
+response or block is still owed fails loudly (:class:`NNTPCoreError`) instead of
+desynchronising the dialogue; transitions sit in :data:`TRANSITIONS`.
+
+Data blocks are the subtle part [RFC 3977 3.1.1]:
+
+* lines end with CRLF (a bare LF is accepted from broken servers, as nntplib does);
+* a line starting with ``.`` was sent with one more ``.`` in front, which is removed;
+* a line that is exactly ``.`` ends the block and is not data.
+
+The core hands a block over as :class:`Data` events, each holding *every complete line
+buffered so far*, unstuffed, each line ended by the ``newline`` the caller chose
+(``b"\\r\\n"``, the wire form, or ``b"\\n"``, the local form), then one
+:class:`EndOfBlock`. So a large article streams in bounded memory, and the terminator is
+recognised even when it arrives one byte at a time (tests feed it that way).
+
+Commands are :class:`Command` values; :meth:`Command.wire` refuses a CR, LF or NUL in
+any argument and whitespace in arguments that must be one word (group names,
+message-ids, numbers), because a decoded ``%0D%0A`` from a URL would otherwise end the
+command line early and smuggle a second command (RFC 1738 section 6). A command line is
+at most 512 octets including CRLF [RFC 3977 3.1]; longer ones are refused before they
+are sent. Secret arguments (``AUTHINFO PASS``) are shown as ``****`` by
+:meth:`Command.display`.
+
+Around the state machine sit pure helpers: :func:`parse_group` (211),
+:func:`parse_article_reply` (220-223), :func:`parse_overview_line` (OVER/XOVER),
+:func:`parse_active_line` (LIST ACTIVE), :func:`parse_capabilities`, and
+:func:`message_id_argument` (RFC 1738's bracket-less ids get their ``<>`` back).
+Text is decoded as UTF-8 with ``surrogateescape``: octets round-trip unchanged.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from anyurl.url import encode_wire
+
+__all__ = [
+    "BLOCK_CODES",
+    "MASK",
+    "MAX_COMMAND",
+    "NEED_DATA",
+    "TRANSITIONS",
+    "ActiveEntry",
+    "ArticleReply",
+    "Command",
+    "ConnectionClosed",
+    "Data",
+    "EndOfBlock",
+    "GroupInfo",
+    "NNTPClient",
+    "NNTPCoreError",
+    "NeedData",
+    "OverviewEntry",
+    "Response",
+    "State",
+    "message_id_argument",
+    "parse_active_line",
+    "parse_article_reply",
+    "parse_capabilities",
+    "parse_group",
+    "parse_overview_line",
+]
+
+CRLF: Final = b"\r\n"
+#: Longest command line, CRLF included [RFC 3977 3.1].
+MAX_COMMAND: Final = 512
+#: A response line may be 512 octets [RFC 3977 3.1]; we allow far more from sloppy
+#: servers, but not unbounded buffering.
+MAX_RESPONSE_LINE: Final = 64 * 1024
+#: Longest line inside a data block we buffer before calling the server broken.
+MAX_DATA_LINE: Final = 1 << 20
+MASK: Final = "****"
+
+#: Response codes followed by a data block whatever the command [RFC 3977 3.2, and the
+#: command sections; nntplib's ``_LONGRESP`` is the same set plus 282 for XGTITLE].
+BLOCK_CODES: Final[frozenset[int]] = frozenset(
+    {100, 101, 215, 220, 221, 222, 224, 225, 230, 231, 282}
+)
+#: 211 carries a block only as the answer to these [RFC 3977 6.1.2].
+_BLOCK_211_VERBS: Final = frozenset({"LISTGROUP"})
+
+#: Verbs whose (last) argument is a secret, masked in traces and plans.
+_SECRET: Final = {("AUTHINFO", "PASS")}
+#: Verbs whose arguments may contain spaces (a passphrase may); others are single words.
+_FREE_TEXT: Final = frozenset({"AUTHINFO"})
+
+
+class NNTPCoreError(Exception):
+    """The peer broke the protocol, or the caller used the core out of order."""
+
+
+# -- events --------------------------------------------------------------------------------
+
+
+class NeedData:
+    """Sentinel type of :data:`NEED_DATA`: no complete event is buffered yet."""
+
+    def __repr__(self) -> str:
+        return "NEED_DATA"
+
+
+NEED_DATA: Final = NeedData()
+
+
+@dataclass(frozen=True)
+class Response:
+    """A response line: ``code``, the ``text`` after it, and the whole ``line``.
+
+    ``has_block`` says whether a data block follows (decided by code and command).
+    """
+
+    code: int
+    text: str
+    line: str
+    has_block: bool = False
+
+    @property
+    def category(self) -> int:
+        return self.code // 100
+
+    @property
+    def arguments(self) -> list[str]:
+        return self.text.split()
+
+
+@dataclass(frozen=True)
+class Data:
+    """Unstuffed lines of a data block, each ended by the client's chosen newline."""
+
+    data: bytes
+
+
+@dataclass(frozen=True)
+class EndOfBlock:
+    """The terminating ``.`` line of a data block was read."""
+
+
+@dataclass(frozen=True)
+class ConnectionClosed:
+    """The server closed; ``expected`` is False only where closing is normal (after QUIT,
+    after a 400/502 greeting or a 400 response)."""
+
+    expected: bool
+
+
+Event = Response | Data | EndOfBlock | ConnectionClosed | NeedData
+
+
+# -- commands --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command line: ``verb`` and its ``args``, checked when turned into bytes."""
+
+    verb: str
+    args: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, verb: str, *args: str) -> Command:
+        return cls(verb.upper(), tuple(args))
+
+    def check(self) -> None:
+        """Raise :class:`NNTPCoreError` if the line could not be sent safely as one line."""
+        secret = self._secret()
+        for i, arg in enumerate(self.args):
+            bad = next((c for c in arg if c in "\r\n\0"), None)
+            if bad is not None:
+                shown = MASK if secret and i == len(self.args) - 1 else arg
+                raise NNTPCoreError(
+                    f"{self.verb} argument {shown!r} contains {bad!r}, which would "
+                    "end the command line early"
+                )
+            if arg == "":
+                raise NNTPCoreError(f"{self.verb} has an empty argument")
+            if self.verb not in _FREE_TEXT and any(c in arg for c in " \t"):
+                raise NNTPCoreError(
+                    f"{self.verb} argument {arg!r} contains a space or TAB, which would "
+                    "split it into two arguments"
+                )
+        size = len(self._line()) + 2
+        if size > MAX_COMMAND:
+            raise NNTPCoreError(
+                f"the {self.verb} command line would be {size} octets; NNTP allows "
+                f"{MAX_COMMAND} including CRLF"
+            )
+
+    def _line(self) -> bytes:
+        return encode_wire(" ".join((self.verb, *self.args)))
+
+    def _secret(self) -> bool:
+        return len(self.args) > 1 and (self.verb, self.args[0].upper()) in _SECRET
+
+    def wire(self) -> bytes:
+        """The octets to send, CRLF included."""
+        self.check()
+        return self._line() + CRLF
+
+    def display(self) -> str:
+        """The line as shown in traces and plans: secrets masked."""
+        if self._secret():
+            return " ".join((self.verb, *self.args[:-1], MASK))
+        return " ".join((self.verb, *self.args))
+
+
+def message_id_argument(message_id: str) -> str:
+    """``<id>`` for the wire: RFC 1738 writes ids without brackets, NNTP needs them."""
+    if message_id.startswith("<") and message_id.endswith(">"):
+        return message_id
+    return f"<{message_id}>"
+
+
+# -- the state machine ---------------------------------------------------------------------
+
+
+class State(enum.Enum):
+    GREETING = "greeting"  # connected, the server speaks first
+    IDLE = "idle"  # a command may be sent
+    AWAITING_RESPONSE = "awaiting response"
+    IN_BLOCK = "in block"  # reading a data block
+    CLOSED = "closed"
+
+
+#: Which event moves the client from a state to the next (``send`` is the only way out
+#: of IDLE). A response whose code means "the server closes now" goes to CLOSED.
+TRANSITIONS: Final[Mapping[State, Mapping[str, State]]] = {
+    State.GREETING: {"response": State.IDLE, "closing response": State.CLOSED,
+                     "eof": State.CLOSED},
+    State.IDLE: {"send": State.AWAITING_RESPONSE, "eof": State.CLOSED},
+    State.AWAITING_RESPONSE: {"response": State.IDLE, "block response": State.IN_BLOCK,
+                              "closing response": State.CLOSED, "eof": State.CLOSED},
+    State.IN_BLOCK: {"end of block": State.IDLE, "eof": State.CLOSED},
+    State.CLOSED: {},
+}
+
+
+class NNTPClient:
+    """The client side of one NNTP connection, bytes in and events out.
+
+    ``receive_data(b"")`` reports end of stream. ``newline`` is what ends each line in
+    :class:`Data` events (``b"\\n"`` for local text, ``b"\\r\\n"`` for the wire form);
+    :meth:`set_newline` changes it between blocks.
+    """
+
+    def __init__(self, *, newline: bytes = b"\r\n") -> None:
+        self.state = State.GREETING
+        self.newline = newline
+        self.command: Command | None = None  # the one being answered
+        self._buffer = bytearray()
+        self._eof = False
+        self._events: deque[Event] = deque()
+        self._quit_sent = False
+
+    def set_newline(self, newline: bytes) -> None:
+        self.newline = newline
+
+    def _move(self, how: str) -> None:
+        try:
+            self.state = TRANSITIONS[self.state][how]
+        except KeyError:  # pragma: no cover - a bug in this module
+            raise NNTPCoreError(f"no transition {how!r} from {self.state.value}") from None
+
+    # -- sending -----------------------------------------------------------------------
+
+    def send(self, command: Command) -> bytes:
+        """The bytes for ``command``; only when the previous response is complete."""
+        if self.state is not State.IDLE or self._events:
+            raise NNTPCoreError(
+                f"cannot send {command.verb} while {self.state.value}"
+                + ("" if self.command is None else f" (after {self.command.verb})")
+            )
+        data = command.wire()
+        self.command = command
+        self._quit_sent = command.verb == "QUIT"
+        self._move("send")
+        return data
+
+    # -- receiving ---------------------------------------------------------------------
+
+    def receive_data(self, data: bytes) -> None:
+        if self._eof:
+            if data:
+                raise NNTPCoreError("data received after end of stream")
+            return
+        if data:
+            self._buffer += data
+        else:
+            self._eof = True
+
+    def next_event(self) -> Event:
+        if self._events:
+            return self._events.popleft()
+        if self.state is State.IN_BLOCK:
+            return self._read_block()
+        if self.state in (State.GREETING, State.AWAITING_RESPONSE):
+            return self._read_response()
+        if self.state is State.CLOSED:
+            return ConnectionClosed(expected=True)
+        # IDLE: nothing is owed; unsolicited bytes are kept for later, EOF is reported.
+        if self._eof:
+            self._move("eof")
+            return ConnectionClosed(expected=True)
+        return NEED_DATA
+
+    def _take_line(self, limit: int) -> bytes | None:
+        end = self._buffer.find(b"\n")
+        if end < 0:
+            if len(self._buffer) > limit:
+                raise NNTPCoreError(f"a line longer than {limit} octets")
+            return None
+        line = bytes(self._buffer[:end])
+        del self._buffer[: end + 1]
+        return line[:-1] if line.endswith(b"\r") else line
+
+    def _read_response(self) -> Event:
+        line = self._take_line(MAX_RESPONSE_LINE)
+        if line is None:
+            if self._eof:
+                expected = self._quit_sent
+                self._move("eof")
+                return ConnectionClosed(expected=expected)
+            return NEED_DATA
+        text = line.decode("utf-8", "surrogateescape")
+        code_text = text[:3]
+        if len(text) < 3 or not code_text.isdigit() or (len(text) > 3 and text[3] not in " \t"):
+            raise NNTPCoreError(f"not an NNTP response line: {text[:80]!r}")
+        code = int(code_text)
+        greeting = self.state is State.GREETING
+        verb = self.command.verb if self.command is not None and not greeting else ""
+        has_block = not greeting and (
+            code in BLOCK_CODES or (code == 211 and verb in _BLOCK_211_VERBS)
+        )
+        closing = (greeting and code in (400, 502)) or (not greeting and code == 400) or (
+            verb == "QUIT" and code == 205
+        ) or (verb == "MODE" and code == 502)
+        if has_block:
+            self._move("block response")
+        elif closing:
+            self._move("closing response")
+        else:
+            self._move("response")
+        if not has_block:
+            self.command = None
+        return Response(code, text[4:].strip(), text, has_block)
+
+    def _read_block(self) -> Event:
+        buf = self._buffer
+        last = buf.rfind(b"\n")
+        if last < 0:
+            if self._eof:
+                self._move("eof")
+                return ConnectionClosed(expected=False)
+            if len(buf) > MAX_DATA_LINE:
+                raise NNTPCoreError(f"a data line longer than {MAX_DATA_LINE} octets")
+            return NEED_DATA
+        newline = self.newline
+        out: list[bytes] = []
+        pos = 0
+        ended = False
+        while pos <= last:
+            end = buf.find(b"\n", pos, last + 1)
+            line = bytes(buf[pos:end])
+            pos = end + 1
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if line[:1] == b".":
+                if line == b".":
+                    ended = True
+                    break
+                line = line[1:]  # undo dot-stuffing
+            out.append(line)
+        del buf[:pos]
+        if ended:
+            self.command = None
+            self._move("end of block")
+            if out:
+                self._events.append(EndOfBlock())
+                return Data(newline.join(out) + newline)
+            return EndOfBlock()
+        if not out:  # pragma: no cover - last >= 0 guarantees a line
+            return NEED_DATA
+        return Data(newline.join(out) + newline)
+
+
+# -- parsing responses and block lines ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GroupInfo:
+    """``211 count low high group`` [RFC 3977 6.1.1]; an empty group may have
+    ``high == low - 1``, all zeros, or count 0 with any marks."""
+
+    count: int
+    low: int
+    high: int
+    name: str
+
+    @property
+    def empty(self) -> bool:
+        return self.count == 0 or self.high < self.low or self.high == 0
+
+
+def parse_group(response: Response) -> GroupInfo:
+    args = response.arguments
+    if response.code != 211 or len(args) < 3:
+        raise NNTPCoreError(f"not a GROUP reply: {response.line!r}")
+    try:
+        count, low, high = (int(a) for a in args[:3])
+    except ValueError:
+        raise NNTPCoreError(f"GROUP reply without numbers: {response.line!r}") from None
+    return GroupInfo(count, low, high, args[3] if len(args) > 3 else "")
+
+
+@dataclass(frozen=True)
+class ArticleReply:
+    """``220 n <message-id>`` (also 221/222/223): number (0 when asked by id) and id."""
+
+    number: int
+    message_id: str | None
+
+
+def parse_article_reply(response: Response) -> ArticleReply:
+    args = response.arguments
+    number = int(args[0]) if args and args[0].isdigit() else 0
+    message_id = args[1] if len(args) > 1 and args[1].startswith("<") else None
+    return ArticleReply(number, message_id)
+
+
+@dataclass(frozen=True)
+class OverviewEntry:
+    """One OVER/XOVER line: the eight fixed fields [RFC 3977 8.3.2] and the rest."""
+
+    number: int
+    subject: str
+    from_: str
+    date: str
+    message_id: str
+    references: str
+    bytes: int | None
+    lines: int | None
+    extra: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "number": self.number, "subject": self.subject, "from": self.from_,
+            "date": self.date, "message_id": self.message_id,
+            "references": self.references, "bytes": self.bytes, "lines": self.lines,
+        }
+
+
+def _int_or_none(text: str) -> int | None:
+    text = text.strip()
+    if text.startswith(":"):  # "Bytes: 123" style is not standard; ":bytes" labels are
+        text = text[1:]
+    return int(text) if text.isdigit() else None
+
+
+def parse_overview_line(line: bytes | str) -> OverviewEntry:
+    """Parse one overview line (TAB-separated; trailing fields may be missing)."""
+    text = line.decode("utf-8", "surrogateescape") if isinstance(line, bytes) else line
+    text = text.rstrip("\r\n")
+    fields = text.split("\t")
+    if not fields[0].strip().isdigit():
+        raise NNTPCoreError(f"overview line without an article number: {text[:80]!r}")
+    fields += [""] * (8 - len(fields))
+    return OverviewEntry(
+        number=int(fields[0]),
+        subject=fields[1],
+        from_=fields[2],
+        date=fields[3],
+        message_id=fields[4],
+        references=fields[5],
+        bytes=_int_or_none(fields[6]),
+        lines=_int_or_none(fields[7]),
+        extra=tuple(fields[8:]),
+    )
+
+
+@dataclass(frozen=True)
+class ActiveEntry:
+    """One LIST ACTIVE line: ``group high low status`` (note: high before low)."""
+
+    group: str
+    high: int
+    low: int
+    status: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"group": self.group, "high": self.high, "low": self.low,
+                "status": self.status}
+
+
+def parse_active_line(line: bytes | str) -> ActiveEntry:
+    text = line.decode("utf-8", "surrogateescape") if isinstance(line, bytes) else line
+    parts = text.split()
+    if len(parts) < 3:
+        raise NNTPCoreError(f"not a LIST ACTIVE line: {text[:80]!r}")
+    try:
+        high, low = int(parts[1]), int(parts[2])
+    except ValueError:
+        raise NNTPCoreError(f"not a LIST ACTIVE line: {text[:80]!r}") from None
+    return ActiveEntry(parts[0], high, low, parts[3] if len(parts) > 3 else "")
+
+
+def parse_capabilities(lines: Iterable[bytes | str]) -> dict[str, tuple[str, ...]]:
+    """``{LABEL: (args...)}`` from a 101 block; labels upper-cased [RFC 3977 5.2]."""
+    caps: dict[str, tuple[str, ...]] = {}
+    for line in lines:
+        text = line.decode("utf-8", "surrogateescape") if isinstance(line, bytes) else line
+        words = text.split()
+        if words:
+            caps[words[0].upper()] = tuple(words[1:])
+    return caps

@@ -1,0 +1,785 @@
+"""The news: and nntp: schemes (RFC 1738 sections 3.6 and 3.7) over NNTP.
+
+The dialogue lives in the sans-I/O core :mod:`anyurl.protocols.nntp`; this module picks
+the server, connects, drives the core and maps responses to :mod:`anyurl.errors`.
+
+What each URL sends, after the greeting (200/201; 400 and 502 end the attempt)::
+
+    CAPABILITIES                      learn READER / MODE-READER / OVER
+    MODE READER                       when CAPABILITIES lists MODE-READER, or is unknown (500)
+    AUTHINFO USER u / AUTHINFO PASS   at once when credentials were given, else on a 480
+    news:<id@host>       ARTICLE <id@host>
+    news:group           GROUP group, then OVER low-high (XOVER when OVER is unknown)
+    news:*               LIST
+    nntp://h/group/n     GROUP group, then ARTICLE n
+    nntp://h/group       as news:group, on that host (an extension: RFC 1738 has no such form)
+    QUIT                 when the resource is closed, also after an error or a cancel
+
+Which server a ``news:`` URL goes to (RFC 1738 3.6: news URLs name none), first match:
+
+1. the host of a ``news://host:port/...`` URL (a later, host-qualified form, accepted);
+2. ``FetchOptions.extra["server"]`` (``host``, ``host:port`` or ``[v6]:port``);
+3. :attr:`Config.nntp_server` (the config file's ``nntp_server``);
+4. the ``NNTPSERVER`` environment variable, the convention of tin, slrn and Lynx;
+5. ``localhost``.
+
+anyurl's own settings come before the environment variable shared with every other
+newsreader: a user who configured anyurl means that server. ``nntp:`` URLs always name
+their host (port 119 unless written).
+
+Credentials: RFC 1738's nntp syntax has none, so they come from the URL only when it was
+parsed leniently (``nntp://user:password@host/...``), else from ``extra["user"]`` /
+``extra["password"]``, else, when the server asks (480), from ``~/.netrc`` (when
+``Config.use_netrc``) and ``FetchOptions.password_callback``. Credentials given
+explicitly are sent right after MODE READER (so ``--plan`` shows them, password masked);
+NNTP here has no TLS, so the handler warns that the password crosses the network in
+clear text. A server that does not know AUTHINFO (500/502/503) is then used without
+logging in.
+
+Responses map to errors as the rest of anyurl does: 411 (no such group), 423 (no such
+article number), 430 (no such message-id) and 420 raise :class:`RemoteFileNotFound`
+(exit 78); 481, 482 and a 480 that cannot be answered raise :class:`LoginDenied` (67);
+a 502 greeting (the server serves only local clients, as RFC 1738 3.7 warns)
+:class:`RemoteAccessDenied` (9); 400 and other 4xx/5xx :class:`ServerError` (22); a
+connection lost in the middle of an article :class:`PartialTransfer` (18). Every
+message quotes the server's response line and the masked URL.
+
+Output: an article streams as it arrives, dot-stuffing undone, lines ended with ``\\n``
+(``FetchOptions.raw``: CRLF, the wire form). A group listing is rendered as readable text
+(number, subject, From, Date and each article's ``nntp:`` and ``news:`` URLs), or as JSON
+with ``extra["format"] == "json"``; ``raw`` gives the server's OVER/LIST lines as sent
+(CRLF, unstuffed). ``extra["limit"]`` caps a group listing to the newest N articles
+(default :data:`DEFAULT_LISTING_LIMIT`, 0 for all).
+"""
+
+from __future__ import annotations
+
+import json
+import netrc
+import os
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+import anyio
+
+from anyurl.config import Config
+from anyurl.errors import (
+    AnyURLError,
+    ConnectionLost,
+    LoginDenied,
+    PartialTransfer,
+    ProtocolError,
+    RemoteAccessDenied,
+    RemoteFileNotFound,
+    ServerError,
+    URLError,
+)
+from anyurl.protocols.nntp import (
+    ActiveEntry,
+    Command,
+    ConnectionClosed,
+    Data,
+    EndOfBlock,
+    GroupInfo,
+    NeedData,
+    NNTPClient,
+    NNTPCoreError,
+    OverviewEntry,
+    Response,
+    State,
+    message_id_argument,
+    parse_active_line,
+    parse_article_reply,
+    parse_capabilities,
+    parse_group,
+    parse_overview_line,
+)
+from anyurl.resource import Resource, ResourceInfo
+from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
+from anyurl.transport import Stream, connect_tcp
+from anyurl.url import URL, NewsPart, NNTPPath, quote
+from anyurl.url.charset import UCHAR_PLAIN
+
+__all__ = ["DEFAULT_LISTING_LIMIT", "DEFAULT_PORT", "DEFAULT_SERVER", "NewsHandler",
+           "news_server"]
+
+DEFAULT_PORT = 119
+DEFAULT_SERVER = "localhost"
+#: A group listing shows at most this many of the newest articles unless told otherwise.
+DEFAULT_LISTING_LIMIT = 1000
+RECEIVE_SIZE = 65536
+#: How long QUIT may take when we are closing anyway.
+GOODBYE_TIMEOUT = 2.0
+#: Response codes meaning "that article or group is not here".
+NOT_FOUND = frozenset({411, 420, 423, 430})
+
+Kind = Literal["article-id", "article-number", "group", "list"]
+
+
+@dataclass(frozen=True)
+class _Target:
+    """What a URL asks of which server, decoded and checked."""
+
+    kind: Kind
+    host: str
+    port: int
+    source: str  # where the server came from, for messages
+    group: str | None = None
+    number: int | None = None
+    message_id: str | None = None
+    user: str | None = None
+    password: str | None = None
+
+    @property
+    def hostport(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return host if self.port == DEFAULT_PORT else f"{host}:{self.port}"
+
+    def main_commands(self) -> list[Command]:
+        """The commands after setup; OVER's range is known only after GROUP."""
+        if self.kind == "article-id":
+            assert self.message_id is not None
+            return [Command.of("ARTICLE", message_id_argument(self.message_id))]
+        if self.kind == "list":
+            return [Command.of("LIST")]
+        assert self.group is not None
+        if self.kind == "article-number":
+            return [Command.of("GROUP", self.group), Command.of("ARTICLE", str(self.number))]
+        return [Command.of("GROUP", self.group), Command.of("OVER", "<low>-<high>")]
+
+
+def _split_server(text: str) -> tuple[str, int | None]:
+    """``host``, ``host:port``, ``[v6]``, ``[v6]:port`` or a bare IPv6 address."""
+    text = text.strip()
+    if text.startswith("["):
+        end = text.find("]")
+        if end < 0:
+            raise ValueError(f"unclosed '[' in news server {text!r}")
+        rest = text[end + 1 :]
+        if rest and not (rest.startswith(":") and rest[1:].isdigit()):
+            raise ValueError(f"bad port in news server {text!r}")
+        return text[1:end], int(rest[1:]) if rest else None
+    if text.count(":") == 1:
+        host, port = text.split(":")
+        if not port.isdigit():
+            raise ValueError(f"bad port in news server {text!r}")
+        return host, int(port)
+    return text, None
+
+
+def news_server(
+    url: URL,
+    options: FetchOptions,
+    config: Config,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[str, int, str]:
+    """``(host, port, source)`` for ``url``: the order of the module docstring."""
+    if url.host:
+        return url.connect_host, url.effective_port or DEFAULT_PORT, "the URL"
+    env = os.environ if environ is None else environ
+    candidates = (
+        (options.extra.get("server"), "the server option"),
+        (config.nntp_server, "the nntp_server setting"),
+        (env.get("NNTPSERVER"), "$NNTPSERVER"),
+    )
+    for value, source in candidates:
+        if value:
+            try:
+                host, port = _split_server(str(value))
+            except ValueError as exc:
+                raise URLError(f"{exc} (from {source}) for {url.masked()}", url=url) from None
+            if host:
+                return host, port or DEFAULT_PORT, source
+    return DEFAULT_SERVER, DEFAULT_PORT, "the default"
+
+
+class _Session:
+    """One NNTP connection: a transport stream, the core, and what the server offered."""
+
+    def __init__(self, stream: Stream, url: URL, target: _Target, trace: Trace | None):
+        self.stream = stream
+        self.url = url
+        self.target = target
+        self.trace = trace
+        self.core = NNTPClient()
+        self.capabilities: dict[str, tuple[str, ...]] | None = None
+        self.authenticated = False
+        self.over_verb = "OVER"
+
+    def what(self) -> str:
+        return f"nntp server {self.target.hostport}"
+
+    async def _event(self) -> Response | Data | EndOfBlock:
+        while True:
+            try:
+                event = self.core.next_event()
+            except NNTPCoreError as exc:
+                raise ProtocolError(
+                    f"{self.what()} broke the protocol for {self.url.masked()}: {exc}",
+                    url=self.url,
+                ) from exc
+            if isinstance(event, NeedData):
+                self.core.receive_data(await self.stream.receive(RECEIVE_SIZE))
+                continue
+            if isinstance(event, ConnectionClosed):
+                raise ConnectionLost(
+                    f"{self.what()} closed the connection for {self.url.masked()}",
+                    url=self.url,
+                )
+            return event
+
+    async def response(self) -> Response:
+        event = await self._event()
+        if not isinstance(event, Response):  # pragma: no cover - the core orders events
+            raise ProtocolError(f"{self.what()} sent data where a response was due")
+        if self.trace is not None:
+            self.trace(f"< {event.line}")
+        return event
+
+    async def command(self, command: Command) -> Response:
+        try:
+            data = self.core.send(command)
+        except NNTPCoreError as exc:
+            raise URLError(f"cannot send {command.verb} for {self.url.masked()}: {exc}",
+                           url=self.url) from exc
+        if self.trace is not None:
+            self.trace(f"> {command.display()}")
+        await self.stream.send(data)
+        return await self.response()
+
+    async def blocks(self) -> AsyncIterator[bytes]:
+        """The data block of the last response, in chunks of whole lines."""
+        while True:
+            try:
+                event = await self._event()
+            except ConnectionLost:
+                raise PartialTransfer(
+                    f"{self.what()} closed the connection in the middle of the data for "
+                    f"{self.url.masked()}",
+                    url=self.url,
+                    hint="Try again; the server may have been restarted.",
+                ) from None
+            if isinstance(event, EndOfBlock):
+                if self.trace is not None:
+                    self.trace("< .")
+                return
+            if isinstance(event, Data):
+                yield event.data
+
+    async def read_block(self) -> bytes:
+        return b"".join([chunk async for chunk in self.blocks()])
+
+    async def goodbye(self) -> None:
+        """QUIT (best effort, briefly) and close; mid-block, QUIT is sent without waiting."""
+        with anyio.CancelScope(shield=True), anyio.move_on_after(GOODBYE_TIMEOUT):
+            try:
+                if self.core.state is State.IDLE:
+                    await self.command(Command.of("QUIT"))
+                elif self.core.state is not State.CLOSED:
+                    if self.trace is not None:
+                        self.trace("> QUIT")
+                    await self.stream.send(Command.of("QUIT").wire())
+            except AnyURLError:
+                pass
+        with anyio.CancelScope(shield=True):
+            await self.stream.aclose()
+
+
+class NewsHandler(SchemeHandler):
+    """``news:`` and ``nntp:`` URLs: RFC 1738 3.6 and 3.7 over NNTP (RFC 3977)."""
+
+    schemes = ("news", "nntp")
+
+    def __init__(self, config: Config, *, warn: Callable[[str], None] | None = None) -> None:
+        super().__init__(config, warn=warn)
+        self._warned_cleartext: set[tuple[str, int]] = set()
+
+    # -- what the URL asks for ---------------------------------------------------------
+
+    def _target(self, url: URL, options: FetchOptions) -> _Target:
+        parts = url.parts
+        extra = options.extra
+        user = url.user if url.user is not None else _opt_str(extra.get("user"))
+        password = url.password if url.password is not None else _opt_str(extra.get("password"))
+        if isinstance(parts, NewsPart):
+            host, port, source = news_server(url, options, self.config)
+            if parts.message_id is not None:
+                target = _Target("article-id", host, port, source,
+                                 message_id=parts.message_id, user=user, password=password)
+            elif parts.group == "*":
+                target = _Target("list", host, port, source, user=user, password=password)
+            elif parts.group:
+                target = _Target("group", host, port, source, group=parts.group,
+                                 user=user, password=password)
+            else:
+                raise URLError(f"{url.masked()} names no newsgroup or message-id", url=url)
+        elif isinstance(parts, NNTPPath):
+            if not url.host:
+                raise URLError(f"{url.masked()} names no host", url=url)
+            if not parts.group:
+                raise URLError(
+                    f"{url.masked()} names no newsgroup",
+                    url=url,
+                    hint="Write nntp://host/group/number (RFC 1738 3.7), or news:* for all "
+                    "groups.",
+                )
+            host, port = url.connect_host, url.effective_port or DEFAULT_PORT
+            kind: Kind = "group" if parts.article is None else "article-number"
+            if url.path and "/" in url.path and parts.article is None:
+                raise URLError(f"{url.masked()}: the article must be a decimal number",
+                               url=url)
+            target = _Target(kind, host, port, "the URL", group=parts.group,
+                             number=parts.article, user=user, password=password)
+        else:
+            raise URLError(f"{url.masked()} is not a news: or nntp: URL", url=url)
+        self._check(url, target)
+        return target
+
+    def _check(self, url: URL, target: _Target) -> None:
+        """Refuse, before connecting, anything that cannot go on the wire as one line."""
+        commands = target.main_commands()
+        if target.user is not None:
+            commands.append(Command.of("AUTHINFO", "USER", target.user))
+        if target.password is not None:
+            commands.append(Command.of("AUTHINFO", "PASS", target.password))
+        for command in commands:
+            if command.args and command.args[-1] == "<low>-<high>":
+                continue
+            try:
+                command.check()
+            except NNTPCoreError as exc:
+                raise URLError(f"refusing {url.masked()}: {exc}", url=url,
+                               hint="RFC 1738 section 6: a decoded CR or LF must not reach "
+                               "the server as a line end.") from exc
+
+    def plan(self, url: URL, options: FetchOptions) -> list[str]:
+        target = self._target(url, options)
+        lines = ["CAPABILITIES", "MODE READER"]
+        if target.user is not None:
+            lines += [f"AUTHINFO USER {target.user}", "AUTHINFO PASS ****"]
+        lines += [c.display() for c in target.main_commands()]
+        lines.append("QUIT")
+        return lines
+
+    # -- opening -----------------------------------------------------------------------
+
+    async def open(self, url: URL, options: FetchOptions) -> Resource:
+        target = self._target(url, options)
+        trace = options.trace
+        if trace is not None and url.scheme == "news":
+            trace(f"* news server {target.hostport} (from {target.source})")
+        stream = await connect_tcp(
+            target.host,
+            target.port,
+            url=url,
+            connect_timeout=self.config.connect_timeout,
+            read_timeout=self.config.read_timeout,
+            what=f"the nntp connection to {target.hostport}",
+        )
+        session = _Session(stream, url, target, trace)
+        try:
+            await self._setup(session, options)
+            if target.kind == "list":
+                return await self._list(session, options)
+            if target.kind == "group":
+                return await self._group_listing(session, options)
+            return await self._article(session, options)
+        except BaseException:
+            await session.goodbye()
+            raise
+
+    async def _setup(self, session: _Session, options: FetchOptions) -> None:
+        url, target = session.url, session.target
+        greeting = await session.response()
+        if greeting.code == 502:
+            raise RemoteAccessDenied(
+                f"{session.what()} refused service for {url.masked()}: {greeting.line}",
+                url=url,
+                hint="Many news servers serve only their local clients (RFC 1738 3.7).",
+            )
+        if greeting.code not in (200, 201):
+            raise ServerError(
+                f"{session.what()} is not available for {url.masked()}: {greeting.line}",
+                status=greeting.code, url=url, hint="Try again later.",
+            )
+        caps = await session.command(Command.of("CAPABILITIES"))
+        if caps.code == 101:
+            session.capabilities = parse_capabilities(
+                (await session.read_block()).splitlines()
+            )
+        wants_mode = (
+            session.capabilities is None
+            or ("MODE-READER" in session.capabilities and "READER" not in session.capabilities)
+        )
+        if session.capabilities is not None and "OVER" not in session.capabilities:
+            session.over_verb = "XOVER"
+        if wants_mode:
+            await self._mode_reader(session, options)
+        if target.user is not None and not session.authenticated:
+            await self._authenticate(session, options, proactive=True)
+
+    async def _mode_reader(self, session: _Session, options: FetchOptions) -> None:
+        reply = await session.command(Command.of("MODE", "READER"))
+        if reply.code == 480:  # some servers want AUTHINFO first (as nntplib handles)
+            await self._authenticate(session, options, proactive=False)
+            reply = await session.command(Command.of("MODE", "READER"))
+        if reply.code == 502 and session.capabilities is not None:
+            raise RemoteAccessDenied(
+                f"{session.what()} offers no reading service for {session.url.masked()}: "
+                f"{reply.line}",
+                url=session.url,
+            )
+        if reply.code == 400:
+            raise self._error(session, reply, "MODE READER")
+        # Otherwise (200/201, or 5xx from a server that needs no mode switch): go on.
+
+    async def _credentials(
+        self, session: _Session, options: FetchOptions
+    ) -> tuple[str | None, str | None]:
+        target = session.target
+        user, password = target.user, target.password
+        if user is None and self.config.use_netrc:
+            entry = self._netrc(target.host)
+            if entry is not None:
+                user, password = entry
+        return user, password
+
+    def _netrc(self, host: str) -> tuple[str, str | None] | None:
+        path = self.config.netrc_path or os.environ.get("NETRC") or os.path.expanduser(
+            "~/.netrc"
+        )
+        if not os.path.isfile(path):
+            return None
+        try:
+            entry = netrc.netrc(path).authenticators(host)
+        except (netrc.NetrcParseError, OSError) as exc:
+            self.warn(f"ignoring {path}: {exc}")
+            return None
+        if entry is None or not entry[0]:
+            return None
+        return entry[0], entry[2] or None
+
+    async def _authenticate(
+        self, session: _Session, options: FetchOptions, *, proactive: bool
+    ) -> None:
+        """AUTHINFO USER/PASS [RFC 4643 2.3]; proactive logins tolerate servers without it."""
+        url = session.url
+        user, password = await self._credentials(session, options)
+        if user is None:
+            raise LoginDenied(
+                f"{session.what()} requires authentication for {url.masked()} and no user "
+                "name was given",
+                url=url,
+                hint="Give a user and password (nntp://user:password@host/... parsed "
+                "leniently, the user/password options, or ~/.netrc).",
+            )
+        for value in (user, password):
+            if value is not None and any(c in value for c in "\r\n\0"):
+                raise URLError(f"the nntp user or password for {url.masked()} contains a "
+                               "CR, LF or NUL", url=url)
+        reply = await session.command(Command.of("AUTHINFO", "USER", user))
+        if proactive and reply.code in (500, 501, 502, 503) and not session.authenticated:
+            if session.trace is not None:
+                session.trace("* the server has no AUTHINFO; going on without logging in")
+            return
+        if reply.code == 381:
+            if password is None and options.password_callback is not None:
+                password = await options.password_callback(
+                    url.replace(user=user) if url.host else url
+                )
+            if password is None:
+                raise LoginDenied(
+                    f"{session.what()} wants a password for user {user!r} for {url.masked()}",
+                    url=url,
+                    hint="Give one in the URL (lenient parsing), the password option or "
+                    "~/.netrc.",
+                )
+            key = (session.target.host, session.target.port)
+            if key not in self._warned_cleartext:
+                self._warned_cleartext.add(key)
+                self.warn(f"sending the NNTP password for {user!r} to "
+                          f"{session.target.hostport} in clear text (no TLS)")
+            reply = await session.command(Command.of("AUTHINFO", "PASS", password))
+        if reply.code == 281:
+            session.authenticated = True
+            return
+        raise LoginDenied(
+            f"{session.what()} rejected the login of {user!r} for {url.masked()}: "
+            f"{reply.line}",
+            url=url,
+            hint="Check the user name and password.",
+        )
+
+    async def _request(
+        self, session: _Session, options: FetchOptions, command: Command
+    ) -> Response:
+        """Send ``command``; on 480 log in and send it once more [RFC 4643 2.2]."""
+        reply = await session.command(command)
+        if reply.code == 480 and not session.authenticated:
+            await self._authenticate(session, options, proactive=False)
+            reply = await session.command(command)
+        if reply.code == 480:
+            raise LoginDenied(
+                f"{session.what()} still requires authentication for {command.verb} of "
+                f"{session.url.masked()}: {reply.line}",
+                url=session.url,
+            )
+        return reply
+
+    def _error(self, session: _Session, reply: Response, what: str) -> AnyURLError:
+        url = session.url
+        text = f"{session.what()} answered {what} for {url.masked()} with: {reply.line}"
+        if reply.code in NOT_FOUND:
+            return RemoteFileNotFound(text, url=url)
+        if reply.code in (481, 482):
+            return LoginDenied(text, url=url)
+        if reply.code == 502:
+            return RemoteAccessDenied(text, url=url)
+        if reply.code == 400:
+            return ServerError(text, status=400, url=url, hint="Try again later.")
+        if reply.category in (4, 5):
+            return ServerError(text, status=reply.code, url=url)
+        return ProtocolError(text, url=url)
+
+    async def _select_group(self, session: _Session, options: FetchOptions) -> GroupInfo:
+        group = session.target.group
+        assert group is not None
+        reply = await self._request(session, options, Command.of("GROUP", group))
+        if reply.code != 211:
+            raise self._error(session, reply, f"GROUP {group}")
+        try:
+            return parse_group(reply)
+        except NNTPCoreError as exc:
+            raise ProtocolError(f"{session.what()}: {exc} for {session.url.masked()}",
+                                url=session.url) from exc
+
+    # -- articles -----------------------------------------------------------------------
+
+    async def _article(self, session: _Session, options: FetchOptions) -> Resource:
+        target, url = session.target, session.url
+        if target.kind == "article-number":
+            await self._select_group(session, options)
+            command = Command.of("ARTICLE", str(target.number))
+        else:
+            assert target.message_id is not None
+            command = Command.of("ARTICLE", message_id_argument(target.message_id))
+        session.core.set_newline(b"\r\n" if options.raw else b"\n")
+        reply = await self._request(session, options, command)
+        if reply.code != 220:
+            raise self._error(session, reply, command.display())
+        info = parse_article_reply(reply)
+        if target.kind == "article-number":
+            filename = f"{target.group}.{target.number}"
+        else:
+            filename = (target.message_id or "article").replace("/", "_")
+        resource_info = ResourceInfo(
+            url=url,
+            content_type="message/rfc822",
+            filename=filename,
+            kind="article",
+            extra={"server": target.hostport, "message_id": info.message_id,
+                   "number": info.number or target.number, "group": target.group},
+        )
+        return Resource(resource_info, session.blocks(), on_close=session.goodbye)
+
+    # -- listings -----------------------------------------------------------------------
+
+    def _limit(self, options: FetchOptions) -> int:
+        value = options.extra.get("limit", DEFAULT_LISTING_LIMIT)
+        try:
+            return max(0, int(value))
+        except (TypeError, ValueError):
+            return DEFAULT_LISTING_LIMIT
+
+    async def _group_listing(self, session: _Session, options: FetchOptions) -> Resource:
+        target, url = session.target, session.url
+        group = await self._select_group(session, options)
+        limit = self._limit(options)
+        low = group.low
+        if limit and group.high - low + 1 > limit:
+            low = group.high - limit + 1
+        fmt = "json" if options.extra.get("format") == "json" else "text"
+        base_info = {"server": target.hostport, "group": group.name or target.group,
+                     "count": group.count, "low": group.low, "high": group.high}
+        info = ResourceInfo(
+            url=url,
+            content_type="text/plain" if options.raw else (
+                "application/json" if fmt == "json" else "text/plain; charset=utf-8"),
+            filename=target.group,
+            kind="directory",
+            extra=dict(base_info),
+        )
+        if group.empty:
+            chunks = _single(b"" if options.raw else self._render_group(
+                target, group, [], fmt, low))
+            await session.goodbye()
+            return Resource(info, chunks)
+        reply = await self._request(
+            session, options, Command.of(session.over_verb, f"{low}-{group.high}")
+        )
+        if reply.code in (500, 501) and session.over_verb == "OVER":
+            session.over_verb = "XOVER"
+            reply = await self._request(
+                session, options, Command.of("XOVER", f"{low}-{group.high}")
+            )
+        if reply.code in (420, 423):  # no articles in that range: an empty listing
+            chunks = _single(b"" if options.raw else self._render_group(
+                target, group, [], fmt, low))
+            return Resource(info, chunks, on_close=session.goodbye)
+        if reply.code != 224:
+            raise self._error(session, reply, f"{session.over_verb} {low}-{group.high}")
+        if options.raw:
+            return Resource(info, session.blocks(), on_close=session.goodbye)
+        return Resource(info, self._stream_group(session, group, fmt, low),
+                        on_close=session.goodbye)
+
+    async def _stream_group(
+        self, session: _Session, group: GroupInfo, fmt: str, low: int
+    ) -> AsyncIterator[bytes]:
+        target = session.target
+        if fmt == "json":
+            entries = [e for chunk in [c async for c in session.blocks()]
+                       for e in self._overview(session, chunk)]
+            yield self._render_group(target, group, entries, fmt, low)
+            return
+        yield _group_header(target, group, low).encode("utf-8", "surrogateescape")
+        async for chunk in session.blocks():
+            out = "".join(_render_entry(target, e) for e in self._overview(session, chunk))
+            if out:
+                yield out.encode("utf-8", "surrogateescape")
+
+    def _overview(self, session: _Session, chunk: bytes) -> list[OverviewEntry]:
+        entries = []
+        for line in chunk.split(b"\r\n"):
+            if not line:
+                continue
+            try:
+                entries.append(parse_overview_line(line))
+            except NNTPCoreError as exc:
+                raise ProtocolError(f"{session.what()}: {exc} for {session.url.masked()}",
+                                    url=session.url) from exc
+        return entries
+
+    def _render_group(self, target: _Target, group: GroupInfo, entries: list[OverviewEntry],
+                      fmt: str, low: int) -> bytes:
+        if fmt == "json":
+            doc = {
+                "server": target.hostport, "group": group.name or target.group,
+                "count": group.count, "low": group.low, "high": group.high,
+                "articles": [
+                    {**e.to_json(), "url": _article_url(target, e.number),
+                     "news_url": _news_url(e.message_id)}
+                    for e in entries
+                ],
+            }
+            return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode(
+                "utf-8", "surrogateescape")
+        text = _group_header(target, group, low) + "".join(
+            _render_entry(target, e) for e in entries)
+        return text.encode("utf-8", "surrogateescape")
+
+    async def _list(self, session: _Session, options: FetchOptions) -> Resource:
+        target, url = session.target, session.url
+        reply = await self._request(session, options, Command.of("LIST"))
+        if reply.code != 215:
+            raise self._error(session, reply, "LIST")
+        fmt = "json" if options.extra.get("format") == "json" else "text"
+        info = ResourceInfo(
+            url=url,
+            content_type="text/plain" if options.raw else (
+                "application/json" if fmt == "json" else "text/plain; charset=utf-8"),
+            filename="active",
+            kind="directory",
+            extra={"server": target.hostport},
+        )
+        if options.raw:
+            return Resource(info, session.blocks(), on_close=session.goodbye)
+        return Resource(info, self._stream_list(session, fmt), on_close=session.goodbye)
+
+    async def _stream_list(self, session: _Session, fmt: str) -> AsyncIterator[bytes]:
+        target = session.target
+        entries: list[ActiveEntry] = []
+        if fmt == "text":
+            yield f"Newsgroups on {target.hostport}:\n\n".encode()
+        async for chunk in session.blocks():
+            batch = []
+            for line in chunk.split(b"\r\n"):
+                if not line:
+                    continue
+                try:
+                    batch.append(parse_active_line(line))
+                except NNTPCoreError as exc:
+                    raise ProtocolError(
+                        f"{session.what()}: {exc} for {session.url.masked()}",
+                        url=session.url) from exc
+            if fmt == "json":
+                entries += batch
+                continue
+            out = "".join(_render_active(target, e) for e in batch)
+            if out:
+                yield out.encode("utf-8", "surrogateescape")
+        if fmt == "json":
+            doc = {"server": target.hostport, "groups": [
+                {**e.to_json(), "url": _group_url(target, e.group)} for e in entries]}
+            yield (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode(
+                "utf-8", "surrogateescape")
+
+
+# -- rendering ----------------------------------------------------------------------------
+
+
+def _opt_str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+async def _single(data: bytes) -> AsyncIterator[bytes]:
+    if data:
+        yield data
+
+
+_GROUP_SAFE = UCHAR_PLAIN - frozenset("/")
+_ID_SAFE = UCHAR_PLAIN | frozenset(";/?:&=@")
+
+
+def _group_url(target: _Target, group: str) -> str:
+    return f"nntp://{target.hostport}/{quote(group, _GROUP_SAFE)}"
+
+
+def _article_url(target: _Target, number: int) -> str:
+    assert target.group is not None
+    return f"{_group_url(target, target.group)}/{number}"
+
+
+def _news_url(message_id: str) -> str | None:
+    mid = message_id.strip()
+    if not (mid.startswith("<") and mid.endswith(">") and "@" in mid):
+        return None
+    return "news:" + quote(mid[1:-1], _ID_SAFE)
+
+
+def _group_header(target: _Target, group: GroupInfo, low: int) -> str:
+    name = group.name or target.group
+    if group.empty:
+        return f"{name} on {target.hostport}: no articles\n"
+    shown = "" if low == group.low else f", showing {low}-{group.high}"
+    return (f"{name} on {target.hostport}: {group.count} articles, numbers "
+            f"{group.low}-{group.high}{shown}\n")
+
+
+def _render_entry(target: _Target, entry: OverviewEntry) -> str:
+    lines = [f"\n{entry.number}  {entry.subject}",
+             f"    From: {entry.from_}",
+             f"    Date: {entry.date}",
+             f"    {_article_url(target, entry.number)}"]
+    news = _news_url(entry.message_id)
+    if news:
+        lines.append(f"    {news}")
+    return "\n".join(lines) + "\n"
+
+
+def _render_active(target: _Target, entry: ActiveEntry) -> str:
+    status = {"y": "posting", "n": "read-only", "m": "moderated"}.get(entry.status,
+                                                                       entry.status)
+    return (f"{entry.group}  {entry.low}-{entry.high}  {status}  "
+            f"{_group_url(target, entry.group)}\n")

@@ -16,4 +16,9 @@ BUILTIN_HANDLERS: dict[str, str] = {
     "news": "anyurl.schemes.news:NewsHandler",
     "nntp": "anyurl.schemes.news:NewsHandler",
     "gopher": "anyurl.schemes.gopher:GopherHandler",
+    "http": "anyurl.schemes.http:HTTPHandler",
+    "https": "anyurl.schemes.http:HTTPHandler",
+    "gateway": "anyurl.schemes.gateway:GatewayHandler",
+    "telnet": "anyurl.schemes.telnet:TelnetHandler",
+    "mailto": "anyurl.schemes.mailto:MailtoHandler",
 }

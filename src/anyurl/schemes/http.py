@@ -196,16 +196,17 @@ class _Connection:
     async def next_event(self) -> Any:
         conn = self.h11
         while True:
+            state = conn.their_state
             try:
                 event = conn.next_event()
             except h11.RemoteProtocolError as exc:
-                raise self._protocol_error(exc) from exc
+                raise self._protocol_error(exc, state) from exc
             if event is h11.NEED_DATA:
                 conn.receive_data(await self.stream.receive(DEFAULT_RECEIVE_SIZE))
                 continue
             return event
 
-    def _protocol_error(self, exc: h11.RemoteProtocolError) -> AnyURLError:
+    def _protocol_error(self, exc: h11.RemoteProtocolError, state: object) -> AnyURLError:
         url = self.stream.url
         text = str(exc)
         if "complete message body" in text:
@@ -215,7 +216,7 @@ class _Connection:
                 url=url,
                 hint="Try again with resume (-C) to continue where it stopped.",
             )
-        if self.h11.their_state is h11.SEND_RESPONSE and "without sending" in text:
+        if state is h11.SEND_RESPONSE and "ConnectionClosed" in text:
             return ConnectionLost(
                 f"the server of {url.masked()} closed the connection without a response",
                 url=url,

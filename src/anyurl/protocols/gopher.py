@@ -962,8 +962,8 @@ def render_attributes(items: Iterable[ItemAttributes]) -> str:
             size = f"  ({view.size})" if view.size else ""
             out.append(f"  view: {view.view_string}{size}")
         for b in attrs.blocks:
-            if b.name == "+INFO":
-                continue
+            if b.name == "+INFO" or (b.name == "+VIEWS" and attrs.views):
+                continue  # the views are listed above, as --view takes them
             out.append(f"  {b.name}:" + (f" {display(b.value)}" if b.value else ""))
             out.extend(f"    {display(line)}".rstrip() for line in b.lines)
         out.append("")

@@ -493,9 +493,12 @@ class GopherHandler(SchemeHandler):
     def _raise_error_item(self, url: URL, items: list[MenuItem]) -> None:
         message = error_item_message(items)
         if message is not None:
+            parts = self._parts(url)
+            hint = "Check the selector; fetch the server's root menu to browse."
+            if parts.gopher_plus is None:
+                hint += " (A Gopher+ item with a form needs %09%09? at the end of its URL.)"
             raise RemoteFileNotFound(
-                f"the gopher server of {url.masked()} says: {message!r}", url=url,
-                hint="Check the selector; fetch the server's root menu to browse.",
+                f"the gopher server of {url.masked()} says: {message!r}", url=url, hint=hint,
             )
 
     def _plus_error(self, url: URL, event: PlusError) -> AnyURLError:

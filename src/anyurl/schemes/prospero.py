@@ -1,0 +1,471 @@
+"""The prospero scheme (RFC 1738 section 3.11): ask a Prospero server about an object.
+
+``prospero://host[:port]/<hsoname>[;OBJECT-VERSION=v]`` names an object by its
+host-specific name on the Prospero server at ``host:port`` (UDP, default 1525). The URL is
+resolved as the spec's section 7 suggests, over ARDP (:mod:`anyurl.protocols.ardp`), one
+message per request::
+
+    VERSION 5 anyurl
+    AUTHENTICATE '' UNAUTHENTICATED <user>
+    GET-OBJECT-INFO #ALL ASCII '<hsoname>' <version>
+
+``FORWARDED`` replies are followed (at most :data:`MAX_FORWARDS` times, possibly to another
+host). When the object is a directory (``BASE-TYPE`` holds DIRECTORY) or has no access
+method, a second message ``DIRECTORY ASCII '<hsoname>' <version>`` + ``LIST ATTRIBUTES
+COMPONENTS`` reads its links.
+
+What comes back is a plain-text report: the object's attributes, its access methods each
+with the URL it maps to (AFTP -> ftp:, GOPHER -> gopher:, TELNET -> telnet:, LOCAL/AFS ->
+file:; FTP, NFS, WAIS and PROSPERO-CONTENTS cannot be mapped and say why), and for a
+directory its links as prospero: URLs. ``ResourceInfo.extra`` holds the same as data.
+
+With ``FetchOptions.extra["follow"]`` the first usable access method is fetched instead:
+``follow`` may be an async callable ``(url: str) -> Resource`` (the resolver's own
+dispatch, when the caller wires it), or ``True`` to let this handler open the target
+with the built-in handler of its scheme and the same configuration.
+
+Options (``FetchOptions.extra``): ``ardp_timeout`` (first retransmission, default 4 s),
+``ardp_retries`` (default 3), ``prospero_user`` (the name asserted in AUTHENTICATE,
+default ``anonymous``: anyurl does not reveal the local login name).
+
+Errors: ``FAILURE NOT-FOUND ...`` :class:`RemoteFileNotFound` (78); ``NOT-AUTHORIZED`` and
+``AUTHENTICATION-REQUIRED`` :class:`RemoteAccessDenied` (9); other FAILUREs
+:class:`ServerError` (22); ``ERROR`` and ``VERSION-NOT-SUPPORTED`` :class:`ProtocolError`
+(8); connection refused (ARDP option 1) :class:`ConnectFailed` (7); no complete reply after
+every retry :class:`TransferTimeout` (28).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from anyurl.errors import (
+    ConnectFailed,
+    ProtocolError,
+    RemoteAccessDenied,
+    RemoteFileNotFound,
+    ServerError,
+    TooManyRedirects,
+    TransferTimeout,
+    URLError,
+)
+from anyurl.protocols import ardp
+from anyurl.protocols.prospero import (
+    AccessMethod,
+    AccessURL,
+    Link,
+    ObjectInfo,
+    ProsperoSyntaxError,
+    access_method_url,
+    build_message,
+    collect,
+    directory_request,
+    object_info_request,
+    parse_reply,
+    quote_token,
+    request_preamble,
+    split_host_port,
+)
+from anyurl.resource import Resource, ResourceInfo, iterate_bytes
+from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
+from anyurl.transport import Datagrams, open_udp
+from anyurl.url import URL, ProsperoPath, parse, quote
+from anyurl.url.charset import UCHAR_PLAIN
+
+__all__ = ["MAX_FORWARDS", "ProsperoHandler"]
+
+DEFAULT_PORT = ardp.DEFAULT_PORT
+MAX_FORWARDS = 5
+DEFAULT_USER = "anonymous"
+_HSONAME_SAFE = UCHAR_PLAIN | frozenset("/")
+
+
+@dataclass(frozen=True)
+class _Target:
+    host: str
+    port: int
+    hsoname: str
+    version: str
+
+
+class ProsperoHandler(SchemeHandler):
+    """``prospero:`` URLs: object information over ARDP/UDP, rendered as a report."""
+
+    schemes = ("prospero",)
+
+    def __init__(self, config: Any, *, warn: Callable[[str], None] | None = None):
+        super().__init__(config, warn=warn)
+        self._cids = ardp.ConnectionIDs()
+
+    # -- the URL ----------------------------------------------------------------------------
+
+    def _target(self, url: URL) -> _Target:
+        """Host, port, hsoname and version from the URL; refuses what cannot be sent."""
+        if url.user is not None or url.password is not None:
+            raise URLError(
+                f"{url.masked()} has a user or password, which prospero: URLs do not allow",
+                url=url,
+            )
+        if not url.host:
+            raise URLError(f"{url.masked()} has no host", url=url)
+        parts = url.parts
+        assert isinstance(parts, ProsperoPath)
+        version = "0"
+        for name, value in parts.fields:
+            if name.upper() == "OBJECT-VERSION":
+                version = value or "0"
+            else:
+                self.warn(
+                    f"{url.masked()}: field {name!r} is not known to anyurl and is not sent"
+                )
+        try:
+            object_info_request(parts.hsoname, version=version)
+        except ProsperoSyntaxError as exc:
+            raise URLError(f"{url.masked()}: {exc}", url=url) from None
+        return _Target(url.connect_host, url.effective_port or DEFAULT_PORT, parts.hsoname,
+                       version)
+
+    def _user(self, options: FetchOptions) -> str:
+        return str(options.extra.get("prospero_user") or DEFAULT_USER)
+
+    def _info_lines(self, target: _Target, options: FetchOptions) -> list[str]:
+        return [*request_preamble(self._user(options)),
+                object_info_request(target.hsoname, version=target.version)]
+
+    def plan(self, url: URL, options: FetchOptions) -> list[str]:
+        target = self._target(url)
+        return self._info_lines(target, options)
+
+    # -- one request ------------------------------------------------------------------------
+
+    async def _request(
+        self, url: URL, target: _Target, lines: list[str], options: FetchOptions
+    ) -> ObjectInfo:
+        trace = options.trace
+        timeout = float(options.extra.get("ardp_timeout", ardp.DEFAULT_TIMEOUT))
+        retries = int(options.extra.get("ardp_retries", ardp.DEFAULT_RETRIES))
+        message = build_message(lines)
+        client = ardp.ARDPClient(self._cids.next(), message, timeout=timeout, retries=retries)
+        if trace is not None:
+            trace(f"* ARDP to {target.host}:{target.port} (UDP), connection id {client.cid}")
+            for line in lines:
+                trace(f"> {line}")
+        async with await open_udp(
+            target.host, target.port, url=url, connect_timeout=self.config.connect_timeout,
+            what="the Prospero server",
+        ) as datagrams:
+            payload = await _drive(client, datagrams, url, target, trace)
+        responses = parse_reply(payload)
+        if trace is not None:
+            for line in payload.decode("utf-8", "replace").splitlines():
+                trace(f"< {line}")
+        return collect(responses)
+
+    def _check(self, url: URL, target: _Target, info: ObjectInfo) -> None:
+        """Map FAILURE / ERROR / VERSION-NOT-SUPPORTED to anyurl errors."""
+        where = f"{target.host}:{target.port}"
+        if info.version_not_supported is not None:
+            raise ProtocolError(
+                f"the Prospero server at {where} does not speak version 5 for "
+                f"{url.masked()}: VERSION-NOT-SUPPORTED {info.version_not_supported.text}",
+                url=url,
+            )
+        if info.error is not None:
+            raise ProtocolError(
+                f"the Prospero server at {where} rejected the request for {url.masked()}: "
+                f"ERROR {info.error.text}",
+                url=url,
+            )
+        failure = info.failure
+        if failure is None:
+            return
+        said = f"FAILURE {failure.raw}".strip()
+        if failure.code.startswith("NOT-FOUND"):
+            raise RemoteFileNotFound(
+                f"the Prospero server at {where} has no {target.hsoname!r} for "
+                f"{url.masked()}: {said}",
+                url=url,
+            )
+        if failure.code in ("NOT-AUTHORIZED", "AUTHENTICATION-REQUIRED",
+                            "AUTHENTICATION-DATA"):
+            raise RemoteAccessDenied(
+                f"the Prospero server at {where} refused {target.hsoname!r} for "
+                f"{url.masked()}: {said}",
+                url=url,
+            )
+        raise ServerError(
+            f"the Prospero server at {where} failed on {target.hsoname!r} for "
+            f"{url.masked()}: {said}",
+            url=url,
+        )
+
+    # -- open -------------------------------------------------------------------------------
+
+    async def open(self, url: URL, options: FetchOptions) -> Resource:
+        target = self._target(url)
+        trace = options.trace
+        forwards: list[str] = []
+        while True:
+            info = await self._request(url, target, self._info_lines(target, options), options)
+            if info.forwarded is None:
+                break
+            fwd = info.forwarded
+            if len(forwards) >= MAX_FORWARDS:
+                raise TooManyRedirects(
+                    f"more than {MAX_FORWARDS} FORWARDED replies for {url.masked()} "
+                    f"(last: {fwd.raw})",
+                    url=url,
+                )
+            host, port = split_host_port(fwd.host)
+            target = _Target(host or target.host, port or DEFAULT_PORT, fwd.hsoname,
+                             fwd.version or "0")
+            forwards.append(_prospero_url(target))
+            if trace is not None:
+                trace(f"* forwarded to {forwards[-1]}")
+        self._check(url, target, info)
+        for warning in info.warnings:
+            self.warn(f"{url.masked()}: WARNING {warning.code} {warning.text}".rstrip())
+
+        methods = [
+            access_method_url(m)
+            for m in (
+                AccessMethod.from_values(v, default_host=target.host,
+                                         default_hsoname=target.hsoname)
+                for v in info.values("ACCESS-METHOD")
+            )
+            if m is not None
+        ]
+        listing: ObjectInfo | None = None
+        if info.is_directory or not methods:
+            lines = [*request_preamble(self._user(options)),
+                     *directory_request(target.hsoname, version=target.version)]
+            listing = await self._request(url, target, lines, options)
+            if listing.failure is not None and listing.failure.code == "NOT-A-DIRECTORY":
+                listing = None
+            elif listing.forwarded is None:
+                self._check(url, target, listing)
+
+        extra: dict[str, Any] = {
+            "prospero": {
+                "host": target.host,
+                "port": target.port,
+                "hsoname": target.hsoname,
+                "version": target.version,
+                "forwarded": forwards,
+                "attributes": [
+                    {"name": a.name, "applies_to": a.applies_to, "type": a.value_type,
+                     "values": list(a.values)}
+                    for a in info.attributes
+                ],
+                "access_methods": [
+                    {"method": m.method.display(), "url": m.url, "reason": m.reason}
+                    for m in methods
+                ],
+                "links": [
+                    {"name": link.name, "target": link.target, "url": _link_url(link)}
+                    for link in (listing.links if listing else ())
+                ],
+            }
+        }
+        follow = options.extra.get("follow")
+        if follow:
+            chosen = _first_usable(methods)
+            if chosen is None:
+                raise RemoteFileNotFound(
+                    f"none of the access methods of {url.masked()} can be followed: "
+                    + ("; ".join(f"{m.method.method}: {m.reason or 'not here'}"
+                                 for m in methods) or "it has none"),
+                    url=url,
+                    hint="Run without follow to see the report.",
+                )
+            assert chosen.url is not None
+            if trace is not None:
+                trace(f"* following {chosen.method.method} -> {chosen.url}")
+            return await self._follow(chosen.url, follow, options, extra)
+
+        report = _report(url, target, info, methods, listing, forwards)
+        return Resource(
+            ResourceInfo(
+                url=url, size=len(report), total_size=len(report),
+                content_type="text/plain; charset=utf-8",
+                filename=None,
+                kind="directory" if listing is not None else "report",
+                extra=extra,
+            ),
+            iterate_bytes(report),
+        )
+
+    async def _follow(
+        self, target_url: str, follow: object, options: FetchOptions, extra: dict[str, Any]
+    ) -> Resource:
+        if callable(follow):
+            opener: Callable[[str], Awaitable[Resource]] = follow
+            inner = await opener(target_url)
+            inner.info.extra.update(extra)
+            return inner
+        from anyurl.schemes import BUILTIN_HANDLERS
+
+        parsed = parse(target_url)
+        path = BUILTIN_HANDLERS.get(parsed.scheme)
+        if path is None:
+            raise URLError(f"no built-in handler for {target_url}", url=parsed)
+        module, _, name = path.partition(":")
+        handler: SchemeHandler = getattr(importlib.import_module(module), name)(
+            self.config, warn=self.warn
+        )
+        try:
+            inner = await handler.open(
+                parsed, FetchOptions(trace=options.trace, raw=options.raw)
+            )
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await handler.aclose()
+            raise
+        inner.info.extra.update(extra)
+
+        async def close() -> None:
+            await inner.aclose()
+            await handler.aclose()
+
+        return Resource(inner.info, _chunks(inner), on_close=close)
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def _chunks(resource: Resource) -> AsyncIterator[bytes]:
+    async for chunk in resource:
+        yield chunk
+
+
+async def _drive(
+    client: ardp.ARDPClient, datagrams: Datagrams, url: URL, target: _Target,
+    trace: Trace | None,
+) -> bytes:
+    """Run one ARDP exchange over ``datagrams``: the client's events, the timer, the socket."""
+    client.start()
+    deadline: float | None = None
+    while True:
+        event = client.next_event()
+        if event is ardp.NEED_DATA:
+            now = anyio.current_time()
+            if deadline is not None and now >= deadline:
+                deadline = None
+                client.timer_expired()
+                continue
+            got = await datagrams.receive(None if deadline is None else deadline - now)
+            if got is not None:
+                client.receive_datagram(got[0])
+            continue
+        if isinstance(event, ardp.Transmit):
+            if trace is not None and event.reason == "retransmission":
+                trace(f"* ARDP: no complete reply, sending the request again "
+                      f"(attempt {client.attempts}, next wait {client.timeout:g} s)")
+            for datagram in event.datagrams:
+                await datagrams.send(datagram)
+        elif isinstance(event, ardp.SetTimer):
+            deadline = anyio.current_time() + event.seconds
+        elif isinstance(event, ardp.MessageReceived):
+            if trace is not None and event.packets > 1:
+                trace(f"* ARDP: reply reassembled from {event.packets} packets")
+            return event.payload
+        elif isinstance(event, ardp.Refused):
+            raise ConnectFailed(
+                f"the Prospero server at {target.host}:{target.port} refused the "
+                f"connection for {url.masked()}",
+                url=url,
+            )
+        elif isinstance(event, ardp.Redirected):
+            if trace is not None:
+                trace(f"* ARDP: redirected to {event.host}:{event.port}")
+            datagrams.retarget(event.host, event.port)
+        elif isinstance(event, ardp.GaveUp):
+            got_part = (f"; {event.received_packets} of {event.total_packets} reply packets "
+                        "arrived" if event.received_packets else "")
+            raise TransferTimeout(
+                f"no reply from the Prospero server at {target.host}:{target.port} (UDP) for "
+                f"{url.masked()} after {event.attempts} attempts{got_part}",
+                url=url,
+                hint="Is a Prospero server listening on that UDP port? UDP has no "
+                "'connection refused', so silence is all a client sees.",
+            )
+        elif isinstance(event, ardp.PacketIgnored):
+            if trace is not None:
+                trace(f"* ARDP: ignored a datagram: {event.reason}")
+        elif isinstance(event, ardp.QueueStatus) and trace is not None:
+            trace(f"* ARDP: queued (position {event.position}, {event.seconds} s)")
+
+
+def _prospero_url(target: _Target) -> str:
+    host = target.host if ":" not in target.host else f"[{target.host}]"
+    port = "" if target.port == DEFAULT_PORT else f":{target.port}"
+    version = "" if target.version in ("", "0") else f";OBJECT-VERSION={quote(target.version)}"
+    return f"prospero://{host}{port}/{quote(target.hsoname, _HSONAME_SAFE)}{version}"
+
+
+def _link_url(link: Link) -> str | None:
+    if link.target == "EXTERNAL" or link.host == "NULL":
+        return None
+    host, port = split_host_port(link.host)
+    return _prospero_url(_Target(host.lower(), port or DEFAULT_PORT, link.hsoname,
+                                 link.version))
+
+
+def _first_usable(methods: list[AccessURL]) -> AccessURL | None:
+    for m in methods:
+        if m.url is None:
+            continue
+        if m.local:
+            path = parse(m.url).parts
+            local = getattr(path, "path", None)
+            if not isinstance(local, str) or not os.path.exists(local):
+                continue
+        return m
+    return None
+
+
+def _report(
+    url: URL, target: _Target, info: ObjectInfo, methods: list[AccessURL],
+    listing: ObjectInfo | None, forwards: list[str],
+) -> bytes:
+    out = [f"Prospero object {quote_token(target.hsoname, always=True)} "
+           f"(version {target.version}) on {target.host}:{target.port}"]
+    for fwd in forwards:
+        out.append(f"  forwarded to {fwd}")
+    if info.attributes:
+        out.append("")
+        out.append("Attributes:")
+        for a in info.attributes:
+            if a.name == "ACCESS-METHOD":
+                continue
+            shown = " ".join(quote_token(v) for v in a.values)
+            indent = "  " + "  " * a.depth
+            out.append(f"{indent}{a.name}: {shown}")
+    if methods:
+        out.append("")
+        out.append("Access methods:")
+        for m in methods:
+            out.append(f"  {m.method.display()}")
+            if m.url is not None:
+                note = " (if visible on this machine)" if m.local else ""
+                out.append(f"    -> {m.url}{note}")
+            else:
+                out.append(f"    (no URL: {m.reason})")
+    if listing is not None:
+        out.append("")
+        out.append(f"Links ({len(listing.links)}):")
+        for link in listing.links:
+            where = _link_url(link) or "(external)"
+            out.append(f"  {link.name}  {link.target}  {where}")
+        if listing.unresolved:
+            out.append(f"  unresolved: {' '.join(listing.unresolved)}")
+    elif not methods and not info.attributes:
+        out.append("")
+        out.append("The server returned no attributes for this object (NONE-FOUND).")
+    return ("\n".join(out) + "\n").encode("utf-8", "surrogateescape")

@@ -6,6 +6,8 @@ The file is ``~/.config/anyurl/config.toml`` (or ``--config FILE``)::
     connect_timeout = 20
     read_timeout = 60
     parallel = 4
+    retry = 3
+    stall_timeout = 30
     nntp_server = "news.example.org"
     smtp_relay = "localhost:25"
     allowed_ports = [6000]
@@ -55,6 +57,15 @@ class Config:
     idle_timeout: float = 15.0
     #: Retry file://otherhost/ as ftp://otherhost/ (the historical fallback).
     file_ftp_fallback: bool = False
+    #: Downloader (``anyurl get``): retries of a transfer that failed transiently.
+    retry: int = 0
+    #: Seconds before the first retry; each further wait doubles, up to retry_max_delay.
+    retry_delay: float = 1.0
+    retry_max_delay: float = 60.0
+    #: Fail a transfer (exit 28, retried) when no byte arrives for this many seconds.
+    stall_timeout: float | None = None
+    #: Cap of each transfer's rate in bytes per second, or None.
+    limit_rate: float | None = None
 
     def replace(self, **changes: Any) -> Config:
         return dataclasses.replace(self, **changes)

@@ -1,46 +1,84 @@
-"""``anyurl get``: fetch URLs to stdout or to files, as curl and wget users expect.
+"""``anyurl get``: fetch URLs to stdout or to files, as curl, wget and aria2 users expect.
 
-One URL streams to stdout unless ``-o FILE`` or ``-O`` is given; files are written as
-``FILE.part`` and renamed when complete (``-C`` continues a ``.part``). The exit status
-is the first failure's curl-compatible code; every failure is summarised on stderr.
+One URL streams to stdout unless ``-o FILE`` or ``-O`` is given. Many URLs (on the
+command line, or from ``-i FILE``) run through :class:`anyurl.downloader.Downloader`:
+``-Z N`` at once with at most ``--per-host`` to one host, each retried on transient
+failures (``--retry``) from where it stopped, bounded by ``--max-time`` and
+``--stall-timeout``, capped by ``--limit-rate``. Files are written as ``FILE.part``
+and renamed when complete (``-C`` continues a ``.part``), so neither a failure nor
+Ctrl-C leaves a truncated file under its final name.
+
+``--json`` has two meanings, told apart by where the bodies go: with ``-o``/``-O``
+(bodies in files, stdout free) it prints one JSON line per transfer for scripts;
+without (bodies on stdout) it asks handlers for menus and listings as JSON items.
+
+The exit status is the first failure's curl-compatible code, in the order the URLs
+were given; each failure is printed when it happens and, when there are several,
+summarised at the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
+import json
+import os
+import re
+import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio
 
 from anyurl.cli.common import print_error, print_warning
 from anyurl.cli.names import remote_name
+from anyurl.cli.progress import TransferProgress, wanted
 from anyurl.config import Config, load_config
-from anyurl.errors import AnyURLError, FileExists
+from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
+from anyurl.errors import AnyURLError, Cancelled
 from anyurl.resolver import Resolver
+from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.url import URL
+from anyurl.url import URL, parse
+from anyurl.url.text import find_urls
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "add_parser", "parse_rate", "read_url_list", "run"]
 
-EXAMPLES = """examples:
+EXAMPLES = """examples, one per scheme:
   anyurl get file:///etc/hostname
   anyurl get -o motd.txt 'ftp://ftp.example.org/%2Fetc/motd'
   anyurl get 'ftp://ftp.example.org/pub;type=d'          (a directory listing)
   anyurl get -O http://www.example.org/file.tar.gz
   anyurl get gopher://gopher.example.org/                (a menu, as text)
+  anyurl get --json gopher://gopher.example.org/         (the menu as JSON items)
   anyurl get --search 'rfc 1738' gopher://gopher.example.org/7/search
+  anyurl get 'news:comp.infosystems.www'                 (needs nntp_server in the config)
+  anyurl get 'nntp://news.example.org/comp.lang.c/42'
+  anyurl get 'wais://wais.example.org:210/db?query'
+  anyurl get 'prospero://prospero.example.org/path'
+  anyurl get --plan 'telnet://user@host.example.org/'    (telnet and mailto: what is sent)
   anyurl get --plan 'ftp://user:secret@ftp.example.org/pub/file;type=i'
+
+many URLs:
+  anyurl get -O -Z 8 --per-host 2 URL URL URL ...        (8 at once, 2 per host)
+  anyurl get -O -i urls.txt --output-dir downloads --create-dirs
+  anyurl get -O -C --retry 5 --stall-timeout 30 URL      (retry, resuming, when stalled)
+  anyurl get -O --json -i mail.txt | jq .status          (a JSON line per transfer)
 """
+
+JSON_HELP = ("with -o/-O: one JSON line per transfer on stdout (url, status, exit_code, "
+             "bytes, seconds, file, error); without (bodies on stdout): menus and "
+             "listings as JSON items")
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "get",
         help="fetch URLs (to stdout, or to files with -o/-O)",
-        description="Fetch each URL by speaking its scheme's own protocol.",
+        description="Fetch each URL by speaking its scheme's own protocol; many at once.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -48,34 +86,86 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is negative")
+    return value
+
+
+_RATE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)[bB]?\s*")
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+
+
+def parse_rate(text: str) -> float:
+    """``--limit-rate``: bytes per second, with an optional K, M or G suffix (1024-based)."""
+    m = _RATE.fullmatch(text)
+    if not m or float(m.group(1)) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate such as 500K or 2M")
+    return float(m.group(1)) * _UNITS[m.group(2).lower()]
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("urls", nargs="+", metavar="URL")
+    p.add_argument("urls", nargs="*", metavar="URL")
+    p.add_argument("-i", "--input-file", metavar="FILE", action="append", default=[],
+                   help="read URLs from FILE ('-' for stdin): one per line, or found in "
+                   "free text as RFC 1738's Appendix describes")
     out = p.add_argument_group("output")
     out.add_argument("-o", "--output", metavar="FILE", help="write to FILE (one URL only)")
     out.add_argument("-O", "--remote-name", action="store_true",
-                     help="save each URL under its remote name")
+                     help="save each URL under its remote name (made safe: no '/', no "
+                     "leading dots, no control characters)")
     out.add_argument("--output-dir", metavar="DIR", default=".", help="directory for -O")
+    out.add_argument("--create-dirs", action="store_true",
+                     help="create missing directories of -o FILE and --output-dir")
     out.add_argument("--clobber", action="store_true", help="overwrite existing files")
     out.add_argument("-C", "--continue", dest="resume", action="store_true",
                      help="continue a partial download (FILE.part)")
     out.add_argument("--raw", action="store_true",
                      help="the bytes the server sent (gopher menus), not a rendering")
-    out.add_argument("--json", action="store_true",
-                     help="menus and listings as JSON items")
+    out.add_argument("--json", action="store_true", help=JSON_HELP)
+    out.add_argument("--no-progress", action="store_true",
+                     help="no progress bars (they are drawn only when stderr is a terminal)")
+    many = p.add_argument_group("many URLs, retries, limits")
+    many.add_argument("-Z", "--parallel", type=_positive_int, metavar="N",
+                      help="transfers at once (default: 'parallel' of the config, 4)")
+    many.add_argument("--per-host", type=_positive_int, metavar="N",
+                      help="transfers at once to one host (default: 'per_host', 2)")
+    many.add_argument("--retry", type=_non_negative_int, metavar="N",
+                      help="retry a transfer that failed transiently (timeout, lost "
+                      "connection, short transfer, HTTP 408/429/5xx, FTP 4xx) up to N times, "
+                      "resuming where the scheme allows")
+    many.add_argument("--retry-delay", type=float, metavar="SECONDS",
+                      help="wait before the first retry (default 1); each further wait "
+                      "doubles, up to --retry-max-delay (default 60)")
+    many.add_argument("--retry-max-delay", type=float, metavar="SECONDS")
+    many.add_argument("--stall-timeout", type=float, metavar="SECONDS",
+                      help="fail (exit 28, retried) when no byte arrives for SECONDS")
+    many.add_argument("--limit-rate", type=parse_rate, metavar="RATE",
+                      help="cap each transfer at RATE bytes per second (500K, 2M)")
     proto = p.add_argument_group("protocol")
     proto.add_argument("--plan", action="store_true",
                        help="print the commands that would be sent, without connecting")
     proto.add_argument("-v", "--verbose", action="store_true",
                        help="print the protocol dialogue on stderr (passwords masked)")
-    proto.add_argument("-s", "--silent", action="store_true", help="no warnings")
+    proto.add_argument("-s", "--silent", action="store_true",
+                       help="no warnings and no progress bars")
     proto.add_argument("--strict", action="store_true", help="parse URLs strictly")
     proto.add_argument("--search", metavar="TEXT", help="search term for gopher type 7")
     proto.add_argument("--allow-port", metavar="PORT", type=int, action="append", default=[],
                        help="allow a port that belongs to another protocol (section 6)")
     proto.add_argument("--connect-timeout", type=float, metavar="SECONDS")
     proto.add_argument("--read-timeout", type=float, metavar="SECONDS",
-                       help="fail when no byte arrives for SECONDS")
-    proto.add_argument("--max-time", type=float, metavar="SECONDS")
+                       help="fail when one read waits longer than SECONDS")
+    proto.add_argument("--max-time", type=float, metavar="SECONDS",
+                       help="fail an attempt that takes longer than SECONDS (exit 28)")
     proto.add_argument("--file-ftp-fallback", action="store_true",
                        help="retry file://otherhost/ URLs as ftp://otherhost/")
     proto.add_argument("--config", metavar="FILE", help="config file (TOML)")
@@ -86,12 +176,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def build_config(args: argparse.Namespace) -> Config:
     config = load_config(args.config)
     changes: dict[str, Any] = {}
-    if args.connect_timeout is not None:
-        changes["connect_timeout"] = args.connect_timeout
-    if args.read_timeout is not None:
-        changes["read_timeout"] = args.read_timeout
-    if args.max_time is not None:
-        changes["max_time"] = args.max_time
+    for name in ("connect_timeout", "read_timeout", "max_time", "parallel", "per_host",
+                 "retry", "retry_delay", "retry_max_delay", "stall_timeout", "limit_rate"):
+        value = getattr(args, name, None)
+        if value is not None:
+            changes[name] = value
     if args.allow_port:
         changes["allowed_ports"] = config.allowed_ports | frozenset(args.allow_port)
     if args.file_ftp_fallback:
@@ -99,74 +188,245 @@ def build_config(args: argparse.Namespace) -> Config:
     return config.replace(**changes)
 
 
-async def ask_password(url: URL) -> str | None:
-    """Prompt on the terminal without echo (RFC 1738 3.2.1); None when not interactive."""
-    if not sys.stdin.isatty():
-        return None
-    prompt = f"Password for {url.user}@{url.host}: "
-    return await anyio.to_thread.run_sync(getpass.getpass, prompt)
+def read_url_list(text: str) -> list[str]:
+    """The URLs of an ``-i`` file.
+
+    When every line that is not blank or a ``#`` comment is one URL, those are the
+    URLs, in order (unknown schemes included: they fail, and say why). Otherwise the
+    text is prose (mail, notes) and the URLs in it are found as RFC 1738's Appendix
+    says: ``<URL:...>`` wrappers first, folded lines joined.
+    """
+    lines = [line.strip() for line in text.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("#")]
+    if all(" " not in line and "\t" not in line and _parses(line) for line in lines):
+        return lines
+    return [found.url for found in find_urls(text)]
 
 
-def make_options(args: argparse.Namespace) -> FetchOptions:
+def _parses(text: str) -> bool:
+    try:
+        parse(text)
+    except AnyURLError:
+        return False
+    return True
+
+
+def _read_inputs(paths: list[str]) -> list[str]:
+    urls: list[str] = []
+    for path in paths:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8", errors="surrogateescape") as f:
+                text = f.read()
+        urls += read_url_list(text)
+    return urls
+
+
+def make_password_prompt() -> Callable[[URL], Any]:
+    """A prompt without echo (RFC 1738 3.2.1), one at a time; None when not interactive."""
+    lock = anyio.Lock()
+
+    async def ask_password(url: URL) -> str | None:
+        if not sys.stdin.isatty():
+            return None
+        async with lock:
+            prompt = f"Password for {url.user}@{url.host}: "
+            return await anyio.to_thread.run_sync(getpass.getpass, prompt)
+
+    return ask_password
+
+
+def make_options(args: argparse.Namespace, *, index: int | None = None,
+                 password: Callable[[URL], Any] | None = None,
+                 menu_json: bool | None = None) -> FetchOptions:
     trace = None
     if args.verbose:
+        prefix = f"[{index + 1}] " if index is not None else ""
+
         def trace(line: str) -> None:
-            print(line, file=sys.stderr, flush=True)
+            print(prefix + line, file=sys.stderr, flush=True)
     extra: dict[str, Any] = {}
-    if args.json:
+    if args.json if menu_json is None else menu_json:
         extra["format"] = "json"
-    return FetchOptions(trace=trace, password_callback=ask_password, search=args.search,
+    return FetchOptions(trace=trace, password_callback=password, search=args.search,
                         raw=args.raw, extra=extra)
 
 
-async def fetch_all(args: argparse.Namespace, config: Config) -> int:
-    warn = (lambda m: None) if args.silent else print_warning
-    failures: list[tuple[str, AnyURLError]] = []
-    async with Resolver(config, strict=args.strict, warn=warn) as resolver:
-        for text in args.urls:
-            try:
-                if args.plan:
-                    for line in resolver.plan(text, make_options(args)):
-                        print(line)
-                    continue
-                target = output_path(args, resolver, text)
-                if target is None:
-                    await to_stdout(resolver, text, make_options(args))
-                else:
-                    await resolver.download(text, target, resume=args.resume,
-                                            clobber=args.clobber or args.resume,
-                                            options=make_options(args))
-            except AnyURLError as exc:
-                print_error(exc)
-                failures.append((text, exc))
-    if len(failures) > 1:
-        print(f"anyurl: {len(failures)} of {len(args.urls)} URLs failed", file=sys.stderr)
-    return failures[0][1].exit_code if failures else 0
+def writes_files(args: argparse.Namespace) -> bool:
+    return bool(args.output or args.remote_name)
 
 
 def output_path(args: argparse.Namespace, resolver: Resolver, text: str) -> Path | None:
+    """Where ``text`` goes: ``-o``, ``--output-dir``/remote name with ``-O``, or stdout."""
     if args.output:
         return Path(args.output)
     if not args.remote_name:
         return None
-    url = resolver.parse(text)
-    path = Path(args.output_dir) / remote_name(url)
-    if path.exists() and not (args.clobber or args.resume):
-        raise FileExists(f"{str(path)!r} exists; not overwriting it with {url.masked()}",
-                         hint="Use --clobber to overwrite it.")
-    return path
+    return Path(args.output_dir) / remote_name(resolver.parse(text))
 
 
-async def to_stdout(resolver: Resolver, text: str, options: FetchOptions) -> None:
-    out = sys.stdout.buffer
-    async with resolver.open(text, options) as res:
-        async for chunk in res:
-            out.write(chunk)
-        out.flush()
+class CLIEvents(DownloadEvents):
+    """What ``anyurl get`` shows: errors as they happen, retries, JSON lines, bars."""
+
+    def __init__(self, args: argparse.Namespace, bars: TransferProgress | None):
+        self.args = args
+        self.bars = bars
+        self.json_lines = args.json and writes_files(args)
+        self.running: set[int] = set()
+        self.retries = 0
+        #: Set by Ctrl-C / SIGTERM.
+        self.interrupted = False
+
+    def started(self, job: Job, info: ResourceInfo, have: int) -> None:
+        self.running.add(job.index)
+        if self.bars:
+            self.bars.started(job, info, have)
+
+    def progress(self, job: Job, done: int, total: int | None) -> None:
+        if self.bars:
+            self.bars.progress(job, done, total)
+
+    def retrying(self, job: Job, error: AnyURLError, retry: int, delay: float,
+                 resume_at: int) -> None:
+        if not self.args.silent:
+            where = f" from byte {resume_at}" if resume_at else ""
+            print_warning(f"{error}; retry {retry} of {self.retries} in "
+                          f"{delay:g}s{where}")
+
+    def finished(self, result: TransferResult) -> None:
+        self.running.discard(result.job.index)
+        if self.bars:
+            self.bars.finished(result)
+        if result.error is not None:
+            print_error(result.error)
+        if self.json_lines:
+            print(json.dumps(result.to_json()), flush=True)
+
+
+class _Stdout:
+    """stdout for bodies; once the reader has gone (EPIPE), later writes go nowhere."""
+
+    def __init__(self) -> None:
+        self.buffer: BinaryIO = sys.stdout.buffer
+
+    def write(self, data: bytes) -> int:
+        try:
+            return self.buffer.write(data)
+        except BrokenPipeError:
+            self._detach()
+            raise
+
+    def flush(self) -> None:
+        try:
+            self.buffer.flush()
+        except BrokenPipeError:
+            self._detach()
+            raise
+
+    def _detach(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+async def _plan(args: argparse.Namespace, config: Config, urls: list[str]) -> int:
+    failures: list[AnyURLError] = []
+    async with Resolver(config, strict=args.strict,
+                        warn=(lambda m: None) if args.silent else print_warning) as resolver:
+        for text in urls:
+            try:
+                for line in resolver.plan(text, make_options(args)):
+                    print(line)
+            except AnyURLError as exc:
+                print_error(exc)
+                failures.append(exc)
+    if len(failures) > 1:
+        print(f"anyurl: {len(failures)} of {len(urls)} URLs failed", file=sys.stderr)
+    return failures[0].exit_code if failures else 0
+
+
+async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -> int:
+    if args.plan:
+        return await _plan(args, config, urls)
+    files = writes_files(args)
+    password = make_password_prompt()
+    show_bars = not args.no_progress and wanted(silent=args.silent, body_to_stdout=not files)
+    bars = TransferProgress(len(urls)) if show_bars else None
+    events = CLIEvents(args, bars)
+    results: dict[int, TransferResult] = {}
+    done: list[TransferResult] = []
+    async with Resolver(config, strict=args.strict,
+                        warn=(lambda m: None) if args.silent else print_warning) as resolver:
+        policy = DownloadPolicy.from_config(
+            config, resume=args.resume, clobber=args.clobber or args.resume,
+            create_dirs=args.create_dirs)
+        events.retries = policy.retry
+        downloader = Downloader(resolver, policy, events=events, sink=_Stdout())
+        jobs: list[Job] = []
+        for i, text in enumerate(urls):
+            try:
+                target = output_path(args, resolver, text)
+            except AnyURLError as exc:
+                results[i] = TransferResult(Job(text, index=i), error=exc)
+                events.finished(results[i])
+                continue
+            options = make_options(args, index=i if len(urls) > 1 else None,
+                                   password=password, menu_json=args.json and not files)
+            jobs.append(Job(text, target, options, index=i))
+        positions = [job.index for job in jobs]
+        with bars if bars is not None else contextlib.nullcontext():
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_cancel_on_signal, tg.cancel_scope, events)
+                done = await downloader.run(jobs)
+                tg.cancel_scope.cancel()  # the run is over: stop listening for signals
+    if events.interrupted:
+        return _report_interrupt(args, jobs, events)
+    for position, result in zip(positions, done, strict=True):
+        results[position] = result
+    ordered = [results[i] for i in sorted(results)]
+    failures = [r for r in ordered if r.error is not None]
+    if len(failures) > 1:
+        print(f"anyurl: {len(failures)} of {len(ordered)} URLs failed:", file=sys.stderr)
+        for r in failures:
+            print(f"  {r.job.shown}: exit {r.exit_code}", file=sys.stderr)
+    return failures[0].exit_code if failures else 0
+
+
+async def _cancel_on_signal(scope: anyio.CancelScope, events: CLIEvents) -> None:
+    """Ctrl-C (or SIGTERM) cancels the run: connections close, ``.part`` files stay."""
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            events.interrupted = True
+            scope.cancel()
+            return
+
+
+def _report_interrupt(args: argparse.Namespace, jobs: list[Job], events: CLIEvents) -> int:
+    parts = [job.target.with_name(job.target.name + ".part") for job in jobs
+             if job.target is not None]
+    kept = [str(p) for p in parts if p.exists()]
+    error = Cancelled("interrupted; no file was left under its final name",
+                      hint=f"Partial data is kept in {', '.join(kept)}; continue with -C."
+                      if kept else None)
+    print_error(error)
+    return error.exit_code
+
+
+def _urls(args: argparse.Namespace) -> list[str]:
+    return list(args.urls) + _read_inputs(args.input_file)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.output and len(args.urls) > 1:
+    try:
+        urls = _urls(args)
+    except OSError as exc:
+        print(f"anyurl: cannot read the URL list: {exc}", file=sys.stderr)
+        return 2
+    if not urls:
+        print("anyurl: no URL given (as arguments or with -i FILE)", file=sys.stderr)
+        return 2
+    if args.output and len(urls) > 1:
         print("anyurl: -o names one file; use -O or --output-dir for several URLs",
               file=sys.stderr)
         return 2
@@ -176,6 +436,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"anyurl: {exc}", file=sys.stderr)
         return 2
     try:
-        return anyio.run(fetch_all, args, config, backend=args.backend)
-    except BrokenPipeError:
-        return 0
+        return anyio.run(fetch_all, args, config, urls, backend=args.backend)
+    except KeyboardInterrupt:  # before the signal handler was in place, or after
+        print_error(Cancelled("interrupted"))
+        return Cancelled.exit_code
+

@@ -1,0 +1,164 @@
+"""Progress on the terminal: one bar per running transfer and a total (rich).
+
+A transfer whose size is known shows bytes, rate and time left; one whose size is
+not (a menu, a listing, a chunked HTTP body) shows a spinner and the bytes so far.
+A transfer's row goes when it ends, the total row stays. The bars are drawn on
+stderr, and only when stderr is a terminal (:func:`wanted`): in a pipe, a log or
+with ``-s`` nothing is drawn and nothing changes in the output.
+
+Lines printed to stderr while the bars are up (warnings, errors, ``-v``) appear
+above them: rich's live display takes over ``sys.stderr`` for that time.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
+from rich.table import Column
+from rich.text import Text
+
+from anyurl.downloader import DownloadEvents, Job, TransferResult
+from anyurl.resource import ResourceInfo
+
+__all__ = ["TransferProgress", "wanted"]
+
+
+def wanted(*, silent: bool, stderr: TextIO | None = None, stdout: TextIO | None = None,
+           body_to_stdout: bool = False) -> bool:
+    """Whether to draw bars: stderr is a terminal, not ``-s``, and no body goes to a terminal.
+
+    A body written to a terminal and bars redrawn on the same screen would garble each
+    other, so then (as curl does) there are none.
+    """
+    err = stderr or sys.stderr
+    out = stdout or sys.stdout
+    if silent or not _isatty(err):
+        return False
+    return not (body_to_stdout and _isatty(out))
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+class _SpinnerWhenUnknown(ProgressColumn):
+    """A spinner while the size is unknown, nothing once it is known."""
+
+    def __init__(self) -> None:
+        self._spinner = SpinnerColumn()
+        super().__init__()
+
+    def render(self, task: Task) -> Text:
+        if task.total is None and not task.finished:
+            rendered = self._spinner.render(task)
+            return rendered if isinstance(rendered, Text) else Text("~")
+        return Text(" ")
+
+
+@dataclass
+class _Row:
+    task: TaskID
+    done: int = 0
+    total: int | None = None
+    started: bool = False
+
+
+class TransferProgress(DownloadEvents):
+    """Download events drawn as rich progress bars; use as a context manager."""
+
+    def __init__(self, count: int, console: Console | None = None):
+        self.count = count
+        self.console = console or Console(file=sys.stderr)
+        self.bars = Progress(
+            _SpinnerWhenUnknown(),
+            TextColumn("{task.description}",
+                       table_column=Column(no_wrap=True, overflow="ellipsis", max_width=36)),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=self.console,
+            redirect_stdout=False,
+            redirect_stderr=True,
+        )
+        self.rows: dict[int, _Row] = {}
+        self.finished_count = 0
+        self.finished_bytes = 0
+        self.total_task = self.bars.add_task(self._total_label(), total=None)
+
+    def _total_label(self) -> str:
+        return f"total {self.finished_count}/{self.count}"
+
+    def _row(self, job: Job) -> _Row:
+        row = self.rows.get(job.index)
+        if row is None:
+            label = job.target.name if job.target is not None else job.shown
+            row = self.rows[job.index] = _Row(self.bars.add_task(label, total=None))
+        return row
+
+    def _update_total(self) -> None:
+        done = self.finished_bytes + sum(r.done for r in self.rows.values())
+        started = sum(1 for r in self.rows.values() if r.started)
+        total: int | None = None
+        if started + self.finished_count == self.count and all(
+                r.total is not None for r in self.rows.values()):
+            total = self.finished_bytes + sum(r.total or 0 for r in self.rows.values())
+        self.bars.update(self.total_task, completed=done, total=total,
+                             description=self._total_label())
+
+    # -- DownloadEvents ------------------------------------------------------------
+
+    def started(self, job: Job, info: ResourceInfo, have: int) -> None:
+        row = self._row(job)
+        row.started = True
+        row.done = have
+        row.total = info.total_size if info.total_size is not None else (
+            None if info.size is None else have + info.size)
+        self.bars.reset(row.task, total=row.total, completed=have)
+        self._update_total()
+
+    def progress(self, job: Job, done: int, total: int | None) -> None:
+        row = self._row(job)
+        row.done, row.total = done, total
+        self.bars.update(row.task, completed=done, total=total)
+        self._update_total()
+
+    def finished(self, result: TransferResult) -> None:
+        row = self.rows.pop(result.job.index, None)
+        if row is not None:
+            self.bars.remove_task(row.task)
+        self.finished_count += 1
+        if result.ok:  # a failed transfer counts neither in what is done nor in the total
+            self.finished_bytes += result.resumed_from + result.bytes
+        self._update_total()
+
+    def __enter__(self) -> TransferProgress:
+        self.bars.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.bars.stop()

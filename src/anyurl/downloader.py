@@ -1,0 +1,570 @@
+"""The downloader: many URLs at once, each retried, resumed, and bounded in time and rate.
+
+This is the engine behind ``anyurl get``; embed it when a program fetches many URLs.
+
+How a run goes
+--------------
+Every :class:`Job` (a URL and a target file, or ``None`` for the run's ``sink``,
+stdout in the CLI) runs as its own task. Two limits bound the run: at most
+``parallel`` transfers at once, and at most ``per_host`` of them to one host (a
+server that sees eight logins from one client at once may well refuse the ninth).
+A job takes its host's slot *before* a global one, so jobs queued behind a busy host
+never hold global slots that other hosts could use. Jobs that write to the sink run
+one after the other in the order given, so their bytes never interleave; jobs that
+write files run in parallel with them.
+
+Files are written as ``FILE.part`` and renamed when complete, so a failed, timed-out
+or cancelled transfer (Ctrl-C) never leaves a truncated file under its final name;
+the ``.part`` is what ``resume=True`` (``-C``) continues in a later run.
+
+Retries
+-------
+A transfer that fails *transiently* (:func:`is_transient`: a timeout, a connection
+lost or refused, fewer bytes than announced, HTTP 408/429/5xx, FTP 4xx) is tried
+again after ``retry_delay`` seconds, then twice that, and so on up to
+``retry_max_delay``. A retry *resumes*: it asks the scheme for the bytes after those
+already written (FTP ``REST``, HTTP ``Range`` with ``If-Range`` on the validator the
+first response gave) and starts over only when the server cannot continue; bytes
+already sent to the sink are skipped, not repeated, when a server restarts from zero.
+
+Time and rate
+-------------
+``max_time`` bounds each attempt; ``stall_timeout`` fails an attempt when no byte
+arrives for that long (both exit 28, and both retried). One cancel scope per attempt
+carries a deadline that moves forward with every chunk, so a stall costs no extra
+task. ``limit_rate`` caps each transfer's average rate (bytes per second, as curl's
+``--limit-rate``): after each chunk the transfer sleeps until it is back under the cap.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import anyio
+
+from anyurl.config import Config
+from anyurl.errors import (
+    AnyURLError,
+    ConnectFailed,
+    ConnectionLost,
+    FileExists,
+    LocalWriteError,
+    PartialTransfer,
+    ProtocolError,
+    ResumeFailed,
+    ServerError,
+    TransferTimeout,
+)
+from anyurl.resolver import Resolver
+from anyurl.resource import ResourceInfo
+from anyurl.schemes.base import FetchOptions
+from anyurl.url import URL, mask
+
+__all__ = [
+    "TRANSIENT_HTTP_STATUSES",
+    "DownloadEvents",
+    "DownloadPolicy",
+    "Downloader",
+    "Job",
+    "Sink",
+    "TransferResult",
+    "is_transient",
+]
+
+#: HTTP statuses worth another try (as curl's --retry).
+TRANSIENT_HTTP_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+
+
+class Sink(Protocol):
+    """Where jobs without a target file write: ``sys.stdout.buffer``, a BytesIO ..."""
+
+    def write(self, data: bytes, /) -> object: ...
+
+    def flush(self) -> object: ...
+
+
+@dataclass(frozen=True)
+class DownloadPolicy:
+    """How a run behaves; :meth:`from_config` takes the defaults from a :class:`Config`."""
+
+    parallel: int = 4
+    per_host: int = 2
+    #: Further attempts after the first, for transient failures only.
+    retry: int = 0
+    retry_delay: float = 1.0
+    retry_max_delay: float = 60.0
+    stall_timeout: float | None = None
+    max_time: float | None = None
+    #: Bytes per second, per transfer.
+    limit_rate: float | None = None
+    #: Continue an existing ``FILE.part`` (``-C``).
+    resume: bool = False
+    #: Overwrite an existing target file.
+    clobber: bool = False
+    #: Create missing directories of target files.
+    create_dirs: bool = False
+
+    @classmethod
+    def from_config(cls, config: Config, **changes: Any) -> DownloadPolicy:
+        values: dict[str, Any] = {
+            "parallel": config.parallel,
+            "per_host": config.per_host,
+            "retry": config.retry,
+            "retry_delay": config.retry_delay,
+            "retry_max_delay": config.retry_max_delay,
+            "stall_timeout": config.stall_timeout,
+            "max_time": config.max_time,
+            "limit_rate": config.limit_rate,
+        }
+        values.update(changes)
+        return cls(**values)
+
+    def backoff(self, retry: int) -> float:
+        """Seconds to wait before retry number ``retry`` (1 for the first)."""
+        return float(min(self.retry_delay * 2 ** (retry - 1), self.retry_max_delay))
+
+
+@dataclass
+class Job:
+    """One URL to fetch: into ``target`` (via ``target.part``), or the sink when None."""
+
+    url: URL | str
+    target: Path | None = None
+    #: Options for this URL (the downloader sets ``offset`` and ``if_range`` itself).
+    options: FetchOptions | None = None
+    #: Position in the run, set by :meth:`Downloader.run`.
+    index: int = 0
+
+    @property
+    def shown(self) -> str:
+        """The URL with its password masked."""
+        return mask(self.url)
+
+
+@dataclass
+class TransferResult:
+    """The outcome of one :class:`Job`: ``error`` is None when it succeeded."""
+
+    job: Job
+    #: Bytes received in this run (a resumed file holds ``resumed_from`` more).
+    bytes: int = 0
+    #: Bytes that were already in the ``.part`` file when the run started.
+    resumed_from: int = 0
+    seconds: float = 0.0
+    attempts: int = 0
+    error: AnyURLError | None = None
+    info: ResourceInfo | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.error is None else self.error.exit_code
+
+    def to_json(self) -> dict[str, Any]:
+        """One line of ``anyurl get --json``: url (masked), status, bytes, seconds, file, error."""
+        return {
+            "url": self.job.shown,
+            "status": "ok" if self.ok else "failed",
+            "exit_code": self.exit_code,
+            "bytes": self.bytes,
+            "resumed_from": self.resumed_from,
+            "seconds": round(self.seconds, 3),
+            "attempts": self.attempts,
+            # Only a file that is there: a failed job wrote nothing under its name.
+            "file": os.fsdecode(self.job.target) if self.ok and self.job.target else None,
+            "error": None if self.error is None else str(self.error),
+        }
+
+
+class DownloadEvents:
+    """What a run reports as it goes; subclass and override what you need (all no-ops).
+
+    The methods run in the event loop, between chunks: keep them quick.
+    """
+
+    def started(self, job: Job, info: ResourceInfo, have: int) -> None:
+        """An attempt of ``job`` opened its resource; ``have`` bytes were already there."""
+
+    def progress(self, job: Job, done: int, total: int | None) -> None:
+        """``done`` bytes of ``job`` are written, of ``total`` when known."""
+
+    def retrying(self, job: Job, error: AnyURLError, retry: int, delay: float,
+                 resume_at: int) -> None:
+        """``job`` failed with ``error``; retry number ``retry`` starts in ``delay`` seconds."""
+
+    def finished(self, result: TransferResult) -> None:
+        """``result.job`` is done, for good (succeeded, or failed after its last attempt)."""
+
+
+def is_transient(error: AnyURLError, url: URL | None = None) -> bool:
+    """Whether another attempt may succeed where this one failed.
+
+    An error may decide for itself with a boolean ``transient`` attribute. Otherwise:
+    timeouts, lost or refused connections and short transfers are transient; so are
+    HTTP 408, 425, 429, 500, 502, 503, 504 and FTP 4xx replies (RFC 959's "transient
+    negative completion"). A name that does not resolve, a refused login or a missing
+    file is not.
+    """
+    flag = getattr(error, "transient", None)
+    if isinstance(flag, bool):
+        return flag
+    if isinstance(error, TransferTimeout | ConnectionLost | ConnectFailed | PartialTransfer):
+        return True
+    if isinstance(error, ServerError) and error.status is not None:
+        scheme = url.scheme if url is not None else ""
+        if scheme in ("http", "https"):
+            return error.status in TRANSIENT_HTTP_STATUSES
+        if scheme == "ftp":
+            return 400 <= error.status < 500
+    return False
+
+
+@dataclass
+class _State:
+    """What survives from one attempt of a job to the next."""
+
+    #: The .part file was written by this run (so a retry may continue it).
+    part_ours: bool = False
+    #: Bytes delivered to the sink so far (a sink retry skips them).
+    written: int = 0
+    received: int = 0
+    resumed_from: int | None = None
+    #: The server could not continue where asked: later attempts start from byte 0.
+    no_resume: bool = False
+    validator: str | None = None
+    info: ResourceInfo | None = None
+
+
+class _Watch:
+    """One cancel scope for an attempt: a fixed ``max_time`` and a moving stall deadline."""
+
+    def __init__(self, job: Job, max_time: float | None, stall: float | None):
+        self.job = job
+        self.max_time = max_time
+        self.stall = stall
+        now = anyio.current_time()
+        self.hard = now + max_time if max_time is not None else float("inf")
+        self.scope = anyio.CancelScope()
+        self.touch()
+
+    def touch(self) -> None:
+        """A byte arrived (or the transfer was opened): the stall clock starts again."""
+        soft = anyio.current_time() + self.stall if self.stall is not None else float("inf")
+        self.scope.deadline = min(self.hard, soft)
+
+    def __enter__(self) -> _Watch:
+        self.scope.__enter__()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.scope.__exit__(*exc_info)
+        if self.scope.cancelled_caught:
+            if anyio.current_time() >= self.hard:
+                raise TransferTimeout(
+                    f"{self.job.shown} took longer than --max-time {self.max_time:g} seconds")
+            raise TransferTimeout(
+                f"{self.job.shown} stalled: no byte arrived for {self.stall:g} seconds",
+                hint="Raise --stall-timeout if the server is merely slow.")
+
+
+class _Pace:
+    """``limit_rate``: sleep after each chunk until the average rate is back under the cap."""
+
+    def __init__(self, rate: float | None):
+        self.rate = rate
+        self.start = anyio.current_time()
+        self.count = 0
+
+    async def __call__(self, n: int) -> None:
+        if not self.rate:
+            return
+        self.count += n
+        ahead = self.count / self.rate - (anyio.current_time() - self.start)
+        if ahead > 0:
+            await anyio.sleep(ahead)
+
+
+class Downloader:
+    """Runs jobs through a :class:`Resolver` under a :class:`DownloadPolicy`.
+
+    ::
+
+        async with Resolver() as resolver:
+            downloader = Downloader(resolver, DownloadPolicy(parallel=8, retry=3))
+            for result in await downloader.run([Job(url, Path(name)) for url, name in pairs]):
+                print(result.to_json())
+
+    ``sink`` receives the bytes of jobs without a target (a binary file object such as
+    ``sys.stdout.buffer``). Nothing is raised for a failed job: each
+    :class:`TransferResult` carries its error. Cancelling the run (a cancel scope,
+    Ctrl-C) stops every transfer, closes its connection and leaves its ``.part``.
+    """
+
+    def __init__(
+        self,
+        resolver: Resolver,
+        policy: DownloadPolicy | None = None,
+        *,
+        events: DownloadEvents | None = None,
+        sink: Sink | None = None,
+    ):
+        self.resolver = resolver
+        self.policy = policy or DownloadPolicy.from_config(resolver.config)
+        self.events = events or DownloadEvents()
+        self.sink = sink
+        self._global = anyio.Semaphore(max(1, self.policy.parallel))
+        self._hosts: dict[str, anyio.Semaphore] = {}
+
+    async def run(self, jobs: Iterable[Job]) -> list[TransferResult]:
+        """Run every job; the results come back in the order of ``jobs``."""
+        job_list = list(jobs)
+        results: list[TransferResult | None] = [None] * len(job_list)
+        claimed: dict[Path, int] = {}
+        previous_sink: anyio.Event | None = None
+
+        async def one(i: int, job: Job, after: anyio.Event | None,
+                      done: anyio.Event | None) -> None:
+            try:
+                if after is not None:
+                    await after.wait()
+                results[i] = await self.transfer(job)
+            finally:
+                if done is not None:
+                    done.set()
+
+        async with anyio.create_task_group() as tg:
+            for i, job in enumerate(job_list):
+                job.index = i
+                if job.target is not None:
+                    key = Path(os.path.abspath(job.target))
+                    if key in claimed:
+                        error = FileExists(
+                            f"{str(job.target)!r} is also where URL {claimed[key] + 1} of this "
+                            f"run goes; not writing {job.shown} there too",
+                            hint="Give the URLs different names with -o, or separate runs.")
+                        refused = TransferResult(job, error=error)
+                        results[i] = refused
+                        self.events.finished(refused)
+                        continue
+                    claimed[key] = i
+                    tg.start_soon(one, i, job, None, None)
+                else:
+                    done = anyio.Event()
+                    tg.start_soon(one, i, job, previous_sink, done)
+                    previous_sink = done
+        return [r for r in results if r is not None]
+
+    async def transfer(self, job: Job) -> TransferResult:
+        """Run one job to its end, with retries; never raises an :class:`AnyURLError`."""
+        started = time.monotonic()
+        state = _State()
+        attempts = 0
+        url: URL | None = None
+        error: AnyURLError | None = None
+        while True:
+            attempts += 1
+            try:
+                url = self.resolver.parse(job.url)
+                await self._attempt_in_slots(job, url, state, attempts)
+                error = None
+                break
+            except AnyURLError as exc:
+                error = exc
+                if isinstance(exc, ResumeFailed) and (state.part_ours or job.target is None):
+                    state.no_resume = True  # our own resume failed: ask from byte 0 next time
+                elif not is_transient(exc, url):
+                    break
+                if attempts > self.policy.retry:
+                    break
+                delay = self.policy.backoff(attempts)
+                self.events.retrying(job, exc, attempts, delay, self._resume_point(job, state))
+                await anyio.sleep(delay)
+        result = TransferResult(
+            job,
+            bytes=state.received,
+            resumed_from=state.resumed_from or 0,
+            seconds=time.monotonic() - started,
+            attempts=attempts,
+            error=error,
+            info=state.info,
+        )
+        self.events.finished(result)
+        return result
+
+    # -- one attempt ---------------------------------------------------------------
+
+    def _host_slot(self, url: URL) -> anyio.Semaphore | None:
+        if not url.host:
+            return None  # file:, news: via the configured server ... no host to spare
+        key = url.host.lower()
+        slot = self._hosts.get(key)
+        if slot is None:
+            slot = self._hosts[key] = anyio.Semaphore(max(1, self.policy.per_host))
+        return slot
+
+    async def _attempt_in_slots(self, job: Job, url: URL, state: _State, attempt: int) -> None:
+        host_slot = self._host_slot(url)
+        if host_slot is None:
+            async with self._global:
+                await self._attempt(job, url, state, attempt)
+        else:
+            async with host_slot, self._global:
+                await self._attempt(job, url, state, attempt)
+
+    def _options(self, job: Job, offset: int, state: _State) -> FetchOptions:
+        options = dataclasses.replace(job.options) if job.options else FetchOptions()
+        options.offset = offset
+        options.if_range = state.validator if offset else None
+        return options
+
+    @staticmethod
+    def _part(target: Path) -> Path:
+        return target.with_name(target.name + ".part")
+
+    def _part_size(self, job: Job) -> int:
+        assert job.target is not None
+        try:
+            return self._part(job.target).stat().st_size
+        except OSError:
+            return 0
+
+    def _resume_point(self, job: Job, state: _State) -> int:
+        """Where the next attempt of ``job`` asks the server to start."""
+        if state.no_resume:
+            return 0
+        if job.target is None:
+            return state.written
+        return self._part_size(job) if self.policy.resume or state.part_ours else 0
+
+    async def _attempt(self, job: Job, url: URL, state: _State, attempt: int) -> None:
+        if job.target is None:
+            await self._attempt_to_sink(job, url, state)
+        else:
+            await self._attempt_to_file(job, job.target, url, state, attempt)
+
+    async def _attempt_to_file(
+        self, job: Job, target: Path, url: URL, state: _State, attempt: int
+    ) -> None:
+        policy = self.policy
+        if attempt == 1:
+            if target.exists() and not (policy.clobber or policy.resume):
+                raise FileExists(f"{str(target)!r} exists; not overwriting it with {job.shown}",
+                                 hint="Use --clobber to overwrite it, or -C to continue it.")
+            if policy.create_dirs:
+                try:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise LocalWriteError(
+                        f"cannot create directory {str(target.parent)!r}: "
+                        f"{exc.strerror or exc}") from exc
+        part = self._part(target)
+        offset = self._resume_point(job, state)
+        if state.resumed_from is None:
+            state.resumed_from = offset
+        with _Watch(job, policy.max_time, policy.stall_timeout) as watch:
+            async with self.resolver.open(url, self._options(job, offset, state)) as res:
+                watch.touch()
+                info = res.info
+                kept = info.offset if offset else 0
+                if kept > offset:
+                    raise ProtocolError(
+                        f"{job.shown} resumed at byte {kept}, beyond the {offset} bytes asked for")
+                state.info = info
+                state.validator = info.validator or (state.validator if kept else None)
+                total = _total(info, kept)
+                self.events.started(job, info, kept)
+                try:
+                    f = await anyio.open_file(part, "r+b" if kept else "wb")
+                except OSError as exc:
+                    raise LocalWriteError(
+                        f"cannot write {str(part)!r}: {exc.strerror or exc}") from exc
+                state.part_ours = True
+                done = kept
+                pace = _Pace(policy.limit_rate)
+                try:
+                    if kept:
+                        await f.seek(kept)
+                        await f.truncate()
+                    async for chunk in res:
+                        await f.write(chunk)
+                        done += len(chunk)
+                        state.received += len(chunk)
+                        self.events.progress(job, done, total)
+                        watch.touch()
+                        await pace(len(chunk))
+                        watch.touch()
+                except OSError as exc:
+                    raise LocalWriteError(
+                        f"cannot write {str(part)!r}: {exc.strerror or exc}") from exc
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await f.aclose()
+        try:
+            os.replace(part, target)
+        except OSError as exc:
+            raise LocalWriteError(
+                f"cannot rename {str(part)!r} to {str(target)!r}: {exc.strerror or exc}"
+            ) from exc
+
+    async def _attempt_to_sink(self, job: Job, url: URL, state: _State) -> None:
+        sink = self.sink
+        if sink is None:
+            raise LocalWriteError(f"no file and no output stream for {job.shown}")
+        offset = self._resume_point(job, state)
+        if state.resumed_from is None:
+            state.resumed_from = 0
+        with _Watch(job, self.policy.max_time, self.policy.stall_timeout) as watch:
+            async with self.resolver.open(url, self._options(job, offset, state)) as res:
+                watch.touch()
+                info = res.info
+                kept = info.offset if offset else 0
+                if kept > offset:
+                    raise ProtocolError(
+                        f"{job.shown} resumed at byte {kept}, beyond the {offset} bytes asked for")
+                state.info = info
+                state.validator = info.validator or (state.validator if kept else None)
+                # The server started before what was already sent: drop those bytes.
+                skip = state.written - kept
+                total = _total(info, kept)
+                self.events.started(job, info, offset)
+                pace = _Pace(self.policy.limit_rate)
+                async for chunk in res:
+                    state.received += len(chunk)
+                    if skip:
+                        dropped = min(skip, len(chunk))
+                        skip -= dropped
+                        chunk = chunk[dropped:]
+                    if chunk:
+                        try:
+                            sink.write(chunk)
+                        except OSError as exc:
+                            raise LocalWriteError(
+                                f"cannot write {job.shown} to the output: "
+                                f"{exc.strerror or exc}") from exc
+                        state.written += len(chunk)
+                    self.events.progress(job, state.written, total)
+                    watch.touch()
+                    await pace(len(chunk))
+                    watch.touch()
+                try:
+                    sink.flush()
+                except OSError as exc:
+                    raise LocalWriteError(
+                        f"cannot write {job.shown} to the output: {exc.strerror or exc}"
+                    ) from exc
+
+
+def _total(info: ResourceInfo, kept: int) -> int | None:
+    if info.total_size is not None:
+        return info.total_size
+    return None if info.size is None else kept + info.size
+

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -119,11 +118,11 @@ async def test_article_by_message_id_in_brackets_lenient(serving: Callable[[], A
 
 
 async def test_article_by_number_keeps_dot_lines(serving: Callable[[], Any]) -> None:
-    async with serving() as backend, Resolver(backend.config()) as r:
-        async with r.open(backend.nntp(f"{NEWS_GROUP}/2")) as res:
-            body = await res.read()
-            assert res.info.kind == "article"
-            assert res.info.extra["message_id"] == "<article2@anyurl.test>"
+    async with serving() as backend, Resolver(backend.config()) as r, \
+            r.open(backend.nntp(f"{NEWS_GROUP}/2")) as res:
+        body = await res.read()
+        assert res.info.kind == "article"
+        assert res.info.extra["message_id"] == "<article2@anyurl.test>"
     assert body == backend.expected(2)
     assert body.endswith(b"\n\n" + DOT_BODY)
 

@@ -10,6 +10,7 @@ The file is ``~/.config/anyurl/config.toml`` (or ``--config FILE``)::
     stall_timeout = 30
     nntp_server = "news.example.org"
     smtp_relay = "localhost:25"
+    mail_from = "me@example.org"
     allowed_ports = [6000]
 
     [gateways]
@@ -45,6 +46,8 @@ class Config:
     per_host: int = 2
     nntp_server: str | None = None
     smtp_relay: str | None = None
+    #: Sender of mailto: messages (envelope and From:); None: ``anonymous_email``.
+    mail_from: str | None = None
     #: Ports allowed although they belong to another protocol (section 6).
     allowed_ports: frozenset[int] = frozenset()
     #: scheme -> HTTP gateway URL for indirect access (section 4).

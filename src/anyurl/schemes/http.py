@@ -191,7 +191,8 @@ class _Connection:
 
     async def send(self, *events: Any) -> None:
         data = b"".join(self.h11.send(event) or b"" for event in events)
-        await self.stream.send(data)
+        if data:
+            await self.stream.send(data)
 
     async def next_event(self) -> Any:
         conn = self.h11
@@ -371,8 +372,8 @@ class HTTPHandler(SchemeHandler):
                 for k, v in headers:
                     trace(f"> {k}: {_mask_header(k, v)}")
             try:
-                await conn.send(h11.Request(method="GET", target=target, headers=headers))
-                await conn.send(h11.EndOfMessage())
+                await conn.send(h11.Request(method="GET", target=target, headers=headers),
+                                h11.EndOfMessage())
                 response = await self._read_head(conn)
             except (ConnectionLost, PartialTransfer):
                 await conn.aclose()
@@ -789,7 +790,7 @@ async def open_tunnel(
                 trace(f"> {k}: {_mask_header(k, v)}")
         await stream.send(conn.send(h11.Request(method="CONNECT", target=authority,
                                                 headers=headers)) or b"")
-        await stream.send(conn.send(h11.EndOfMessage()) or b"")
+        conn.send(h11.EndOfMessage())  # a CONNECT has no body: nothing to send
         while True:
             try:
                 event = conn.next_event()

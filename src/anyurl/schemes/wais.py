@@ -1,0 +1,375 @@
+"""The wais scheme (RFC 1738 section 3.9): search a WAIS database, retrieve its documents.
+
+Three URL forms, one TCP connection each (port 210 by default), WAIS' Z39.50-1988 bytes
+from :mod:`anyurl.protocols.wais`:
+
+``wais://host/db``
+    Init, then a type-3 Search with empty seed words (or ``FetchOptions.search``): what a
+    freeWAIS server answers with the database's source description and catalogue. The
+    result is rendered as a listing, like a search.
+``wais://host/db?words``
+    Init, then a type-3 Search with the decoded words (``+`` is a space, as Lynx reads it)
+    as seed words. The result is a text listing: score, type, size, headline and, for each
+    hit, its document URL ``wais://host/db/<type>/<docid %-escaped>``.
+``wais://host/db/wtype/wpath``
+    Init, then type-1 retrievals ``docid AND type AND bytes>=start AND bytes<end`` of
+    10 000 bytes each (less if the server's Init answer says its records are smaller),
+    streamed chunk by chunk. ``wpath`` is the docid %-escaped (RFC 1738), or the CERN/Lynx
+    record form ``1=...;2=...;``; a CERN-style length segment (``/db/TEXT/105/docid``)
+    gives the size in advance. ``FetchOptions.offset`` resumes at that byte.
+
+Without a known length the loop ends at the first short (or empty) chunk, or at a
+diagnostic after the first chunk. Errors: a diagnostic instead of results
+:class:`RemoteFileNotFound` (78) for a missing database or document, :class:`ServerError`
+(22) otherwise; an InitResponse refusing us :class:`LoginDenied` (67); bytes that are not
+WAIS :class:`ProtocolError` (8); the connection closing mid-answer :class:`ConnectionLost`.
+
+Through ``Config.gateways["wais"]`` the resolver sends wais: URLs to an HTTP gateway
+instead; that is the gateway handler's business, not this module's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import anyio
+
+from anyurl.errors import (
+    ConnectionLost,
+    LoginDenied,
+    ProtocolError,
+    RemoteFileNotFound,
+    ServerError,
+    URLError,
+)
+from anyurl.protocols import wais
+from anyurl.protocols.wais import (
+    NEED_DATA,
+    ConnectionClosed,
+    InitResponse,
+    SearchResponse,
+    WAISConnection,
+    WAISError,
+)
+from anyurl.resource import Resource, ResourceInfo, iterate_bytes
+from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
+from anyurl.transport import Stream, connect_tcp
+from anyurl.url import URL, decode, encode_wire, quote
+
+__all__ = ["WAISHandler"]
+
+DEFAULT_MAX_DOCUMENTS = 100
+
+
+@dataclass(frozen=True)
+class _Request:
+    database: str
+    search: str | None  # None: a document (or the bare database when docid is None too)
+    wtype: str | None = None
+    docid: bytes | None = None
+    length: int | None = None
+
+
+def _parse(url: URL) -> _Request:
+    """The URL's parts from its raw path, so that an escaped ``/`` or ``;`` stays data."""
+    raw = url.path or ""
+    path, question, search_raw = raw.partition("?")
+    segments = path.split("/")
+    database = decode(segments[0])
+    if not database:
+        raise URLError(f"{url.masked()} names no WAIS database", url=url,
+                       hint="wais://host/database[?words] or wais://host/database/type/docid")
+    if "\x1f" in database:
+        raise URLError(f"{url.masked()}: the database name holds a 0x1F delimiter", url=url)
+    if question:
+        if len(segments) > 1:
+            raise URLError(f"{url.masked()}: a search URL has only a database before '?'",
+                           url=url)
+        return _Request(database, decode(search_raw.replace("+", " ")))
+    if len(segments) == 1:
+        return _Request(database, None)
+    if len(segments) == 2 or not segments[2]:
+        raise URLError(f"{url.masked()} has a document type but no document id (wpath)",
+                       url=url)
+    wtype = decode(segments[1])
+    rest = segments[2:]
+    length = None
+    if len(rest) >= 2 and rest[0].isdigit():
+        length, rest = int(rest[0]), rest[1:]
+    return _Request(database, None, wtype or None, wais.wpath_to_docid("/".join(rest)), length)
+
+
+def _hostport(url: URL) -> str:
+    host = url.host or ""
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return host if url.port is None else f"{host}:{url.port}"
+
+
+class _Session:
+    """One connection: the stream, the framing core and the trace."""
+
+    def __init__(self, stream: Stream, url: URL, trace: Trace | None):
+        self.stream = stream
+        self.url = url
+        self.trace = trace
+        self.core = WAISConnection()
+
+    async def exchange(self, apdu: bytes, what: str) -> InitResponse | SearchResponse:
+        if self.trace is not None:
+            self.trace(f"> {what} ({len(apdu)}-byte APDU)")
+        await self.stream.send(self.core.send(apdu))
+        while True:
+            try:
+                event = self.core.next_event()
+            except WAISError as exc:
+                raise ProtocolError(
+                    f"the WAIS server of {self.url.masked()} sent something that is not a "
+                    f"WAIS message: {exc}",
+                    url=self.url,
+                ) from None
+            if event is NEED_DATA:
+                self.core.receive_data(await self.stream.receive(wais.DEFAULT_MESSAGE_SIZE))
+                continue
+            if isinstance(event, ConnectionClosed):
+                raise ConnectionLost(
+                    f"the WAIS server of {self.url.masked()} closed the connection before "
+                    f"answering {what}",
+                    url=self.url,
+                )
+            assert isinstance(event, wais.Message)
+            try:
+                reply = wais.parse_apdu(event.apdu)
+            except WAISError as exc:
+                raise ProtocolError(
+                    f"cannot read the WAIS server's answer to {what} for "
+                    f"{self.url.masked()}: {exc}",
+                    url=self.url,
+                ) from None
+            if not isinstance(reply, InitResponse | SearchResponse):
+                raise ProtocolError(
+                    f"the WAIS server of {self.url.masked()} answered {what} with PDU type "
+                    f"{event.pdu_type}",
+                    url=self.url,
+                )
+            if self.trace is not None:
+                self.trace(f"< {_describe(reply)}")
+            return reply
+
+
+def _describe(reply: InitResponse | SearchResponse) -> str:
+    if isinstance(reply, InitResponse):
+        return (f"InitResponse: {'accepted' if reply.accepted else 'refused'}, maximum "
+                f"record size {reply.maximum_record_size}")
+    parts = [f"SearchResponse: status {reply.status}"]
+    if reply.headers:
+        parts.append(f"{len(reply.headers)} document headers")
+    if reply.texts:
+        parts.append(f"{sum(len(t.text) for t in reply.texts)} bytes of text")
+    parts += [f"diagnostic {d.code} {d.text!r}" for d in reply.diagnostics]
+    return ", ".join(parts)
+
+
+class WAISHandler(SchemeHandler):
+    """``wais:`` URLs: native WAIS (Z39.50-1988) searches and document retrieval."""
+
+    schemes = ("wais",)
+
+    def plan(self, url: URL, options: FetchOptions) -> list[str]:
+        request = _parse(url)
+        lines = [f"Init (version 1, search; message size {wais.DEFAULT_MESSAGE_SIZE})"]
+        if request.docid is None:
+            words = request.search if request.search is not None else (options.search or "")
+            lines.append(f"Search type 3: database {request.database!r}, seed words "
+                         f"{words!r}, at most {self._max_documents(options)} documents")
+        else:
+            lines.append(
+                f"Search type 1: database {request.database!r}, docid "
+                f"{wais.docid_to_wpath(request.docid)}, type {request.wtype!r}, bytes "
+                f"{options.offset}-{options.offset + wais.CHUNK_SIZE} and on, "
+                f"{wais.CHUNK_SIZE} at a time"
+            )
+        return lines
+
+    def _max_documents(self, options: FetchOptions) -> int:
+        return int(options.extra.get("max_documents", DEFAULT_MAX_DOCUMENTS))
+
+    async def _connect(self, url: URL, trace: Trace | None) -> tuple[_Session, InitResponse]:
+        stream = await connect_tcp(
+            url.connect_host, url.effective_port or wais.DEFAULT_PORT, url=url,
+            connect_timeout=self.config.connect_timeout,
+            read_timeout=self.config.read_timeout, what="the WAIS connection",
+        )
+        session = _Session(stream, url, trace)
+        try:
+            init = await session.exchange(wais.init_apdu(), "Init")
+            if not isinstance(init, InitResponse):
+                raise ProtocolError(
+                    f"the WAIS server of {url.masked()} answered Init with a SearchResponse",
+                    url=url,
+                )
+            if not init.accepted:
+                raise LoginDenied(f"the WAIS server of {url.masked()} refused our Init",
+                                  url=url)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await stream.aclose()
+            raise
+        return session, init
+
+    async def open(self, url: URL, options: FetchOptions) -> Resource:
+        request = _parse(url)
+        session, init = await self._connect(url, options.trace)
+        try:
+            if request.docid is None:
+                return await self._search(url, request, session, options)
+            return await self._document(url, request, session, init, options)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await session.stream.aclose()
+            raise
+
+    # -- searches -----------------------------------------------------------------------------
+
+    async def _search(
+        self, url: URL, request: _Request, session: _Session, options: FetchOptions
+    ) -> Resource:
+        words = request.search if request.search is not None else (options.search or "")
+        apdu = wais.search_apdu(encode_wire(request.database), encode_wire(words),
+                                max_documents=self._max_documents(options))
+        reply = await session.exchange(apdu, f"Search {words!r} in {request.database!r}")
+        await session.stream.aclose()
+        assert isinstance(reply, SearchResponse)
+        if reply.diagnostics and not reply.headers:
+            d = reply.diagnostics[0]
+            cls = RemoteFileNotFound if "not available" in d.text or d.code == "S1" else ServerError
+            raise cls(
+                f"the WAIS server of {url.masked()} answered the search with diagnostic "
+                f"{d.code}: {d.text}",
+                url=url,
+            )
+        text = _render_listing(url, request.database, words, reply)
+        return Resource(
+            ResourceInfo(
+                url=url, size=len(text), total_size=len(text),
+                content_type="text/plain; charset=utf-8", kind="directory",
+                extra={"wais": {
+                    "database": request.database, "search": words,
+                    "documents": [
+                        {"url": _document_url(url, request.database, h), "score": h.score,
+                         "type": h.types[0] if h.types else None, "length": h.length,
+                         "headline": h.headline}
+                        for h in reply.headers
+                    ],
+                    "diagnostics": [[d.code, d.text] for d in reply.diagnostics],
+                }},
+            ),
+            iterate_bytes(text),
+        )
+
+    # -- documents ---------------------------------------------------------------------------
+
+    async def _document(
+        self, url: URL, request: _Request, session: _Session, init: InitResponse,
+        options: FetchOptions,
+    ) -> Resource:
+        assert request.docid is not None
+        chunk = wais.CHUNK_SIZE
+        if init.maximum_record_size:
+            # Leave room for the docid and the response's own fields.
+            chunk = max(512, min(chunk, init.maximum_record_size - len(request.docid) - 512))
+        database = encode_wire(request.database)
+        wtype = encode_wire(request.wtype) if request.wtype else None
+        start = max(0, options.offset)
+        total = request.length
+
+        async def fetch(offset: int) -> tuple[bytes, SearchResponse]:
+            end = offset + chunk if total is None else min(total, offset + chunk)
+            apdu = wais.retrieval_apdu(database, request.docid or b"", wtype, offset, end)
+            reply = await session.exchange(apdu, f"Retrieve bytes {offset}-{end}")
+            assert isinstance(reply, SearchResponse)
+            return b"".join(t.text for t in reply.texts), reply
+
+        first, reply = await fetch(start)
+        if not reply.texts:
+            d = reply.diagnostics[0] if reply.diagnostics else None
+            said = f"diagnostic {d.code}: {d.text}" if d else "no text and no diagnostic"
+            raise RemoteFileNotFound(
+                f"the WAIS server of {url.masked()} did not return the document: {said}",
+                url=url,
+            )
+
+        async def chunks() -> AsyncIterator[bytes]:
+            try:
+                data, offset = first, start
+                while True:
+                    if data:
+                        yield data
+                    offset += len(data)
+                    if total is not None:
+                        if offset >= total or not data:
+                            return
+                    elif len(data) < chunk:
+                        return
+                    data, more = await fetch(offset)
+                    if not more.texts:
+                        if total is not None:
+                            d = more.diagnostics[0] if more.diagnostics else None
+                            raise ServerError(
+                                f"the WAIS server of {url.masked()} stopped at byte {offset} "
+                                f"of {total}"
+                                + (f": diagnostic {d.code}: {d.text}" if d else ""),
+                                url=url,
+                            )
+                        return
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await session.stream.aclose()
+
+        size = None if total is None else max(0, total - start)
+        name = _filename(request)
+        return Resource(
+            ResourceInfo(
+                url=url, size=size, total_size=total, offset=start,
+                content_type=wais.content_type_for(request.wtype), filename=name,
+                kind="file",
+                extra={"wais": {"database": request.database, "type": request.wtype,
+                                "docid": wais.docid_to_wpath(request.docid)}},
+            ),
+            chunks(),
+        )
+
+
+def _filename(request: _Request) -> str | None:
+    """The local id's file name when the docid has freeWAIS' record layout."""
+    records = wais.docid_records(request.docid or b"")
+    for kind, value in records or ():
+        if kind == 3:
+            name = value.decode("latin-1").rsplit("/", 1)[-1].strip()
+            return name or None
+    return None
+
+
+def _document_url(url: URL, database: str, header: wais.DocumentHeader) -> str:
+    wtype = header.types[0] if header.types else "TEXT"
+    return (f"wais://{_hostport(url)}/{quote(database)}/{quote(wtype)}/"
+            f"{wais.docid_to_wpath(header.docid)}")
+
+
+def _render_listing(url: URL, database: str, words: str, reply: SearchResponse) -> bytes:
+    count = len(reply.headers)
+    what = f"search {words!r}" if words else "no seed words"
+    out = [f"WAIS database {database!r} on {_hostport(url)}, {what}: "
+           f"{count} document{'s' if count != 1 else ''}"]
+    if reply.seed_words_used and reply.seed_words_used != words:
+        out.append(f"seed words used: {reply.seed_words_used}")
+    for n, h in enumerate(reply.headers, start=1):
+        types = ",".join(h.types) or "?"
+        size = "?" if h.length is None else str(h.length)
+        out.append(f"{n:3}. score {h.score if h.score is not None else '?':>4}  {types:5} "
+                   f"{size:>7} bytes  {(h.headline or '').strip()}")
+        out.append(f"     {_document_url(url, database, h)}")
+    for d in reply.diagnostics:
+        out.append(f"diagnostic {d.code}: {d.text}")
+    return ("\n".join(out) + "\n").encode("utf-8", "surrogateescape")

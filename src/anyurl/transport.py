@@ -385,3 +385,130 @@ async def open_listener(
     finally:
         with anyio.CancelScope(shield=True):
             await wrapped.aclose()
+
+
+# -- UDP ----------------------------------------------------------------------------------
+#
+# Datagram protocols (Prospero's ARDP) need no stream: one unconnected UDP socket talks to
+# one peer host. It is unconnected on purpose: a Prospero server may answer from another
+# port than the one asked (191 for 1525), so replies are accepted from any port of the
+# peer's address and paired by the protocol (ARDP connection ids), not by the kernel.
+
+
+class Datagrams:
+    """A UDP socket talking to one peer: ``send`` to it, ``receive`` from its address.
+
+    ``receive`` returns ``None`` when ``timeout`` passes without a datagram: for a
+    datagram protocol silence is an input (time to retransmit), not an error.
+    Datagrams from other hosts are dropped. Errors name the URL, as for TCP.
+    """
+
+    def __init__(
+        self,
+        sock: anyio.abc.UDPSocket,
+        remote: tuple[str, int],
+        *,
+        url: URL,
+        what: str,
+    ):
+        self._sock = sock
+        self.remote_address = remote
+        self._accepted = {remote[0]}
+        self.url = url
+        self.what = what
+
+    @property
+    def local_address(self) -> tuple[str, int]:
+        addr = self._sock.extra(anyio.abc.SocketAttribute.local_address)
+        return (str(addr[0]), int(addr[1]))
+
+    def retarget(self, host: str, port: int) -> None:
+        """Send from now on to ``host:port`` (an IP address), and accept its replies."""
+        self.remote_address = (host, port)
+        self._accepted.add(host)
+
+    async def send(self, data: bytes) -> None:
+        try:
+            await self._sock.sendto(data, *self.remote_address)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            raise ConnectFailed(
+                f"could not send to {self.what} at {self.remote_address[0]}:"
+                f"{self.remote_address[1]} for {self.url.masked()}: {_reason(exc)}",
+                url=self.url,
+            ) from exc
+
+    async def receive(self, timeout: float | None) -> tuple[bytes, tuple[str, int]] | None:
+        """The next datagram from the peer's address and its source, or None on timeout."""
+        with anyio.move_on_after(timeout):
+            while True:
+                try:
+                    data, (host, port) = await self._sock.receive()
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+                    raise ConnectionLost(
+                        f"receiving from {self.what} of {self.url.masked()} failed: "
+                        f"{_reason(exc)}",
+                        url=self.url,
+                    ) from exc
+                if str(host) in self._accepted:
+                    return data, (str(host), int(port))
+        return None
+
+    async def aclose(self) -> None:
+        try:
+            await self._sock.aclose()
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            pass
+
+    async def __aenter__(self) -> Datagrams:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        with anyio.CancelScope(shield=True):
+            await self.aclose()
+
+
+async def open_udp(
+    host: str,
+    port: int,
+    *,
+    url: URL,
+    connect_timeout: float | None = 30.0,
+    what: str = "the server",
+) -> Datagrams:
+    """Resolve ``host`` and open an unconnected UDP socket for talking to ``host:port``.
+
+    There is no handshake, so a server that is not there shows only as silence: the
+    protocol's retransmission schedule decides when to give up.
+    """
+    try:
+        with anyio.fail_after(connect_timeout):
+            infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_DGRAM)
+    except TimeoutError:
+        raise TransferTimeout(
+            f"resolving {host!r} for {url.masked()} timed out", url=url
+        ) from None
+    except (socket.gaierror, OSError) as exc:
+        raise HostNotResolved(
+            f"could not resolve host {host!r} for {url.masked()}: {_reason(exc)}",
+            url=url,
+            hint="Check the spelling of the host name.",
+        ) from exc
+    if not infos:
+        raise HostNotResolved(f"host {host!r} of {url.masked()} has no address", url=url)
+    family, _, _, _, sockaddr = infos[0]
+    inet6 = family == socket.AF_INET6
+    try:
+        sock = await anyio.create_udp_socket(
+            family=socket.AF_INET6 if inet6 else socket.AF_INET,
+            local_host="::" if inet6 else "0.0.0.0",
+        )
+    except OSError as exc:
+        raise ConnectFailed(
+            f"could not open a UDP socket for {url.masked()}: {_reason(exc)}", url=url
+        ) from exc
+    return Datagrams(sock, (str(sockaddr[0]), int(sockaddr[1])), url=url, what=what)

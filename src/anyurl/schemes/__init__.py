@@ -21,4 +21,6 @@ BUILTIN_HANDLERS: dict[str, str] = {
     "gateway": "anyurl.schemes.gateway:GatewayHandler",
     "telnet": "anyurl.schemes.telnet:TelnetHandler",
     "mailto": "anyurl.schemes.mailto:MailtoHandler",
+    "prospero": "anyurl.schemes.prospero:ProsperoHandler",
+    "wais": "anyurl.schemes.wais:WAISHandler",
 }

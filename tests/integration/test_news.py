@@ -31,7 +31,7 @@ from anyurl.errors import (
 )
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.news import news_server
-from anyurl.testing.nntp import SAMPLE_ARTICLES, NNTPServer, NNTPServerConfig
+from anyurl.testing.nntp import SAMPLE_ARTICLES, NNTPServer, NNTPServerConfig, make_article
 from anyurl.url import parse
 from tests.peers import data
 from tests.peers.table import NEWS_FQDN, NEWS_GROUP
@@ -379,6 +379,18 @@ async def test_502_greeting_is_access_denied() -> None:
         with pytest.raises(RemoteAccessDenied) as info:
             await r.fetch("news:article1@anyurl.test")
     assert "502" in str(info.value)
+
+
+async def test_large_article_streams_in_chunks() -> None:
+    body = b"".join(b".%07d dotted line of a large article\n" % i for i in range(80_000))
+    article = make_article("big.group", 1, "Large", body)
+    config = NNTPServerConfig(group="big.group", articles=(article,))
+    async with loopback(config) as backend, Resolver(backend.config()) as r, \
+            r.open(backend.nntp("big.group/1")) as res:
+        chunks = [chunk async for chunk in res]
+    assert len(chunks) > 1
+    assert max(len(c) for c in chunks) < len(body)
+    assert b"".join(chunks) == b"\n".join(article.lines()) + b"\n"
 
 
 async def test_empty_group_listing() -> None:

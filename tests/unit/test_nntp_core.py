@@ -382,3 +382,28 @@ def test_active_line_has_high_before_low() -> None:
         "comp.lang.python", 3002322, 3000234, "y")
     with pytest.raises(NNTPCoreError):
         parse_active_line(b"broken")
+
+
+@pytest.mark.parametrize("bytewise", FEEDS)
+@pytest.mark.parametrize(
+    ("newline", "expected"),
+    [(b"\n", b".first\nmixed\nends\n.\n"), (b"\r\n", b".first\r\nmixed\r\nends\r\n.\r\n")],
+    ids=["lf", "crlf"],
+)
+def test_stuffed_first_line_and_mixed_line_ends(
+    bytewise: bool, newline: bytes, expected: bytes
+) -> None:
+    client = greeted(newline)
+    client.send(Command.of("BODY", "1"))
+    events = drain(client, b"222 1 <a@b>\r\n..first\r\nmixed\nends\r\n..\n.\r\n", bytewise)
+    assert block_bytes(events) == expected
+    assert isinstance(events[-1], EndOfBlock) and client.state is State.IDLE
+
+
+def test_block_split_exactly_before_the_terminator() -> None:
+    client = greeted(b"\n")
+    client.send(Command.of("BODY", "1"))
+    events = drain(client, b"222 1 <a@b>\r\nline\r\n", False)
+    events += drain(client, b".\r\n", False)
+    assert block_bytes(events) == b"line\n"
+    assert isinstance(events[-1], EndOfBlock)

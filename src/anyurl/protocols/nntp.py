@@ -359,6 +359,8 @@ class NNTPClient:
         return Response(code, text[4:].strip(), text, has_block)
 
     def _read_block(self) -> Event:
+        # Work on whole lines with bytes methods (C speed) rather than line by line:
+        # find the terminator line, unstuff with one replace, fix the line ends.
         buf = self._buffer
         last = buf.rfind(b"\n")
         if last < 0:
@@ -368,33 +370,38 @@ class NNTPClient:
             if len(buf) > MAX_DATA_LINE:
                 raise NNTPCoreError(f"a data line longer than {MAX_DATA_LINE} octets")
             return NEED_DATA
-        newline = self.newline
-        out: list[bytes] = []
-        pos = 0
-        ended = False
-        while pos <= last:
-            end = buf.find(b"\n", pos, last + 1)
-            line = bytes(buf[pos:end])
-            pos = end + 1
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            if line[:1] == b".":
-                if line == b".":
-                    ended = True
-                    break
-                line = line[1:]  # undo dot-stuffing
-            out.append(line)
-        del buf[:pos]
-        if ended:
-            self.command = None
-            self._move("end of block")
-            if out:
-                self._events.append(EndOfBlock())
-                return Data(newline.join(out) + newline)
-            return EndOfBlock()
-        if not out:  # pragma: no cover - last >= 0 guarantees a line
-            return NEED_DATA
-        return Data(newline.join(out) + newline)
+        chunk = bytes(buf[: last + 1])  # complete lines only
+        end = _terminator(chunk)
+        if end is None:
+            data, consumed = chunk, len(chunk)
+        else:
+            data, consumed = chunk[: end[0]], end[1]
+        del buf[:consumed]
+        if data[:1] == b".":
+            data = data[1:]
+        data = data.replace(b"\n.", b"\n")  # undo dot-stuffing: one "." per line start
+        if self.newline == b"\n":
+            data = data.replace(b"\r\n", b"\n")
+        elif data.count(b"\n") != data.count(b"\r\n"):  # bare LF from a broken server
+            data = data.replace(b"\r\n", b"\n").replace(b"\n", self.newline)
+        if end is None:
+            return Data(data) if data else NEED_DATA
+        self.command = None
+        self._move("end of block")
+        if data:
+            self._events.append(EndOfBlock())
+            return Data(data)
+        return EndOfBlock()
+
+
+def _terminator(chunk: bytes) -> tuple[int, int] | None:
+    """(start, end) of the ``.`` line ending a block in ``chunk`` (whole lines), or None."""
+    for line in (b".\r\n", b".\n"):
+        if chunk.startswith(line):
+            return 0, len(line)
+    found = [(i + 1, i + 1 + len(line)) for line in (b".\r\n", b".\n")
+             if (i := chunk.find(b"\n" + line)) >= 0]
+    return min(found) if found else None
 
 
 # -- parsing responses and block lines ------------------------------------------------------

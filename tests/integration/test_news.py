@@ -27,6 +27,7 @@ from anyurl.errors import (
     LoginDenied,
     RemoteAccessDenied,
     RemoteFileNotFound,
+    ServerError,
     URLError,
 )
 from anyurl.schemes.base import FetchOptions
@@ -373,12 +374,18 @@ async def test_old_server_gets_mode_reader_and_xover() -> None:
     assert "OVER 1-3" in sent and "XOVER 1-3" in sent
 
 
-async def test_502_greeting_is_access_denied() -> None:
-    async with loopback(NNTPServerConfig(greeting=502)) as backend, \
+@pytest.mark.parametrize(
+    ("greeting", "error", "exit_code"),
+    [(502, RemoteAccessDenied, 9), (400, ServerError, 22)],
+    ids=["502-access-denied", "400-server-error"],
+)
+async def test_refusing_greeting(greeting: int, error: type[Exception], exit_code: int) -> None:
+    async with loopback(NNTPServerConfig(greeting=greeting)) as backend, \
             Resolver(backend.config()) as r:
-        with pytest.raises(RemoteAccessDenied) as info:
+        with pytest.raises(error) as info:
             await r.fetch("news:article1@anyurl.test")
-    assert "502" in str(info.value)
+    assert f"{greeting} service not available" in str(info.value)
+    assert getattr(info.value, "exit_code", None) == exit_code
 
 
 async def test_large_article_streams_in_chunks() -> None:

@@ -238,6 +238,12 @@ class _Session:
         return event
 
     async def command(self, command: Command) -> Response:
+        if self.core.state is State.CLOSED:
+            raise ConnectionLost(
+                f"{self.what()} closed the connection before {command.verb} for "
+                f"{self.url.masked()}",
+                url=self.url,
+            )
         try:
             data = self.core.send(command)
         except NNTPCoreError as exc:
@@ -424,7 +430,7 @@ class NewsHandler(SchemeHandler):
         if reply.code == 480:  # some servers want AUTHINFO first (as nntplib handles)
             await self._authenticate(session, options, proactive=False)
             reply = await session.command(Command.of("MODE", "READER"))
-        if reply.code == 502 and session.capabilities is not None:
+        if reply.code == 502:  # no reading service here; the server closes [3977 5.3.1]
             raise RemoteAccessDenied(
                 f"{session.what()} offers no reading service for {session.url.masked()}: "
                 f"{reply.line}",

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+import anyio
 import pytest
 
 from anyurl.config import Config
@@ -277,6 +278,28 @@ async def test_pool_idle_timeout_zero_reconnects(ftp_peers: Any) -> None:
         for _ in range(3):
             await resolver.fetch(base(ftp_peers, "vsftpd") + "hello.txt")
         handler = resolver.handler_for(resolver.parse(base(ftp_peers, "vsftpd")))
+        assert isinstance(handler, FTPHandler)
+        assert handler.stats == {"connections": 3, "reused": 0}
+
+
+@pytest.mark.parametrize("server", FTP_PEERS)
+async def test_early_close_and_cancellation_abort(ftp_peers: Any, server: str) -> None:
+    """A transfer given up half-way sends ABOR and QUIT and is never pooled."""
+    url = base(ftp_peers, server) + peer_data.LARGE_NAME
+    lines: list[str] = []
+    async with Resolver(config(), warn=lambda m: None) as resolver:
+        async with resolver.open(url, FetchOptions(trace=lines.append)) as res:
+            async for _chunk in res:
+                break
+        assert lines[-2:] == ["> ABOR", "> QUIT"]
+        with anyio.move_on_after(0.05) as scope:
+            async with resolver.open(url) as res:
+                async for _chunk in res:
+                    await anyio.sleep(1)
+        assert scope.cancelled_caught
+        assert await resolver.fetch(base(ftp_peers, server) + "bin1k.dat") == (
+            peer_data.expected_bytes("bin1k.dat"))
+        handler = resolver.handler_for(resolver.parse(url))
         assert isinstance(handler, FTPHandler)
         assert handler.stats == {"connections": 3, "reused": 0}
 

@@ -1,0 +1,214 @@
+"""prospero: against the loopback ARDP/Prospero server (the `prospero` peer, and in-process).
+
+No real Prospero server exists to test against (see docs/schemes/prospero.md); the peer is
+anyurl's own `python -m anyurl.testing.prospero`, started by the `peers` fixture. Tests that
+need a server pointing at other peers (to follow access methods) or a look at what the server
+received run one in-process on the test's event loop. Every test runs on asyncio and trio.
+"""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from anyurl.config import Config
+from anyurl.errors import RemoteAccessDenied, RemoteFileNotFound, TransferTimeout
+from anyurl.resolver import Resolver
+from anyurl.resource import Resource, ResourceInfo
+from anyurl.schemes.base import FetchOptions
+from anyurl.testing.prospero import MANY_COUNT, serve_prospero
+from anyurl.url import parse
+
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
+
+FAST = {"ardp_timeout": 0.2}
+
+
+async def fetch(url: str, *, trace: list[str] | None = None,
+                **extra: Any) -> tuple[bytes, ResourceInfo]:
+    options = FetchOptions(trace=trace.append if trace is not None else None,
+                           extra={**FAST, **extra})
+    async with Resolver(Config(), warn=lambda _: None) as resolver, \
+            resolver.open(url, options) as resource:
+        return await resource.read(), resource.info
+
+
+@pytest.fixture
+def prospero(peers: Any) -> Any:
+    return peers["prospero"]
+
+
+def purl(peer: Any, hsoname: str) -> str:
+    return f"prospero://{peer.host}:{peer.port}/{hsoname}"
+
+
+# -- reports ------------------------------------------------------------------------------
+
+
+async def test_object_report_lists_access_methods_as_urls(prospero: Any) -> None:
+    body, info = await fetch(purl(prospero, "/pub/README"))
+    text = body.decode()
+    assert info.kind == "report" and info.content_type == "text/plain; charset=utf-8"
+    assert f"-> ftp://{prospero.host}/pub/readme.txt;type=a" in text
+    assert f"-> gopher://{prospero.host}/0/pub/readme.txt" in text
+    assert "BASE-TYPE: FILE" in text
+    methods = info.extra["prospero"]["access_methods"]
+    assert [m["url"] for m in methods] == [f"ftp://{prospero.host}/pub/readme.txt;type=a",
+                                          f"gopher://{prospero.host}/0/pub/readme.txt"]
+
+
+async def test_directory_lists_links_as_prospero_urls(prospero: Any) -> None:
+    body, info = await fetch(purl(prospero, "/pub"))
+    assert info.kind == "directory"
+    links = {link["name"]: link["url"] for link in info.extra["prospero"]["links"]}
+    assert links["README"] == f"prospero://{prospero.host}:{prospero.port}//pub/README"
+    assert links["with space"] == (
+        f"prospero://{prospero.host}:{prospero.port}//pub/with%20space")
+    assert "README  FILE  prospero://" in body.decode()
+
+
+async def test_listing_urls_resolve(prospero: Any) -> None:
+    _, info = await fetch(purl(prospero, "/pub"))
+    link = next(x for x in info.extra["prospero"]["links"] if x["name"] == "with space")
+    body, _ = await fetch(link["url"])
+    assert "ftp://" in body.decode() and "with%20space.txt;type=a" in body.decode()
+
+
+async def test_multi_packet_reply_in_windows(prospero: Any) -> None:
+    trace: list[str] = []
+    body, info = await fetch(purl(prospero, "/pub/many"), trace=trace)
+    assert len(info.extra["prospero"]["links"]) == MANY_COUNT
+    packets = [line for line in trace if "reassembled from" in line]
+    assert packets and int(packets[-1].split("from ")[1].split()[0]) > 16  # two windows
+    assert body.decode().count("prospero://") == MANY_COUNT
+
+
+async def test_forwarded_is_followed(prospero: Any) -> None:
+    body, info = await fetch(purl(prospero, "/old"))
+    assert info.extra["prospero"]["forwarded"] == [
+        f"prospero://{prospero.host}:{prospero.port}//pub/README"]
+    assert "forwarded to" in body.decode()
+
+
+async def test_object_version_field_is_sent(prospero: Any) -> None:
+    body, _ = await fetch(purl(prospero, "/pub/README;OBJECT-VERSION=1"))
+    assert "/hello.txt;type=a" in body.decode()
+    with pytest.raises(RemoteFileNotFound, match="version 7"):
+        await fetch(purl(prospero, "/pub/README;OBJECT-VERSION=7"))
+
+
+async def test_not_found_and_not_authorized(prospero: Any) -> None:
+    with pytest.raises(RemoteFileNotFound, match="FAILURE NOT-FOUND OBJECT") as exc:
+        await fetch(purl(prospero, "/no/such/thing"))
+    assert exc.value.exit_code == 78
+    with pytest.raises(RemoteAccessDenied, match="NOT-AUTHORIZED"):
+        await fetch(purl(prospero, "/private"))
+
+
+async def test_unmappable_access_method_is_reported(prospero: Any) -> None:
+    body, _ = await fetch(purl(prospero, "/pub/wais"))
+    assert "(no URL: a WAIS access method" in body.decode()
+
+
+# -- ARDP under loss, delay, duplication ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("hsoname", ["/lossy", "/deaf"])
+async def test_lost_packets_are_recovered_by_retransmission(prospero: Any, hsoname: str) -> None:
+    trace: list[str] = []
+    body, _ = await fetch(purl(prospero, hsoname), trace=trace)
+    assert any("sending the request again" in line for line in trace)
+    assert body.decode().count("DESCRIPTION: ") == 50
+
+
+async def test_wait_from_the_server_holds_retransmission(prospero: Any) -> None:
+    trace: list[str] = []
+    body, _ = await fetch(purl(prospero, "/busy"), trace=trace)
+    assert not any("sending the request again" in line for line in trace)
+    assert body.decode().count("DESCRIPTION: ") == 50
+
+
+@pytest.mark.parametrize("hsoname", ["/otherport", "/dup"])
+async def test_reply_from_another_port_and_duplicates(prospero: Any, hsoname: str) -> None:
+    trace: list[str] = []
+    body, _ = await fetch(purl(prospero, hsoname), trace=trace)
+    assert body.decode().count("DESCRIPTION: ") == 50
+    if hsoname == "/dup":
+        assert any("duplicate packet" in line for line in trace)
+
+
+async def test_silence_gives_up_with_a_timeout() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))  # bound but never read: requests vanish
+        port = s.getsockname()[1]
+        with pytest.raises(TransferTimeout, match="after 2 attempts") as exc:
+            await fetch(f"prospero://127.0.0.1:{port}/x", ardp_timeout=0.05, ardp_retries=1)
+    assert exc.value.exit_code == 28
+
+
+# -- in-process: what was sent, and following access methods ---------------------------------------
+
+
+async def test_exact_request_received_by_the_server() -> None:
+    async with serve_prospero() as server:
+        await fetch(server.url("/pub/README") + ";OBJECT-VERSION=1", prospero_user="me")
+    assert server.requests == [
+        "VERSION 5 anyurl\nAUTHENTICATE '' UNAUTHENTICATED me\n"
+        "GET-OBJECT-INFO #ALL ASCII '/pub/README' 1\n"
+    ]
+
+
+async def test_directory_request_received_by_the_server() -> None:
+    async with serve_prospero() as server:
+        await fetch(server.url("/pub"))
+    assert server.requests[1] == (
+        "VERSION 5 anyurl\nAUTHENTICATE '' UNAUTHENTICATED anonymous\n"
+        "DIRECTORY ASCII '/pub' 0\nLIST ATTRIBUTES COMPONENTS\n")
+
+
+async def test_follow_aftp_to_a_real_ftp_server(peers: Any) -> None:
+    ftp = peers["pyftpdlib"]
+    async with serve_prospero(ftp=(ftp.host, ftp.port)) as server:
+        body, info = await fetch(server.url("/pub/README"), follow=True)
+    assert body == peers.expected("pub/readme.txt")
+    assert info.url.scheme == "ftp"
+    assert info.extra["prospero"]["hsoname"] == "/pub/README"
+
+
+async def test_follow_local_file(tmp_path: Path) -> None:
+    target = tmp_path / "local.txt"
+    target.write_bytes(b"seen through a LOCAL access method\n")
+    async with serve_prospero(local_file=str(target)) as server:
+        body, info = await fetch(server.url("/pub/local"), follow=True)
+    assert body == target.read_bytes()
+    assert info.url.scheme == "file"
+
+
+async def test_follow_with_the_callers_opener(tmp_path: Path) -> None:
+    target = tmp_path / "via-callable.txt"
+    target.write_bytes(b"opened by the caller\n")
+    opened: list[str] = []
+    async with Resolver(Config(), warn=lambda _: None) as resolver:
+
+        async def opener(url: str) -> Resource:
+            opened.append(url)
+            parsed = parse(url)
+            return await resolver.handler_for(parsed).open(parsed, FetchOptions())
+
+        async with serve_prospero(local_file=str(target)) as server:
+            options = FetchOptions(extra={**FAST, "follow": opener})
+            async with resolver.open(server.url("/pub/local"), options) as resource:
+                body = await resource.read()
+    assert body == target.read_bytes()
+    assert opened == [f"file://{target}"]
+
+
+async def test_follow_without_a_usable_method() -> None:
+    async with serve_prospero(local_file="/nonexistent/anyurl/file") as server:
+        with pytest.raises(RemoteFileNotFound, match="WAIS"):
+            await fetch(server.url("/pub/wais"), follow=True)
+        with pytest.raises(RemoteFileNotFound, match="LOCAL"):
+            await fetch(server.url("/pub/local"), follow=True)

@@ -14,7 +14,7 @@ import pytest
 from anyurl.config import Config
 from anyurl.errors import RemoteFileNotFound
 from anyurl.protocols import wais
-from anyurl.protocols.wais import Operator, QueryTerm, SearchRequest
+from anyurl.protocols.wais import InitRequest, Operator, QueryTerm, SearchRequest
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
@@ -149,6 +149,7 @@ async def test_what_the_server_received() -> None:
         await fetch(srv.document_url("gopher.txt"))
         await fetch(srv.url(f"{DATABASE}?a%2Bb+c"))
     init, retrieval, _, search = srv.requests
+    assert isinstance(init, InitRequest) and init.preferred_message_size == 100_000
     assert isinstance(retrieval, SearchRequest) and isinstance(search, SearchRequest)
     assert retrieval.query_type == b"1" and retrieval.databases == (DATABASE.encode(),)
     assert retrieval.terms == (

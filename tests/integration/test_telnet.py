@@ -167,3 +167,35 @@ def test_plan() -> None:
     assert "when the server is quiet: uptime" in lines
     assert lines[-1] == "read until the server closes or is quiet for 2 s"
     assert not any("secret" in line for line in lines)
+
+
+async def test_password_echo_is_masked() -> None:
+    """A careless server that echoes the password: the transcript shows ****, not it."""
+    import contextlib
+
+    import anyio
+    import anyio.abc
+
+    async def careless(client: anyio.abc.SocketStream) -> None:
+        async with client:
+            await client.send(b"login: ")
+            line = b""
+            while not line.endswith(b"\r\n"):
+                line += await client.receive()
+            await client.send(b"Password: ")
+            secret = b""
+            while not secret.endswith(b"\r\n"):
+                secret += await client.receive()
+            await client.send(secret + b"welcome\r\n$ ")
+            with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError):
+                await client.receive()  # until the client closes
+
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+    async with listener, anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, careless)
+        transcript, trace, _ = await session(f"telnet://joe:s3cret-pw@127.0.0.1:{port}/")
+        tg.cancel_scope.cancel()
+    assert transcript == b"login: Password: ****\nwelcome\n$ "
+    assert b"s3cret" not in transcript
+    assert "> ****" in trace

@@ -34,12 +34,16 @@ __all__ = ["add_parser", "run"]
 
 @dataclass
 class Server:
-    """A loopback server process: ``python -m module args...`` on a free port."""
+    """A loopback server process; ``argv`` may use ``{port}`` and ``{data}``."""
 
-    module: str
-    args: tuple[str, ...] = ()
+    argv: tuple[str, ...]
     udp: bool = False
     requires: tuple[str, ...] = ()
+
+
+def _module(module: str, *args: str, udp: bool = False, requires: tuple[str, ...] = ()) -> Server:
+    return Server(("-m", module, "--host", "127.0.0.1", "--port", "{port}", *args), udp,
+                  (module, *requires))
 
 
 @dataclass
@@ -55,8 +59,16 @@ class Case:
 
 
 SERVERS: dict[str, Server] = {
-    "http": Server("anyurl.testing.http", ("--root", "{data}")),
-    "ftp": Server("anyurl.testing.ftp", ("--root", "{data}"), requires=("pyftpdlib",)),
+    "http": _module("anyurl.testing.http", "--root", "{data}"),
+    "ftp": _module("anyurl.testing.ftp", "--root", "{data}", requires=("pyftpdlib",)),
+    "gopher": _module("anyurl.testing.gopherplus", "--root", "{data}"),
+    "nntp": _module("anyurl.testing.nntp"),
+    "wais": _module("anyurl.testing.wais"),
+    "prospero": _module("anyurl.testing.prospero", udp=True),
+    "telnet": Server(("-m", "telnetlib3.server", "127.0.0.1", "{port}"),
+                     requires=("telnetlib3",)),
+    "smtp": Server(("-m", "aiosmtpd", "-n", "-c", "aiosmtpd.handlers.Sink",
+                    "-l", "127.0.0.1:{port}"), requires=("aiosmtpd",)),
 }
 
 CASES: list[Case] = [
@@ -65,6 +77,24 @@ CASES: list[Case] = [
     Case("ftp", "ftp://127.0.0.1:{ftp}/pub/readme.txt", "ftp",
          "USER anonymous, CWD pub, TYPE A, RETR readme.txt"),
     Case("ftp", "ftp://127.0.0.1:{ftp}/pub;type=d", "ftp", "a directory listing (NLST)"),
+    Case("gopher", "gopher://127.0.0.1:{gopher}/", "gopher", "the root menu, as text"),
+    Case("gopher", "gopher://127.0.0.1:{gopher}/7/search%09hello", "gopher",
+         "a type-7 search for 'hello'"),
+    Case("gopher", "gopher://127.0.0.1:{gopher}/0/hello.txt%09%09!", "gopher",
+         "Gopher+ attributes of an item (!)"),
+    Case("news", "news:article2@anyurl.test", "nntp", "ARTICLE <article2@anyurl.test>",
+         config=lambda ports: {"nntp_server": f"127.0.0.1:{ports['nntp']}"}),
+    Case("nntp", "nntp://127.0.0.1:{nntp}/anyurl.test/2", "nntp",
+         "GROUP anyurl.test, ARTICLE 2 (a dot-stuffed body)"),
+    Case("wais", "wais://127.0.0.1:{wais}/demo?gopher", "wais",
+         "a Z39.50 search of the 'demo' database"),
+    Case("prospero", "prospero://127.0.0.1:{prospero}//pub/README", "prospero",
+         "GET-OBJECT-INFO over ARDP/UDP: access methods as URLs"),
+    Case("telnet", "telnet://127.0.0.1:{telnet}/", "telnet",
+         "the session transcript until the server goes quiet", {"idle": 1.0}),
+    Case("mailto", "mailto:demo@example.org", "smtp", "a message submitted over SMTP",
+         {"subject": "anyurl demo", "body": b"Sent by anyurl demo.\n"},
+         config=lambda ports: {"smtp_relay": f"127.0.0.1:{ports['smtp']}"}),
 ]
 
 SAMPLE = {
@@ -106,7 +136,7 @@ def _wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 1
 
 
 def _missing(server: Server) -> str | None:
-    for name in (server.module, *server.requires):
+    for name in server.requires:
         if importlib.util.find_spec(name) is None:
             return f"{name} is not installed (pip install 'anyurl[demo]')"
     return None
@@ -114,10 +144,9 @@ def _missing(server: Server) -> str | None:
 
 def _start(name: str, server: Server, data: Path, stack: ExitStack) -> int:
     port = _free_port(server.udp)
-    args = [a.format(data=data) for a in server.args]
+    argv = [a.format(data=data, port=port) for a in server.argv]
     proc = subprocess.Popen(
-        [sys.executable, "-m", server.module, "--host", "127.0.0.1", "--port", str(port),
-         *args],
+        [sys.executable, *argv],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
 
@@ -184,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
                     print(f"  {name:9} port {ports[name]}")
                     continue
                 except RuntimeError as exc:
-                    reason = f"server {server.module} failed: {exc}"
+                    reason = f"server {' '.join(server.argv[:2])} failed: {exc}"
             skipped[name] = reason
             print(f"  {name:9} not started: {reason}")
         settings: dict[str, Any] = {"allowed_ports": frozenset(ports.values()),

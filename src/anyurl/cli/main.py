@@ -12,6 +12,7 @@ from anyurl.cli import demo_cmd, extract_cmd, get_cmd, parse_cmd
 __all__ = ["main"]
 
 COMMANDS = ("parse", "extract", "get", "demo")
+TOP_LEVEL = ("-h", "--help", "--version")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,8 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list and args_list[0] not in COMMANDS and not args_list[0].startswith("-"):
-        args_list.insert(0, "get")  # anyurl URL, as curl URL
+    if args_list and args_list[0] not in COMMANDS and args_list[0] not in TOP_LEVEL:
+        args_list.insert(0, "get")  # anyurl [-s] URL, as curl [-s] URL
     parser = build_parser()
     args = parser.parse_args(args_list)
     if args.command is None:

@@ -30,7 +30,8 @@ Objects (hsoname: what it is or does):
 * ``/pub/many``: a directory of 300 links: a reply of about 24 packets, two windows;
 * ``/old``: ``FORWARDED`` to ``/pub/README`` on this server;
 * ``/private``: ``FAILURE NOT-AUTHORIZED``;
-* ``/lossy``: like README (plus 50 DESCRIPTION lines: a 4-packet reply), but the first time its reply goes out packet 2 is "lost";
+* ``/lossy``: like README plus 50 DESCRIPTION lines (a 4-packet reply); the first time its
+  reply goes out, packet 2 is "lost";
 * ``/deaf``: the first request datagram of each connection id is ignored;
 * ``/busy``: first a control packet asking the client to wait 2 s, the reply 0.3 s later;
 * ``/otherport``: the reply comes from another UDP port (as servers on port 191 do);

@@ -30,11 +30,13 @@ from anyurl.url import URL
 
 __all__ = [
     "DEFAULT_RECEIVE_SIZE",
+    "Datagrams",
     "Listener",
     "Stream",
     "Tunnel",
     "connect_tcp",
     "open_listener",
+    "open_udp",
     "tunnelled",
 ]
 

@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from anyurl.url import GopherPath, encode_wire, parse, quote
+from anyurl.url import GopherPath, encode_wire, quote
 from anyurl.url.charset import RESERVED, UCHAR_PLAIN, display
 
 __all__ = [
@@ -503,6 +503,9 @@ def _text(raw: bytes) -> str:
 
 
 _URL_SAFE = UCHAR_PLAIN | RESERVED
+#: Host names and addresses a menu line may name (anything else gets no URL: it could not
+#: be parsed back, and a space or "@" in a host would change what the URL means).
+_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9.])?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*")
 
 
 @dataclass(frozen=True)
@@ -542,7 +545,8 @@ class MenuItem:
         if gtype == "h" and self.selector.startswith("URL:"):
             target = self.selector[4:].strip()
             return target or None
-        if self.is_info or gtype in ("3", "2", "T", "i") or not self.host or self.port is None:
+        if (self.is_info or gtype in ("3", "2", "T", "i") or self.port is None
+                or not _HOST.fullmatch(self.host)):
             return None
         host = self.host
         if ":" in host and not host.startswith("["):
@@ -556,10 +560,6 @@ class MenuItem:
             text += quote(self.selector, _URL_SAFE)
             if self.plus == "?":
                 text += "%09%09?"  # RFC 1738 3.4.4: an item with a +ASK form
-        try:
-            parse(text)
-        except ValueError:
-            return None
         return text
 
     def to_json(self) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import inspect
 import json
 import mimetypes
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -315,13 +315,14 @@ class GopherHandler(SchemeHandler):
         info.size = None
         return Resource(info, chunks(), on_close=exchange.stream.aclose)
 
-    def _rendered(self, url: URL, text: str, data: Any, options: FetchOptions, kind: str,
-                  extra: dict[str, Any]) -> Resource:
+    def _rendered(self, url: URL, text: Callable[[], str], data: Callable[[], Any],
+                  options: FetchOptions, kind: str, extra: dict[str, Any]) -> Resource:
+        """The listing as text or JSON (only the one asked for is built: menus can be long)."""
         if options.extra.get("format") == "json":
-            body = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
+            body = (json.dumps(data(), indent=2, ensure_ascii=False) + "\n").encode()
             ctype = "application/json"
         else:
-            body = text.encode("utf-8", "surrogateescape")
+            body = text().encode("utf-8", "surrogateescape")
             ctype = "text/plain; charset=utf-8"
         info = ResourceInfo(url=url, size=len(body), total_size=len(body), content_type=ctype,
                             kind=kind, extra=extra)
@@ -334,7 +335,8 @@ class GopherHandler(SchemeHandler):
                 url=url, content_type="application/gopher-menu", kind="menu"))
         items = parse_menu(await self._collect(exchange))
         self._raise_error_item(url, items)
-        return self._rendered(url, render_menu(items), [i.to_json() for i in items],
+        return self._rendered(url, lambda: render_menu(items),
+                              lambda: [i.to_json() for i in items],
                               exchange.options, "menu", {"items": items})
 
     async def _attributes(self, exchange: _Exchange) -> Resource:
@@ -346,7 +348,8 @@ class GopherHandler(SchemeHandler):
         attrs = parse_attributes(body)
         if not attrs:
             self._raise_error_item(url, parse_menu(body))
-        return self._rendered(url, render_attributes(attrs), [a.to_json() for a in attrs],
+        return self._rendered(url, lambda: render_attributes(attrs),
+                              lambda: [a.to_json() for a in attrs],
                               exchange.options, "attributes", {"attributes": attrs})
 
     # -- streamed answers: text and binary items --------------------------------------------

@@ -371,6 +371,14 @@ async def test_search_without_term_fails_before_connecting() -> None:
         await fetch(f"gopher://127.0.0.1:{closed_port()}/7/search")
 
 
+@pytest.mark.parametrize("extra", [{"search": "a\r\nb"}, {"search": "a\tb"},
+                                   {"extra": {"view": "text/plain\r\nx"}}],
+                         ids=["search-crlf", "search-tab", "view-crlf"])
+async def test_line_ends_refused_before_connecting(extra: dict[str, Any]) -> None:
+    with pytest.raises(URLError, match="TAB or line end"):
+        await fetch(f"gopher://127.0.0.1:{closed_port()}/7/search", **extra)
+
+
 async def test_html_url_item_is_a_link() -> None:
     body, info = await fetch(f"gopher://127.0.0.1:{closed_port()}/hURL:http://example.org/page")
     assert body == b"http://example.org/page\r\n"

@@ -155,11 +155,20 @@ class GopherHandler(SchemeHandler):
                 url=url,
                 hint="Drop --view, or the Gopher+ string (%09%09...) from the URL.",
             )
+        if any(c in str(view) for c in "\t\r\n"):
+            raise URLError(f"the view {view!r} for {url.masked()} contains a TAB or line end",
+                           url=url, hint="Give a view as +VIEWS lists it: TYPE [LANGUAGE].")
         return "+" + str(view)
 
     def _search(self, url: URL, parts: GopherPath, options: FetchOptions,
                 plus: str | None) -> str | None:
         search = parts.search if parts.search is not None else options.search
+        if search is not None and any(c in search for c in "\t\r\n"):
+            raise URLError(
+                f"the search {search!r} for {url.masked()} contains a TAB or line end, which "
+                "would end the gopher request early", url=url,
+                hint="Give the search words on one line.",
+            )
         if (parts.gophertype == "7" and search is None
                 and not (plus and plus[:1] in ("!", "$", "?"))):
             raise URLError(

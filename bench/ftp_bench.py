@@ -17,9 +17,8 @@ process: anyurl reusing its control connection (the 3.2.5 pool), anyurl with reu
 (``idle_timeout=0``: a login per file), and curl given all the URLs at once (it reuses the
 connection too).
 
-Without ``--url`` it starts the vsftpd peer of ``tests/peers`` (run dir
-``<ANYURL_PEERS_DIR or .peers>/bench-ftp``) with a large file of ``--size`` bytes and stops
-it at the end.
+Without ``--url`` it starts the vsftpd peer of ``tests/peers`` in a private temporary run
+directory with a large file of ``--size`` bytes, and stops it and removes it at the end.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -203,9 +203,8 @@ def main() -> None:
     else:
         from tests.peers import launcher
 
-        run_dir = launcher.default_run_dir() / "bench-ftp"
-        if launcher.read_state(run_dir):
-            launcher.stop(run_dir, log=lambda *_: None)
+        # A private run directory: `python -m tests.peers start` empties .peers/ as a whole.
+        run_dir = Path(tempfile.mkdtemp(prefix="anyurl-ftp-bench-"))
         print(f"starting the vsftpd peer with a {size} byte file in {run_dir} ...")
         state = launcher.start(["vsftpd"], run_dir, large_size=max(size, 1))
         peer = state["peers"]["vsftpd"]
@@ -240,6 +239,7 @@ def main() -> None:
             from tests.peers import launcher
 
             launcher.stop(run_dir, log=lambda *_: None)
+            shutil.rmtree(run_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,14 +65,14 @@ def ftp_peers(request: pytest.FixtureRequest) -> Iterator[Any]:
     if state_env:
         yield Peers(json.loads(Path(state_env).read_text()), Path(state_env))
         return
-    run_dir = launcher.default_run_dir() / "ftp-tests"
-    if launcher.read_state(run_dir):
-        launcher.stop(run_dir, log=lambda *_: None)
+    # A private run directory: `python -m tests.peers start` empties .peers/ as a whole.
+    run_dir = Path(tempfile.mkdtemp(prefix="anyurl-ftp-peers-"))
     state = launcher.start(list(FTP_PEERS), run_dir, log=lambda *_: None)
     try:
         yield Peers(state, run_dir / launcher.STATE_NAME)
     finally:
         launcher.stop(run_dir, log=lambda *_: None)
+        shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def config(**changes: Any) -> Config:
@@ -144,9 +146,18 @@ async def test_retrieve(ftp_peers: Any, server: str, path: str, expected: str) -
 
 @pytest.mark.parametrize("server", FTP_PEERS)
 async def test_large_binary_file_is_complete(ftp_peers: Any, server: str) -> None:
-    body, info = await fetch(base(ftp_peers, server) + peer_data.LARGE_NAME)
-    assert len(body) == ftp_peers.large_size
-    assert hashlib.sha256(body).hexdigest() == ftp_peers.files["large.dat"]["sha256"]
+    digest = hashlib.sha256()
+    received = 0
+    async with (
+        Resolver(config(), warn=lambda m: None) as resolver,
+        resolver.open(base(ftp_peers, server) + peer_data.LARGE_NAME) as res,
+    ):
+        async for chunk in res:
+            digest.update(chunk)
+            received += len(chunk)
+        info = res.info
+    assert received == ftp_peers.large_size
+    assert digest.hexdigest() == ftp_peers.files["large.dat"]["sha256"]
     if server != "aioftp":  # aioftp's server has no SIZE
         assert info.size == info.total_size == ftp_peers.large_size
 

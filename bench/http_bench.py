@@ -118,6 +118,8 @@ SMALL_CLIENTS: dict[str, str] = {
 class Result:
     name: str
     times: list[float] = field(default_factory=list)
+    #: user + system CPU seconds: steadier than wall time on a busy machine.
+    cpu: list[float] = field(default_factory=list)
     peak_kib: int = 0
     failed: str | None = None
 
@@ -167,14 +169,14 @@ def start_nginx(root: Path, size: int, small: int) -> tuple[subprocess.Popen[byt
     raise SystemExit("nginx did not start")
 
 
-def run(cmd: list[str]) -> tuple[float, int, int]:
-    """Wall seconds, peak RSS in KiB, exit status of one child process."""
+def run(cmd: list[str]) -> tuple[float, float, int, int]:
+    """Wall seconds, CPU seconds, peak RSS in KiB, exit status of one child process."""
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, usage.ru_maxrss, proc.returncode
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode
 
 
 def have_module(name: str) -> bool:
@@ -206,17 +208,22 @@ def report(title: str, results: dict[str, Result], size: int | None) -> None:
     base = results.get("curl")
     base_t = statistics.median(base.times) if base and base.times else None
     print(f"\n{title}")
-    print(f"{'client':<16}{'median s':>10}{'MiB/s':>10}{'x curl':>9}{'peak MiB':>10}  runs")
+    base_cpu = statistics.median(base.cpu) if base and base.cpu else None
+    print(f"{'client':<24}{'median s':>9}{'MiB/s':>7}{'x curl':>7}{'cpu s':>7}"
+          f"{'cpu x curl':>11}{'peak MiB':>9}  wall of each run")
     for r in results.values():
         if r.failed or not r.times:
-            print(f"{r.name:<16}  failed: {r.failed}")
+            print(f"{r.name:<24}  failed: {r.failed}")
             continue
         t = statistics.median(r.times)
-        rate = (f"{size / t / (1 << 20):10.0f}" if size and not r.name.startswith("(")
-                else f"{'':>10}")
-        ratio = f"{t / base_t:9.2f}" if base_t else f"{'':>9}"
-        runs = " ".join(f"{x:.3f}" for x in r.times)
-        print(f"{r.name:<16}{t:10.3f}{rate}{ratio}{r.peak_kib / 1024:10.1f}  {runs}")
+        c = statistics.median(r.cpu)
+        rate = (f"{size / t / (1 << 20):7.0f}" if size and not r.name.startswith("(")
+                else f"{'':>7}")
+        ratio = f"{t / base_t:7.2f}" if base_t else f"{'':>7}"
+        cpu_ratio = f"{c / base_cpu:11.2f}" if base_cpu else f"{'':>11}"
+        runs = " ".join(f"{x:.2f}" for x in r.times)
+        print(f"{r.name:<24}{t:9.3f}{rate}{ratio}{c:7.2f}{cpu_ratio}"
+              f"{r.peak_kib / 1024:9.1f}  {runs}")
 
 
 def bench(cmds: dict[str, list[str]], repeat: int) -> dict[str, Result]:
@@ -227,11 +234,12 @@ def bench(cmds: dict[str, list[str]], repeat: int) -> dict[str, Result]:
             r = results[name]
             if r.failed:
                 continue
-            elapsed, peak, code = run(cmds[name])
+            elapsed, cpu, peak, code = run(cmds[name])
             if code != 0:
                 r.failed = f"exit status {code}"
                 continue
             r.times.append(elapsed)
+            r.cpu.append(cpu)
             r.peak_kib = max(r.peak_kib, peak)
     return results
 

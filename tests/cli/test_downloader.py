@@ -661,3 +661,30 @@ def test_cli_hostile_remote_name_stays_in_the_output_dir(
     assert sorted(p.name for p in tmp_path.rglob("*")) == [
         "_.._etc_passwd", "a", "b", "profile"]
 
+
+
+# -- the progress bars, drawn into a string -------------------------------------------------
+
+
+def test_progress_bars_with_known_and_unknown_sizes(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from anyurl.cli.progress import TransferProgress
+
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=120)
+    known, unknown = Job("file:///a", tmp_path / "a.bin", index=0), Job("gopher://h/1/", index=1)
+    with TransferProgress(2, console=console) as bars:
+        bars.started(known, ResourceInfo(url=parse("file:///a"), size=1000, total_size=1000), 0)
+        bars.started(unknown, ResourceInfo(url=parse("gopher://h/1/"), kind="menu"), 0)
+        assert bars.bars.tasks[0].total is None  # the total waits for every size
+        bars.progress(known, 500, 1000)
+        bars.progress(unknown, 300, None)
+        bars.bars.refresh()
+        drawn = screen.getvalue()
+        assert "a.bin" in drawn and "gopher://h/1/" in drawn and "total 0/2" in drawn
+        bars.finished(TransferResult(known, bytes=1000))
+        bars.finished(TransferResult(unknown, bytes=300))
+        assert len(bars.bars.tasks) == 1  # finished rows go, the total stays
+        assert (bars.bars.tasks[0].completed, bars.bars.tasks[0].total) == (1300, 1300)
+    assert "total 2/2" in screen.getvalue()

@@ -321,7 +321,9 @@ class Downloader:
         self.policy = policy or DownloadPolicy.from_config(resolver.config)
         self.events = events or DownloadEvents()
         self.sink = sink
-        self._global = anyio.Semaphore(max(1, self.policy.parallel))
+        # Made on first use: anyio's primitives need the running event loop, and a
+        # downloader may be built before it starts (it then stays in that loop).
+        self._global_slots: anyio.Semaphore | None = None
         self._hosts: dict[str, anyio.Semaphore] = {}
 
     async def run(self, jobs: Iterable[Job]) -> list[TransferResult]:
@@ -412,12 +414,14 @@ class Downloader:
         return slot
 
     async def _attempt_in_slots(self, job: Job, url: URL, state: _State, attempt: int) -> None:
+        if self._global_slots is None:
+            self._global_slots = anyio.Semaphore(max(1, self.policy.parallel))
         host_slot = self._host_slot(url)
         if host_slot is None:
-            async with self._global:
+            async with self._global_slots:
                 await self._attempt(job, url, state, attempt)
-        else:
-            async with host_slot, self._global:
+        else:  # the host's slot first: a job queued for a busy host holds no global slot
+            async with host_slot, self._global_slots:
                 await self._attempt(job, url, state, attempt)
 
     def _options(self, job: Job, offset: int, state: _State) -> FetchOptions:

@@ -5,6 +5,7 @@ its synchronous facade. :func:`parse` gives the :class:`URL` model of RFC 1738.
 """
 
 from anyurl.config import Config, load_config
+from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
 from anyurl.errors import (
     AnyURLError,
     ConnectFailed,
@@ -30,10 +31,14 @@ __all__ = [
     "AnyURLError",
     "Config",
     "ConnectFailed",
+    "DownloadEvents",
+    "DownloadPolicy",
     "DownloadResult",
+    "Downloader",
     "FetchOptions",
     "FetchResult",
     "HostNotResolved",
+    "Job",
     "LoginDenied",
     "PartialTransfer",
     "RemoteFileNotFound",
@@ -41,6 +46,7 @@ __all__ = [
     "Resource",
     "ResourceInfo",
     "SchemeHandler",
+    "TransferResult",
     "TransferTimeout",
     "URLSyntaxError",
     "UnsupportedScheme",

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,6 +82,8 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
             raise FileNotFoundError(f"config file {str(p)!r} does not exist")
         return Config()
     with p.open("rb") as f:
+        import tomllib  # only when there is a file to read
+
         data = tomllib.load(f)
     known = {f.name for f in dataclasses.fields(Config)}
     unknown = sorted(set(data) - known)

@@ -20,7 +20,6 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -92,18 +91,36 @@ class Resolver:
         self.strict = strict
         self.warn = warn or log.warning
         self._factories: dict[str, HandlerFactory] = dict(BUILTIN_HANDLERS)
-        for ep in entry_points(group="anyurl.schemes"):
-            self._factories[ep.name.lower()] = ep.value
+        self._plugins_loaded = False
         self._handlers: dict[HandlerFactory, SchemeHandler] = {}
 
     # -- registry ----------------------------------------------------------------
 
     def register(self, scheme: str, handler: HandlerFactory) -> None:
-        """Handle ``scheme`` with ``handler`` (a SchemeHandler class or "module:Class")."""
+        """Handle ``scheme`` with ``handler`` (a SchemeHandler class or "module:Class").
+
+        A registered handler replaces a built-in or plug-in one for that scheme.
+        """
         self._factories[scheme.lower()] = handler
+
+    def _load_plugins(self) -> None:
+        """Add the ``anyurl.schemes`` entry points, once, for schemes not yet handled.
+
+        Read only when a scheme is not built in (importlib.metadata costs a noticeable
+        part of a short run's start-up); to replace a built-in handler, use
+        :meth:`register`.
+        """
+        if self._plugins_loaded:
+            return
+        self._plugins_loaded = True
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group="anyurl.schemes"):
+            self._factories.setdefault(ep.name.lower(), ep.value)
 
     @property
     def schemes(self) -> list[str]:
+        self._load_plugins()
         return sorted(self._factories)
 
     def handler_for(self, url: URL) -> SchemeHandler:
@@ -114,6 +131,9 @@ class Resolver:
             use_gateway = gateway_for(self.config.gateways, url) is not None
         key: str = "gateway" if use_gateway else url.scheme
         factory = self._factories.get(key)
+        if factory is None:
+            self._load_plugins()
+            factory = self._factories.get(key)
         if factory is None:
             raise UnsupportedScheme(
                 f"no handler for {url.scheme}: URLs ({url.masked()})",

@@ -11,8 +11,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from anyio.from_thread import start_blocking_portal
-
 from anyurl.config import Config
 from anyurl.resolver import DownloadResult, Resolver
 from anyurl.resource import ResourceInfo
@@ -24,6 +22,8 @@ __all__ = ["SyncResource", "download", "get", "open"]
 
 def get(url: URL | str, *, config: Config | None = None, backend: str = "asyncio") -> bytes:
     """Fetch ``url`` and return its bytes."""
+    from anyio.from_thread import start_blocking_portal
+
     with start_blocking_portal(backend) as portal:
 
         async def run() -> bytes:
@@ -42,6 +42,8 @@ def download(
     backend: str = "asyncio",
 ) -> DownloadResult:
     """Download ``url`` to ``path`` (via ``path.part``, renamed when complete)."""
+    from anyio.from_thread import start_blocking_portal
+
     with start_blocking_portal(backend) as portal:
 
         async def run() -> DownloadResult:
@@ -74,6 +76,8 @@ def open(
     backend: str = "asyncio",
 ) -> Iterator[SyncResource]:
     """``with anyurl.open(url) as res: for chunk in res: ...``"""
+    from anyio.from_thread import start_blocking_portal
+
     with start_blocking_portal(backend) as portal:
         resolver = Resolver(config)
         try:

@@ -8,6 +8,7 @@ here, with the URL (password masked) in its message.
 
 from __future__ import annotations
 
+import os
 import socket
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
@@ -83,8 +84,13 @@ class Stream:
     async def receive(self, max_bytes: int = 65536) -> bytes:
         """Up to ``max_bytes``; ``b""`` when the peer has closed its side."""
         try:
+            stream = self._stream
+            if isinstance(stream, _RawSocketStream):
+                # The timeout is armed only when the socket has nothing to give,
+                # not on every chunk of a bulk transfer.
+                return await stream.receive_within(max_bytes, self.read_timeout)
             with anyio.fail_after(self.read_timeout):
-                return await self._stream.receive(max_bytes)
+                return await stream.receive(max_bytes)
         except anyio.EndOfStream:
             return b""
         except TimeoutError:
@@ -168,6 +174,112 @@ class Stream:
     ) -> None:
         with anyio.CancelScope(shield=True):
             await self.aclose()
+
+
+class _RawSocketStream(anyio.abc.ByteStream):
+    """A TCP stream on a non-blocking socket, driven by ``anyio.wait_readable``.
+
+    Why not anyio's own socket stream: on asyncio it goes through a transport and
+    protocol that copy each chunk into a queue and pause and resume reading on every
+    call, which measured 1.5 to 2 times curl's time for a bulk download on loopback.
+    Reading the socket directly (``recv`` first, waiting only when it would block)
+    costs one system call per chunk on both asyncio and trio. Each receive still
+    passes a scheduling checkpoint, so a fast transfer cannot starve other tasks, and
+    cancellation is honoured as with any anyio stream.
+    """
+
+    def __init__(self, sock: socket.socket):
+        self._sock = sock
+        self._closed = False
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        return await self.receive_within(max_bytes, None)
+
+    async def receive_within(self, max_bytes: int, timeout: float | None) -> bytes:
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        sock = self._sock
+        while True:
+            if self._closed:
+                raise anyio.ClosedResourceError
+            try:
+                data = sock.recv(max_bytes)
+            except BlockingIOError:
+                with anyio.fail_after(timeout):
+                    await anyio.wait_readable(sock)
+                continue
+            except OSError as exc:
+                raise anyio.BrokenResourceError from exc
+            if not data:
+                raise anyio.EndOfStream
+            await anyio.lowlevel.cancel_shielded_checkpoint()
+            return data
+
+    async def send(self, item: bytes) -> None:
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        view = memoryview(item)
+        while view:
+            if self._closed:
+                raise anyio.ClosedResourceError
+            try:
+                sent = self._sock.send(view)
+            except BlockingIOError:
+                await anyio.wait_writable(self._sock)
+                continue
+            except OSError as exc:
+                raise anyio.BrokenResourceError from exc
+            view = view[sent:]
+        await anyio.lowlevel.cancel_shielded_checkpoint()
+
+    async def send_eof(self) -> None:
+        try:
+            self._sock.shutdown(socket.SHUT_WR)
+        except OSError as exc:
+            raise anyio.BrokenResourceError from exc
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            anyio.notify_closing(self._sock)
+            self._sock.close()
+        await anyio.lowlevel.checkpoint()
+
+    @property
+    def extra_attributes(self) -> Mapping[Any, Callable[[], Any]]:
+        sock = self._sock
+        return {
+            anyio.abc.SocketAttribute.family: lambda: sock.family,
+            anyio.abc.SocketAttribute.local_address: sock.getsockname,
+            anyio.abc.SocketAttribute.remote_address: sock.getpeername,
+            anyio.abc.SocketAttribute.local_port: lambda: sock.getsockname()[1],
+            anyio.abc.SocketAttribute.remote_port: lambda: sock.getpeername()[1],
+            anyio.abc.SocketAttribute.raw_socket: lambda: sock,
+        }
+
+
+async def _open_raw_tcp(host: str, port: int) -> _RawSocketStream:
+    """Connect to the first address of ``host`` that accepts, one after another."""
+    infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    last: OSError | None = None
+    for family, kind, proto, _name, address in infos:
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setblocking(False)
+            try:
+                sock.connect(address)
+            except BlockingIOError:
+                await anyio.wait_writable(sock)
+                error = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                if error:
+                    raise OSError(error, os.strerror(error)) from None
+        except OSError as exc:
+            sock.close()
+            last = exc
+            continue
+        except BaseException:
+            sock.close()
+            raise
+        return _RawSocketStream(sock)
+    raise last or OSError(f"no address found for {host!r}")
 
 
 class _Prefixed(anyio.abc.ByteStream):
@@ -268,7 +380,7 @@ async def connect_tcp(
     shown = f"{host}:{port}"
     try:
         with anyio.fail_after(connect_timeout):
-            sock = await anyio.connect_tcp(host, port)
+            sock = await _open_raw_tcp(host, port)
             stream: anyio.abc.ByteStream = sock
             if tls:
                 ctx = ssl_context or ssl.create_default_context()

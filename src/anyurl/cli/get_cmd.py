@@ -29,13 +29,13 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 
 from anyurl.cli.common import print_error, print_warning
 from anyurl.cli.names import remote_name
-from anyurl.cli.progress import TransferProgress, wanted
+from anyurl.cli.terminal import wanted
 from anyurl.config import Config, load_config
 from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
 from anyurl.errors import AnyURLError, Cancelled
@@ -44,6 +44,9 @@ from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL, parse
 from anyurl.url.text import find_urls
+
+if TYPE_CHECKING:
+    from anyurl.cli.progress import TransferProgress
 
 __all__ = ["add_arguments", "add_parser", "parse_rate", "read_url_list", "run"]
 
@@ -352,7 +355,11 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
     files = writes_files(args)
     password = make_password_prompt()
     show_bars = not args.no_progress and wanted(silent=args.silent, body_to_stdout=not files)
-    bars = TransferProgress(len(urls)) if show_bars else None
+    bars = None
+    if show_bars:
+        from anyurl.cli.progress import TransferProgress  # rich costs 50 ms to import
+
+        bars = TransferProgress(len(urls))
     events = CLIEvents(args, bars)
     results: dict[int, TransferResult] = {}
     done: list[TransferResult] = []

@@ -284,6 +284,29 @@ async def test_pool_reuses_one_login(ftp_peers: Any, server: str) -> None:
         assert handler.stats == {"connections": 1, "reused": len(paths) - 1}
 
 
+async def test_pool_replaces_a_dead_or_lost_connection(ftp_peers: Any) -> None:
+    """A pooled connection that died while idle, or cannot CWD back home, is replaced by a
+    fresh login and the URL replayed; the caller sees only the right bytes."""
+    root = base(ftp_peers, "vsftpd")
+    lines: list[str] = []
+    async with Resolver(config(), warn=lambda m: None) as resolver:
+        await resolver.fetch(root + "pub/readme.txt")
+        handler = resolver.handler_for(resolver.parse(root))
+        assert isinstance(handler, FTPHandler)
+        [pooled] = [c for controls in handler._idle.values() for c in controls]
+        await pooled.stream.aclose()  # as if the server had timed it out
+        body = await resolver.fetch(root + "pub/nested/deeper/file.txt",
+                                    FetchOptions(trace=lines.append))
+        assert body == peer_data.expected_bytes("pub/nested/deeper/file.txt")
+        [pooled] = [c for controls in handler._idle.values() for c in controls]
+        pooled.home = "/no-such-home"  # as if the login directory had gone
+        body = await resolver.fetch(root + "hello.txt", FetchOptions(trace=lines.append))
+        assert body == peer_data.expected_bytes("hello.txt")
+        assert handler.stats == {"connections": 3, "reused": 2}
+    assert any("dead; logging in again" in line for line in lines)
+    assert any("cannot return to the login directory" in line for line in lines)
+
+
 async def test_pool_idle_timeout_zero_reconnects(ftp_peers: Any) -> None:
     async with Resolver(config(idle_timeout=0), warn=lambda m: None) as resolver:
         for _ in range(3):

@@ -105,6 +105,10 @@ class _Login:
     anonymous: bool
 
 
+class _Stale(Exception):
+    """A pooled connection cannot be brought back to its login directory: log in again."""
+
+
 class _Control:
     """One control connection: a transport stream and the core, plus what we learnt."""
 
@@ -357,9 +361,11 @@ class FTPHandler(SchemeHandler):
     # -- the pool --------------------------------------------------------------------------
 
     async def _acquire(
-        self, url: URL, login: _Login, options: FetchOptions
+        self, url: URL, login: _Login, options: FetchOptions, *, fresh: bool = False
     ) -> tuple[_Control, bool]:
         key = self._key(url)
+        if fresh:
+            return await self._connect(url, login, options), False
         idle = self._idle.get(key, [])
         now = time.monotonic()
         chosen: _Control | None = None
@@ -506,9 +512,13 @@ class FTPHandler(SchemeHandler):
             )
             offset = 0
         for attempt in (1, 2):
-            control, reused = await self._acquire(url, login, options)
+            control, reused = await self._acquire(url, login, options, fresh=attempt == 2)
             try:
                 return await self._retrieve(control, url, retrieval, offset, options, reused)
+            except _Stale as exc:
+                with anyio.CancelScope(shield=True):
+                    await control.goodbye()
+                control.note(f"cannot return to the login directory ({exc}); logging in again")
             except ConnectionLost:
                 # A pooled connection may have died while idle: its first reply tells.
                 # Then replay the URL on a fresh login, once.
@@ -565,12 +575,8 @@ class FTPHandler(SchemeHandler):
             back = Command("CWD", control.home)
             reply = await control.command(back)
             if reply.category != 2:
-                # We cannot get back reliably: treat the connection as stale.
-                raise ConnectionLost(
-                    f"ftp server of {url.masked()} refused CWD back to the login directory "
-                    f"{control.home!r}: {reply.line}",
-                    url=url,
-                )
+                # We cannot get back reliably: log in afresh instead.
+                raise _Stale(reply.line)
             control.at_home = True
         for segment in retrieval.cwd:
             control.at_home = False

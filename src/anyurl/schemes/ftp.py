@@ -356,7 +356,8 @@ class FTPHandler(SchemeHandler):
         commands.append(Command("PWD"))
         commands += retrieval_commands(retrieval, offset=offset, data_command=data_command)
         commands.append(Command("QUIT"))
-        return [c.display() if c.verb not in ("PASS",) else "PASS ****" for c in commands]
+        # PASS is listed although a server may not ask for it (230 right after USER).
+        return [command.display() for command in commands]
 
     # -- the pool --------------------------------------------------------------------------
 

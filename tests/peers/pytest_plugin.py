@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -102,9 +103,17 @@ def peers() -> Iterator[Peers]:
                         " `python -m tests.peers start` first", pytrace=False)
         yield Peers(json.loads(path.read_text()), path)
         return
-    run_dir = launcher.default_run_dir() / "pytest"
-    if launcher.read_state(run_dir):
-        launcher.stop(run_dir, log=lambda *_: None)  # left over by a session that was killed
+    # One directory per pytest session, so two sessions on one machine (a developer's
+    # and a CI run from a clone) never stop each other's servers; a directory whose
+    # session died without cleaning up is stopped and removed here.
+    base = launcher.default_run_dir()
+    for stale in base.glob("pytest-*"):
+        owner = stale.name.removeprefix("pytest-")
+        if owner.isdigit() and not _alive(int(owner)):
+            if launcher.read_state(stale):
+                launcher.stop(stale, log=lambda *_: None)
+            shutil.rmtree(stale, ignore_errors=True)
+    run_dir = base / f"pytest-{os.getpid()}"
     try:
         state = launcher.start(None, run_dir, log=lambda *_: None)
     except launcher.PeersError as exc:
@@ -113,3 +122,14 @@ def peers() -> Iterator[Peers]:
         yield Peers(state, run_dir / launcher.STATE_NAME)
     finally:
         launcher.stop(run_dir, log=lambda *_: None)
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -35,6 +35,7 @@ import anyio
 
 from anyurl.cli.common import print_error, print_warning
 from anyurl.cli.names import remote_name
+from anyurl.cli.scheme_options import add_scheme_arguments, apply_to_config, scheme_extra
 from anyurl.cli.terminal import wanted
 from anyurl.config import Config, load_config
 from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
@@ -172,6 +173,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     proto.add_argument("--file-ftp-fallback", action="store_true",
                        help="retry file://otherhost/ URLs as ftp://otherhost/")
     proto.add_argument("--config", metavar="FILE", help="config file (TOML)")
+    add_scheme_arguments(p)
     proto.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio",
                        help=argparse.SUPPRESS)
 
@@ -188,7 +190,7 @@ def build_config(args: argparse.Namespace) -> Config:
         changes["allowed_ports"] = config.allowed_ports | frozenset(args.allow_port)
     if args.file_ftp_fallback:
         changes["file_ftp_fallback"] = True
-    return config.replace(**changes)
+    return apply_to_config(args, config.replace(**changes))
 
 
 def read_url_list(text: str) -> list[str]:
@@ -249,7 +251,7 @@ def make_options(args: argparse.Namespace, *, index: int | None = None,
 
         def trace(line: str) -> None:
             print(prefix + line, file=sys.stderr, flush=True)
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = dict(getattr(args, "scheme_extra", {}))
     if args.json if menu_json is None else menu_json:
         extra["format"] = "json"
     return FetchOptions(trace=trace, password_callback=password, search=args.search,
@@ -439,6 +441,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         config = build_config(args)
+        args.scheme_extra = scheme_extra(args)
     except (OSError, ValueError) as exc:
         print(f"anyurl: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,137 @@
+"""Command-line options that reach one scheme's handler (``FetchOptions.extra``).
+
+Each option maps to a documented key of a handler: ``--view`` and ``--answers`` to the
+Gopher+ handler, ``--compressed`` and ``--keep-error-body`` to HTTP, ``--ftp-active``
+to FTP, ``--nntp-server`` to news, ``--subject``/``--data``/``--smtp-relay`` to mailto,
+``--telnet-command``/``--idle`` to telnet, ``--follow`` to Prospero; ``--gateway``
+adds an HTTP gateway for a scheme (RFC 1738 section 4) over the ``<scheme>_proxy``
+environment variables and the config file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from typing import Any
+
+import anyio
+
+from anyurl.config import Config
+
+__all__ = ["add_scheme_arguments", "apply_to_config", "scheme_extra"]
+
+
+def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("scheme options")
+    g.add_argument("--view", metavar="'TYPE LANG'",
+                   help="gopher+: the alternate view to fetch, e.g. 'text/plain De_DE'")
+    g.add_argument("--answers", metavar="FILE.json",
+                   help="gopher+: answers to a +ASK form, a JSON object {prompt: value} "
+                   "(on a terminal, anyurl asks instead)")
+    g.add_argument("--compressed", action="store_true",
+                   help="http: ask for gzip/deflate and decode it")
+    g.add_argument("--keep-error-body", action="store_true",
+                   help="http: save an error page (4xx/5xx) as the result anyway")
+    g.add_argument("--ftp-active", action="store_true",
+                   help="ftp: active mode (EPRT/PORT) instead of passive")
+    g.add_argument("--nntp-server", metavar="HOST[:PORT]",
+                   help="news: the server for news: URLs (else $NNTPSERVER, config)")
+    g.add_argument("--subject", metavar="TEXT", help="mailto: the subject of the message")
+    g.add_argument("--smtp-relay", metavar="HOST[:PORT]",
+                   help="mailto: the SMTP server to submit through (default localhost:25)")
+    body = g.add_mutually_exclusive_group()
+    body.add_argument("--data", metavar="TEXT", help="mailto: the body of the message")
+    body.add_argument("--data-file", metavar="FILE",
+                      help="mailto: read the body from FILE ('-' for stdin)")
+    g.add_argument("--telnet-command", metavar="LINE", action="append", default=[],
+                   help="telnet: a line to type after login (repeatable)")
+    g.add_argument("--idle", type=float, metavar="SECONDS",
+                   help="telnet: end the session after the server is quiet this long")
+    g.add_argument("--follow", action="store_true",
+                   help="prospero: fetch the object through its first usable access method")
+    g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
+                   help="fetch SCHEME URLs through the HTTP gateway at URL "
+                   "(like wais_proxy=URL; 'tunnel+http://...' for CONNECT)")
+
+
+async def _ask_on_terminal(form: Any) -> dict[str, str]:
+    """Prompt for each question of a Gopher+ +ASK form; AskP without echo."""
+
+    def ask() -> dict[str, str]:
+        answers: dict[str, str] = {}
+        for q in form.questions:
+            if q.kind == "Note":
+                print(q.prompt, file=sys.stderr)
+                continue
+            if not q.needs_answer:
+                continue
+            hint = ""
+            if q.choices:
+                hint = " [" + "/".join(q.choices) + "]"
+            elif q.default:
+                hint = f" [{q.default}]"
+            prompt = f"{q.prompt}{hint}: "
+            value = getpass.getpass(prompt) if q.secret else input(prompt)
+            answers[q.prompt] = value or (q.default or "")
+        return answers
+
+    return await anyio.to_thread.run_sync(ask)
+
+
+def scheme_extra(args: argparse.Namespace) -> dict[str, Any]:
+    """The handler options the command line asks for (read once, shared by all URLs)."""
+    extra: dict[str, Any] = {}
+    if args.view:
+        extra["view"] = args.view
+    if args.answers:
+        with open(args.answers, encoding="utf-8") as f:
+            answers = json.load(f)
+        if not isinstance(answers, dict):
+            raise ValueError(f"{args.answers}: the answers must be a JSON object")
+        extra["answers"] = answers
+    elif sys.stdin.isatty():
+        extra["answers"] = _ask_on_terminal
+    if args.compressed:
+        extra["decode_content"] = True
+    if args.keep_error_body:
+        extra["keep_error_body"] = True
+    if args.ftp_active:
+        extra["passive"] = False
+    if args.nntp_server:
+        extra["server"] = args.nntp_server
+    if args.subject is not None:
+        extra["subject"] = args.subject
+    if args.data is not None:
+        extra["body"] = args.data.encode("utf-8")
+    elif args.data_file == "-":
+        extra["body_from_stdin"] = True
+    elif args.data_file:
+        with open(args.data_file, "rb") as f:
+            extra["body"] = f.read()
+    if args.telnet_command:
+        extra["commands"] = list(args.telnet_command)
+    if args.idle is not None:
+        extra["idle"] = args.idle
+    if args.follow:
+        extra["follow"] = True
+    return extra
+
+
+def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
+    """Gateways: the environment, then the config file, then ``--gateway`` (last wins)."""
+    from anyurl.schemes.gateway import gateways_from_environ
+
+    gateways = {**gateways_from_environ(), **config.gateways}
+    for spec in args.gateway:
+        scheme, sep, url = spec.partition("=")
+        if not sep or not scheme or not url:
+            raise ValueError(f"--gateway wants SCHEME=URL, not {spec!r}")
+        gateways[scheme.lower()] = url
+    changes: dict[str, Any] = {"gateways": gateways}
+    if args.nntp_server:
+        changes["nntp_server"] = args.nntp_server
+    if args.smtp_relay:
+        changes["smtp_relay"] = args.smtp_relay
+    return config.replace(**changes)

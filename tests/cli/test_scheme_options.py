@@ -28,7 +28,7 @@ def test_view_selects_a_gopher_plus_alternate_view(peers: Peers) -> None:
     german = anyurl("-s", "--view", "text/plain De_DE", url)
     assert default.returncode == german.returncode == 0, german.stderr
     assert default.stdout != german.stdout
-    assert "deutsche".encode() in german.stdout
+    assert b"deutsche" in german.stdout
 
 
 def test_answers_file_fills_in_an_ask_form(peers: Peers, tmp_path: Path) -> None:

@@ -35,6 +35,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compiled import compile_anyurl  # bench/compiled.py
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -147,12 +149,20 @@ def parse_size(text: str) -> int:
     return int(text)
 
 
+def anyurl_cli(url: str, sink: str, backend: str) -> list[str]:
+    """The ``anyurl`` command as a user runs it, body to ``sink`` like ``curl -o``."""
+    return ["sh", "-c", 'exec "$0" -m anyurl get -s --backend "$3" "$1" > "$2"',
+            sys.executable, url, sink, backend]
+
+
 def large_clients(url: str, sink: str) -> list[Client]:
     py = sys.executable
     clients = [
         Client("curl", ["curl", "-sS", "-o", sink, "-w", "%{size_download}", url]),
-        Client("anyurl (asyncio)", [py, "-c", ANYURL, url, sink, "asyncio"]),
-        Client("anyurl (trio)", [py, "-c", ANYURL, url, sink, "trio"]),
+        Client("anyurl CLI (asyncio)", anyurl_cli(url, sink, "asyncio")),
+        Client("anyurl CLI (trio)", anyurl_cli(url, sink, "trio")),
+        Client("anyurl API (asyncio)", [py, "-c", ANYURL, url, sink, "asyncio"]),
+        Client("anyurl API (trio)", [py, "-c", ANYURL, url, sink, "trio"]),
         Client("wget", ["wget", "-q", "-O", sink, url]),
         Client("urllib", [py, "-c", URLLIB, url, sink]),
         Client("aioftp", [py, "-c", AIOFTP, url, sink]),
@@ -186,6 +196,7 @@ def report(title: str, clients: list[Client], size: int | None) -> None:
 
 
 def main() -> None:
+    compile_anyurl()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", default="1G", help="large file size (1G, 64M, bytes; 0: skip)")
     ap.add_argument("--repeat", type=int, default=3)

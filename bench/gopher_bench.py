@@ -36,6 +36,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compiled import compile_anyurl  # bench/compiled.py
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -112,14 +114,21 @@ def parse_size(text: str) -> int:
     return int(text)
 
 
+def anyurl_cli(url: str, backend: str) -> list[str]:
+    """The ``anyurl`` command as a user runs it, body to /dev/null like ``curl -o``."""
+    return ["sh", "-c", 'exec "$0" -m anyurl get -s --backend "$2" "$1" > /dev/null',
+            sys.executable, url, backend]
+
+
 def bench_large(url: str, size: int | None, repeat: int, backends: list[str]) -> None:
     env_python = [sys.executable, "-c", ANYURL_LARGE]
     clients = [Client("curl", ["curl", "-s", "-S", "-o", "/dev/null", url])]
-    clients += [Client(f"anyurl ({b})", [*env_python, url, "/dev/null", b]) for b in backends]
+    clients += [Client(f"anyurl CLI ({b})", anyurl_cli(url, b)) for b in backends]
+    clients += [Client(f"anyurl API ({b})", [*env_python, url, "/dev/null", b]) for b in backends]
     for _ in range(repeat):
         for client in clients:
             elapsed, rss, out = run(client.argv)
-            if client.name.startswith("anyurl") and size is not None:
+            if client.name.startswith("anyurl API") and size is not None:
                 assert int(out) == size, f"{client.name} got {out.strip()} of {size} bytes"
             client.times.append(elapsed)
             client.rss_kib.append(rss)
@@ -157,6 +166,7 @@ def bench_menus(url: str, count: int, limits: list[int], backends: list[str]) ->
 
 
 def main() -> None:
+    compile_anyurl()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--url", help="a gopher URL of a large binary item (no private server)")
     parser.add_argument("--menu-url", help="the menu to fetch many times (default: the root)")

@@ -32,6 +32,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compiled import compile_anyurl  # bench/compiled.py
+
 NGINX_CONF = """
 daemon off;
 worker_processes 1;
@@ -192,6 +194,11 @@ def commands(url: str, out: str, backends: list[str]) -> dict[str, list[str]]:
     if shutil.which("wget"):
         cmds["wget"] = ["wget", "-q", "-O", target, url]
     for backend in backends:
+        # The command as a user runs it (body to the target, like curl -o), then the API.
+        cmds[f"anyurl-cli/{backend}"] = [
+            "sh", "-c", 'exec "$0" -m anyurl get -s --backend "$3" "$1" > "$2"',
+            sys.executable, url, target, backend]
+    for backend in backends:
         cmds[f"anyurl/{backend}"] = [sys.executable, "-c", textwrap.dedent(CLIENTS["anyurl"]),
                                      url, out, backend]
     for name in ("httpx", "aiohttp"):
@@ -245,6 +252,7 @@ def bench(cmds: dict[str, list[str]], repeat: int) -> dict[str, Result]:
 
 
 def main() -> None:
+    compile_anyurl()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", default="1G", help="size of the generated file (default 1G)")
     ap.add_argument("--url", help="download this URL instead of starting nginx")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import os
 import sys
 from typing import Any
 
@@ -121,9 +122,12 @@ def scheme_extra(args: argparse.Namespace) -> dict[str, Any]:
 
 def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
     """Gateways: the environment, then the config file, then ``--gateway`` (last wins)."""
-    from anyurl.schemes.gateway import gateways_from_environ
+    gateways = dict(config.gateways)
+    if any(name.lower().endswith("_proxy") for name in os.environ):
+        # Imported only when needed: the gateway module pulls in the HTTP handler.
+        from anyurl.schemes.gateway import gateways_from_environ
 
-    gateways = {**gateways_from_environ(), **config.gateways}
+        gateways = {**gateways_from_environ(), **gateways}
     for spec in args.gateway:
         scheme, sep, url = spec.partition("=")
         if not sep or not scheme or not url:

@@ -39,8 +39,6 @@ next touched or when the resolver closes.
 from __future__ import annotations
 
 import mimetypes
-import netrc
-import os
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack
@@ -49,6 +47,7 @@ from dataclasses import dataclass
 import anyio
 
 from anyurl.config import Config
+from anyurl.credentials import netrc_entry
 from anyurl.errors import (
     AnyURLError,
     ConnectFailed,
@@ -312,34 +311,15 @@ class FTPHandler(SchemeHandler):
         port = url.effective_port or DEFAULT_PORT
         return (url.connect_host.lower(), port, url.user, url.password)
 
-    def _netrc(self, host: str) -> tuple[str, str, str] | None:
-        """(login, account, password) for ``host`` from the netrc file, or None."""
-        if not self.config.use_netrc:
-            return None
-        path = self.config.netrc_path or os.environ.get("NETRC") or os.path.expanduser(
-            "~/.netrc"
-        )
-        if not os.path.isfile(path):
-            return None
-        try:
-            entry = netrc.netrc(path).authenticators(host)
-        except (netrc.NetrcParseError, OSError) as exc:
-            self.warn(f"ignoring {path}: {exc}")
-            return None
-        if entry is None:
-            return None
-        login, account, password = entry
-        return (login or "", account or "", password or "")
-
     def _login(self, url: URL) -> _Login:
         """Who to log in as: the URL, else netrc, else anonymous (RFC 1738 3.2.1)."""
         user, password, account = url.user, url.password, None
         if user is None or password is None:
-            entry = self._netrc(url.connect_host)
-            if entry is not None and entry[0] and (user is None or user == entry[0]):
-                user = entry[0]
-                password = entry[2] if password is None else password
-                account = entry[1] or None
+            entry = netrc_entry(self.config, url.connect_host, self.warn)
+            if entry is not None and (user is None or user == entry.login):
+                user = entry.login
+                password = (entry.password or "") if password is None else password
+                account = entry.account
         if user is None:
             return _Login("anonymous", password or self.config.anonymous_email, None, True)
         return _Login(user, password, account, False)

@@ -55,7 +55,6 @@ with ``extra["format"] == "json"``; ``raw`` gives the server's OVER/LIST lines a
 from __future__ import annotations
 
 import json
-import netrc
 import os
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -64,6 +63,7 @@ from typing import Literal
 import anyio
 
 from anyurl.config import Config
+from anyurl.credentials import netrc_entry
 from anyurl.errors import (
     AnyURLError,
     ConnectionLost,
@@ -445,26 +445,11 @@ class NewsHandler(SchemeHandler):
     ) -> tuple[str | None, str | None]:
         target = session.target
         user, password = target.user, target.password
-        if user is None and self.config.use_netrc:
-            entry = self._netrc(target.host)
+        if user is None:
+            entry = netrc_entry(self.config, target.host, self.warn)
             if entry is not None:
-                user, password = entry
+                user, password = entry.login, entry.password
         return user, password
-
-    def _netrc(self, host: str) -> tuple[str, str | None] | None:
-        path = self.config.netrc_path or os.environ.get("NETRC") or os.path.expanduser(
-            "~/.netrc"
-        )
-        if not os.path.isfile(path):
-            return None
-        try:
-            entry = netrc.netrc(path).authenticators(host)
-        except (netrc.NetrcParseError, OSError) as exc:
-            self.warn(f"ignoring {path}: {exc}")
-            return None
-        if entry is None or not entry[0]:
-            return None
-        return entry[0], entry[2] or None
 
     async def _authenticate(
         self, session: _Session, options: FetchOptions, *, proactive: bool

@@ -13,10 +13,10 @@ interrupted transfer never leaves a truncated file under the final name; the
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import logging
 import os
-import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -29,8 +29,6 @@ import anyio
 from anyurl.config import Config
 from anyurl.errors import (
     AnyURLError,
-    FileExists,
-    LocalWriteError,
     TransferTimeout,
     UnsupportedScheme,
 )
@@ -209,45 +207,32 @@ class Resolver:
         the scheme and server allow it; otherwise it starts over). ``progress`` is
         called with (bytes so far, total or None) after each chunk.
         """
+        # One implementation of "download to .part, rename when complete": the
+        # downloader's, which the command line uses too (retries, stall and rate limits
+        # come from this resolver's Config).
+        from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job
+
+        class Events(DownloadEvents):
+            def progress(self, job: Job, done: int, total: int | None) -> None:
+                if progress is not None:
+                    progress(done, total)
+
+        policy = dataclasses.replace(
+            DownloadPolicy.from_config(self.config), resume=resume, clobber=clobber,
+            parallel=1,
+        )
         target = Path(path)
-        if target.exists() and not clobber:
-            raise FileExists(
-                f"{str(target)!r} exists; not overwriting it",
-                hint="Use --clobber to overwrite, or -o to choose another name.",
-            )
-        part = target.with_name(target.name + ".part")
-        offset = part.stat().st_size if resume and part.exists() else 0
-        opts = options or FetchOptions()
-        opts.offset = offset
-        started = time.monotonic()
-        with self._max_time(url):
-            async with self.open(url, opts) as res:
-                kept = res.info.offset if offset else 0
-                total = res.info.total_size
-                done = kept
-                try:
-                    f = await anyio.open_file(part, "r+b" if kept else "wb")
-                except OSError as exc:
-                    raise LocalWriteError(f"cannot write {str(part)!r}: {exc.strerror}") from exc
-                try:
-                    if kept:
-                        await f.seek(kept)
-                        await f.truncate()
-                    async for chunk in res:
-                        await f.write(chunk)
-                        done += len(chunk)
-                        if progress is not None:
-                            progress(done, total)
-                finally:
-                    with anyio.CancelScope(shield=True):
-                        await f.aclose()
-        os.replace(part, target)
+        [result] = await Downloader(self, policy, events=Events()).run(
+            [Job(url, target, options)]
+        )
+        if result.error is not None:
+            raise result.error
         return DownloadResult(
-            url=res.url,
+            url=result.info.url if result.info is not None else self.parse(url),
             path=target,
-            bytes_written=done - kept,
-            resumed_from=kept,
-            seconds=time.monotonic() - started,
+            bytes_written=result.bytes,
+            resumed_from=result.resumed_from,
+            seconds=result.seconds,
         )
 
     async def fetch_many(

@@ -340,3 +340,11 @@ def test_url_is_immutable_and_hashable() -> None:
         url.host = "other"  # type: ignore[misc]
     assert {url: 1}[parse("ftp://h/x")] == 1
     assert isinstance(url, URL)
+
+
+def test_news_message_id_starting_with_slashes_is_not_a_host() -> None:
+    # schemepart = *xchar | ip-schemepart: "//0/@a" is no login and host, but it is an
+    # article of section 5's BNF; news://host/group (a later form) still works.
+    assert parse("news://0/@a").parts == parse("news://0/@a", strict=True).parts
+    assert parse("news://0/@a").to_json()["parts"]["message_id"] == "//0/@a"
+    assert parse("news://news.example.org/comp.lang").to_json()["parts"]["group"] == "comp.lang"

@@ -71,7 +71,8 @@ gopher = st.builds(
         ),
     ),
 )
-mailto = chars("@.;/?:&=", slips=True).filter(bool).map(lambda a: f"mailto:{a}")
+# (whitespace around a URL is not part of it: an address of only spaces is no address)
+mailto = chars("@.;/?:&=", slips=True).filter(str.strip).map(lambda a: f"mailto:{a}")
 news = st.one_of(
     st.just("news:*"),
     st.from_regex(r"[a-z][a-z0-9.+_-]{0,10}", fullmatch=True).map(lambda g: f"news:{g}"),

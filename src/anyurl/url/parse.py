@@ -155,7 +155,18 @@ class _Parser:
 
         start = colon + 1
         has_slashes = s.startswith("//", start)
-        if scheme in IP_SCHEMES or (has_slashes and scheme not in ("mailto",)):
+        if has_slashes and scheme not in IP_SCHEMES and scheme != "mailto":
+            # schemepart = *xchar | ip-schemepart: "//" may start a login and host
+            # (x-foo://host/, and news://host/group as later RFCs write it) or just be
+            # characters (a news message-id may begin with "//"). Try the first reading,
+            # fall back to the second; strict mode reads news: as RFC 1738 defines it.
+            if not (self.strict and scheme == "news"):
+                try:
+                    return self.parse_ip(scheme, start + 2, end, fragment)
+                except URLSyntaxError:
+                    pass
+            return self.parse_opaque(scheme, start, end, fragment)
+        if scheme in IP_SCHEMES:
             if not has_slashes:
                 if scheme == "file" and not self.strict and s.startswith("/", start):
                     # file:/etc/motd, as many programs write it: an empty host.

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
+
+# Property tests explore new examples on every run by default; CI (HYPOTHESIS_PROFILE=ci,
+# set by .ci/run) runs a fixed, reproducible set so that a red build is about the change.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture(

@@ -10,7 +10,6 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 
@@ -21,118 +20,12 @@ from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes import BUILTIN_HANDLERS
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.gateway import GatewayHandler, gateways_from_environ
+from anyurl.testing.gateway import Gateway
 from anyurl.transport import connect_tcp
 from anyurl.url import URL
 from tests.peers import data
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
-
-
-@dataclass
-class Seen:
-    line: str
-    headers: dict[str, str]
-
-
-class Gateway:
-    """An HTTP gateway on 127.0.0.1: answers ``GET scheme://...`` itself, relays ``CONNECT``.
-
-    ``refuse`` maps a CONNECT authority to a status line to answer instead of tunnelling;
-    ``login`` (a ``Proxy-Authorization`` value) makes every request without it get 407.
-    """
-
-    def __init__(self) -> None:
-        self.seen: list[Seen] = []
-        self.refuse: dict[str, str] = {}
-        self.login: str | None = None
-        self._sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self._sock.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/"
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        buffer = b""
-        while True:
-            while b"\r\n\r\n" not in buffer:
-                more = conn.recv(65536)
-                if not more:
-                    conn.close()
-                    return
-                buffer += more
-            head, buffer = buffer.split(b"\r\n\r\n", 1)
-            lines = head.decode("latin-1").split("\r\n")
-            headers = {}
-            for line in lines[1:]:
-                name, _, value = line.partition(":")
-                headers[name.strip().lower()] = value.strip()
-            self.seen.append(Seen(lines[0], headers))
-            method, target, _ = lines[0].split(" ")
-            if self.login and headers.get("proxy-authorization") != self.login:
-                conn.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\n"
-                             b"Proxy-Authenticate: Basic realm=gw\r\nContent-Length: 0\r\n\r\n")
-                continue
-            if method == "CONNECT":
-                self._tunnel(conn, target, buffer)
-                return
-            if "missing" in target:
-                body = b"the gateway found nothing"
-                conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: %d\r\n\r\n%s"
-                             % (len(body), body))
-                continue
-            body = f"gateway fetched {target}".encode()
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
-                         b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-
-    def _tunnel(self, conn: socket.socket, authority: str, early: bytes) -> None:
-        if authority in self.refuse:
-            conn.sendall(f"HTTP/1.1 {self.refuse[authority]}\r\nContent-Length: 0\r\n\r\n"
-                         .encode())
-            conn.close()
-            return
-        host, _, port = authority.rpartition(":")
-        try:
-            upstream = socket.create_connection((host.strip("[]"), int(port)), timeout=10)
-        except OSError:
-            conn.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
-            conn.close()
-            return
-        # The reply and the first bytes of the tunnelled protocol in one segment, as
-        # proxies do: the client must not lose the latter.
-        first = b""
-        upstream.settimeout(0.5)
-        try:
-            first = upstream.recv(65536)
-        except OSError:
-            pass
-        upstream.settimeout(None)
-        conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n" + first)
-        if early:
-            upstream.sendall(early)
-
-        def pump(src: socket.socket, dst: socket.socket) -> None:
-            try:
-                while data := src.recv(65536):
-                    dst.sendall(data)
-                dst.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
-
-        threading.Thread(target=pump, args=(upstream, conn), daemon=True).start()
-        pump(conn, upstream)
-
-    def close(self) -> None:
-        self._sock.close()
 
 
 class LineServer:

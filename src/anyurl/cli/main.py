@@ -33,30 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def tune_allocator() -> None:
-    """Keep bulk-transfer buffers on glibc's heap instead of fresh mmaps.
-
-    Every received chunk is a new bytes object of a few hundred KiB; by default glibc
-    serves such sizes with mmap and unmaps them when freed, so each chunk pays page
-    faults: measured here, 50,000 to 100,000 faults and twice the system time for a
-    1 GiB download, against 13,000 with these settings. The command line owns its
-    process, so it may set this; a program embedding anyurl decides for itself.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return
-    m_trim_threshold, m_mmap_threshold = -1, -3
-    mallopt(m_mmap_threshold, 4 << 20)
-    mallopt(m_trim_threshold, 64 << 20)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    tune_allocator()
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] not in COMMANDS and args_list[0] not in TOP_LEVEL:
         args_list.insert(0, "get")  # anyurl [-s] URL, as curl [-s] URL

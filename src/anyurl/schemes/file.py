@@ -24,7 +24,7 @@ from anyurl.url import URL, FilePath, encode_wire
 
 __all__ = ["FileHandler", "is_local_host"]
 
-CHUNK_SIZE = 1 << 18  # see transport.DEFAULT_RECEIVE_SIZE: larger reads page-fault
+CHUNK_SIZE = 120 << 10  # see transport.DEFAULT_RECEIVE_SIZE: larger reads page-fault
 
 
 def is_local_host(host: str | None) -> bool:

@@ -303,6 +303,70 @@ class _Pace:
             await anyio.sleep(ahead)
 
 
+class _PartWriter:
+    """The ``.part`` file, written in batches: one worker-thread call per ``BATCH`` bytes.
+
+    A thread hop per network chunk (``anyio.open_file``) cost more than the transfer
+    itself: 5.9 s of CPU for 1 GiB from nginx, against 2.4 s for the same bytes to
+    stdout. Chunks are copied into one reused buffer (holding on to the chunks instead
+    made glibc hand their memory back and fault it in again: 250,000 page faults per
+    GiB), and the full buffer goes to disk in a worker thread, so disk waits stay off
+    the event loop. Closing writes what is pending: after any failure the file holds
+    every byte received, which is what a resume counts on.
+    """
+
+    BATCH = 4 << 20
+    #: A slow transfer still reaches the disk this often (someone may be watching it grow).
+    INTERVAL = 0.5
+
+    def __init__(self, fd: int):
+        self._fd = fd
+        self._buffer = memoryview(bytearray(self.BATCH))
+        self._used = 0
+        self._flushed = anyio.current_time()
+
+    @classmethod
+    async def open(cls, path: Path, offset: int) -> _PartWriter:
+        def open_at() -> int:
+            flags = os.O_WRONLY | os.O_CREAT | (0 if offset else os.O_TRUNC)
+            fd = os.open(path, flags, 0o666)
+            if offset:
+                os.ftruncate(fd, offset)
+                os.lseek(fd, offset, os.SEEK_SET)
+            return fd
+
+        return cls(await anyio.to_thread.run_sync(open_at))
+
+    async def write(self, chunk: bytes) -> None:
+        size = len(chunk)
+        if self._used + size > self.BATCH:
+            await self.flush()
+        if size >= self.BATCH:
+            await anyio.to_thread.run_sync(_write_all, self._fd, memoryview(chunk))
+            return
+        self._buffer[self._used : self._used + size] = chunk
+        self._used += size
+        if anyio.current_time() - self._flushed >= self.INTERVAL:
+            await self.flush()
+
+    async def flush(self) -> None:
+        self._flushed = anyio.current_time()
+        if self._used:
+            pending, self._used = self._buffer[: self._used], 0
+            await anyio.to_thread.run_sync(_write_all, self._fd, pending)
+
+    async def aclose(self) -> None:
+        try:
+            await self.flush()
+        finally:
+            os.close(self._fd)
+
+
+def _write_all(fd: int, data: memoryview) -> None:
+    while data:
+        data = data[os.write(fd, data) :]
+
+
 class Downloader:
     """Runs jobs through a :class:`Resolver` under a :class:`DownloadPolicy`.
 
@@ -497,7 +561,7 @@ class Downloader:
                 total = _total(info, kept)
                 self.events.started(job, info, kept)
                 try:
-                    f = await anyio.open_file(part, "r+b" if kept else "wb")
+                    f = await _PartWriter.open(part, kept)
                 except OSError as exc:
                     raise LocalWriteError(
                         f"cannot write {str(part)!r}: {exc.strerror or exc}") from exc
@@ -505,9 +569,6 @@ class Downloader:
                 done = kept
                 pace = _Pace(policy.limit_rate)
                 try:
-                    if kept:
-                        await f.seek(kept)
-                        await f.truncate()
                     async for chunk in res:
                         await f.write(chunk)
                         done += len(chunk)
@@ -521,7 +582,12 @@ class Downloader:
                         f"cannot write {str(part)!r}: {exc.strerror or exc}") from exc
                 finally:
                     with anyio.CancelScope(shield=True):
-                        await f.aclose()
+                        try:
+                            await f.aclose()
+                        except OSError as exc:
+                            raise LocalWriteError(
+                                f"cannot write {str(part)!r}: {exc.strerror or exc}"
+                            ) from exc
         try:
             os.replace(part, target)
         except OSError as exc:

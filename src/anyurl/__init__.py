@@ -20,7 +20,7 @@ from anyurl.errors import (
 from anyurl.resolver import DownloadResult, FetchResult, Resolver
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, SchemeHandler
-from anyurl.sync import download, get, open
+from anyurl.sync import download, fetch, fetch_many, get, open
 from anyurl.url import URL, mask, parse
 from anyurl.url.text import find_urls
 
@@ -52,6 +52,8 @@ __all__ = [
     "UnsupportedScheme",
     "__version__",
     "download",
+    "fetch",
+    "fetch_many",
     "find_urls",
     "get",
     "load_config",

@@ -1,4 +1,8 @@
-"""The synchronous facade: ``anyurl.get(url)`` and ``with anyurl.open(url) as res``.
+"""The synchronous facade: the :class:`~anyurl.Resolver` methods as plain functions.
+
+``anyurl.fetch(url)`` (also ``anyurl.get``), ``with anyurl.open(url) as res``,
+``anyurl.download(url, path)`` and ``anyurl.fetch_many(urls)`` mirror
+``Resolver.fetch``, ``open``, ``download`` and ``fetch_many``.
 
 Each call runs the async resolver on its own event loop (asyncio by default) in a
 blocking portal, so it can be used from scripts and threads without async code.
@@ -7,21 +11,21 @@ blocking portal, so it can be used from scripts and threads without async code.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from anyurl.config import Config
-from anyurl.resolver import DownloadResult, Resolver
+from anyurl.resolver import DownloadResult, FetchResult, Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL
 
-__all__ = ["SyncResource", "download", "get", "open"]
+__all__ = ["SyncResource", "download", "fetch", "fetch_many", "get", "open"]
 
 
-def get(url: URL | str, *, config: Config | None = None, backend: str = "asyncio") -> bytes:
-    """Fetch ``url`` and return its bytes."""
+def fetch(url: URL | str, *, config: Config | None = None, backend: str = "asyncio") -> bytes:
+    """Fetch ``url`` and return its bytes (``Resolver.fetch``)."""
     from anyio.from_thread import start_blocking_portal
 
     with start_blocking_portal(backend) as portal:
@@ -29,6 +33,30 @@ def get(url: URL | str, *, config: Config | None = None, backend: str = "asyncio
         async def run() -> bytes:
             async with Resolver(config) as resolver:
                 return await resolver.fetch(url)
+
+        return portal.call(run)
+
+
+#: ``anyurl.get(url)``, the name people reach for first.
+get = fetch
+
+
+def fetch_many(
+    urls: Iterable[URL | str],
+    *,
+    limit: int | None = None,
+    config: Config | None = None,
+    backend: str = "asyncio",
+) -> list[FetchResult]:
+    """Fetch many URLs, ``limit`` at a time; the results in the order they finished."""
+    from anyio.from_thread import start_blocking_portal
+
+    url_list = list(urls)
+    with start_blocking_portal(backend) as portal:
+
+        async def run() -> list[FetchResult]:
+            async with Resolver(config) as resolver:
+                return [r async for r in resolver.fetch_many(url_list, limit=limit)]
 
         return portal.call(run)
 

@@ -156,3 +156,18 @@ async def test_registered_x_scheme_and_string_factory() -> None:
         r.register("x-short", "tests.integration.test_file:ShortHandler")
         with pytest.raises(PartialTransfer):
             await r.fetch("x-short:y")
+
+
+def test_sync_facade_mirrors_the_resolver(tree: Path, tmp_path: Path) -> None:
+    import anyurl
+
+    url = file_url(tree / "a.txt")
+    assert anyurl.fetch(url) == anyurl.get(url) == b"hello\n"
+    with anyurl.open(url) as res:
+        assert res.read() == b"hello\n"
+    results = anyurl.fetch_many([url, file_url(tree / "nope")], limit=2)
+    outcomes = {r.url: (r.data, type(r.error).__name__) for r in results}
+    assert outcomes == {url: (b"hello\n", "NoneType"),
+                        file_url(tree / "nope"): (None, "RemoteFileNotFound")}
+    done = anyurl.download(url, tmp_path / "copy.txt", backend="trio")
+    assert done.path.read_bytes() == b"hello\n"

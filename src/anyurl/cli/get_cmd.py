@@ -59,12 +59,14 @@ EXAMPLES = """examples, one per scheme:
   anyurl get gopher://gopher.example.org/                (a menu, as text)
   anyurl get --json gopher://gopher.example.org/         (the menu as JSON items)
   anyurl get --search 'rfc 1738' gopher://gopher.example.org/7/search
-  anyurl get 'news:comp.infosystems.www'                 (needs nntp_server in the config)
+  anyurl get --view 'text/plain De_DE' 'gopher://gopher.example.org/0/doc%09%09+'
+  anyurl get --nntp-server news.example.org 'news:comp.infosystems.www'
   anyurl get 'nntp://news.example.org/comp.lang.c/42'
   anyurl get 'wais://wais.example.org:210/db?query'
-  anyurl get 'prospero://prospero.example.org/path'
-  anyurl get --plan 'telnet://user@host.example.org/'    (telnet and mailto: what is sent)
-  anyurl get --plan 'ftp://user:secret@ftp.example.org/pub/file;type=i'
+  anyurl get --follow 'prospero://prospero.example.org//pub/README'
+  anyurl get --telnet-command uptime 'telnet://user:secret@host.example.org/'
+  anyurl get --smtp-relay mail.example.org --subject hi --data 'Hello.' mailto:a@example.org
+  anyurl get --plan 'ftp://user:secret@ftp.example.org/pub/file;type=i'  (what would be sent)
 
 many URLs:
   anyurl get -O -Z 8 --per-host 2 URL URL URL ...        (8 at once, 2 per host)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import socket
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from types import TracebackType
@@ -71,6 +71,14 @@ class Stream:
 
     def _extra(self, attr: object) -> object:
         return self._stream.extra(attr)
+
+    @property
+    def alpn_protocol(self) -> str | None:
+        """The protocol the TLS server chose by ALPN (``"h2"``), None without TLS or ALPN."""
+        from anyio.streams.tls import TLSAttribute
+
+        value = self._stream.extra(TLSAttribute.alpn_protocol, None)
+        return str(value) if value else None
 
     @property
     def local_address(self) -> tuple[str, int]:
@@ -378,12 +386,19 @@ async def connect_tcp(
     tls: bool = False,
     server_hostname: str | None = None,
     ssl_context: ssl.SSLContext | None = None,
+    alpn_protocols: Sequence[str] | None = None,
     what: str = "the connection",
 ) -> Stream:
     """Connect to ``host:port`` and return a :class:`Stream`; errors name ``url``.
 
     Inside a :func:`tunnelled` block the connection is made through the tunnel.
+    With ``tls`` and ``alpn_protocols`` (``["h2", "http/1.1"]``) the protocols are
+    offered in the handshake (on ``ssl_context`` when given) and the server's pick is
+    :attr:`Stream.alpn_protocol`.
     """
+    if tls and alpn_protocols:
+        ssl_context = ssl_context or ssl.create_default_context()
+        ssl_context.set_alpn_protocols(list(alpn_protocols))
     tunnel = _TUNNEL.get()
     if tunnel is not None:
         with tunnelled(None):

@@ -36,7 +36,7 @@ import base64
 import zlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import unquote, urljoin
 
 import h11
@@ -60,6 +60,9 @@ from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
 from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream, Tunnel, connect_tcp, tunnelled
 from anyurl.url import DEFAULT_PORTS, URL, HTTPPath, mask, parse
+
+if TYPE_CHECKING:
+    from anyurl.schemes.http2 import H2Connection
 
 __all__ = [
     "HTTPHandler",
@@ -179,6 +182,8 @@ class _Response:
 class _Connection:
     """One HTTP/1.1 connection: a transport stream and the h11 state machine over it."""
 
+    http_version = "1.1"
+
     def __init__(self, stream: Stream, key: Route):
         self.stream = stream
         self.key = key
@@ -245,6 +250,10 @@ class _Connection:
         await self.stream.aclose()
 
 
+#: A pooled connection: HTTP/1.1, or HTTP/2 (anyurl.schemes.http2) when asked for.
+_AnyConnection: TypeAlias = "_Connection | H2Connection"
+
+
 class HTTPHandler(SchemeHandler):
     """http: and https: URLs, and the HTTP side of gateways (see the module docstring)."""
 
@@ -259,10 +268,10 @@ class HTTPHandler(SchemeHandler):
     ):
         super().__init__(config, warn=warn)
         self.router: Router = router or direct_route
-        self._idle: dict[Route, list[_Connection]] = {}
+        self._idle: dict[Route, list[_AnyConnection]] = {}
         #: Connections opened (not reused) so far; tests and ``-v`` read it.
         self.connections_opened = 0
-        self._warned_http2 = False
+        self._http2_available: bool | None = None
 
     # -- requests --------------------------------------------------------------------
 
@@ -294,9 +303,6 @@ class HTTPHandler(SchemeHandler):
         return lines
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
-        if options.extra.get("http2") and not self._warned_http2:
-            self._warned_http2 = True
-            self.warn("HTTP/2 is not available in this build of anyurl; using HTTP/1.1")
         current = url.without_fragment()
         visited = [current]
         authorization, auth_origin = self._credentials(current)
@@ -358,23 +364,42 @@ class HTTPHandler(SchemeHandler):
                 url=current,
             ) from exc
 
+    def _wants_http2(self, route: Route, options: FetchOptions) -> bool:
+        """HTTP/2 when asked for, spoken to the origin (not a GET gateway), h2 installed."""
+        if not options.extra.get("http2") or route.absolute_form:
+            return False
+        if self._http2_available is None:
+            try:
+                import h2  # noqa: F401
+            except ImportError:
+                self._http2_available = False
+                self.warn("HTTP/2 needs the h2 package (pip install 'anyurl[http2]'); "
+                          "using HTTP/1.1")
+            else:
+                self._http2_available = True
+        return self._http2_available
+
     async def _exchange(
         self, url: URL, route: Route, options: FetchOptions, authorization: str | None
-    ) -> tuple[_Connection, _Response]:
+    ) -> tuple[_AnyConnection, _Response]:
         """Send the request and read the response head, retrying once on a stale connection."""
         headers = self._headers(url, route, options, authorization)
         target = request_target(url, route)
         trace = options.trace
+        http2 = self._wants_http2(route, options)
         while True:
-            conn = await self._connection(route, url, trace)
+            conn = await self._connection(route, url, trace, http2=http2)
             if trace:
-                trace(f"> GET {_masked_target(url, route)} HTTP/1.1")
+                trace(f"> GET {_masked_target(url, route)} HTTP/{conn.http_version}")
                 for k, v in headers:
                     trace(f"> {k}: {_mask_header(k, v)}")
             try:
-                await conn.send(h11.Request(method="GET", target=target, headers=headers),
-                                h11.EndOfMessage())
-                response = await self._read_head(conn)
+                if isinstance(conn, _Connection):
+                    await conn.send(h11.Request(method="GET", target=target, headers=headers),
+                                    h11.EndOfMessage())
+                    response = await self._read_head(conn)
+                else:
+                    response = await conn.request(url.scheme, target, headers)
             except (ConnectionLost, PartialTransfer):
                 await conn.aclose()
                 if conn.cycles:  # a pooled connection the server had closed: try a new one
@@ -418,14 +443,23 @@ class HTTPHandler(SchemeHandler):
 
     # -- connections -----------------------------------------------------------------
 
-    async def _connection(self, route: Route, url: URL, trace: Trace | None) -> _Connection:
-        idle = self._idle.get(route)
-        while idle:
-            conn = idle.pop()
-            conn.stream.url = url
-            if trace:
-                trace(f"* reusing connection to {route.host}:{route.port}")
-            return conn
+    async def _connection(
+        self, route: Route, url: URL, trace: Trace | None, *, http2: bool = False
+    ) -> _AnyConnection:
+        """A pooled connection for ``route`` or a new one; HTTP/2 only if ``http2``.
+
+        With ``http2`` an http route speaks it with prior knowledge (h2c) and an https
+        route when the server picks ``h2`` by ALPN; otherwise the connection is HTTP/1.1.
+        """
+        idle = self._idle.get(route, [])
+        for conn in reversed(idle):
+            if http2 or isinstance(conn, _Connection):
+                idle.remove(conn)
+                conn.stream.url = url
+                if trace:
+                    trace(f"* reusing HTTP/{conn.http_version} connection to "
+                          f"{route.host}:{route.port}")
+                return conn
         if trace:
             via = f" through {route.tunnel.masked()}" if route.tunnel else ""
             trace(f"* connecting to {route.host}:{route.port}{via}")
@@ -435,12 +469,17 @@ class HTTPHandler(SchemeHandler):
                 connect_timeout=self.config.connect_timeout,
                 read_timeout=self.config.read_timeout,
                 tls=route.tls, server_hostname=route.server_hostname,
+                alpn_protocols=("h2", "http/1.1") if http2 and route.tls else None,
                 what="the HTTP connection",
             )
         self.connections_opened += 1
+        if http2 and (not route.tls or stream.alpn_protocol == "h2"):
+            from anyurl.schemes.http2 import open_h2
+
+            return await open_h2(stream, route)
         return _Connection(stream, route)
 
-    async def _release(self, conn: _Connection) -> None:
+    async def _release(self, conn: _AnyConnection) -> None:
         """Back to the pool if h11 says the cycle finished cleanly, else closed."""
         if conn.reusable:
             conn.next_cycle()
@@ -450,8 +489,12 @@ class HTTPHandler(SchemeHandler):
                 return
         await conn.aclose()
 
-    async def _discard(self, conn: _Connection, response: _Response) -> None:
+    async def _discard(self, conn: _AnyConnection, response: _Response) -> None:
         """Drop a body nobody wants (a redirect's, an error page) and release the connection."""
+        if not isinstance(conn, _Connection):  # HTTP/2: reset the stream, keep the connection
+            await conn.discard()
+            await self._release(conn)
+            return
         length = response.header("content-length")
         small = length is not None and length.isdigit() and int(length) <= DRAIN_LIMIT
         if not small and response.header("transfer-encoding") is None:
@@ -482,7 +525,7 @@ class HTTPHandler(SchemeHandler):
     # -- responses -------------------------------------------------------------------
 
     async def _resource(
-        self, url: URL, final: URL, conn: _Connection, response: _Response,
+        self, url: URL, final: URL, conn: _AnyConnection, response: _Response,
         options: FetchOptions,
     ) -> Resource:
         status = response.status
@@ -526,12 +569,13 @@ class HTTPHandler(SchemeHandler):
                 "content_encoding": encoding or None,
                 "decoded": decoder is not None,
                 "connection_reused": conn.cycles > 0,
+                "http_version": conn.http_version,
             },
         )
         return Resource(info, self._body(conn, response, decoder))
 
     def _check_content_range(
-        self, url: URL, response: _Response, options: FetchOptions, conn: _Connection
+        self, url: URL, response: _Response, options: FetchOptions, conn: _AnyConnection
     ) -> tuple[int, int | None, int | None]:
         text = response.header("content-range") or ""
         try:
@@ -558,7 +602,7 @@ class HTTPHandler(SchemeHandler):
         return first, last - first + 1, total
 
     async def _range_not_satisfiable(
-        self, url: URL, conn: _Connection, response: _Response, options: FetchOptions
+        self, url: URL, conn: _AnyConnection, response: _Response, options: FetchOptions
     ) -> Resource:
         text = response.header("content-range") or ""
         total_text = text.rpartition("/")[2].strip()
@@ -579,12 +623,14 @@ class HTTPHandler(SchemeHandler):
         )
 
     async def _body(
-        self, conn: _Connection, response: _Response, decoder: _Decoder | None
+        self, conn: _AnyConnection, response: _Response, decoder: _Decoder | None
     ) -> AsyncIterator[bytes]:
         released = False
         try:
             length = _content_length(response)
-            if length is not None and conn.h11.their_state is h11.SEND_BODY:
+            if not isinstance(conn, _Connection):
+                chunks = conn.body(length)
+            elif length is not None and conn.h11.their_state is h11.SEND_BODY:
                 chunks = self._counted_body(conn, response, length)
             else:
                 chunks = self._h11_body(conn)

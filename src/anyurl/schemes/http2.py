@@ -1,0 +1,332 @@
+"""HTTP/2 for the http and https schemes: the ``h2`` library (sans-I/O) over anyurl's transport.
+
+Strategy. HTTP/2 is an option (``FetchOptions.extra["http2"]``), not a second HTTP client:
+:mod:`anyurl.schemes.http` keeps every decision about what a response means (status
+mapping, redirects, Range/If-Range resume, decoding) and asks a connection object for
+three things only: send a request and return its head, yield its body, drop its body.
+:class:`H2Connection` answers them for HTTP/2 as ``http._Connection`` does for HTTP/1.1,
+so the two paths share everything above the framing.
+
+How a connection is reached: ``http://`` speaks HTTP/2 with prior knowledge (h2c; the
+connection preface at once, no ``Upgrade`` round trip), as ``curl --http2-prior-knowledge``
+does; ``https://`` offers ALPN ``h2, http/1.1`` and the handler uses this module only when
+the server picks ``h2``.
+
+Decisions:
+
+* **One stream at a time per connection.** Each request takes a pooled connection for
+  itself and reads its stream inline, as the consumer asks for chunks: no reader task,
+  so no task group to own and nothing that differs between asyncio and trio. Connections
+  are pooled per route like HTTP/1.1 ones; multiplexing several downloads over one
+  connection is left for later.
+* **Flow control follows consumption.** DATA is acknowledged after the consumer has taken
+  the chunk, so the server can never be more than one window ahead of the reader; the
+  window is large (:data:`STREAM_WINDOW`, and the connection window is raised at start)
+  so a bulk transfer is bound by the network, not by WINDOW_UPDATE round trips. Memory
+  stays at one receive of the transport, whatever the size.
+* **Dropping a body keeps the connection.** A redirect or error body is cancelled with
+  ``RST_STREAM``; the connection goes back to the pool, where HTTP/1.1 would have had to
+  close it for a long body.
+* **Errors as for HTTP/1.1.** A connection that ends before the response is
+  :class:`ConnectionLost` (so a stale pooled connection is retried once); one that ends
+  inside a body, or a body shorter than its ``content-length`` (h2 checks it), is
+  :class:`PartialTransfer`; a stream reset or a framing error is :class:`ProtocolError`
+  naming the HTTP/2 error code.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import AsyncIterator, Iterable
+
+import h2.config
+import h2.connection
+import h2.events
+import h2.exceptions
+import h2.settings
+from h2.errors import ErrorCodes
+
+from anyurl.errors import AnyURLError, ConnectionLost, PartialTransfer, ProtocolError
+from anyurl.schemes.http import Route, _Response
+from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
+
+__all__ = [
+    "ALPN_PROTOCOLS",
+    "CONNECTION_WINDOW",
+    "STREAM_WINDOW",
+    "H2Connection",
+    "request_headers",
+    "response_head",
+]
+
+#: What an https connection offers by ALPN when HTTP/2 is asked for, best first.
+ALPN_PROTOCOLS = ("h2", "http/1.1")
+#: Receive window of each stream (SETTINGS_INITIAL_WINDOW_SIZE). 16 MiB keeps a loopback
+#: or long fat link busy; the bytes wait in the kernel's buffers, not in ours.
+STREAM_WINDOW = 16 << 20
+#: Receive window of the whole connection, raised with WINDOW_UPDATE at start (the
+#: protocol starts every connection at 65,535 bytes whatever the settings say).
+CONNECTION_WINDOW = 1 << 30
+#: Largest DATA frame we accept (SETTINGS_MAX_FRAME_SIZE): fewer frames per MiB when the
+#: server is willing to send big ones.
+MAX_FRAME_SIZE = 1 << 20
+
+#: Request headers HTTP/2 forbids (RFC 9113 8.2.2) or expresses as pseudo-headers.
+_CONNECTION_SPECIFIC = frozenset(
+    {"host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"}
+)
+
+
+def request_headers(
+    scheme: str, target: str, headers: Iterable[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """The header block of a GET for ``target``, from HTTP/1.1-style ``headers``.
+
+    ``Host`` becomes ``:authority``; connection-specific headers are dropped; names are
+    lower-cased, as HTTP/2 requires. Pseudo-headers come first.
+    """
+    authority = ""
+    rest: list[tuple[str, str]] = []
+    for name, value in headers:
+        lower = name.lower()
+        if lower == "host":
+            authority = value
+        elif lower not in _CONNECTION_SPECIFIC:
+            rest.append((lower, value))
+    pseudo = [(":method", "GET"), (":scheme", scheme), (":authority", authority),
+              (":path", target)]
+    return pseudo + rest
+
+
+def response_head(headers: Iterable[tuple[bytes | str, bytes | str]]) -> _Response:
+    """A response head (status, headers with lower-case names) from an HTTP/2 header block.
+
+    Raises ValueError when ``:status`` is missing or not a three-digit number.
+    """
+    status: int | None = None
+    fields: list[tuple[str, str]] = []
+    for raw_name, raw_value in headers:
+        name = raw_name.decode("latin-1") if isinstance(raw_name, bytes) else raw_name
+        value = raw_value.decode("latin-1") if isinstance(raw_value, bytes) else raw_value
+        if name == ":status":
+            if not (len(value) == 3 and value.isdigit()):
+                raise ValueError(f"invalid :status {value!r}")
+            status = int(value)
+        elif not name.startswith(":"):
+            fields.append((name.lower(), value))
+    if status is None:
+        raise ValueError("no :status in the response")
+    return _Response(status=status, reason="", http_version="2", headers=fields)
+
+
+class H2Connection:
+    """One HTTP/2 connection carrying one stream at a time (see the module docstring).
+
+    The surface mirrors ``http._Connection``: ``key``, ``cycles``, ``reusable``,
+    ``next_cycle()``, ``aclose()``, and ``request`` / ``body`` / ``discard`` for what
+    HTTP/1.1 does with h11 events.
+    """
+
+    http_version = "2"
+
+    def __init__(self, stream: Stream, key: Route):
+        self.stream = stream
+        self.key = key
+        self.cycles = 0
+        config = h2.config.H2Configuration(client_side=True, header_encoding=None)
+        self.h2 = h2.connection.H2Connection(config=config)
+        self._events: deque[h2.events.Event] = deque()
+        self._stream_id: int | None = None
+        self._ended = False  # the current stream is finished (ended or reset by us)
+        self._broken = False  # GOAWAY, EOF or a framing error: never reuse
+
+    async def start(self) -> None:
+        """Send the connection preface, our settings and the bigger connection window."""
+        self.h2.local_settings = h2.settings.Settings(
+            client=True,
+            initial_values={
+                h2.settings.SettingCodes.ENABLE_PUSH: 0,
+                h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: STREAM_WINDOW,
+                h2.settings.SettingCodes.MAX_FRAME_SIZE: MAX_FRAME_SIZE,
+            },
+        )
+        self.h2.initiate_connection()
+        self.h2.increment_flow_control_window(CONNECTION_WINDOW - 65535)
+        await self._flush()
+
+    @property
+    def url(self) -> str:
+        return self.stream.url.masked()
+
+    async def _flush(self) -> None:
+        data = self.h2.data_to_send()
+        if data:
+            await self.stream.send(data)
+
+    async def _next_event(self) -> h2.events.Event | None:
+        """The next event of the connection; None when the server has closed it."""
+        while not self._events:
+            data = await self.stream.receive(DEFAULT_RECEIVE_SIZE)
+            if not data:
+                self._broken = True
+                return None
+            try:
+                self._events.extend(self.h2.receive_data(data))
+            except h2.exceptions.ProtocolError as exc:
+                self._broken = True
+                raise self._framing_error(exc) from exc
+            # Settings and ping acknowledgements, window updates: h2 wrote them.
+            await self._flush()
+        return self._events.popleft()
+
+    def _framing_error(self, exc: h2.exceptions.ProtocolError) -> AnyURLError:
+        url = self.stream.url
+        if (isinstance(exc, h2.exceptions.InvalidBodyLengthError)
+                and exc.actual_length < exc.expected_length):
+            return PartialTransfer(
+                f"the HTTP/2 stream of {url.masked()} ended after {exc.actual_length} of "
+                f"{exc.expected_length} bytes (content-length)",
+                received=exc.actual_length, expected=exc.expected_length, url=url,
+                hint="Try again with resume (-C) to continue where it stopped.",
+            )
+        return ProtocolError(f"the server of {url.masked()} broke HTTP/2: {exc}", url=url)
+
+    def _terminated(self, event: h2.events.ConnectionTerminated) -> str:
+        self._broken = True
+        code = _code_name(event.error_code)
+        extra = f" ({event.additional_data.decode('latin-1')})" if event.additional_data else ""
+        return f"GOAWAY {code}{extra}"
+
+    def _reset(self, event: h2.events.StreamReset) -> ProtocolError:
+        url = self.stream.url
+        return ProtocolError(
+            f"the server of {url.masked()} reset the HTTP/2 stream: "
+            f"RST_STREAM {_code_name(event.error_code)}", url=url)
+
+    def _other_stream(self, event: h2.events.Event, stream_id: int) -> bool:
+        """Whether ``event`` belongs elsewhere (a finished or reset stream, the connection).
+
+        DATA of an earlier stream still counts against the connection window: it is
+        acknowledged here, or a long-lived pooled connection would slowly close up.
+        """
+        other = getattr(event, "stream_id", stream_id) != stream_id
+        if other and isinstance(event, h2.events.DataReceived) and event.flow_controlled_length:
+            self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+        return other
+
+    async def request(self, scheme: str, target: str, headers: list[tuple[str, str]]) -> _Response:
+        """Send a GET on a new stream and return the response head (1xx skipped)."""
+        url = self.stream.url
+        stream_id = self.h2.get_next_available_stream_id()
+        self._stream_id = stream_id
+        self._ended = False
+        self.h2.send_headers(stream_id, request_headers(scheme, target, headers),
+                             end_stream=True)
+        await self._flush()
+        while True:
+            event = await self._next_event()
+            if event is None or isinstance(event, h2.events.ConnectionTerminated):
+                why = "closed the connection" if event is None else (
+                    f"ended the connection ({self._terminated(event)})")
+                raise ConnectionLost(
+                    f"the server of {url.masked()} {why} without a response", url=url)
+            if self._other_stream(event, stream_id):
+                continue
+            if isinstance(event, h2.events.ResponseReceived):
+                try:
+                    return response_head(event.headers or [])
+                except ValueError as exc:
+                    self._broken = True
+                    raise ProtocolError(
+                        f"the server of {url.masked()} broke HTTP/2: {exc}", url=url) from exc
+            if isinstance(event, h2.events.StreamReset):
+                self._ended = True
+                raise self._reset(event)
+
+    async def body(self, length: int | None) -> AsyncIterator[bytes]:
+        """The DATA of the current stream, acknowledged as the consumer takes it.
+
+        ``length`` is the response's content-length, for the message when the connection
+        ends inside the body.
+        """
+        url = self.stream.url
+        stream_id = self._stream_id
+        assert stream_id is not None, "body() before request()"
+        received = 0
+        while not self._ended:
+            event = await self._next_event()
+            if event is None or isinstance(event, h2.events.ConnectionTerminated):
+                why = "closed the connection" if event is None else self._terminated(event)
+                of = f" of {length}" if length is not None else ""
+                raise PartialTransfer(
+                    f"the server of {url.masked()} {why} after {received}{of} bytes of the "
+                    "body", received=received, expected=length, url=url,
+                    hint="Try again with resume (-C) to continue where it stopped.")
+            if self._other_stream(event, stream_id):
+                continue
+            if isinstance(event, h2.events.DataReceived):
+                if event.data:
+                    received += len(event.data)
+                    yield event.data
+                # Acknowledged once consumed: the window is what the reader can take.
+                self.h2.acknowledge_received_data(event.flow_controlled_length or 0, stream_id)
+                await self._flush()
+            elif isinstance(event, h2.events.StreamEnded):
+                self._ended = True
+            elif isinstance(event, h2.events.StreamReset):
+                self._ended = True
+                raise self._reset(event)
+
+    async def discard(self) -> None:
+        """Drop the rest of the current stream (RST_STREAM CANCEL); the connection stays."""
+        if self._ended or self._stream_id is None:
+            return
+        self._ended = True
+        try:
+            self.h2.reset_stream(self._stream_id, ErrorCodes.CANCEL)
+        except h2.exceptions.StreamClosedError:
+            return  # the server had ended it; its last events wait unread, then skipped
+        try:
+            await self._flush()
+        except AnyURLError:
+            self._broken = True
+
+    @property
+    def reusable(self) -> bool:
+        return (self._ended and not self._broken
+                and self.h2.state_machine.state is not h2.connection.ConnectionState.CLOSED)
+
+    def next_cycle(self) -> None:
+        self._stream_id = None
+        self._ended = False
+        self.cycles += 1
+
+    async def aclose(self) -> None:
+        if not self._broken:
+            self._broken = True
+            try:
+                self.h2.close_connection()
+                await self._flush()
+            except (h2.exceptions.ProtocolError, AnyURLError):
+                pass
+        await self.stream.aclose()
+
+
+async def open_h2(stream: Stream, key: Route) -> H2Connection:
+    """An :class:`H2Connection` on ``stream``, its preface sent; closes ``stream`` on error."""
+    conn = H2Connection(stream, key)
+    try:
+        await conn.start()
+    except BaseException:
+        await stream.aclose()
+        raise
+    return conn
+
+
+def _code_name(code: int | ErrorCodes | None) -> str:
+    if code is None:
+        return "(no code)"
+    try:
+        return ErrorCodes(code).name
+    except ValueError:
+        return f"error {int(code)}"

@@ -1,0 +1,266 @@
+"""HTTP/2 (``extra["http2"]``) against a private nginx started by this module.
+
+nginx (Debian's nginx-light has the http_v2 module) listens three ways: h2c with prior
+knowledge (``listen ... http2`` without ssl: what ``http://`` with HTTP/2 speaks), TLS with
+h2 offered by ALPN, and TLS with HTTP/1.1 only (the fallback). The TLS certificate is a
+throw-away self-signed one made with openssl; the client trusts it through a patched
+``ssl.create_default_context``. Every test runs on asyncio and trio.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from anyurl.config import Config
+from anyurl.errors import LoginDenied, RemoteFileNotFound
+from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.http import HTTPHandler
+from anyurl.url import parse
+
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
+
+SMALL = b"hello over HTTP/2\n" * 50
+LARGE_SIZE = (48 << 20) + 12345  # not a multiple of any frame or receive size
+
+NGINX_CONF = """
+daemon off;
+worker_processes 1;
+pid {root}/nginx.pid;
+error_log {root}/error.log;
+events {{ worker_connections 64; }}
+http {{
+    access_log off;
+    default_type application/octet-stream;
+    client_body_temp_path {root}/tmp;
+    proxy_temp_path {root}/tmp;
+    fastcgi_temp_path {root}/tmp;
+    uwsgi_temp_path {root}/tmp;
+    scgi_temp_path {root}/tmp;
+    ssl_certificate {root}/cert.pem;
+    ssl_certificate_key {root}/key.pem;
+    server {{
+        listen 127.0.0.1:{h2c} http2;
+        listen 127.0.0.1:{h2tls} ssl http2;
+        listen 127.0.0.1:{h1tls} ssl;
+        root {root}/www;
+        location = /moved {{ return 301 /small.txt; }}
+        location /private/ {{ return 403; }}
+    }}
+}}
+"""
+
+
+@dataclass(frozen=True)
+class H2Server:
+    h2c: int
+    h2tls: int
+    h1tls: int
+    root: Path
+    large_sha256: str
+    large: bytes
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[H2Server]:
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    version = subprocess.run([nginx, "-V"], capture_output=True, text=True).stderr
+    assert "--with-http_v2_module" in version, "this nginx has no HTTP/2"
+    # Under /tmp itself: nginx workers run as an unprivileged user and must reach it.
+    root = Path(tempfile.mkdtemp(prefix="anyurl-h2-"))
+    www = root / "www"
+    www.mkdir()
+    (root / "tmp").mkdir()
+    for path in (root, www):
+        path.chmod(0o755)
+    (www / "small.txt").write_bytes(SMALL)
+    large = random.Random(20261122).randbytes(LARGE_SIZE)
+    (www / "large.bin").write_bytes(large)
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+         "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+         "-keyout", str(root / "key.pem"), "-out", str(root / "cert.pem")],
+        check=True, capture_output=True)
+    ports = {"h2c": _free_port(), "h2tls": _free_port(), "h1tls": _free_port()}
+    (root / "nginx.conf").write_text(NGINX_CONF.format(root=root, **ports))
+    proc = subprocess.Popen([nginx, "-c", str(root / "nginx.conf"), "-p", str(root)],
+                            stderr=subprocess.PIPE)
+    try:
+        for _ in range(200):
+            try:
+                for port in ports.values():
+                    socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else b""
+                time.sleep(0.05)
+        yield H2Server(root=root, large_sha256=hashlib.sha256(large).hexdigest(),
+                       large=large, **ports)
+    finally:
+        proc.send_signal(signal.SIGQUIT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def trust(server: H2Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the transport's default TLS context trust the test certificate."""
+    real = ssl.create_default_context
+    cafile = str(server.root / "cert.pem")
+
+    def create_default_context(*args: object, **kwargs: object) -> ssl.SSLContext:
+        return real(cafile=cafile)
+
+    monkeypatch.setattr("anyurl.transport.ssl.create_default_context", create_default_context)
+
+
+H2 = FetchOptions(extra={"http2": True})
+
+
+async def test_small_file_over_h2c(server: H2Server) -> None:
+    handler = HTTPHandler(Config())
+    try:
+        res = await handler.open(parse(f"http://127.0.0.1:{server.h2c}/small.txt"), H2)
+        async with res:
+            assert await res.read() == SMALL
+        assert res.info.extra["http_version"] == "2"
+        assert res.info.extra["status_line"] == "HTTP/2 200"
+        assert res.info.size == len(SMALL)
+        assert res.info.filename == "small.txt"
+        # Keep-alive: the second request rides the same connection, on a new stream.
+        res = await handler.open(parse(f"http://127.0.0.1:{server.h2c}/small.txt"), H2)
+        async with res:
+            assert await res.read() == SMALL
+        assert res.info.extra["connection_reused"] is True
+        assert handler.connections_opened == 1
+    finally:
+        await handler.aclose()
+
+
+async def test_large_file_streams_with_bounded_memory(server: H2Server) -> None:
+    handler = HTTPHandler(Config())
+    digest = hashlib.sha256()
+    size = chunks = 0
+    tracemalloc.start()
+    try:
+        res = await handler.open(parse(f"http://127.0.0.1:{server.h2c}/large.bin"), H2)
+        async with res:
+            async for chunk in res:
+                digest.update(chunk)
+                size += len(chunk)
+                chunks += 1
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        await handler.aclose()
+    assert size == LARGE_SIZE
+    assert digest.hexdigest() == server.large_sha256
+    assert chunks > 100  # streamed, not gathered
+    assert peak < 8 << 20
+
+
+async def test_range_resume_with_if_range(server: H2Server) -> None:
+    url = parse(f"http://127.0.0.1:{server.h2c}/large.bin")
+    handler = HTTPHandler(Config())
+    try:
+        res = await handler.open(url, H2)
+        validator = res.info.validator
+        await res.aclose()  # abandoned at once, as an interrupted download
+        assert validator
+        offset = LARGE_SIZE - 100_000
+        res = await handler.open(url, FetchOptions(offset=offset, if_range=validator,
+                                                   extra={"http2": True}))
+        async with res:
+            assert await res.read() == server.large[offset:]
+        assert res.info.extra["status"] == 206
+        assert (res.info.offset, res.info.size, res.info.total_size) == (
+            offset, 100_000, LARGE_SIZE)
+        # A validator of another version: the server sends the whole file, from 0.
+        res = await handler.open(url, FetchOptions(offset=offset, if_range='"other"',
+                                                   extra={"http2": True}))
+        assert (res.info.extra["status"], res.info.offset) == (200, 0)
+        await res.aclose()
+    finally:
+        await handler.aclose()
+
+
+async def test_status_mapping_and_redirect_keep_the_connection(server: H2Server) -> None:
+    handler = HTTPHandler(Config())
+    base = f"http://127.0.0.1:{server.h2c}"
+    try:
+        with pytest.raises(RemoteFileNotFound) as info:
+            await handler.open(parse(f"{base}/missing.txt"), H2)
+        assert info.value.exit_code == 78
+        assert "HTTP/2 404" in str(info.value)
+        with pytest.raises(LoginDenied) as denied:
+            await handler.open(parse(f"{base}/private/x"), H2)
+        assert denied.value.exit_code == 67
+        res = await handler.open(parse(f"{base}/moved"), H2)
+        async with res:
+            assert await res.read() == SMALL
+        assert str(res.info.url) == f"{base}/small.txt"
+        # Error pages and the redirect were reset stream by stream, on one connection.
+        assert handler.connections_opened == 1
+    finally:
+        await handler.aclose()
+
+
+async def test_https_uses_h2_when_alpn_picks_it(server: H2Server, trust: None) -> None:
+    handler = HTTPHandler(Config())
+    try:
+        res = await handler.open(parse(f"https://127.0.0.1:{server.h2tls}/small.txt"), H2)
+        async with res:
+            assert await res.read() == SMALL
+        assert res.info.extra["http_version"] == "2"
+    finally:
+        await handler.aclose()
+
+
+async def test_https_falls_back_to_http11_without_h2(server: H2Server, trust: None) -> None:
+    handler = HTTPHandler(Config())
+    try:
+        for _ in range(2):
+            res = await handler.open(parse(f"https://127.0.0.1:{server.h1tls}/small.txt"), H2)
+            async with res:
+                assert await res.read() == SMALL
+            assert res.info.extra["http_version"] == "1.1"
+        assert handler.connections_opened == 1
+    finally:
+        await handler.aclose()
+
+
+async def test_trace_shows_http2(server: H2Server) -> None:
+    lines: list[str] = []
+    handler = HTTPHandler(Config())
+    try:
+        res = await handler.open(parse(f"http://127.0.0.1:{server.h2c}/small.txt"),
+                                 FetchOptions(trace=lines.append, extra={"http2": True}))
+        await res.aclose()
+    finally:
+        await handler.aclose()
+    assert "> GET /small.txt HTTP/2" in lines
+    assert "< HTTP/2 200" in lines
+

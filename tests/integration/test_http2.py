@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from anyurl.config import Config
-from anyurl.errors import LoginDenied, RemoteFileNotFound
+from anyurl.errors import LoginDenied, PartialTransfer, RemoteFileNotFound
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.http import HTTPHandler
 from anyurl.url import parse
@@ -264,3 +264,76 @@ async def test_trace_shows_http2(server: H2Server) -> None:
     assert "> GET /small.txt HTTP/2" in lines
     assert "< HTTP/2 200" in lines
 
+
+
+# -- a scripted HTTP/2 server, for bodies nginx never cuts short --------------------------
+
+
+@pytest.fixture
+def short_h2() -> Iterator[int]:
+    """h2c on a thread: ``/cut`` closes the connection inside the body, ``/short`` ends the
+    stream early; both announce ``content-length: 100`` and send 40 bytes."""
+    import threading
+
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def serve_one(sock: socket.socket) -> None:
+        conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False))
+        conn.initiate_connection()
+        sock.sendall(conn.data_to_send())
+        with sock:
+            while data := sock.recv(65536):
+                for event in conn.receive_data(data):
+                    if isinstance(event, h2.events.RequestReceived):
+                        path = dict(event.headers)[b":path"]
+                        conn.send_headers(event.stream_id, [(":status", "200"),
+                                                            ("content-length", "100")])
+                        conn.send_data(event.stream_id, b"x" * 40,
+                                       end_stream=path == b"/short")
+                        sock.sendall(conn.data_to_send())
+                        if path == b"/cut":
+                            # A FIN, then read until the client closes: closing at once
+                            # would turn its late WINDOW_UPDATE into a reset that can
+                            # overtake the 40 bytes.
+                            sock.shutdown(socket.SHUT_WR)
+                            while sock.recv(65536):
+                                pass
+                            return
+                sock.sendall(conn.data_to_send())
+
+    def serve() -> None:
+        with listener:
+            while True:
+                try:
+                    sock, _ = listener.accept()
+                except OSError:
+                    return
+                threading.Thread(target=serve_one, args=(sock,), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield port
+    listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() of the serving thread
+    listener.close()
+    thread.join(timeout=5)
+
+
+@pytest.mark.parametrize("path", ["/cut", "/short"])
+async def test_short_body_is_partial_transfer(short_h2: int, path: str) -> None:
+    handler = HTTPHandler(Config())
+    try:
+        with pytest.raises(PartialTransfer) as info:
+            # h2 checks content-length as the last frame arrives: with the head in the
+            # same read, that is before open() returns.
+            res = await handler.open(parse(f"http://127.0.0.1:{short_h2}{path}"), H2)
+            async with res:
+                await res.read()
+        assert info.value.exit_code == 18
+        assert "40" in str(info.value) and "100" in str(info.value)
+    finally:
+        await handler.aclose()

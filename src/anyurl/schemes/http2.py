@@ -142,15 +142,16 @@ class H2Connection:
 
     async def start(self) -> None:
         """Send the connection preface, our settings and the bigger connection window."""
-        self.h2.local_settings = h2.settings.Settings(
-            client=True,
-            initial_values={
-                h2.settings.SettingCodes.ENABLE_PUSH: 0,
-                h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: STREAM_WINDOW,
-                h2.settings.SettingCodes.MAX_FRAME_SIZE: MAX_FRAME_SIZE,
-            },
-        )
         self.h2.initiate_connection()
+        # As an update, not as initial values: h2 applies a setting to what it accepts
+        # (the frame size limit, the windows of open streams) when the server acknowledges
+        # it, and initial values are never acknowledged as changes. The server applies it
+        # before it reads our request, so its first DATA already sees the larger limits.
+        self.h2.update_settings({
+            h2.settings.SettingCodes.ENABLE_PUSH: 0,
+            h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: STREAM_WINDOW,
+            h2.settings.SettingCodes.MAX_FRAME_SIZE: MAX_FRAME_SIZE,
+        })
         self.h2.increment_flow_control_window(CONNECTION_WINDOW - 65535)
         await self._flush()
 

@@ -337,3 +337,18 @@ async def test_short_body_is_partial_transfer(short_h2: int, path: str) -> None:
         assert "40" in str(info.value) and "100" in str(info.value)
     finally:
         await handler.aclose()
+
+
+def test_cli_http2_flag(server: H2Server) -> None:
+    import subprocess
+    import sys
+
+    url = f"http://127.0.0.1:{server.h2c}/small.txt"
+    r = subprocess.run([sys.executable, "-m", "anyurl", "get", "-s", "-v", "--http2", url],
+                       capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == SMALL
+    assert b"HTTP/2 200" in r.stderr
+    plain = subprocess.run([sys.executable, "-m", "anyurl", "get", "-s", url],
+                           capture_output=True, timeout=60)
+    assert plain.returncode != 0  # an h2c-only listener does not speak HTTP/1.1

@@ -1,7 +1,7 @@
 """Command-line options that reach one scheme's handler (``FetchOptions.extra``).
 
 Each option maps to a documented key of a handler: ``--view`` and ``--answers`` to the
-Gopher+ handler, ``--compressed`` and ``--keep-error-body`` to HTTP, ``--ftp-active``
+Gopher+ handler, ``--compressed``, ``--http2`` and ``--keep-error-body`` to HTTP, ``--ftp-active``
 to FTP, ``--nntp-server`` to news, ``--subject``/``--data``/``--smtp-relay`` to mailto,
 ``--telnet-command``/``--idle`` to telnet, ``--follow`` to Prospero; ``--gateway``
 adds an HTTP gateway for a scheme (RFC 1738 section 4) over the ``<scheme>_proxy``
@@ -33,6 +33,9 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    "(on a terminal, anyurl asks instead)")
     g.add_argument("--compressed", action="store_true",
                    help="http: ask for gzip/deflate and decode it")
+    g.add_argument("--http2", action="store_true",
+                   help="http: HTTP/2 (prior knowledge for http://, ALPN for https://; "
+                   "needs pip install 'anyurl[http2]')")
     g.add_argument("--keep-error-body", action="store_true",
                    help="http: save an error page (4xx/5xx) as the result anyway")
     g.add_argument("--ftp-active", action="store_true",
@@ -98,6 +101,8 @@ def scheme_extra(args: argparse.Namespace) -> dict[str, Any]:
         extra["decode_content"] = True
     if args.keep_error_body:
         extra["keep_error_body"] = True
+    if args.http2:
+        extra["http2"] = True
     if args.ftp_active:
         extra["passive"] = False
     if args.nntp_server:

@@ -254,6 +254,21 @@ class _Connection:
 _AnyConnection: TypeAlias = "_Connection | H2Connection"
 
 
+class _BodyEnd:
+    """Who gives a response's connection back: the body when read to its end (to the
+    pool), otherwise whoever closes first (the body's ``finally`` or the Resource, which
+    also covers a resource closed before its first chunk, when the body never ran)."""
+
+    def __init__(self, conn: _AnyConnection):
+        self.conn = conn
+        self.released = False
+
+    async def close(self) -> None:
+        if not self.released:
+            self.released = True
+            await self.conn.aclose()
+
+
 class HTTPHandler(SchemeHandler):
     """http: and https: URLs, and the HTTP side of gateways (see the module docstring)."""
 
@@ -572,7 +587,8 @@ class HTTPHandler(SchemeHandler):
                 "http_version": conn.http_version,
             },
         )
-        return Resource(info, self._body(conn, response, decoder))
+        end = _BodyEnd(conn)
+        return Resource(info, self._body(end, response, decoder), on_close=end.close)
 
     def _check_content_range(
         self, url: URL, response: _Response, options: FetchOptions, conn: _AnyConnection
@@ -623,9 +639,9 @@ class HTTPHandler(SchemeHandler):
         )
 
     async def _body(
-        self, conn: _AnyConnection, response: _Response, decoder: _Decoder | None
+        self, end: _BodyEnd, response: _Response, decoder: _Decoder | None
     ) -> AsyncIterator[bytes]:
-        released = False
+        conn = end.conn
         try:
             length = _content_length(response)
             if not isinstance(conn, _Connection):
@@ -643,11 +659,10 @@ class HTTPHandler(SchemeHandler):
                 tail = decoder.flush()
                 if tail:
                     yield tail
-            released = True
+            end.released = True
             await self._release(conn)
         finally:
-            if not released:
-                await conn.aclose()
+            await end.close()
 
     async def _h11_body(self, conn: _Connection) -> AsyncIterator[bytes]:
         """Chunked and close-delimited bodies, framed by h11."""

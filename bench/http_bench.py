@@ -233,7 +233,14 @@ def report(title: str, results: dict[str, Result], size: int | None) -> None:
               f"{r.peak_kib / 1024:9.1f}  {runs}")
 
 
-def bench(cmds: dict[str, list[str]], repeat: int) -> dict[str, Result]:
+def bench(cmds: dict[str, list[str]], repeat: int,
+          target: Path | None = None) -> dict[str, Result]:
+    """Run every command ``repeat`` times, alternating the order.
+
+    With a ``target`` file, each run starts without it and with the page cache written
+    back: otherwise a client pays for the previous one's file (replacing a 1 GiB file
+    frees its pages, and dirty pages are flushed while the next client runs).
+    """
     results = {name: Result(name) for name in cmds}
     for i in range(repeat):
         order = list(cmds) if i % 2 == 0 else list(reversed(cmds))
@@ -241,6 +248,10 @@ def bench(cmds: dict[str, list[str]], repeat: int) -> dict[str, Result]:
             r = results[name]
             if r.failed:
                 continue
+            if target is not None:
+                for leftover in (target, target.with_name(target.name + ".part")):
+                    leftover.unlink(missing_ok=True)
+                os.sync()
             elapsed, cpu, peak, code = run(cmds[name])
             if code != 0:
                 r.failed = f"exit status {code}"
@@ -277,8 +288,8 @@ def main() -> None:
         report("to /dev/null", bench(commands(url, "-", backends), args.repeat), shown_size)
         if args.to_file:
             out = str(root / "out.bin")
-            report(f"to a file ({out})", bench(commands(url, out, backends), args.repeat),
-                   shown_size)
+            report(f"to a file ({out})",
+                   bench(commands(url, out, backends), args.repeat, Path(out)), shown_size)
         if args.small and proc is not None:
             urls = [f"http://127.0.0.1:{port}/small/f{i}.txt" for i in range(args.small)]
             small_cmds = {

@@ -362,6 +362,10 @@ class _PartWriter:
             os.close(self._fd)
 
 
+def _write_error(part: Path, exc: OSError) -> LocalWriteError:
+    return LocalWriteError(f"cannot write {str(part)!r}: {exc.strerror or exc}")
+
+
 def _write_all(fd: int, data: memoryview) -> None:
     while data:
         data = data[os.write(fd, data) :]
@@ -552,19 +556,13 @@ class Downloader:
             async with self.resolver.open(url, self._options(job, offset, state)) as res:
                 watch.touch()
                 info = res.info
-                kept = info.offset if offset else 0
-                if kept > offset:
-                    raise ProtocolError(
-                        f"{job.shown} resumed at byte {kept}, beyond the {offset} bytes asked for")
-                state.info = info
-                state.validator = info.validator or (state.validator if kept else None)
+                kept = self._opened(job, info, offset, state)
                 total = _total(info, kept)
                 self.events.started(job, info, kept)
                 try:
                     f = await _PartWriter.open(part, kept)
                 except OSError as exc:
-                    raise LocalWriteError(
-                        f"cannot write {str(part)!r}: {exc.strerror or exc}") from exc
+                    raise _write_error(part, exc) from exc
                 state.part_ours = True
                 done = kept
                 pace = _Pace(policy.limit_rate)
@@ -578,22 +576,31 @@ class Downloader:
                         await pace(len(chunk))
                         watch.touch()
                 except OSError as exc:
-                    raise LocalWriteError(
-                        f"cannot write {str(part)!r}: {exc.strerror or exc}") from exc
+                    raise _write_error(part, exc) from exc
                 finally:
                     with anyio.CancelScope(shield=True):
                         try:
                             await f.aclose()
                         except OSError as exc:
-                            raise LocalWriteError(
-                                f"cannot write {str(part)!r}: {exc.strerror or exc}"
-                            ) from exc
+                            raise _write_error(part, exc) from exc
         try:
             os.replace(part, target)
         except OSError as exc:
             raise LocalWriteError(
                 f"cannot rename {str(part)!r} to {str(target)!r}: {exc.strerror or exc}"
             ) from exc
+
+    @staticmethod
+    def _opened(job: Job, info: ResourceInfo, offset: int, state: _State) -> int:
+        """Where the server started (0 unless it honoured ``offset``); remembered for
+        the next attempt together with the validator a resume must send."""
+        kept = info.offset if offset else 0
+        if kept > offset:
+            raise ProtocolError(
+                f"{job.shown} resumed at byte {kept}, beyond the {offset} bytes asked for")
+        state.info = info
+        state.validator = info.validator or (state.validator if kept else None)
+        return kept
 
     async def _attempt_to_sink(self, job: Job, url: URL, state: _State) -> None:
         sink = self.sink
@@ -606,12 +613,7 @@ class Downloader:
             async with self.resolver.open(url, self._options(job, offset, state)) as res:
                 watch.touch()
                 info = res.info
-                kept = info.offset if offset else 0
-                if kept > offset:
-                    raise ProtocolError(
-                        f"{job.shown} resumed at byte {kept}, beyond the {offset} bytes asked for")
-                state.info = info
-                state.validator = info.validator or (state.validator if kept else None)
+                kept = self._opened(job, info, offset, state)
                 # The server started before what was already sent: drop those bytes.
                 skip = state.written - kept
                 total = _total(info, kept)

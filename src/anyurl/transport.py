@@ -69,9 +69,6 @@ class Stream:
     def raw(self) -> anyio.abc.ByteStream:
         return self._stream
 
-    def _extra(self, attr: object) -> object:
-        return self._stream.extra(attr)
-
     @property
     def alpn_protocol(self) -> str | None:
         """The protocol the TLS server chose by ALPN (``"h2"``), None without TLS or ALPN."""

@@ -44,11 +44,6 @@ XCHAR_PLAIN = UNRESERVED | RESERVED
 SCHEME_CHARS = LOWALPHA | frozenset(string.ascii_uppercase) | DIGIT | frozenset("+-.")
 
 
-def is_escape_at(text: str, i: int) -> bool:
-    """True when ``text[i:i+3]`` is a well-formed ``%XX`` escape."""
-    return text[i] == "%" and _hex2(text, i + 1)
-
-
 def _hex2(text: str, i: int) -> bool:
     return i + 1 < len(text) and text[i] in HEX and text[i + 1] in HEX
 

@@ -207,22 +207,13 @@ class _Parser:
             host_start = at + 1
         host, port = self.hostport(scheme, host_start, login_end)
 
-        if login_end == end:
-            path = None
-        elif s[login_end] == "?":  # lenient http://host?query
-            path = ""
-            path_start = login_end
-            self.check_chars(path_start, end, XCHAR_PLAIN, "the path")
-            path = self.norm(s[login_end:end])
-        else:
-            path_start = login_end + 1
-            path = s[path_start:end]
         url = URL(scheme, user=user, password=password, host=host, port=port,
                   fragment=fragment)
-        if path is None:
+        if login_end == end:
             return self.check_view(url, None, end)
-        if s[login_end] == "?":
-            return self.check_view(url.replace(path=path), login_end, end)
+        if s[login_end] == "?":  # lenient http://host?query: an empty path, then the search
+            self.check_chars(login_end, end, XCHAR_PLAIN, "the path")
+            return self.check_view(url.replace(path=self.norm(s[login_end:end])), login_end, end)
         return self.url_path(url, login_end + 1, end)
 
     def login_part(self, start: int, end: int, what: str) -> str:

@@ -4,6 +4,7 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
 ``anyurl`` exits with, chosen to match curl's so scripts written for curl keep working::
 
     AnyURLError                      1  (base; also "something else went wrong")
+    ├── OptionError                  2  an option of the wrong type or value (API or CLI)
     ├── URLError                     3  the URL is malformed or not allowed as written
     │   ├── URLSyntaxError           3    ... with the 0-based position of the problem
     │   └── UnsupportedHost          3    file://otherhost/ and the like
@@ -48,6 +49,7 @@ __all__ = [
     "LocalWriteError",
     "LoginDenied",
     "NetworkError",
+    "OptionError",
     "PartialTransfer",
     "PolicyRefused",
     "ProtocolError",
@@ -88,6 +90,12 @@ def _masked(url: object) -> str:
     if callable(masked):
         return str(masked())
     return str(url)
+
+
+class OptionError(AnyURLError, TypeError):
+    """An option the caller gave cannot be used: wrong type or value (curl exits 2)."""
+
+    exit_code = 2
 
 
 class URLError(AnyURLError):

@@ -1,4 +1,10 @@
-"""The resolver: parse a URL, apply the section 6 policy, dispatch to a scheme handler.
+"""The resolver: the one gate every URL passes, and the dispatcher behind it.
+
+A URL's text is parsed once (:meth:`Resolver.admit`), checked against the section 6
+port policy, routed to a gateway when section 4's configuration says so, and handed to
+the handler of its scheme. Handlers that act on another URL (an HTTP redirect, a
+Prospero access method, a gateway's inner URL) receive the resolver as their
+:class:`~anyurl.schemes.base.Gate` and go through the same steps.
 
 Handlers come from an explicit registry (:data:`anyurl.schemes.BUILTIN_HANDLERS`),
 third-party packages (the ``anyurl.schemes`` entry-point group) and
@@ -32,10 +38,12 @@ from anyurl.errors import (
     TransferTimeout,
     UnsupportedScheme,
 )
+from anyurl.gateways import Gateway, gateway_for
 from anyurl.ports import check_port
 from anyurl.resource import Resource
 from anyurl.schemes import BUILTIN_HANDLERS
 from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.transport import Dialer
 from anyurl.url import DEFAULT_PORTS, URL, mask, parse
 
 __all__ = ["DownloadResult", "FetchResult", "Resolver"]
@@ -90,7 +98,7 @@ class Resolver:
         self.warn = warn or log.warning
         self._factories: dict[str, HandlerFactory] = dict(BUILTIN_HANDLERS)
         self._plugins_loaded = False
-        self._handlers: dict[HandlerFactory, SchemeHandler] = {}
+        self._handlers: dict[tuple[HandlerFactory, Gateway | None], SchemeHandler] = {}
 
     # -- registry ----------------------------------------------------------------
 
@@ -121,36 +129,15 @@ class Resolver:
         self._load_plugins()
         return sorted(self._factories)
 
-    def handler_for(self, url: URL) -> SchemeHandler:
-        use_gateway = bool(self.config.gateways.get(url.scheme)) and "gateway" in self._factories
-        if use_gateway:  # unless no_proxy names the host
-            from anyurl.schemes.gateway import gateway_for
+    # -- the gate: every URL anyurl acts on passes here -----------------------------------
 
-            use_gateway = gateway_for(self.config.gateways, url) is not None
-        key: str = "gateway" if use_gateway else url.scheme
-        factory = self._factories.get(key)
-        if factory is None:
-            self._load_plugins()
-            factory = self._factories.get(key)
-        if factory is None:
-            raise UnsupportedScheme(
-                f"no handler for {url.scheme}: URLs ({url.masked()})",
-                url=url,
-                hint=f"anyurl handles {', '.join(self.schemes)}; a package can add "
-                f"{url.scheme}: through the 'anyurl.schemes' entry point.",
-            )
-        handler = self._handlers.get(factory)
-        if handler is None:
-            handler = _load(factory)(self.config, warn=self.warn)
-            self._handlers[factory] = handler
-        return handler
+    def admit(self, url: URL | str) -> URL:
+        """Parse ``url`` (once: a :class:`URL` is taken as it is) and apply section 6.
 
-    # -- the steps of one request ---------------------------------------------------
-
-    def parse(self, url: URL | str) -> URL:
-        return url if isinstance(url, URL) else parse(url, strict=self.strict)
-
-    def _prepare(self, url: URL | str) -> URL:
+        ``file://otherhost/`` becomes ``ftp://otherhost/`` when the config asks for the
+        historical fallback. A port of another protocol raises
+        :class:`~anyurl.errors.PolicyRefused`; a non-default port is reported to ``warn``.
+        """
         parsed = self.parse(url)
         if parsed.scheme == "file" and self.config.file_ftp_fallback:
             from anyurl.schemes.file import is_local_host
@@ -166,9 +153,82 @@ class Resolver:
                 self.warn(warning)
         return parsed
 
+    def gateway_for(self, url: URL) -> Gateway | None:
+        """The gateway routing of RFC 1738 section 4 for ``url`` (None: direct)."""
+        if not self.config.gateways.get(url.scheme):
+            return None
+        return gateway_for(self.config.gateways, url)
+
+    def handler_for(self, url: URL) -> SchemeHandler:
+        """The handler for an admitted ``url``: its gateway's, or its scheme's."""
+        gateway = self.gateway_for(url)
+        if gateway is not None and "gateway" in self._factories:
+            return self._instance("gateway", gateway=gateway)
+        return self._instance(url.scheme, url=url)
+
+    async def open_resource(self, url: URL | str, options: FetchOptions | None = None) -> Resource:
+        """The gate's whole path for one URL: admit, choose the handler, open.
+
+        The caller closes the resource (``async with`` or ``aclose()``); :meth:`open`
+        does that for you.
+        """
+        parsed = self.admit(url)
+        return await self.handler_for(parsed).open(parsed, options or FetchOptions())
+
+    def private_handler(self, scheme: str, dialer: Dialer) -> SchemeHandler:
+        """A new handler of ``scheme``'s registered class that connects with ``dialer``.
+
+        For a gateway's tunnel mode: the handler's pooled connections, all tunnelled,
+        never mix with the resolver's direct ones. The caller closes it.
+        """
+        factory = self._factory(scheme.lower())
+        if factory is None or scheme.lower() == "gateway":
+            raise UnsupportedScheme(
+                f"no handler for {scheme}: URLs to run through a tunnel",
+                hint=f"Use GET mode for {scheme} (a gateway URL without tunnel+).",
+            )
+        return _load(factory)(self.config, warn=self.warn, gate=self, dialer=dialer)
+
+    def _factory(self, key: str) -> HandlerFactory | None:
+        factory = self._factories.get(key)
+        if factory is None:
+            self._load_plugins()
+            factory = self._factories.get(key)
+        return factory
+
+    def _instance(
+        self, key: str, *, url: URL | None = None, gateway: Gateway | None = None
+    ) -> SchemeHandler:
+        factory = self._factory(key)
+        if factory is None:
+            assert url is not None
+            raise UnsupportedScheme(
+                f"no handler for {url.scheme}: URLs ({url.masked()})",
+                url=url,
+                hint=f"anyurl handles {', '.join(self.schemes)}; a package can add "
+                f"{url.scheme}: through the 'anyurl.schemes' entry point.",
+            )
+        cache_key: tuple[HandlerFactory, Gateway | None] = (factory, gateway)
+        handler = self._handlers.get(cache_key)
+        if handler is None:
+            cls = _load(factory)
+            if gateway is not None:
+                handler = cls(self.config, warn=self.warn, gate=self,
+                              gateway=gateway)  # type: ignore[call-arg]
+            else:
+                handler = cls(self.config, warn=self.warn, gate=self)
+            self._handlers[cache_key] = handler
+        return handler
+
+    # -- the steps of one request ---------------------------------------------------
+
+    def parse(self, url: URL | str) -> URL:
+        """``url`` as a :class:`URL` (text parsed in this resolver's strictness)."""
+        return url if isinstance(url, URL) else parse(url, strict=self.strict)
+
     def plan(self, url: URL | str, options: FetchOptions | None = None) -> list[str]:
         """What would be sent for ``url``, without connecting (``anyurl get --plan``)."""
-        parsed = self._prepare(url)
+        parsed = self.admit(url)
         return self.handler_for(parsed).plan(parsed, options or FetchOptions())
 
     @asynccontextmanager
@@ -176,9 +236,7 @@ class Resolver:
         self, url: URL | str, options: FetchOptions | None = None
     ) -> AsyncIterator[Resource]:
         """Open ``url``: ``async with r.open(url) as res: async for chunk in res: ...``."""
-        parsed = self._prepare(url)
-        handler = self.handler_for(parsed)
-        resource = await handler.open(parsed, options or FetchOptions())
+        resource = await self.open_resource(url, options)
         try:
             yield resource
         finally:

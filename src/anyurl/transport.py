@@ -30,7 +30,9 @@ from anyurl.url import URL
 
 __all__ = [
     "DEFAULT_RECEIVE_SIZE",
+    "DIRECT",
     "Datagrams",
+    "Dialer",
     "Listener",
     "Stream",
     "Tunnel",
@@ -451,6 +453,50 @@ async def connect_tcp(
         ) from exc
     _tune(stream)
     return Stream(stream, url=url, read_timeout=read_timeout, what=what)
+
+
+class Dialer:
+    """Opens a handler's TCP connections: directly, or all through one ``tunnel``.
+
+    A gateway in tunnel mode (RFC 1738 section 4) gives the inner scheme's handler a
+    ``Dialer(tunnel)``, so every connection that handler opens, an FTP data connection
+    too, goes through the gateway's CONNECT; other handlers use :data:`DIRECT`. The
+    tunnel is an explicit object the handler holds, not ambient state.
+    """
+
+    def __init__(self, tunnel: Tunnel | None = None):
+        self.tunnel = tunnel
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        *,
+        url: URL,
+        connect_timeout: float | None = 30.0,
+        read_timeout: float | None = 60.0,
+        tls: bool = False,
+        server_hostname: str | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        alpn_protocols: Sequence[str] | None = None,
+        what: str = "the connection",
+    ) -> Stream:
+        """As :func:`connect_tcp`, through this dialer's tunnel when it has one."""
+        if self.tunnel is None:
+            with tunnelled(None):
+                return await connect_tcp(
+                    host, port, url=url, connect_timeout=connect_timeout,
+                    read_timeout=read_timeout, tls=tls, server_hostname=server_hostname,
+                    ssl_context=ssl_context, alpn_protocols=alpn_protocols, what=what)
+        with tunnelled(self.tunnel):
+            return await connect_tcp(
+                host, port, url=url, connect_timeout=connect_timeout,
+                read_timeout=read_timeout, tls=tls, server_hostname=server_hostname,
+                ssl_context=ssl_context, alpn_protocols=alpn_protocols, what=what)
+
+
+#: The dialer of handlers that connect directly.
+DIRECT = Dialer()
 
 
 def _is_resolution_error(exc: OSError) -> bool:

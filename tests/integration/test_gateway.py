@@ -15,11 +15,12 @@ import pytest
 
 from anyurl.config import Config
 from anyurl.errors import ConnectFailed, LoginDenied, RemoteFileNotFound
+from anyurl.gateways import gateways_from_environ
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes import BUILTIN_HANDLERS
 from anyurl.schemes.base import FetchOptions, SchemeHandler
-from anyurl.schemes.gateway import GatewayHandler, gateways_from_environ
+from anyurl.schemes.gateway import GatewayHandler
 from anyurl.testing.gateway import Gateway
 from anyurl.transport import connect_tcp
 from anyurl.url import URL

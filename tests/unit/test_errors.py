@@ -10,6 +10,7 @@ import anyurl.errors as errors
 from anyurl.url import parse
 
 EXIT_CODES = {
+    "OptionError": 2,
     "URLError": 3,
     "URLSyntaxError": 3,
     "UnsupportedHost": 3,

@@ -15,15 +15,10 @@ from anyurl.errors import (
     ServerError,
     URLError,
 )
+from anyurl.gateways import gateway_for, gateways_from_environ, parse_gateway, proxy_bypassed
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.gateway import (
-    GatewayHandler,
-    gateway_for,
-    gateways_from_environ,
-    parse_gateway,
-    proxy_bypassed,
-)
+from anyurl.schemes.gateway import GatewayHandler
 from anyurl.schemes.http import (
     HTTPHandler,
     _decoder,

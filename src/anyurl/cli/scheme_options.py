@@ -129,8 +129,7 @@ def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
     """Gateways: the environment, then the config file, then ``--gateway`` (last wins)."""
     gateways = dict(config.gateways)
     if any(name.lower().endswith("_proxy") for name in os.environ):
-        # Imported only when needed: the gateway module pulls in the HTTP handler.
-        from anyurl.schemes.gateway import gateways_from_environ
+        from anyurl.gateways import gateways_from_environ
 
         gateways = {**gateways_from_environ(), **gateways}
     for spec in args.gateway:

@@ -5,21 +5,35 @@ connection pool) and closed with it. For each URL the resolver calls
 :meth:`SchemeHandler.open` with the parsed URL and the caller's
 :class:`FetchOptions`; the handler connects, runs its protocol core and returns a
 :class:`~anyurl.resource.Resource` whose chunks it streams from the connection.
+
+Two things come from the resolver when it creates a handler:
+
+* the :class:`Gate`, the resolver's one way of turning a URL into a handler and a
+  permitted connection (registry, section 6 port policy, gateway routing). A handler
+  that acts on another URL (an HTTP redirect, a Prospero access method, a gateway's
+  inner URL) asks the gate; it never reads the registry or builds a handler itself;
+* the :class:`~anyurl.transport.Dialer` its connections are opened with: direct, or
+  through a gateway's CONNECT tunnel when the handler runs inside one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from anyurl.config import Config
-from anyurl.errors import AnyURLError
+from anyurl.errors import AnyURLError, OptionError
+from anyurl.options import SchemeOptions
 from anyurl.resource import Resource
+from anyurl.transport import DIRECT, Dialer
 from anyurl.url import URL
 
-__all__ = ["FetchOptions", "PasswordCallback", "SchemeHandler", "Trace"]
+__all__ = ["FetchOptions", "Gate", "PasswordCallback", "SchemeHandler", "Trace"]
+
+_O = TypeVar("_O", bound=SchemeOptions)
 
 #: Receives one line of protocol dialogue: "> CWD pub" (sent) or "< 250 OK" (received).
 Trace = Callable[[str], None]
@@ -42,25 +56,115 @@ class FetchOptions:
     search: str | None = None
     #: The raw bytes the server sent, rather than a rendering (gopher menus).
     raw: bool = False
-    #: Scheme-specific options by name (``view``, ``answers``, ``passive`` ...).
+    #: How a menu, listing or report is rendered when not ``raw``: text, or JSON lines.
+    format: Literal["text", "json"] = "text"
+    #: Typed options of the schemes (:mod:`anyurl.options`), at most one per class.
+    schemes: tuple[SchemeOptions, ...] = ()
+    #: Set by the HTTP handler when a redirect leaves it through the gate: the URLs
+    #: visited so far, so the chain's length and loops are counted across handlers.
+    redirect_chain: tuple[URL, ...] = ()
+    #: Deprecated untyped options; handlers read ``schemes`` (kept until all are typed).
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def get(self, kind: type[_O]) -> _O:
+        """The options of class ``kind`` that were given, else its defaults; type-checked."""
+        for given in self.schemes:
+            if type(given) is kind:
+                given.check()
+                return given
+        return kind()
+
+    def with_scheme(self, *given: SchemeOptions) -> FetchOptions:
+        """A copy with ``given`` replacing options of the same classes."""
+        kinds = {type(g) for g in given}
+        kept = tuple(o for o in self.schemes if type(o) not in kinds)
+        return dataclasses.replace(self, schemes=kept + tuple(given))
+
+    def __post_init__(self) -> None:
+        kinds = [type(o) for o in self.schemes]
+        for o in self.schemes:
+            if not isinstance(o, SchemeOptions):
+                raise OptionError(f"FetchOptions.schemes holds {o!r}, not a SchemeOptions")
+        if len(set(kinds)) != len(kinds):
+            raise OptionError("FetchOptions.schemes holds two options of the same class")
+
+
+class Gate(Protocol):
+    """The resolver's one gate; handlers get it as :attr:`SchemeHandler.gate`.
+
+    Every URL anyurl acts on passes here: the registry (built-in, plug-in and
+    registered handlers), the section 6 port policy, the gateway routing.
+    """
+
+    def admit(self, url: URL | str) -> URL:
+        """Parse ``url`` (text is parsed once, here) and apply the port policy.
+
+        Raises :class:`~anyurl.errors.URLError` or :class:`~anyurl.errors.PolicyRefused`.
+        """
+        ...
+
+    def handler_for(self, url: URL) -> SchemeHandler:
+        """The handler that serves an admitted ``url`` (a gateway's, when one is routed)."""
+        ...
+
+    async def open_resource(self, url: URL | str, options: FetchOptions) -> Resource:
+        """:meth:`admit`, :meth:`handler_for`, then the handler's ``open``."""
+        ...
+
+    def private_handler(self, scheme: str, dialer: Dialer) -> SchemeHandler:
+        """A new handler of ``scheme``'s registered class, of the caller's own.
+
+        It connects with ``dialer`` (a gateway's tunnel) and pools apart from the
+        resolver's handlers; the caller closes it. Never a gateway handler.
+        """
+        ...
 
 
 class SchemeHandler(ABC):
     """A scheme handler; subclasses set ``schemes`` and implement :meth:`open`."""
 
     schemes: ClassVar[tuple[str, ...]] = ()
+    #: The class of this handler's typed options (``options.get(self.options_type)``).
+    options_type: ClassVar[type[SchemeOptions]] = SchemeOptions
 
-    def __init__(self, config: Config, *, warn: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        config: Config,
+        *,
+        warn: Callable[[str], None] | None = None,
+        gate: Gate | None = None,
+        dialer: Dialer = DIRECT,
+    ):
         self.config = config
         self.warn = warn or (lambda message: None)
+        self._gate = gate
+        #: Opens this handler's connections: directly, or through a gateway's tunnel.
+        self.dialer = dialer
+
+    @property
+    def gate(self) -> Gate:
+        """The resolver's gate, for URLs this handler derives (redirects, follows)."""
+        if self._gate is None:
+            raise AnyURLError(
+                f"{type(self).__name__} was created without a resolver, so it cannot "
+                "open another URL",
+                hint="Create handlers through anyurl.Resolver (register them there).",
+            )
+        return self._gate
 
     @abstractmethod
     async def open(self, url: URL, options: FetchOptions) -> Resource:
         """Connect and start the transfer; errors are :class:`AnyURLError` subclasses."""
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
-        """The exact dialogue :meth:`open` would send, passwords masked, no I/O."""
+        """What :meth:`open` would send, passwords masked, without any I/O.
+
+        Each line is a command exactly as it goes on the wire (``CWD pub``), except
+        lines that start with ``*`` or stand in parentheses, which describe a step whose
+        bytes depend on the server (``(then RETR through the tunnel)``), and a leading
+        ``CONNECT ... (to gateway)`` line for a tunnelled URL. ``PASS`` and
+        ``Authorization`` values are masked.
+        """
         raise AnyURLError(
             f"no dry-run plan for {url.scheme}: URLs",
             hint="--plan is available for schemes whose dialogue is fixed by the URL.",

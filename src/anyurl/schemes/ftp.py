@@ -81,8 +81,16 @@ from anyurl.protocols.ftp import (
     retrieval_for,
 )
 from anyurl.resource import Resource, ResourceInfo
-from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
-from anyurl.transport import DEFAULT_RECEIVE_SIZE, Listener, Stream, connect_tcp, open_listener
+from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
+from anyurl.transport import (
+    DEFAULT_RECEIVE_SIZE,
+    DIRECT,
+    Dialer,
+    Listener,
+    Stream,
+    connect_tcp,
+    open_listener,
+)
 from anyurl.url import URL, FTPPath
 
 __all__ = ["FTPHandler"]
@@ -282,8 +290,15 @@ class FTPHandler(SchemeHandler):
 
     schemes = ("ftp",)
 
-    def __init__(self, config: Config, *, warn: Callable[[str], None] | None = None) -> None:
-        super().__init__(config, warn=warn)
+    def __init__(
+        self,
+        config: Config,
+        *,
+        warn: Callable[[str], None] | None = None,
+        gate: Gate | None = None,
+        dialer: Dialer = DIRECT,
+    ) -> None:
+        super().__init__(config, warn=warn, gate=gate, dialer=dialer)
         self._idle: dict[PoolKey, list[_Control]] = {}
         self._prompted: dict[PoolKey, str] = {}
         #: Counters for tests and the benchmark: logins made and connections reused.

@@ -25,15 +25,13 @@ The resolver dispatches a URL here when :func:`gateway_for` finds a gateway for 
 
 from __future__ import annotations
 
-import ipaddress
-import os
-from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
 
 from anyurl.config import Config
-from anyurl.errors import AnyURLError, UnsupportedScheme, URLError
+from anyurl.errors import AnyURLError, UnsupportedScheme
+from anyurl.gateways import Gateway, gateway_for
 from anyurl.resource import Resource
-from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler
 from anyurl.schemes.http import (
     HTTP_SCHEMES,
     HTTPHandler,
@@ -43,127 +41,10 @@ from anyurl.schemes.http import (
     direct_route,
     tunnel_to,
 )
-from anyurl.transport import tunnelled
-from anyurl.url import URL, parse
+from anyurl.transport import DIRECT, Dialer, tunnelled
+from anyurl.url import URL
 
-__all__ = [
-    "GATEWAY_SCHEMES",
-    "Gateway",
-    "GatewayHandler",
-    "gateway_for",
-    "gateways_from_environ",
-    "parse_gateway",
-    "proxy_bypassed",
-]
-
-#: The schemes whose ``<scheme>_proxy`` variable anyurl reads.
-GATEWAY_SCHEMES = ("http", "https", "ftp", "gopher", "wais", "news", "nntp", "prospero")
-TUNNEL_PREFIX = "tunnel+"
-NO_PROXY_KEY = "no_proxy"
-
-
-@dataclass(frozen=True)
-class Gateway:
-    """A gateway locator: where it is, and whether the scheme is tunnelled through it."""
-
-    url: URL
-    tunnel: bool
-
-    @property
-    def text(self) -> str:
-        return (TUNNEL_PREFIX if self.tunnel else "") + self.url.masked()
-
-
-def parse_gateway(text: str, *, scheme: str = "") -> Gateway:
-    """``http://proxy:3128/``, ``proxy:3128`` (http assumed, as curl) or ``tunnel+http://...``."""
-    raw = text.strip()
-    tunnel = raw.lower().startswith(TUNNEL_PREFIX)
-    if tunnel:
-        raw = raw[len(TUNNEL_PREFIX) :]
-    if "://" not in raw:
-        raw = "http://" + raw
-    try:
-        url = parse(raw)
-    except URLError as exc:
-        raise URLError(f"the gateway {text!r} for {scheme or 'a'} URLs is not a URL: {exc}",
-                       hint="Write it as http://host:port/.") from exc
-    if url.scheme not in HTTP_SCHEMES or not url.host:
-        raise URLError(
-            f"the gateway {text!r} for {scheme or 'a'} URLs is not an http URL",
-            hint="A gateway is an HTTP server: write it as http://host:port/.",
-        )
-    # https URLs are always tunnelled: a gateway must not see inside TLS.
-    return Gateway(url=url, tunnel=tunnel or scheme == "https")
-
-
-def gateways_from_environ(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The gateways mapping (as ``Config.gateways``) that the environment asks for.
-
-    Empty values are ignored. Only the lower-case ``http_proxy`` counts (curl's rule
-    against "httpoxy"); for the other schemes the lower-case name wins over the upper.
-    """
-    env = os.environ if environ is None else environ
-    found: dict[str, str] = {}
-    for scheme in GATEWAY_SCHEMES:
-        names = [f"{scheme}_proxy"] if scheme == "http" else [f"{scheme}_proxy",
-                                                              f"{scheme.upper()}_PROXY"]
-        for name in names:
-            value = env.get(name, "").strip()
-            if value:
-                found[scheme] = value
-                break
-    no_proxy = (env.get("no_proxy") or env.get("NO_PROXY") or "").strip()
-    if no_proxy:
-        found[NO_PROXY_KEY] = no_proxy
-    return found
-
-
-def proxy_bypassed(host: str | None, no_proxy: str | None) -> bool:
-    """Whether ``no_proxy`` (curl's syntax) says to reach ``host`` directly.
-
-    Entries are separated by commas or spaces: ``*`` matches every host; a name matches
-    itself and its subdomains (``example.org`` and ``.example.org`` both match
-    ``www.example.org``); an IP address or CIDR block matches addresses in it. A
-    ``:port`` suffix on an entry is ignored.
-    """
-    if not no_proxy or not host:
-        return False
-    name = host.strip("[]").lower().rstrip(".")
-    try:
-        address: ipaddress.IPv4Address | ipaddress.IPv6Address | None = (
-            ipaddress.ip_address(name))
-    except ValueError:
-        address = None
-    for entry in no_proxy.replace(",", " ").split():
-        entry = entry.strip().lower()
-        if entry == "*":
-            return True
-        if entry.startswith("[") and "]" in entry:
-            entry = entry[1 : entry.index("]")]
-        elif entry.count(":") == 1:
-            entry = entry.split(":", 1)[0]
-        if address is not None:
-            try:
-                if address in ipaddress.ip_network(entry, strict=False):
-                    return True
-            except ValueError:
-                pass
-            continue
-        entry = entry.lstrip(".").rstrip(".")
-        if entry and (name == entry or name.endswith("." + entry)):
-            return True
-    return False
-
-
-def gateway_for(gateways: Mapping[str, str], url: URL) -> Gateway | None:
-    """The gateway to use for ``url``, or None (none configured, or ``no_proxy`` matches)."""
-    text = gateways.get(url.scheme)
-    if not text:
-        return None
-    if proxy_bypassed(url.host, gateways.get(NO_PROXY_KEY)):
-        return None
-    return parse_gateway(text, scheme=url.scheme)
-
+__all__ = ["GatewayHandler"]
 
 HandlerLookup = Callable[[str], SchemeHandler]
 
@@ -187,9 +68,14 @@ class GatewayHandler(SchemeHandler):
         *,
         warn: Callable[[str], None] | None = None,
         handler_lookup: HandlerLookup | None = None,
+        gate: Gate | None = None,
+        dialer: Dialer = DIRECT,
+        gateway: Gateway | None = None,
     ):
-        super().__init__(config, warn=warn)
-        self.http = HTTPHandler(config, warn=warn, router=self.route)
+        super().__init__(config, warn=warn, gate=gate, dialer=dialer)
+        #: The gateway the resolver chose for the URLs it sends here (None: decide per URL).
+        self.gateway = gateway
+        self.http = HTTPHandler(config, warn=warn, router=self.route, gate=gate)
         self._lookup = handler_lookup
         self._direct: dict[str, SchemeHandler] = {}
 

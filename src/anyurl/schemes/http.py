@@ -57,8 +57,16 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.resource import Resource, ResourceInfo
-from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
-from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream, Tunnel, connect_tcp, tunnelled
+from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
+from anyurl.transport import (
+    DEFAULT_RECEIVE_SIZE,
+    DIRECT,
+    Dialer,
+    Stream,
+    Tunnel,
+    connect_tcp,
+    tunnelled,
+)
 from anyurl.url import DEFAULT_PORTS, URL, HTTPPath, mask, parse
 
 if TYPE_CHECKING:
@@ -280,8 +288,10 @@ class HTTPHandler(SchemeHandler):
         *,
         warn: Callable[[str], None] | None = None,
         router: Router | None = None,
+        gate: Gate | None = None,
+        dialer: Dialer = DIRECT,
     ):
-        super().__init__(config, warn=warn)
+        super().__init__(config, warn=warn, gate=gate, dialer=dialer)
         self.router: Router = router or direct_route
         self._idle: dict[Route, list[_AnyConnection]] = {}
         #: Connections opened (not reused) so far; tests and ``-v`` read it.

@@ -96,8 +96,8 @@ from anyurl.protocols.nntp import (
     parse_overview_line,
 )
 from anyurl.resource import Resource, ResourceInfo
-from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
-from anyurl.transport import Stream, connect_tcp
+from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
+from anyurl.transport import DIRECT, Dialer, Stream, connect_tcp
 from anyurl.url import URL, NewsPart, NNTPPath, quote
 from anyurl.url.charset import UCHAR_PLAIN
 
@@ -297,8 +297,15 @@ class NewsHandler(SchemeHandler):
 
     schemes = ("news", "nntp")
 
-    def __init__(self, config: Config, *, warn: Callable[[str], None] | None = None) -> None:
-        super().__init__(config, warn=warn)
+    def __init__(
+        self,
+        config: Config,
+        *,
+        warn: Callable[[str], None] | None = None,
+        gate: Gate | None = None,
+        dialer: Dialer = DIRECT,
+    ) -> None:
+        super().__init__(config, warn=warn, gate=gate, dialer=dialer)
         self._warned_cleartext: set[tuple[str, int]] = set()
 
     # -- what the URL asks for ---------------------------------------------------------

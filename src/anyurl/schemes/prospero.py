@@ -45,6 +45,7 @@ from typing import Any
 
 import anyio
 
+from anyurl.config import Config
 from anyurl.errors import (
     ConnectFailed,
     ProtocolError,
@@ -73,8 +74,8 @@ from anyurl.protocols.prospero import (
     split_host_port,
 )
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
-from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
-from anyurl.transport import Datagrams, open_udp
+from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
+from anyurl.transport import DIRECT, Datagrams, Dialer, open_udp
 from anyurl.url import URL, ProsperoPath, parse, quote
 from anyurl.url.charset import UCHAR_PLAIN
 
@@ -99,8 +100,15 @@ class ProsperoHandler(SchemeHandler):
 
     schemes = ("prospero",)
 
-    def __init__(self, config: Any, *, warn: Callable[[str], None] | None = None):
-        super().__init__(config, warn=warn)
+    def __init__(
+        self,
+        config: Config,
+        *,
+        warn: Callable[[str], None] | None = None,
+        gate: Gate | None = None,
+        dialer: Dialer = DIRECT,
+    ) -> None:
+        super().__init__(config, warn=warn, gate=gate, dialer=dialer)
         self._cids = ardp.ConnectionIDs()
 
     # -- the URL ----------------------------------------------------------------------------

@@ -1,0 +1,198 @@
+"""Typed per-scheme options: one frozen dataclass per handler (STYLE.md 17).
+
+A request's common choices (resume offset, trace, output format) are fields of
+:class:`~anyurl.schemes.base.FetchOptions`; what only one scheme understands is one of
+the classes below, given in ``FetchOptions.schemes``::
+
+    FetchOptions(schemes=(FTPOptions(passive=False), HTTPOptions(http2=True)))
+
+A handler takes the instance of its own class (``options.get(FTPOptions)``, the defaults
+when none was given) and ignores the others, so one ``FetchOptions`` serves a run of
+URLs of several schemes, as the command line builds it. A misspelt field is a
+``TypeError`` where the dataclass is built; a field of the wrong type is a
+:class:`~anyurl.errors.OptionError` when the handler opens (:meth:`SchemeOptions.check`).
+
+This module imports no handler, so the command line and programs can build options
+without paying for the protocol code they do not use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Union
+
+from anyurl.errors import OptionError
+
+__all__ = [
+    "AnswerSource",
+    "FTPOptions",
+    "GopherOptions",
+    "HTTPOptions",
+    "MailtoOptions",
+    "NewsOptions",
+    "ProsperoOptions",
+    "SchemeOptions",
+    "TelnetOptions",
+    "WAISOptions",
+]
+
+
+@dataclass(frozen=True)
+class SchemeOptions:
+    """Base of every handler's options; subclasses are frozen dataclasses."""
+
+    #: The scheme names shown in an error about these options.
+    label: ClassVar[str] = "scheme"
+
+    def check(self) -> None:
+        """Raise :class:`OptionError` for a field whose value has not the declared type.
+
+        The check is shallow (a ``tuple[str, ...]`` must be a tuple, a mapping a
+        mapping, a callable callable): enough to catch ``idle="2"`` or ``passive=1``
+        from a program that built the options from untyped data.
+        """
+        hints = typing.get_type_hints(type(self))
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if not _conforms(value, hints[f.name]):
+                raise OptionError(
+                    f"{self.label} option {f.name}={value!r} is not of type "
+                    f"{_type_name(hints[f.name])}"
+                )
+
+
+def _conforms(value: object, hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if hint is Any:
+        return True
+    if origin in (Union, types.UnionType):
+        return any(_conforms(value, arg) for arg in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if origin is not None:
+        if origin in (Callable, typing.get_origin(Callable[[], None])):
+            return callable(value)
+        return isinstance(value, origin)
+    if isinstance(hint, type):
+        return isinstance(value, hint)
+    return True
+
+
+def _type_name(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
+#: Gopher+ form answers: {prompt: value}, or a callback given the form that returns them.
+AnswerSource = Mapping[str, str] | Callable[[Any], Awaitable[Mapping[str, str]]]
+
+
+@dataclass(frozen=True)
+class FTPOptions(SchemeOptions):
+    """ftp: URLs (RFC 1738 3.2)."""
+
+    label: ClassVar[str] = "ftp"
+    #: Passive (EPSV/PASV) or active (EPRT/PORT) data connections; None: ``Config.ftp_passive``.
+    passive: bool | None = None
+    #: The ``ACCT`` text for servers that ask for an account after ``PASS``.
+    account: str | None = None
+
+
+@dataclass(frozen=True)
+class HTTPOptions(SchemeOptions):
+    """http: and https: URLs (RFC 1738 3.3)."""
+
+    label: ClassVar[str] = "http"
+    #: Ask for gzip/deflate (``Accept-Encoding``) and decode the body (``--compressed``).
+    decode_content: bool = False
+    #: HTTP/2: prior knowledge for http, ALPN for https (needs the ``h2`` package).
+    http2: bool = False
+    #: Return a 4xx/5xx body as the resource instead of raising (``--keep-error-body``).
+    keep_error_body: bool = False
+
+
+@dataclass(frozen=True)
+class GopherOptions(SchemeOptions):
+    """gopher: URLs and Gopher+ (RFC 1738 3.4, RFC 1436)."""
+
+    label: ClassVar[str] = "gopher"
+    #: The Gopher+ view to fetch, ``'TYPE LANG'`` as in ``'text/plain De_DE'``.
+    view: str | None = None
+    #: Answers to a Gopher+ ``+ASK`` form.
+    answers: AnswerSource | None = None
+
+
+@dataclass(frozen=True)
+class NewsOptions(SchemeOptions):
+    """news: and nntp: URLs (RFC 1738 3.6, 3.7)."""
+
+    label: ClassVar[str] = "news"
+    #: The server for ``news:`` URLs (``host``, ``host:port``, ``[v6]:port``).
+    server: str | None = None
+    #: AUTHINFO login when the URL carries none and the server asks for one.
+    user: str | None = None
+    password: str | None = None
+    #: A group listing shows the newest N articles; 0 lists them all.
+    limit: int = 1000
+
+
+@dataclass(frozen=True)
+class TelnetOptions(SchemeOptions):
+    """telnet: URLs (RFC 1738 3.8)."""
+
+    label: ClassVar[str] = "telnet"
+    #: Lines typed after login, in order.
+    commands: tuple[str, ...] = ()
+    #: End the session when the server has been quiet this long; None waits for it to close.
+    idle: float | None = 2.0
+    #: Type the URL's user and password into the server's login prompts (advisory, 3.8).
+    login: bool = True
+    #: What TERMINAL-TYPE answers (RFC 1091).
+    terminal_type: str = "DUMB"
+
+
+@dataclass(frozen=True)
+class MailtoOptions(SchemeOptions):
+    """mailto: URLs (RFC 1738 3.5): the message to submit."""
+
+    label: ClassVar[str] = "mailto"
+    subject: str | None = None
+    #: The body; None with ``body_from_stdin`` unset is an error (no default body).
+    body: bytes | None = None
+    body_from_stdin: bool = False
+    #: ``host[:port]`` of the SMTP relay; None: ``Config.smtp_relay``, else localhost:25.
+    relay: str | None = None
+    #: Envelope sender and From:; None: ``Config.mail_from``, else ``anonymous_email``.
+    mail_from: str | None = None
+    #: The name given in EHLO/HELO; None: this machine's name.
+    helo: str | None = None
+
+
+@dataclass(frozen=True)
+class ProsperoOptions(SchemeOptions):
+    """prospero: URLs (RFC 1738 3.11)."""
+
+    label: ClassVar[str] = "prospero"
+    #: Fetch the object through its first usable access method, through the resolver.
+    follow: bool = False
+    #: The name asserted in AUTHENTICATE; None: ``anonymous`` (never the local login).
+    user: str | None = None
+    #: ARDP: seconds before the first retransmission, and how many retransmissions.
+    ardp_timeout: float = 4.0
+    ardp_retries: int = 3
+
+
+@dataclass(frozen=True)
+class WAISOptions(SchemeOptions):
+    """wais: URLs (RFC 1738 3.9)."""
+
+    label: ClassVar[str] = "wais"
+    #: The most documents a search asks the server for.
+    max_documents: int = 100

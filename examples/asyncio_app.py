@@ -64,7 +64,7 @@ async def main(directory: Path) -> None:
         try:
             async with asyncio.timeout(10):
                 result = await resolver.download(b, target)
-            print(f"downloaded {result.bytes_written} bytes to {target.name}")
+            print(f"downloaded {result.bytes} bytes to {target.name}")
         except TimeoutError:
             print("timed out; no file left behind:", not target.exists())
 

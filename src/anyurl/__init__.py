@@ -17,9 +17,20 @@ from anyurl.errors import (
     UnsupportedScheme,
     URLSyntaxError,
 )
-from anyurl.resolver import DownloadResult, FetchResult, Resolver
+from anyurl.options import (
+    FTPOptions,
+    GopherOptions,
+    HTTPOptions,
+    MailtoOptions,
+    NewsOptions,
+    ProsperoOptions,
+    SchemeOptions,
+    TelnetOptions,
+    WAISOptions,
+)
+from anyurl.resolver import FetchResult, Resolver
 from anyurl.resource import Resource, ResourceInfo
-from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler
 from anyurl.sync import download, fetch, fetch_many, get, open
 from anyurl.url import URL, mask, parse
 from anyurl.url.text import find_urls
@@ -33,23 +44,32 @@ __all__ = [
     "ConnectFailed",
     "DownloadEvents",
     "DownloadPolicy",
-    "DownloadResult",
     "Downloader",
+    "FTPOptions",
     "FetchOptions",
     "FetchResult",
+    "Gate",
+    "GopherOptions",
+    "HTTPOptions",
     "HostNotResolved",
     "Job",
     "LoginDenied",
+    "MailtoOptions",
+    "NewsOptions",
     "PartialTransfer",
+    "ProsperoOptions",
     "RemoteFileNotFound",
     "Resolver",
     "Resource",
     "ResourceInfo",
     "SchemeHandler",
+    "SchemeOptions",
+    "TelnetOptions",
     "TransferResult",
     "TransferTimeout",
     "URLSyntaxError",
     "UnsupportedScheme",
+    "WAISOptions",
     "__version__",
     "download",
     "fetch",

@@ -41,7 +41,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -61,8 +62,7 @@ from anyurl.errors import (
     ServerError,
     TransferTimeout,
 )
-from anyurl.resolver import Resolver
-from anyurl.resource import ResourceInfo
+from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL, mask
 
@@ -72,10 +72,33 @@ __all__ = [
     "DownloadPolicy",
     "Downloader",
     "Job",
+    "Opener",
+    "Progress",
     "Sink",
     "TransferResult",
+    "download",
     "is_transient",
 ]
+
+#: Called with (bytes so far, total or None) as a download goes.
+Progress = Callable[[int, int | None], None]
+
+
+class Opener(Protocol):
+    """What the downloader needs of a :class:`~anyurl.resolver.Resolver`.
+
+    The downloader depends on this shape, not on the resolver module, so that the
+    resolver can offer :meth:`~anyurl.resolver.Resolver.download` without an import
+    cycle.
+    """
+
+    config: Config
+
+    def parse(self, url: URL | str) -> URL: ...
+
+    def open(
+        self, url: URL | str, options: FetchOptions | None = None
+    ) -> AbstractAsyncContextManager[Resource]: ...
 
 #: HTTP statuses worth another try (as curl's --retry).
 TRANSIENT_HTTP_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -163,7 +186,18 @@ class TransferResult:
 
     @property
     def ok(self) -> bool:
+        """Whether the job succeeded."""
         return self.error is None
+
+    @property
+    def url(self) -> URL | str:
+        """The URL the resource came from (after redirects when it was opened)."""
+        return self.info.url if self.info is not None else self.job.url
+
+    @property
+    def path(self) -> Path | None:
+        """The file written, or None for the sink."""
+        return self.job.target
 
     @property
     def exit_code(self) -> int:
@@ -372,7 +406,7 @@ def _write_all(fd: int, data: memoryview) -> None:
 
 
 class Downloader:
-    """Runs jobs through a :class:`Resolver` under a :class:`DownloadPolicy`.
+    """Runs jobs through a resolver (an :class:`Opener`) under a :class:`DownloadPolicy`.
 
     ::
 
@@ -389,7 +423,7 @@ class Downloader:
 
     def __init__(
         self,
-        resolver: Resolver,
+        resolver: Opener,
         policy: DownloadPolicy | None = None,
         *,
         events: DownloadEvents | None = None,
@@ -453,7 +487,8 @@ class Downloader:
         while True:
             attempts += 1
             try:
-                url = self.resolver.parse(job.url)
+                if url is None:  # the text is parsed once per transfer, not per attempt
+                    url = self.resolver.parse(job.url)
                 await self._attempt_in_slots(job, url, state, attempts)
                 error = None
                 break
@@ -650,3 +685,39 @@ def _total(info: ResourceInfo, kept: int) -> int | None:
         return info.total_size
     return None if info.size is None else kept + info.size
 
+
+async def download(
+    resolver: Opener,
+    url: URL | str,
+    path: str | os.PathLike[str],
+    *,
+    resume: bool = False,
+    clobber: bool = True,
+    progress: Progress | None = None,
+    options: FetchOptions | None = None,
+) -> TransferResult:
+    """Stream ``url`` into ``path`` via ``<path>.part``, renamed when complete.
+
+    The one implementation of a single download (:meth:`Resolver.download` is this):
+    one :class:`Job` through a :class:`Downloader` whose retries, stall and rate
+    limits come from the resolver's config. With ``resume=True`` an existing ``.part``
+    file is continued where it ends (if the scheme and server allow it; otherwise it
+    starts over). ``progress`` is called with (bytes so far, total or None).
+    Raises the job's :class:`~anyurl.errors.AnyURLError` when it failed.
+    """
+
+    class Events(DownloadEvents):
+        def progress(self, job: Job, done: int, total: int | None) -> None:
+            if progress is not None:
+                progress(done, total)
+
+    policy = dataclasses.replace(
+        DownloadPolicy.from_config(resolver.config), resume=resume, clobber=clobber,
+        parallel=1,
+    )
+    [result] = await Downloader(resolver, policy, events=Events()).run(
+        [Job(url, Path(path), options)]
+    )
+    if result.error is not None:
+        raise result.error
+    return result

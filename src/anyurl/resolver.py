@@ -12,23 +12,20 @@ third-party packages (the ``anyurl.schemes`` entry-point group) and
 instance lives per resolver, so handlers may pool connections; closing the resolver
 closes them.
 
-Downloads go to ``<file>.part`` and are renamed only when complete, so a failed or
-interrupted transfer never leaves a truncated file under the final name; the
-``.part`` file is what a later ``resume=True`` continues.
+:meth:`Resolver.download` is the downloader's (:mod:`anyurl.downloader`), which depends
+on the resolver's shape only, never on this module.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -46,22 +43,14 @@ from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.transport import Dialer
 from anyurl.url import DEFAULT_PORTS, URL, mask, parse
 
-__all__ = ["DownloadResult", "FetchResult", "Resolver"]
+__all__ = ["FetchResult", "Resolver"]
+
+if TYPE_CHECKING:
+    from anyurl.downloader import Progress, TransferResult
 
 log = logging.getLogger("anyurl")
 
-Progress = Callable[[int, int | None], None]
 HandlerFactory = type[SchemeHandler] | str
-
-
-@dataclass
-class DownloadResult:
-    url: URL
-    path: Path
-    bytes_written: int
-    #: Bytes that were already there when a resumed download started.
-    resumed_from: int
-    seconds: float
 
 
 @dataclass
@@ -98,6 +87,7 @@ class Resolver:
         self.warn = warn or log.warning
         self._factories: dict[str, HandlerFactory] = dict(BUILTIN_HANDLERS)
         self._plugins_loaded = False
+        self._warned_ports: set[tuple[str, str, int]] = set()
         self._handlers: dict[tuple[HandlerFactory, Gateway | None], SchemeHandler] = {}
 
     # -- registry ----------------------------------------------------------------
@@ -149,7 +139,9 @@ class Resolver:
             warning = check_port(
                 parsed, port, DEFAULT_PORTS.get(parsed.scheme), self.config.allowed_ports
             )
-            if warning:
+            where = (parsed.scheme, parsed.host.lower(), port)
+            if warning and where not in self._warned_ports:
+                self._warned_ports.add(where)  # once per resolver, not per URL or retry
                 self.warn(warning)
         return parsed
 
@@ -258,40 +250,16 @@ class Resolver:
         clobber: bool = True,
         progress: Progress | None = None,
         options: FetchOptions | None = None,
-    ) -> DownloadResult:
+    ) -> TransferResult:
         """Stream ``url`` into ``path`` via ``<path>.part``, renamed when complete.
 
-        With ``resume=True`` an existing ``.part`` file is continued where it ends (if
-        the scheme and server allow it; otherwise it starts over). ``progress`` is
-        called with (bytes so far, total or None) after each chunk.
+        This is :func:`anyurl.downloader.download` (the downloader's one
+        implementation); see there. Raises the transfer's error when it failed.
         """
-        # One implementation of "download to .part, rename when complete": the
-        # downloader's, which the command line uses too (retries, stall and rate limits
-        # come from this resolver's Config).
-        from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job
+        from anyurl.downloader import download
 
-        class Events(DownloadEvents):
-            def progress(self, job: Job, done: int, total: int | None) -> None:
-                if progress is not None:
-                    progress(done, total)
-
-        policy = dataclasses.replace(
-            DownloadPolicy.from_config(self.config), resume=resume, clobber=clobber,
-            parallel=1,
-        )
-        target = Path(path)
-        [result] = await Downloader(self, policy, events=Events()).run(
-            [Job(url, target, options)]
-        )
-        if result.error is not None:
-            raise result.error
-        return DownloadResult(
-            url=result.info.url if result.info is not None else self.parse(url),
-            path=target,
-            bytes_written=result.bytes,
-            resumed_from=result.resumed_from,
-            seconds=result.seconds,
-        )
+        return await download(self, url, path, resume=resume, clobber=clobber,
+                              progress=progress, options=options)
 
     async def fetch_many(
         self, urls: Iterable[URL | str], *, limit: int | None = None

@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from anyurl.config import Config
-from anyurl.resolver import DownloadResult, FetchResult, Resolver
+from anyurl.downloader import TransferResult
+from anyurl.resolver import FetchResult, Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL
@@ -68,13 +69,13 @@ def download(
     resume: bool = False,
     config: Config | None = None,
     backend: str = "asyncio",
-) -> DownloadResult:
+) -> TransferResult:
     """Download ``url`` to ``path`` (via ``path.part``, renamed when complete)."""
     from anyio.from_thread import start_blocking_portal
 
     with start_blocking_portal(backend) as portal:
 
-        async def run() -> DownloadResult:
+        async def run() -> TransferResult:
             async with Resolver(config) as resolver:
                 return await resolver.download(url, Path(path), resume=resume)
 

@@ -106,7 +106,7 @@ async def test_download_renames_only_when_complete(tree: Path, tmp_path: Path) -
                                   progress=lambda n, t: seen.append((n, t)))
     assert target.read_bytes() == (tree / "big.bin").read_bytes()
     assert not (target.parent / "copy.bin.part").exists()
-    assert result.bytes_written == target.stat().st_size
+    assert result.bytes == target.stat().st_size
     assert seen[-1] == (target.stat().st_size, target.stat().st_size)
 
 
@@ -117,7 +117,7 @@ async def test_download_resumes_a_part_file(tree: Path, tmp_path: Path) -> None:
     async with Resolver() as r:
         result = await r.download(file_url(tree / "big.bin"), target, resume=True)
     assert result.resumed_from == 1000
-    assert result.bytes_written == len(data) - 1000
+    assert result.bytes == len(data) - 1000
     assert target.read_bytes() == data
 
 

@@ -260,7 +260,7 @@ async def test_resume_with_rest(ftp_peers: Any, server: str, tmp_path: Path) -> 
                                          resume=True)
     assert target.read_bytes() == full
     assert result.resumed_from == 300
-    assert result.bytes_written == len(full) - 300
+    assert result.bytes == len(full) - 300
 
 
 async def test_resume_edges(ftp_peers: Any) -> None:

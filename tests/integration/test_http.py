@@ -238,7 +238,7 @@ async def test_nginx_resume_continues_a_part_file(peers, tmp_path: Path) -> None
     async with Resolver(warn=lambda m: None) as r:
         result = await r.download(peers["nginx"].url("bin1k.dat"), target, resume=True)
     assert result.resumed_from == 300
-    assert result.bytes_written == len(expected) - 300
+    assert result.bytes == len(expected) - 300
     assert target.read_bytes() == expected
 
 

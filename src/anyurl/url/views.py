@@ -13,12 +13,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from anyurl.url.charset import decode, display
-
-if TYPE_CHECKING:
-    from anyurl.url.model import URL
 
 __all__ = [
     "FTPPath",
@@ -296,7 +293,26 @@ View = (
 )
 
 
-def view_of(url: URL) -> View:
+class _Parts(Protocol):
+    """The fields of a URL a view is computed from (:class:`~anyurl.url.model.URL` has them).
+
+    A protocol rather than the URL class itself, so that the model can import this
+    module without this module importing the model back.
+    """
+
+    @property
+    def scheme(self) -> str: ...
+    @property
+    def host(self) -> str | None: ...
+    @property
+    def path(self) -> str | None: ...
+    @property
+    def opaque(self) -> str | None: ...
+    @property
+    def schemepart(self) -> str: ...
+
+
+def view_of(url: _Parts) -> View:
     """The typed view for ``url``'s scheme (the generic one for unknown schemes)."""
     s = url.scheme
     if s == "ftp":

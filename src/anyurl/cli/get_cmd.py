@@ -35,7 +35,12 @@ import anyio
 
 from anyurl.cli.common import print_error, print_warning
 from anyurl.cli.names import remote_name
-from anyurl.cli.scheme_options import add_scheme_arguments, apply_to_config, scheme_extra
+from anyurl.cli.scheme_options import (
+    add_scheme_arguments,
+    apply_to_config,
+    scheme_extra,
+    scheme_options,
+)
 from anyurl.cli.terminal import wanted
 from anyurl.config import Config, load_config
 from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
@@ -253,11 +258,14 @@ def make_options(args: argparse.Namespace, *, index: int | None = None,
 
         def trace(line: str) -> None:
             print(prefix + line, file=sys.stderr, flush=True)
-    extra: dict[str, Any] = dict(getattr(args, "scheme_extra", {}))
-    if args.json if menu_json is None else menu_json:
+    given = tuple(getattr(args, "scheme_options", ()))
+    extra: dict[str, Any] = scheme_extra(given)
+    json_format = args.json if menu_json is None else menu_json
+    if json_format:
         extra["format"] = "json"
     return FetchOptions(trace=trace, password_callback=password, search=args.search,
-                        raw=args.raw, extra=extra)
+                        raw=args.raw, format="json" if json_format else "text",
+                        schemes=given, extra=extra)
 
 
 def writes_files(args: argparse.Namespace) -> bool:
@@ -443,7 +451,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         config = build_config(args)
-        args.scheme_extra = scheme_extra(args)
+        args.scheme_options = scheme_options(args)
     except (OSError, ValueError) as exc:
         print(f"anyurl: {exc}", file=sys.stderr)
         return 2

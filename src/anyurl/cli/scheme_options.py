@@ -1,6 +1,6 @@
-"""Command-line options that reach one scheme's handler (``FetchOptions.extra``).
+"""Command-line options that reach one scheme's handler (:mod:`anyurl.options`).
 
-Each option maps to a documented key of a handler: ``--view`` and ``--answers`` to the
+Each option sets a field of one handler's typed options: ``--view`` and ``--answers`` to the
 Gopher+ handler, ``--compressed``, ``--http2`` and ``--keep-error-body`` to HTTP, ``--ftp-active``
 to FTP, ``--nntp-server`` to news, ``--subject``/``--data``/``--smtp-relay`` to mailto,
 ``--telnet-command``/``--idle`` to telnet, ``--follow`` to Prospero; ``--gateway``
@@ -11,6 +11,7 @@ environment variables and the config file.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import getpass
 import json
 import os
@@ -20,8 +21,19 @@ from typing import Any
 import anyio
 
 from anyurl.config import Config
+from anyurl.options import (
+    AnswerSource,
+    FTPOptions,
+    GopherOptions,
+    HTTPOptions,
+    MailtoOptions,
+    NewsOptions,
+    ProsperoOptions,
+    SchemeOptions,
+    TelnetOptions,
+)
 
-__all__ = ["add_scheme_arguments", "apply_to_config", "scheme_extra"]
+__all__ = ["add_scheme_arguments", "apply_to_config", "scheme_options"]
 
 
 def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
@@ -84,44 +96,81 @@ async def _ask_on_terminal(form: Any) -> dict[str, str]:
     return await anyio.to_thread.run_sync(ask)
 
 
-def scheme_extra(args: argparse.Namespace) -> dict[str, Any]:
-    """The handler options the command line asks for (read once, shared by all URLs)."""
-    extra: dict[str, Any] = {}
-    if args.view:
-        extra["view"] = args.view
+def scheme_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
+    """The typed handler options the command line asks for (read once, shared by all URLs).
+
+    Only the schemes whose options differ from their defaults are included; every
+    handler takes its own class from ``FetchOptions.schemes`` and ignores the others.
+    """
+    given: list[SchemeOptions] = []
+    answers: AnswerSource | None = None
     if args.answers:
         with open(args.answers, encoding="utf-8") as f:
-            answers = json.load(f)
-        if not isinstance(answers, dict):
-            raise ValueError(f"{args.answers}: the answers must be a JSON object")
-        extra["answers"] = answers
+            loaded = json.load(f)
+        if not isinstance(loaded, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in loaded.items()
+        ):
+            raise ValueError(f"{args.answers}: the answers must be a JSON object of strings")
+        answers = loaded
     elif sys.stdin.isatty():
-        extra["answers"] = _ask_on_terminal
-    if args.compressed:
-        extra["decode_content"] = True
-    if args.keep_error_body:
-        extra["keep_error_body"] = True
-    if args.http2:
-        extra["http2"] = True
+        answers = _ask_on_terminal
+    if args.view or answers is not None:
+        given.append(GopherOptions(view=args.view, answers=answers))
+    if args.compressed or args.keep_error_body or args.http2:
+        given.append(HTTPOptions(decode_content=args.compressed, http2=args.http2,
+                                 keep_error_body=args.keep_error_body))
     if args.ftp_active:
-        extra["passive"] = False
+        given.append(FTPOptions(passive=False))
     if args.nntp_server:
-        extra["server"] = args.nntp_server
-    if args.subject is not None:
-        extra["subject"] = args.subject
+        given.append(NewsOptions(server=args.nntp_server))
+    body: bytes | None = None
     if args.data is not None:
-        extra["body"] = args.data.encode("utf-8")
-    elif args.data_file == "-":
-        extra["body_from_stdin"] = True
-    elif args.data_file:
+        body = args.data.encode("utf-8")
+    elif args.data_file and args.data_file != "-":
         with open(args.data_file, "rb") as f:
-            extra["body"] = f.read()
-    if args.telnet_command:
-        extra["commands"] = list(args.telnet_command)
-    if args.idle is not None:
-        extra["idle"] = args.idle
+            body = f.read()
+    if args.subject is not None or body is not None or args.data_file == "-":
+        given.append(MailtoOptions(subject=args.subject, body=body,
+                                   body_from_stdin=args.data_file == "-"))
+    if args.telnet_command or args.idle is not None:
+        telnet = TelnetOptions(commands=tuple(args.telnet_command))
+        if args.idle is not None:
+            telnet = dataclasses.replace(telnet, idle=args.idle)
+        given.append(telnet)
     if args.follow:
-        extra["follow"] = True
+        given.append(ProsperoOptions(follow=True))
+    return tuple(given)
+
+
+def scheme_extra(given: tuple[SchemeOptions, ...]) -> dict[str, Any]:
+    """The same options as the untyped ``extra`` dict, for handlers not yet typed."""
+    extra: dict[str, Any] = {}
+    for o in given:
+        if isinstance(o, GopherOptions):
+            if o.view:
+                extra["view"] = o.view
+            if o.answers is not None:
+                extra["answers"] = o.answers
+        elif isinstance(o, HTTPOptions):
+            extra.update({k: True for k in ("decode_content", "http2", "keep_error_body")
+                          if getattr(o, k)})
+        elif isinstance(o, FTPOptions):
+            extra["passive"] = False
+        elif isinstance(o, NewsOptions):
+            extra["server"] = o.server
+        elif isinstance(o, MailtoOptions):
+            if o.subject is not None:
+                extra["subject"] = o.subject
+            if o.body is not None:
+                extra["body"] = o.body
+            if o.body_from_stdin:
+                extra["body_from_stdin"] = True
+        elif isinstance(o, TelnetOptions):
+            if o.commands:
+                extra["commands"] = list(o.commands)
+            extra["idle"] = o.idle
+        elif isinstance(o, ProsperoOptions):
+            extra["follow"] = True
     return extra
 
 

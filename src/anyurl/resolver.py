@@ -271,11 +271,11 @@ class Resolver:
 
         async def one(u: URL | str) -> None:
             async with semaphore:
-                shown = mask(u)
                 try:
-                    result = FetchResult(shown, data=await self.fetch(u))
+                    u = self.parse(u)  # once; the text is masked from the parsed URL
+                    result = FetchResult(u.masked(), data=await self.fetch(u))
                 except AnyURLError as exc:
-                    result = FetchResult(shown, error=exc)
+                    result = FetchResult(mask(u), error=exc)
                 await send.send(result)
 
         async with anyio.create_task_group() as tg, send, receive:

@@ -272,13 +272,13 @@ def writes_files(args: argparse.Namespace) -> bool:
     return bool(args.output or args.remote_name)
 
 
-def output_path(args: argparse.Namespace, resolver: Resolver, text: str) -> Path | None:
-    """Where ``text`` goes: ``-o``, ``--output-dir``/remote name with ``-O``, or stdout."""
+def output_path(args: argparse.Namespace, url: URL) -> Path | None:
+    """Where ``url`` goes: ``-o``, ``--output-dir``/remote name with ``-O``, or stdout."""
     if args.output:
         return Path(args.output)
     if not args.remote_name:
         return None
-    return Path(args.output_dir) / remote_name(resolver.parse(text))
+    return Path(args.output_dir) / remote_name(url)
 
 
 class CLIEvents(DownloadEvents):
@@ -385,14 +385,15 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         jobs: list[Job] = []
         for i, text in enumerate(urls):
             try:
-                target = output_path(args, resolver, text)
+                url = resolver.parse(text)  # once: the job carries the URL, not its text
+                target = output_path(args, url)
             except AnyURLError as exc:
                 results[i] = TransferResult(Job(text, index=i), error=exc)
                 events.finished(results[i])
                 continue
             options = make_options(args, index=i if len(urls) > 1 else None,
                                    password=password, menu_json=args.json and not files)
-            jobs.append(Job(text, target, options, index=i))
+            jobs.append(Job(url, target, options, index=i))
         positions = [job.index for job in jobs]
         with bars if bars is not None else contextlib.nullcontext():
             async with anyio.create_task_group() as tg:

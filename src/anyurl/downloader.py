@@ -62,6 +62,7 @@ from anyurl.errors import (
     ServerError,
     TransferTimeout,
 )
+from anyurl.output import Placement, TargetPlan, open_in_place, open_part, part_size, plan_target
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL, mask
@@ -128,8 +129,9 @@ class DownloadPolicy:
     limit_rate: float | None = None
     #: Continue an existing ``FILE.part`` (``-C``).
     resume: bool = False
-    #: Overwrite an existing target file.
-    clobber: bool = False
+    #: Overwrite an existing target: None (the default) replaces a target the caller
+    #: named and keeps one whose name came from the remote side (:mod:`anyurl.output`).
+    clobber: bool | None = None
     #: Create missing directories of target files.
     create_dirs: bool = False
 
@@ -163,6 +165,9 @@ class Job:
     options: FetchOptions | None = None
     #: Position in the run, set by :meth:`Downloader.run`.
     index: int = 0
+    #: False when the target's name came from the remote side (``-O``): such a name is
+    #: never followed through a link and not overwritten by default.
+    named_by_user: bool = True
 
     @property
     def shown(self) -> str:
@@ -276,6 +281,8 @@ class _State:
     no_resume: bool = False
     validator: str | None = None
     info: ResourceInfo | None = None
+    #: How the target is written, decided before the first connection.
+    plan: TargetPlan | None = None
 
 
 class _Watch:
@@ -358,18 +365,6 @@ class _PartWriter:
         self._buffer = memoryview(bytearray(self.BATCH))
         self._used = 0
         self._flushed = anyio.current_time()
-
-    @classmethod
-    async def open(cls, path: Path, offset: int) -> _PartWriter:
-        def open_at() -> int:
-            flags = os.O_WRONLY | os.O_CREAT | (0 if offset else os.O_TRUNC)
-            fd = os.open(path, flags, 0o666)
-            if offset:
-                os.ftruncate(fd, offset)
-                os.lseek(fd, offset, os.SEEK_SET)
-            return fd
-
-        return cls(await anyio.to_thread.run_sync(open_at))
 
     async def write(self, chunk: bytes) -> None:
         size = len(chunk)
@@ -544,15 +539,19 @@ class Downloader:
         return options
 
     @staticmethod
-    def _part(target: Path) -> Path:
-        return target.with_name(target.name + ".part")
+    def _plan(job: Job, state: _State, policy: DownloadPolicy) -> TargetPlan:
+        if state.plan is None:
+            assert job.target is not None
+            state.plan = plan_target(job.target, named_by_user=job.named_by_user,
+                                     clobber=policy.clobber, resume=policy.resume,
+                                     create_dirs=policy.create_dirs)
+        return state.plan
 
-    def _part_size(self, job: Job) -> int:
-        assert job.target is not None
-        try:
-            return self._part(job.target).stat().st_size
-        except OSError:
-            return 0
+    def _part_size(self, job: Job, state: _State) -> int:
+        plan = self._plan(job, state, self.policy)
+        if plan.placement is Placement.IN_PLACE:
+            return 0  # a device or FIFO: nothing to continue
+        return part_size(plan.part)
 
     def _resume_point(self, job: Job, state: _State) -> int:
         """Where the next attempt of ``job`` asks the server to start."""
@@ -560,7 +559,7 @@ class Downloader:
             return 0
         if job.target is None:
             return state.written
-        return self._part_size(job) if self.policy.resume or state.part_ours else 0
+        return self._part_size(job, state) if self.policy.resume or state.part_ours else 0
 
     async def _attempt(self, job: Job, url: URL, state: _State, attempt: int) -> None:
         if job.target is None:
@@ -572,18 +571,9 @@ class Downloader:
         self, job: Job, target: Path, url: URL, state: _State, attempt: int
     ) -> None:
         policy = self.policy
-        if attempt == 1:
-            if target.exists() and not (policy.clobber or policy.resume):
-                raise FileExists(f"{str(target)!r} exists; not overwriting it with {job.shown}",
-                                 hint="Use --clobber to overwrite it, or -C to continue it.")
-            if policy.create_dirs:
-                try:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                except OSError as exc:
-                    raise LocalWriteError(
-                        f"cannot create directory {str(target.parent)!r}: "
-                        f"{exc.strerror or exc}") from exc
-        part = self._part(target)
+        plan = self._plan(job, state, policy)  # before connecting: refusals cost nothing
+        in_place = plan.placement is Placement.IN_PLACE
+        part = plan.path if in_place else plan.part
         offset = self._resume_point(job, state)
         if state.resumed_from is None:
             state.resumed_from = offset
@@ -595,7 +585,10 @@ class Downloader:
                 total = _total(info, kept)
                 self.events.started(job, info, kept)
                 try:
-                    f = await _PartWriter.open(part, kept)
+                    if in_place:
+                        f = _PartWriter(await anyio.to_thread.run_sync(open_in_place, part))
+                    else:
+                        f = _PartWriter(await anyio.to_thread.run_sync(open_part, part, kept))
                 except OSError as exc:
                     raise _write_error(part, exc) from exc
                 state.part_ours = True
@@ -618,11 +611,13 @@ class Downloader:
                             await f.aclose()
                         except OSError as exc:
                             raise _write_error(part, exc) from exc
+        if in_place:
+            return
         try:
-            os.replace(part, target)
+            os.replace(part, plan.path)
         except OSError as exc:
             raise LocalWriteError(
-                f"cannot rename {str(part)!r} to {str(target)!r}: {exc.strerror or exc}"
+                f"cannot rename {str(part)!r} to {str(plan.path)!r}: {exc.strerror or exc}"
             ) from exc
 
     @staticmethod
@@ -692,7 +687,7 @@ async def download(
     path: str | os.PathLike[str],
     *,
     resume: bool = False,
-    clobber: bool = True,
+    clobber: bool | None = None,
     progress: Progress | None = None,
     options: FetchOptions | None = None,
 ) -> TransferResult:

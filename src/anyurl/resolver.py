@@ -247,7 +247,7 @@ class Resolver:
         path: str | os.PathLike[str],
         *,
         resume: bool = False,
-        clobber: bool = True,
+        clobber: bool | None = None,
         progress: Progress | None = None,
         options: FetchOptions | None = None,
     ) -> TransferResult:

@@ -361,11 +361,17 @@ async def test_two_urls_for_one_file_are_refused(tmp_path: Path) -> None:
 async def test_clobber_protection_and_create_dirs(tmp_path: Path) -> None:
     mine = tmp_path / "mine"
     mine.write_bytes(b"mine")
-    [refused] = await run_jobs([Job(script("clob"), mine)])
+    # the shared default: a remote-chosen name is kept, a name the caller gave replaced
+    [refused] = await run_jobs([Job(script("clob"), mine, named_by_user=False)])
     assert isinstance(refused.error, FileExists) and refused.exit_code == 73
     assert mine.read_bytes() == b"mine"
-    [ok] = await run_jobs([Job(script("clob-2"), mine)], clobber=True)
+    [kept] = await run_jobs([Job(script("clob-1"), mine)], clobber=False)
+    assert isinstance(kept.error, FileExists) and mine.read_bytes() == b"mine"
+    [ok] = await run_jobs([Job(script("clob-2"), mine, named_by_user=False)], clobber=True)
     assert ok.ok and mine.read_bytes() == DATA
+    mine.write_bytes(b"mine")
+    [named] = await run_jobs([Job(script("clob-3"), mine)])
+    assert named.ok and mine.read_bytes() == DATA
     deep = tmp_path / "a" / "b" / "c.bin"
     [no_dir] = await run_jobs([Job(script("nodir"), deep)])
     assert no_dir.exit_code == 23

@@ -129,16 +129,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="read URLs from FILE ('-' for stdin): one per line, or found in "
                    "free text as RFC 1738's Appendix describes")
     out = p.add_argument_group("output")
-    out.add_argument("-o", "--output", metavar="FILE", help="write to FILE (one URL only)")
+    out.add_argument("-o", "--output", metavar="FILE",
+                     help="write to FILE (one URL only; '-' is stdout); an existing FILE "
+                     "is replaced when the transfer completes, a device or FIFO written "
+                     "in place")
     out.add_argument("-O", "--remote-name", action="store_true",
                      help="save each URL under its remote name (made safe: no '/', no "
                      "leading dots, no control characters)")
     out.add_argument("--output-dir", metavar="DIR", default=".", help="directory for -O")
     out.add_argument("--create-dirs", action="store_true",
                      help="create missing directories of -o FILE and --output-dir")
-    out.add_argument("--clobber", action="store_true", help="overwrite existing files")
-    out.add_argument("-C", "--continue", dest="resume", action="store_true",
-                     help="continue a partial download (FILE.part)")
+    clobber = out.add_mutually_exclusive_group()
+    clobber.add_argument("--clobber", action="store_true",
+                         help="overwrite existing files, remote names (-O) too")
+    clobber.add_argument("--no-clobber", action="store_true",
+                         help="never overwrite an existing file, not even -o FILE")
+    out.add_argument("-C", "--continue", dest="resume", nargs="?", const="-", default=None,
+                     metavar="-",
+                     help="continue a partial download (FILE.part) where it ends; "
+                     "'-C -' as curl writes it")
     out.add_argument("--raw", action="store_true",
                      help="the bytes the server sent (gopher menus), not a rendering")
     out.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -269,13 +278,13 @@ def make_options(args: argparse.Namespace, *, index: int | None = None,
 
 
 def writes_files(args: argparse.Namespace) -> bool:
-    return bool(args.output or args.remote_name)
+    return bool((args.output and args.output != "-") or args.remote_name)
 
 
 def output_path(args: argparse.Namespace, url: URL) -> Path | None:
     """Where ``url`` goes: ``-o``, ``--output-dir``/remote name with ``-O``, or stdout."""
     if args.output:
-        return Path(args.output)
+        return None if args.output == "-" else Path(args.output)
     if not args.remote_name:
         return None
     return Path(args.output_dir) / remote_name(url)
@@ -378,7 +387,8 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
     async with Resolver(config, strict=args.strict,
                         warn=(lambda m: None) if args.silent else print_warning) as resolver:
         policy = DownloadPolicy.from_config(
-            config, resume=args.resume, clobber=args.clobber or args.resume,
+            config, resume=args.resume,
+            clobber=True if args.clobber else False if args.no_clobber else None,
             create_dirs=args.create_dirs)
         events.retries = policy.retry
         downloader = Downloader(resolver, policy, events=events, sink=_Stdout())
@@ -393,7 +403,8 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
                 continue
             options = make_options(args, index=i if len(urls) > 1 else None,
                                    password=password, menu_json=args.json and not files)
-            jobs.append(Job(url, target, options, index=i))
+            jobs.append(Job(url, target, options, index=i,
+                            named_by_user=not (args.remote_name and not args.output)))
         positions = [job.index for job in jobs]
         with bars if bars is not None else contextlib.nullcontext():
             async with anyio.create_task_group() as tg:
@@ -438,6 +449,11 @@ def _urls(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.resume is not None and args.resume != "-":
+        # ``-C URL``: the flag without its optional '-', followed by the first URL
+        args.urls = [args.resume, *args.urls]
+        args.resume = "-"
+    args.resume = args.resume is not None
     try:
         urls = _urls(args)
     except OSError as exc:

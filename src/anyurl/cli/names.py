@@ -5,8 +5,10 @@ an escaped slash (``%2F``) is data inside a segment (RFC 1738 3.3), so
 ``http://h/a/..%2F..%2Fetc%2Fpasswd`` names the one segment ``../../etc/passwd``,
 never a path. Then the name is made harmless as a single component of the output
 directory: ``/`` and ``\\`` and control characters become ``_``, leading dots and
-blanks go (no ``..``, no hidden ``.bashrc`` planted by a URL), it is cut to 255
-bytes, and it is never empty (the host, then the scheme, stand in).
+blanks go (no ``..``, no hidden ``.bashrc`` planted by a URL), it is shortened to
+250 bytes so that ``NAME.part`` fits the usual 255-byte limit of one name (keeping its
+extension: ``...long-name.tar.gz`` stays a ``.gz``), and it is never empty (the host,
+then the scheme, stand in).
 
 Per scheme: ``;type=`` is already gone (the ftp view strips it); a gopher type
 character is not part of the selector; a Message-ID loses its angle brackets and
@@ -32,8 +34,10 @@ from anyurl.url import (
 __all__ = ["remote_name", "safe_name"]
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\]")
-#: Most file systems limit one name to 255 bytes.
-MAX_NAME_BYTES = 255
+#: Most file systems limit one name to 255 bytes; ``NAME.part`` must fit too.
+MAX_NAME_BYTES = 255 - len(".part")
+#: An extension longer than this is not kept apart when a name is shortened.
+_MAX_EXTENSION_BYTES = 16
 
 
 def safe_name(name: str, fallback: str = "index") -> str:
@@ -47,10 +51,20 @@ def safe_name(name: str, fallback: str = "index") -> str:
     name = _UNSAFE.sub("_", name).strip().lstrip(". ")
     if not name:
         return fallback
+    return _shorten(name)
+
+
+def _shorten(name: str) -> str:
     encoded = name.encode("utf-8", "surrogateescape")
-    if len(encoded) > MAX_NAME_BYTES:
-        name = encoded[:MAX_NAME_BYTES].decode("utf-8", "ignore")
-    return name
+    if len(encoded) <= MAX_NAME_BYTES:
+        return name
+    stem, dot, extension = name.rpartition(".")
+    tail = (dot + extension).encode("utf-8", "surrogateescape")
+    if not stem or len(tail) > _MAX_EXTENSION_BYTES:
+        tail = b""
+    head = encoded[: MAX_NAME_BYTES - len(tail)]
+    # cut on a character boundary: drop a partial UTF-8 sequence at the end
+    return head.decode("utf-8", "ignore") + tail.decode("utf-8", "surrogateescape")
 
 
 def _last(path: str) -> str:

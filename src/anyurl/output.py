@@ -1,0 +1,234 @@
+"""Where a download's bytes land: the write path's rules, checked before connecting.
+
+A download never destroys what it does not own and never leaves a lie on disk:
+
+* **A new or regular target** is written as ``FILE.part`` and renamed over ``FILE`` only
+  when complete (atomic on one file system), so a failed, timed-out or interrupted
+  transfer leaves ``FILE`` as it was.
+* **A target that is not a regular file** (a character or block device such as
+  ``/dev/null``, a FIFO, a socket, ``/dev/stdout``) is written *in place*: opened for
+  writing, never truncated by a rename, never removed. Nothing can be resumed there.
+* **A symbolic link the user named** (``-o LINK``) is followed as curl follows it. When
+  the link leads to a regular file (or to nothing yet), the ``.part`` goes beside the
+  file it leads to and is renamed over that file, so the link stays and the file
+  behind it is replaced atomically. A link through ``/dev`` or ``/proc`` (``/dev/stdout``
+  and ``/dev/fd/N`` are such links) is written in place.
+* **A name chosen by the remote side** (``-O``, a mirror's file) is never followed: a
+  link planted at that name is an existing file like any other (refused without
+  ``--clobber``, then replaced itself, never written through), and a device or FIFO
+  there is refused. A ``FILE.part`` that is a symbolic link or not a regular file is
+  refused in every case, ``-C`` included (``O_NOFOLLOW``), so no link planted in the
+  output directory can lead a write outside it.
+* **Overwriting** (:class:`Overwrite`): a target the caller named is replaced (curl's
+  ``-o``); a remote-chosen name is not, unless asked (``--clobber``). The CLI, the
+  :class:`~anyurl.downloader.Downloader` and ``Resolver.download`` share this default.
+* **Checked before connecting**: a directory as target, a missing directory (the
+  message suggests ``--create-dirs``), an unwritable one.
+"""
+
+from __future__ import annotations
+
+import enum
+import errno
+import fcntl
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from anyurl.errors import FileExists, LocalWriteError
+
+__all__ = [
+    "PART_SUFFIX",
+    "Placement",
+    "TargetPlan",
+    "open_in_place",
+    "open_part",
+    "part_size",
+    "plan_target",
+]
+
+PART_SUFFIX = ".part"
+#: Link hops followed before giving up (the kernel's own limit is 40).
+_MAX_HOPS = 40
+#: Link targets under these are kernel objects (a pipe, a terminal): written in place.
+_SPECIAL_ROOTS = ("/dev/", "/proc/")
+
+
+class Placement(enum.Enum):
+    """How a target is written."""
+
+    #: ``FILE.part``, renamed over ``FILE`` when complete.
+    PART_AND_RENAME = "part"
+    #: Opened and written where it is: a device, a FIFO, a socket, a terminal.
+    IN_PLACE = "in-place"
+
+
+@dataclass(frozen=True)
+class TargetPlan:
+    """What :func:`plan_target` decided for one target."""
+
+    placement: Placement
+    #: The file the bytes finally live in (a link the user named is resolved).
+    path: Path
+
+    @property
+    def part(self) -> Path:
+        """The ``.part`` file beside :attr:`path`."""
+        return self.path.with_name(self.path.name + PART_SUFFIX)
+
+
+def _is_special(mode: int) -> bool:
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def _resolve_link(path: Path) -> tuple[Path, bool]:
+    """Follow ``path``'s links: (the last path, whether a hop went through /dev or /proc)."""
+    current = Path(os.path.abspath(path))
+    for _ in range(_MAX_HOPS):
+        if str(current).startswith(_SPECIAL_ROOTS):
+            return current, True
+        try:
+            if not stat.S_ISLNK(os.lstat(current).st_mode):
+                return current, False
+            link = os.readlink(current)
+        except FileNotFoundError:
+            return current, False
+        current = Path(os.path.abspath(current.parent / link))
+    raise LocalWriteError(f"{str(path)!r} is a chain of more than {_MAX_HOPS} links")
+
+
+def plan_target(
+    target: Path,
+    *,
+    named_by_user: bool,
+    clobber: bool | None,
+    resume: bool = False,
+    create_dirs: bool = False,
+) -> TargetPlan:
+    """Decide how ``target`` is written, or raise before anything is fetched.
+
+    ``clobber`` None is the shared default: replace a target the user named, keep one
+    whose name came from the remote side. ``resume`` continues an existing ``.part``
+    (so an existing target is no reason to refuse). Raises :class:`FileExists` (73) or
+    :class:`LocalWriteError` (23); creates missing directories with ``create_dirs``.
+    """
+    replace = named_by_user if clobber is None else clobber
+    shown = repr(str(target))
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise LocalWriteError(f"cannot use {shown} as the output: {exc.strerror or exc}") from exc
+    path = Path(target)
+    if st is not None and stat.S_ISLNK(st.st_mode) and named_by_user:
+        path, through_special = _resolve_link(target)
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            st = None  # a dangling link: the file it names is created
+        except OSError as exc:
+            raise LocalWriteError(
+                f"cannot use {shown} as the output: {exc.strerror or exc}") from exc
+        if through_special or (st is not None and _is_special(st.st_mode)):
+            if st is None:
+                raise LocalWriteError(f"{shown} leads to {str(path)!r}, which does not exist")
+            return TargetPlan(Placement.IN_PLACE, path)
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise LocalWriteError(
+                f"{shown} is a directory",
+                hint="Name a file inside it, or use -O with --output-dir for remote names.")
+        if _is_special(st.st_mode):
+            if not named_by_user:
+                raise FileExists(
+                    f"{shown} exists and is not a regular file; not writing a remote "
+                    "name into it")
+            return TargetPlan(Placement.IN_PLACE, path)
+        if not (replace or resume):
+            raise FileExists(f"{shown} exists; not overwriting it",
+                             hint="Use --clobber to overwrite it, or -C to continue it.")
+    _check_directory(path.parent, create_dirs)
+    return TargetPlan(Placement.PART_AND_RENAME, path)
+
+
+def _check_directory(directory: Path, create: bool) -> None:
+    directory = directory if str(directory) else Path(".")
+    if create:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LocalWriteError(
+                f"cannot create directory {str(directory)!r}: {exc.strerror or exc}") from exc
+    if not directory.is_dir():
+        raise LocalWriteError(
+            f"the directory {str(directory)!r} does not exist",
+            hint="Create it, or add --create-dirs.")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise LocalWriteError(f"cannot write in the directory {str(directory)!r}: "
+                              "permission denied")
+
+
+def part_size(part: Path) -> int:
+    """Bytes in an existing ``.part`` (0 when none); a link or a non-file is refused."""
+    try:
+        st = os.lstat(part)
+    except FileNotFoundError:
+        return 0
+    _check_part_mode(part, st.st_mode)
+    return st.st_size
+
+
+def _check_part_mode(part: Path, mode: int) -> None:
+    if stat.S_ISLNK(mode):
+        raise LocalWriteError(
+            f"{str(part)!r} is a symbolic link; not following it",
+            hint="Remove it: anyurl writes .part files itself and never through a link.")
+    if not stat.S_ISREG(mode):
+        raise LocalWriteError(f"{str(part)!r} exists and is not a regular file",
+                              hint="Remove it or choose another output name.")
+
+
+def open_part(part: Path, offset: int) -> int:
+    """Open ``part`` for writing at ``offset`` (truncated there), never through a link.
+
+    Blocking: call it in a worker thread.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    if not offset:
+        flags |= os.O_TRUNC
+    try:
+        fd = os.open(part, flags | os.O_NONBLOCK, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            _check_part_mode(part, stat.S_IFLNK)
+        raise
+    try:
+        _check_part_mode(part, os.fstat(fd).st_mode)
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        if offset:
+            os.ftruncate(fd, offset)
+            os.lseek(fd, offset, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_in_place(path: Path) -> int:
+    """Open a device, FIFO or socket for writing as it is: no create, no truncation.
+
+    A FIFO with no reader fails at once (rather than blocking beyond ``--max-time``).
+    Blocking otherwise: call it in a worker thread.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise LocalWriteError(
+                f"nothing is reading the FIFO {str(path)!r}",
+                hint="Start the reader first.") from exc
+        raise
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    return fd

@@ -1,18 +1,34 @@
-"""What every subcommand shares: printing errors and warnings, and the exit status."""
+"""What every subcommand shares: printing errors and warnings, and the exit status.
+
+Messages often quote what a server sent (a reply line, a menu's text); a hostile
+server could put terminal escape sequences there. Everything printed here passes
+:func:`escape_controls`, so no control character from a server reaches the
+terminal raw.
+"""
 
 from __future__ import annotations
 
+import re
 import sys
 
 from anyurl.errors import AnyURLError
 
-__all__ = ["error_line", "print_error", "print_warning"]
+__all__ = ["error_line", "escape_controls", "print_error", "print_warning"]
 
 PROG = "anyurl"
 
+#: C0 controls, DEL and C1 controls (ESC and CSI start terminal escape sequences).
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character shown as ``\\xNN`` (one line, inert)."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
 
 def error_line(exc: AnyURLError) -> str:
-    return f"{PROG}: {exc}"
+    """The one line an error is printed as: ``anyurl: <message>. <hint>``."""
+    return escape_controls(f"{PROG}: {exc}")
 
 
 def print_error(exc: AnyURLError) -> int:
@@ -22,4 +38,4 @@ def print_error(exc: AnyURLError) -> int:
 
 
 def print_warning(message: str) -> None:
-    print(f"{PROG}: warning: {message}", file=sys.stderr)
+    print(escape_controls(f"{PROG}: warning: {message}"), file=sys.stderr)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 
-from anyurl.cli.common import print_error, print_warning
+from anyurl.cli.common import escape_controls, print_error, print_warning
 from anyurl.cli.names import remote_name
 from anyurl.cli.scheme_options import (
     add_scheme_arguments,
@@ -266,7 +266,7 @@ def make_options(args: argparse.Namespace, *, index: int | None = None,
         prefix = f"[{index + 1}] " if index is not None else ""
 
         def trace(line: str) -> None:
-            print(prefix + line, file=sys.stderr, flush=True)
+            print(escape_controls(prefix + line), file=sys.stderr, flush=True)
     given = tuple(getattr(args, "scheme_options", ()))
     extra: dict[str, Any] = scheme_extra(given)
     json_format = args.json if menu_json is None else menu_json
@@ -420,7 +420,7 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
     if len(failures) > 1:
         print(f"anyurl: {len(failures)} of {len(ordered)} URLs failed:", file=sys.stderr)
         for r in failures:
-            print(f"  {r.job.shown}: exit {r.exit_code}", file=sys.stderr)
+            print(escape_controls(f"  {r.job.shown}: exit {r.exit_code}"), file=sys.stderr)
     return failures[0].exit_code if failures else 0
 
 

@@ -160,15 +160,15 @@ def mask(url: URL | str) -> str:
     if scheme_end < 0:
         return text
     start = scheme_end + 3
-    end = len(text)
-    for stop in "/?#":
-        i = text.find(stop, start)
-        if i >= 0:
-            end = min(end, i)
-    at = text.rfind("@", start, end)
+    # The last "@": a password may hold "/", "?" or "#" unescaped (the text need not
+    # parse), so nothing before the last "@" can be trusted to end the login part.
+    at = text.rfind("@", start)
     if at < 0:
         return text
     colon = text.find(":", start, at)
     if colon < 0:
         return text
+    slash = text.find("/", start)
+    if 0 <= slash < colon:
+        return text  # the ":" is in the path, not in a login
     return text[: colon + 1] + PASSWORD_MASK + text[at:]

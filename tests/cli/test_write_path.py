@@ -8,15 +8,19 @@ device's numbers), never a real system path.
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from anyurl.errors import FileExists, LocalWriteError
 from anyurl.output import Placement, open_part, part_size, plan_target
-from tests.cli.test_get_cli import anyurl
+from tests.cli.test_get_cli import _env, anyurl
 
 BODY = b"the body of the file\n" * 100
 
@@ -246,3 +250,54 @@ def test_a_long_remote_name_is_shortened_to_fit_with_its_part(tmp_path: Path) ->
     assert r.returncode == 0, r.stderr
     saved = sorted(p.name for p in out.iterdir())
     assert all(len(n.encode()) <= 250 and n.endswith(".txt") for n in saved), saved
+
+
+# -- file: reads that used to crash or hang ------------------------------------------------
+
+
+@pytest.mark.parametrize("extra", [[], ["--plan"]], ids=["get", "plan"])
+def test_a_nul_byte_in_a_file_url_is_a_malformed_url(extra: list[str]) -> None:
+    r = anyurl("get", *extra, "file:///etc/passwd%00.txt")
+    assert r.returncode == 3, r.stderr
+    assert b"Traceback" not in r.stderr and b"NUL" in r.stderr
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_a_fifo_with_no_writer_honours_max_time(tmp_path: Path, backend: str) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    r = anyurl("get", "--backend", backend, "--max-time", "0.5", f"file://{fifo}")
+    assert r.returncode == 28, r.stderr
+    assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_a_fifo_is_read_once_its_writer_comes(tmp_path: Path, backend: str) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        time.sleep(0.3)
+        with open(fifo, "wb") as f:
+            f.write(b"late\n")
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    r = anyurl("get", "--backend", backend, f"file://{fifo}")
+    writer.join(10)
+    assert (r.returncode, r.stdout) == (0, b"late\n"), r.stderr
+
+
+def test_ctrl_c_ends_a_wait_on_a_fifo_within_a_second(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([sys.executable, "-m", "anyurl", "get", f"file://{fifo}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
+    time.sleep(1.5)  # started and waiting
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    assert time.monotonic() - sent < 1.5
+    assert proc.returncode == 42, err
+    assert b"Traceback" not in err

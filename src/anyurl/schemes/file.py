@@ -5,6 +5,12 @@ listing, one name a line, directories marked with a trailing ``/``). Any other h
 names a file on *another* machine, which this scheme gives no way to reach: that is
 an error (exit 3, as curl), unless the resolver was asked for the historical
 fallback of retrying it as ``ftp://`` (``Config.file_ftp_fallback``).
+
+A regular file is read in a worker thread, in large chunks. Anything else that can be
+read (a FIFO, a character device, a socket) may block for ever, so it is opened
+without blocking and read when the event loop says it is readable: ``--max-time``,
+Ctrl-C and cancellation stop the wait, and a FIFO with no writer yet simply waits for
+one. A path holding a NUL byte (``%00``) cannot name a file and is refused (exit 3).
 """
 
 from __future__ import annotations
@@ -16,8 +22,9 @@ import stat
 from collections.abc import AsyncIterator
 
 import anyio
+import anyio.lowlevel
 
-from anyurl.errors import FileReadError, RemoteFileNotFound, UnsupportedHost
+from anyurl.errors import FileReadError, RemoteFileNotFound, UnsupportedHost, URLError
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.url import URL, FilePath, encode_wire
@@ -32,6 +39,8 @@ def is_local_host(host: str | None) -> bool:
 
 
 class FileHandler(SchemeHandler):
+    """``file:`` URLs: local files, directories as listings, FIFOs and devices streamed."""
+
     schemes = ("file",)
 
     def local_path(self, url: URL) -> bytes:
@@ -45,7 +54,11 @@ class FileHandler(SchemeHandler):
             )
         parts = url.parts
         assert isinstance(parts, FilePath)
-        return encode_wire(parts.path)
+        path = encode_wire(parts.path)
+        if b"\0" in path:
+            raise URLError(f"{url.masked()} holds a NUL byte (%00), which no file name can",
+                           url=url)
+        return path
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         path = self.local_path(url)
@@ -65,6 +78,8 @@ class FileHandler(SchemeHandler):
                                 content_type="text/plain", kind="directory",
                                 filename=None)
             return Resource(info, iterate_bytes(listing))
+        if not stat.S_ISREG(st.st_mode):
+            return await self._open_special(url, path, shown)
         offset = min(options.offset, st.st_size)
         name = os.path.basename(shown) or None
         info = ResourceInfo(
@@ -80,6 +95,14 @@ class FileHandler(SchemeHandler):
         except OSError as exc:
             raise self._error(url, shown, exc) from exc
         return Resource(info, _chunks(f, offset))
+
+    async def _open_special(self, url: URL, path: bytes, shown: str) -> Resource:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+        except OSError as exc:
+            raise self._error(url, shown, exc) from exc
+        info = ResourceInfo(url=url, filename=os.path.basename(shown) or None)
+        return Resource(info, _special_chunks(fd, url, shown))
 
     def _error(self, url: URL, shown: str, exc: OSError) -> Exception:
         if exc.errno in (errno.ENOENT, errno.ENOTDIR):
@@ -101,6 +124,40 @@ async def _chunks(f: anyio.AsyncFile[bytes], offset: int) -> AsyncIterator[bytes
     finally:
         with anyio.CancelScope(shield=True):
             await f.aclose()
+
+
+async def _special_chunks(fd: int, url: URL, shown: str) -> AsyncIterator[bytes]:
+    """Read a FIFO, device or socket when the event loop reports it readable.
+
+    Waiting *before* each read matters for a FIFO: with no writer yet, a read says
+    end-of-file at once, while Linux reports the FIFO readable only once a writer has
+    written or come and gone. A device that cannot be polled (``/dev/zero``) is read
+    directly; it never blocks.
+    """
+    pollable = True
+    try:
+        while True:
+            if pollable:
+                try:
+                    await anyio.wait_readable(fd)
+                except OSError:
+                    pollable = False
+            try:
+                chunk = os.read(fd, CHUNK_SIZE)
+            except BlockingIOError:
+                await anyio.sleep(0 if pollable else 0.01)
+                continue
+            except OSError as exc:
+                raise FileReadError(
+                    f"cannot read {shown!r} of {url.masked()}: {exc.strerror or exc}", url=url
+                ) from exc
+            if not chunk:
+                return
+            yield chunk
+            if not pollable:
+                await anyio.lowlevel.checkpoint()
+    finally:
+        os.close(fd)
 
 
 def _listing(path: bytes) -> bytes:

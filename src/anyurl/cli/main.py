@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from anyurl import __version__
 from anyurl.cli import demo_cmd, extract_cmd, get_cmd, parse_cmd
+from anyurl.cli.common import print_error
+from anyurl.errors import AnyURLError, Cancelled
 
 __all__ = ["main"]
 
@@ -42,5 +45,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    status: int = args.func(args)
+    try:
+        status: int = args.func(args)
+    except KeyboardInterrupt:
+        print_error(Cancelled("interrupted"))
+        return Cancelled.exit_code
+    except (Exception, BaseExceptionGroup) as exc:  # never a traceback for a user
+        if os.environ.get("ANYURL_DEBUG"):
+            raise
+        return _report_unexpected(exc)
     return status
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _report_unexpected(exc: BaseException) -> int:
+    """One line for an exception that escaped a command: ours if there is one inside."""
+    leaves = _leaves(exc)
+    for leaf in leaves:
+        if isinstance(leaf, AnyURLError):
+            return print_error(leaf)
+    first = leaves[0] if leaves else exc
+    if isinstance(first, KeyboardInterrupt):
+        return print_error(Cancelled("interrupted"))
+    detail = str(first) or type(first).__name__
+    return print_error(AnyURLError(
+        f"internal error: {type(first).__name__}: {detail}",
+        hint="This is a bug in anyurl; please report it with the command you ran "
+        "(set ANYURL_DEBUG=1 to see the traceback)."))

@@ -348,3 +348,14 @@ def test_news_message_id_starting_with_slashes_is_not_a_host() -> None:
     assert parse("news://0/@a").parts == parse("news://0/@a", strict=True).parts
     assert parse("news://0/@a").to_json()["parts"]["message_id"] == "//0/@a"
     assert parse("news://news.example.org/comp.lang").to_json()["parts"]["group"] == "comp.lang"
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize(
+    "text",
+    ["http://h/\ud800", "ftp://u\ud800:p@h/x", "mailto:\udfff", "x-y://h:\ud800/",
+     "gopher://h/1\udbff"],
+)
+def test_a_lone_surrogate_is_a_syntax_error_not_a_crash(text: str, strict: bool) -> None:
+    with pytest.raises(URLSyntaxError, match="lone surrogate"):
+        parse(text, strict=strict)

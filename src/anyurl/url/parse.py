@@ -494,4 +494,13 @@ def parse(text: str, *, strict: bool = False) -> URL:
     result; ``strict=True`` refuses them. Raises :class:`URLSyntaxError` naming the
     problem and its 0-based position in ``text``.
     """
+    lone = _LONE_SURROGATE.search(text)
+    if lone is not None:  # no encoding can carry it; \udc80-\udcff are raw bytes
+        raise URLSyntaxError(
+            f"U+{ord(lone.group()):04X} is a lone surrogate, not a character",
+            lone.start(), text=text)
     return _Parser(text, strict).parse()
+
+
+#: Surrogates other than the ``surrogateescape`` range that stands for undecodable bytes.
+_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")

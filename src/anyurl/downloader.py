@@ -344,6 +344,10 @@ class _Pace:
             await anyio.sleep(ahead)
 
 
+#: Bytes of write buffers one run may hold at once, shared by its parallel transfers.
+WRITE_BUFFER_BUDGET = 16 << 20
+
+
 class _PartWriter:
     """The ``.part`` file, written in batches: one worker-thread call per ``BATCH`` bytes.
 
@@ -354,25 +358,41 @@ class _PartWriter:
     GiB), and the full buffer goes to disk in a worker thread, so disk waits stay off
     the event loop. Closing writes what is pending: after any failure the file holds
     every byte received, which is what a resume counts on.
+
+    The buffer is what a transfer costs in memory, so it is sized to what is needed:
+    never more than the body's announced size, and never more than the run's budget
+    (:data:`WRITE_BUFFER_BUDGET`) shared among its parallel transfers, so ``-Z 400`` of
+    small files does not hold 400 buffers of 4 MiB.
     """
 
     BATCH = 4 << 20
+    #: The smallest batch: below this the thread hops cost more than they save.
+    MIN_BATCH = 64 << 10
     #: A slow transfer still reaches the disk this often (someone may be watching it grow).
     INTERVAL = 0.5
 
-    def __init__(self, fd: int):
+    def __init__(self, fd: int, capacity: int = BATCH):
         self._fd = fd
-        self._buffer = memoryview(bytearray(self.BATCH))
+        self._capacity = max(1, capacity)
+        self._buffer: memoryview | None = None  # allocated on the first write
         self._used = 0
         self._flushed = anyio.current_time()
 
+    @classmethod
+    def capacity_for(cls, size: int | None, parallel: int) -> int:
+        """The batch for a body of ``size`` bytes (None: unknown) among ``parallel``."""
+        share = max(cls.MIN_BATCH, min(cls.BATCH, WRITE_BUFFER_BUDGET // max(1, parallel)))
+        return share if size is None else max(1, min(share, size))
+
     async def write(self, chunk: bytes) -> None:
         size = len(chunk)
-        if self._used + size > self.BATCH:
+        if self._used + size > self._capacity:
             await self.flush()
-        if size >= self.BATCH:
+        if size >= self._capacity:
             await anyio.to_thread.run_sync(_write_all, self._fd, memoryview(chunk))
             return
+        if self._buffer is None:
+            self._buffer = memoryview(bytearray(self._capacity))
         self._buffer[self._used : self._used + size] = chunk
         self._used += size
         if anyio.current_time() - self._flushed >= self.INTERVAL:
@@ -380,7 +400,7 @@ class _PartWriter:
 
     async def flush(self) -> None:
         self._flushed = anyio.current_time()
-        if self._used:
+        if self._used and self._buffer is not None:
             pending, self._used = self._buffer[: self._used], 0
             await anyio.to_thread.run_sync(_write_all, self._fd, pending)
 
@@ -585,10 +605,12 @@ class Downloader:
                 total = _total(info, kept)
                 self.events.started(job, info, kept)
                 try:
+                    capacity = _PartWriter.capacity_for(info.size, policy.parallel)
                     if in_place:
-                        f = _PartWriter(await anyio.to_thread.run_sync(open_in_place, part))
+                        fd = await anyio.to_thread.run_sync(open_in_place, part)
                     else:
-                        f = _PartWriter(await anyio.to_thread.run_sync(open_part, part, kept))
+                        fd = await anyio.to_thread.run_sync(open_part, part, kept)
+                    f = _PartWriter(fd, capacity)
                 except OSError as exc:
                     raise _write_error(part, exc) from exc
                 state.part_ours = True

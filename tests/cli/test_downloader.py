@@ -694,3 +694,14 @@ def test_progress_bars_with_known_and_unknown_sizes(tmp_path: Path) -> None:
         assert len(bars.bars.tasks) == 1  # finished rows go, the total stays
         assert (bars.bars.tasks[0].completed, bars.bars.tasks[0].total) == (1300, 1300)
     assert "total 2/2" in screen.getvalue()
+
+
+def test_write_buffers_are_sized_to_the_body_and_shared_among_transfers() -> None:
+    from anyurl.downloader import WRITE_BUFFER_BUDGET, _PartWriter
+
+    assert _PartWriter.capacity_for(16 << 10, parallel=1) == 16 << 10
+    assert _PartWriter.capacity_for(None, parallel=1) == _PartWriter.BATCH
+    assert _PartWriter.capacity_for(None, parallel=400) == _PartWriter.MIN_BATCH
+    for parallel in (1, 4, 16, 64, 200, 400):
+        share = _PartWriter.capacity_for(1 << 30, parallel)
+        assert share * parallel <= max(WRITE_BUFFER_BUDGET, _PartWriter.MIN_BATCH * parallel)

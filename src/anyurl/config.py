@@ -68,6 +68,9 @@ class Config:
     stall_timeout: float | None = None
     #: Cap of each transfer's rate in bytes per second, or None.
     limit_rate: float | None = None
+    #: The most bytes one resource may deliver (after decoding), or None: ``fetch()``
+    #: and downloads fail with FileSizeExceeded (63) beyond it.
+    max_filesize: int | None = None
 
     def replace(self, **changes: Any) -> Config:
         return dataclasses.replace(self, **changes)

@@ -55,6 +55,7 @@ from anyurl.errors import (
     ConnectFailed,
     ConnectionLost,
     FileExists,
+    FileSizeExceeded,
     LocalWriteError,
     PartialTransfer,
     ProtocolError,
@@ -127,6 +128,8 @@ class DownloadPolicy:
     max_time: float | None = None
     #: Bytes per second, per transfer.
     limit_rate: float | None = None
+    #: The most bytes one transfer may deliver (after decoding): FileSizeExceeded (63).
+    max_filesize: int | None = None
     #: Continue an existing ``FILE.part`` (``-C``).
     resume: bool = False
     #: Overwrite an existing target: None (the default) replaces a target the caller
@@ -146,6 +149,7 @@ class DownloadPolicy:
             "stall_timeout": config.stall_timeout,
             "max_time": config.max_time,
             "limit_rate": config.limit_rate,
+            "max_filesize": config.max_filesize,
         }
         values.update(changes)
         return cls(**values)
@@ -603,6 +607,7 @@ class Downloader:
                 info = res.info
                 kept = self._opened(job, info, offset, state)
                 total = _total(info, kept)
+                limit = _SizeLimit(job, policy.max_filesize, total)
                 self.events.started(job, info, kept)
                 try:
                     capacity = _PartWriter.capacity_for(info.size, policy.parallel)
@@ -618,6 +623,7 @@ class Downloader:
                 pace = _Pace(policy.limit_rate)
                 try:
                     async for chunk in res:
+                        limit.check(done + len(chunk))
                         await f.write(chunk)
                         done += len(chunk)
                         state.received += len(chunk)
@@ -669,9 +675,13 @@ class Downloader:
                 # The server started before what was already sent: drop those bytes.
                 skip = state.written - kept
                 total = _total(info, kept)
+                limit = _SizeLimit(job, self.policy.max_filesize, total)
                 self.events.started(job, info, offset)
                 pace = _Pace(self.policy.limit_rate)
+                position = kept  # where this attempt's bytes are in the resource
                 async for chunk in res:
+                    position += len(chunk)
+                    limit.check(position)
                     state.received += len(chunk)
                     if skip:
                         dropped = min(skip, len(chunk))
@@ -695,6 +705,25 @@ class Downloader:
                     raise LocalWriteError(
                         f"cannot write {job.shown} to the output: {exc.strerror or exc}"
                     ) from exc
+
+
+class _SizeLimit:
+    """``max_filesize``: refused from the announced size, else stopped as bytes arrive."""
+
+    def __init__(self, job: Job, limit: int | None, announced: int | None):
+        self.job = job
+        self.limit = limit
+        if limit is not None and announced is not None and announced > limit:
+            raise self._error(announced)
+
+    def check(self, size: int) -> None:
+        if self.limit is not None and size > self.limit:
+            raise self._error(size)
+
+    def _error(self, size: int) -> FileSizeExceeded:
+        return FileSizeExceeded(
+            f"{self.job.shown} is larger than the limit of {self.limit} bytes "
+            f"({size} or more)", hint="Raise --max-filesize if you want it anyway.")
 
 
 def _total(info: ResourceInfo, kept: int) -> int | None:

@@ -25,6 +25,7 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     ├── TooManyRedirects            47
     ├── FileReadError               37  a local file (file:) exists but cannot be read
     ├── FileExists                  73  refusing to overwrite a local file
+    ├── FileSizeExceeded            63  larger than --max-filesize (Config.max_filesize)
     ├── LocalWriteError             23
     └── Cancelled                   42  the user aborted (Ctrl-C, a callback)
 
@@ -45,6 +46,7 @@ __all__ = [
     "ConnectionLost",
     "FileExists",
     "FileReadError",
+    "FileSizeExceeded",
     "HostNotResolved",
     "LocalWriteError",
     "LoginDenied",
@@ -224,6 +226,16 @@ class FileReadError(AnyURLError):
 
 class FileExists(AnyURLError):
     exit_code = 73
+
+
+class FileSizeExceeded(AnyURLError):
+    """The resource is larger than the caller allows (curl's CURLE_FILESIZE_EXCEEDED).
+
+    Counted on the bytes delivered, after any content decoding, so a compressed body
+    that inflates past the limit is stopped too.
+    """
+
+    exit_code = 63
 
 
 class LocalWriteError(AnyURLError):

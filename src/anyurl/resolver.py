@@ -239,7 +239,7 @@ class Resolver:
         """The whole resource as bytes (for small resources)."""
         with self._max_time(url):
             async with self.open(url, options) as res:
-                return await res.read()
+                return await res.read(limit=self.config.max_filesize)
 
     async def download(
         self,

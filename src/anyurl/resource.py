@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-from anyurl.errors import PartialTransfer
+from anyurl.errors import FileSizeExceeded, PartialTransfer
 from anyurl.url import URL
 
 __all__ = ["Resource", "ResourceInfo"]
@@ -82,9 +82,21 @@ class Resource:
                 hint="Try again with resume (-C) to continue where it stopped.",
             )
 
-    async def read(self) -> bytes:
-        """The whole body in memory; for small resources (use iteration for large ones)."""
-        parts = [chunk async for chunk in self]
+    async def read(self, limit: int | None = None) -> bytes:
+        """The whole body in memory; for small resources (use iteration for large ones).
+
+        With ``limit``, more than ``limit`` bytes raise :class:`FileSizeExceeded` (63)
+        as soon as they arrive, so a server cannot make this grow without bound.
+        """
+        if limit is not None and self.info.size is not None and self.info.size > limit:
+            raise _too_large(self.info.url, self.info.size, limit)
+        parts = []
+        total = 0
+        async for chunk in self:
+            total += len(chunk)
+            if limit is not None and total > limit:
+                raise _too_large(self.info.url, total, limit)
+            parts.append(chunk)
         return b"".join(parts)
 
     async def aclose(self) -> None:
@@ -109,6 +121,12 @@ class Resource:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _too_large(url: URL, size: int, limit: int) -> FileSizeExceeded:
+    return FileSizeExceeded(
+        f"{url.masked()} is larger than the limit of {limit} bytes ({size} or more)",
+        url=url, hint="Raise --max-filesize if you want it anyway.")
 
 
 async def iterate_bytes(data: bytes, chunk_size: int = 65536) -> AsyncIterator[bytes]:

@@ -301,3 +301,22 @@ def test_ctrl_c_ends_a_wait_on_a_fifo_within_a_second(tmp_path: Path) -> None:
     assert time.monotonic() - sent < 1.5
     assert proc.returncode == 42, err
     assert b"Traceback" not in err
+
+
+@pytest.mark.parametrize("where", ["stdout", "file"])
+def test_max_filesize_stops_an_endless_body(tmp_path: Path, where: str) -> None:
+    target = tmp_path / "zero"
+    out = ["-o", str(target)] if where == "file" else []
+    r = anyurl("get", "-s", "--max-filesize", "100K", *out, "file:///dev/zero")
+    assert r.returncode == 63, r.stderr
+    assert not target.exists()
+    assert len(r.stdout) <= 100 << 10
+
+
+def test_max_filesize_refuses_an_announced_size_before_writing(tmp_path: Path,
+                                                               source: str) -> None:
+    target = tmp_path / "doc"
+    r = anyurl("get", "-s", "--max-filesize", "1K", "-o", str(target), source)
+    assert r.returncode == 63, r.stderr
+    assert not target.exists() and not (tmp_path / "doc.part").exists()
+    assert anyurl("get", "-s", "--max-filesize", "1M", "-o", str(target), source).returncode == 0

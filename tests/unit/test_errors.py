@@ -11,6 +11,7 @@ from anyurl.url import parse
 
 EXIT_CODES = {
     "OptionError": 2,
+    "FileSizeExceeded": 63,
     "URLError": 3,
     "URLSyntaxError": 3,
     "UnsupportedHost": 3,

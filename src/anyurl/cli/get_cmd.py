@@ -123,6 +123,14 @@ def parse_rate(text: str) -> float:
     return float(m.group(1)) * _UNITS[m.group(2).lower()]
 
 
+def parse_size(text: str) -> int:
+    """``--max-filesize``: bytes, with an optional K, M or G suffix (1024-based)."""
+    m = _RATE.fullmatch(text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 500K or 2M")
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("urls", nargs="*", metavar="URL")
     p.add_argument("-i", "--input-file", metavar="FILE", action="append", default=[],
@@ -170,6 +178,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                       help="fail (exit 28, retried) when no byte arrives for SECONDS")
     many.add_argument("--limit-rate", type=parse_rate, metavar="RATE",
                       help="cap each transfer at RATE bytes per second (500K, 2M)")
+    many.add_argument("--max-filesize", type=parse_size, metavar="BYTES",
+                      help="fail (exit 63) a transfer larger than BYTES (500K, 2M, 1G), "
+                      "counted after --compressed decoding")
     proto = p.add_argument_group("protocol")
     proto.add_argument("--plan", action="store_true",
                        help="print the commands that would be sent, without connecting")
@@ -198,7 +209,8 @@ def build_config(args: argparse.Namespace) -> Config:
     config = load_config(args.config)
     changes: dict[str, Any] = {}
     for name in ("connect_timeout", "read_timeout", "max_time", "parallel", "per_host",
-                 "retry", "retry_delay", "retry_max_delay", "stall_timeout", "limit_rate"):
+                 "retry", "retry_delay", "retry_max_delay", "stall_timeout", "limit_rate",
+                 "max_filesize"):
         value = getattr(args, name, None)
         if value is not None:
             changes[name] = value

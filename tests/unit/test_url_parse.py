@@ -205,8 +205,9 @@ def test_generic_ip_fields() -> None:
      ("wais", 210), ("prospero", 1525)],
 )
 def test_default_ports(scheme: str, port: int) -> None:
-    assert parse(f"{scheme}://h/x").to_json()["port"] == port
-    assert parse(f"{scheme}://h:8/x").to_json()["port"] == 8
+    path = "" if scheme == "telnet" else "x"  # nothing may follow a telnet URL's "/"
+    assert parse(f"{scheme}://h/{path}").to_json()["port"] == port
+    assert parse(f"{scheme}://h:8/{path}").to_json()["port"] == 8
 
 
 def test_scheme_is_case_insensitive() -> None:
@@ -359,3 +360,53 @@ def test_news_message_id_starting_with_slashes_is_not_a_host() -> None:
 def test_a_lone_surrogate_is_a_syntax_error_not_a_crash(text: str, strict: bool) -> None:
     with pytest.raises(URLSyntaxError, match="lone surrogate"):
         parse(text, strict=strict)
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["lenient", "strict"])
+@pytest.mark.parametrize(
+    ("text", "words", "position"),
+    [
+        pytest.param("http://-bad.org/", "start and end", 7, id="label-starts-with-dash"),
+        pytest.param("http://bad-.org/", "start and end", 10, id="label-ends-with-dash"),
+        pytest.param("http://host.9org/", "last label", 12, id="top-label-digit"),
+        pytest.param("file://h:21/etc", "no port", 8, id="file-port"),
+        pytest.param("file://h", "'/' after the host", 8, id="file-no-slash"),
+        pytest.param("news:comp.lang~x", "newsgroup", 14, id="news-group-tilde"),
+        pytest.param("news:9group", "newsgroup", 5, id="news-group-digit"),
+        pytest.param("nntp://h", "newsgroup", 8, id="nntp-no-group"),
+        pytest.param("nntp://h/", "newsgroup", 9, id="nntp-empty-group"),
+        pytest.param("nntp://h/a~b/1", "newsgroup", 10, id="nntp-group-tilde"),
+        pytest.param("telnet://h/x", "nothing after", 11, id="telnet-path"),
+        pytest.param("wais://h/", "database is missing", 9, id="wais-empty"),
+        pytest.param("wais://h/db/TEXT", "wais URL is", 9, id="wais-two-parts"),
+        pytest.param("wais://h/db//x", "wais URL is", 9, id="wais-empty-wtype"),
+        pytest.param("wais://h/db/T/x?s", "search follows", 11, id="wais-doc-and-search"),
+        pytest.param("prospero://h/p;novalue", "without '='", 15, id="prospero-field"),
+        pytest.param("URL:URL:x:y", "prefix", 4, id="url-prefix-twice"),
+        pytest.param("news:id@", "host after '@'", 8, id="message-id-no-host"),
+    ],
+)
+def test_structural_errors_are_refused_in_both_modes(
+    text: str, words: str, position: int, strict: bool
+) -> None:
+    with pytest.raises(URLSyntaxError) as info:
+        parse(text, strict=strict)
+    assert words in info.value.problem
+    assert info.value.position == position
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("ftp://y/\n7", "ftp://y/7", id="lf-in-path"),
+        pytest.param("ftp://y/a\r\nb;type=a", "ftp://y/ab;type=a", id="crlf-in-path"),
+        pytest.param("http://ex\nample.org/", "http://example.org/", id="lf-in-host"),
+        pytest.param("http://example.org./x", "http://example.org/x", id="root-dot"),
+        pytest.param("wais://h/db/TEXT/a/b", "wais://h/db/TEXT/a%2Fb", id="wais-slash-in-wpath"),
+        pytest.param("wais://h/db/TEXT/105/x", "wais://h/db/TEXT/105/x", id="wais-cern-length"),
+    ],
+)
+def test_line_breaks_are_removed_and_slips_normalised(text: str, expected: str) -> None:
+    url = parse(text)
+    assert str(url) == expected
+    assert parse(str(url)) == url

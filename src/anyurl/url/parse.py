@@ -12,9 +12,16 @@ Two modes. *Strict* checks every character against the production it falls in
 scheme has none. *Lenient* (the default) accepts what real-world URLs carry, such as
 ``~`` or a space in a path, and escapes it, so ``str(url)`` is always a URL the strict
 parser accepts (lenient parsing never changes what a URL means, only how it is
-written). Structural errors are refused in both modes: a missing scheme, a bad port or
-host, an unknown ftp typecode, and an encoded CR or LF where it would reach a
-line-based protocol as a delimiter (section 6).
+written; the one exception is a host name holding ``_``, which lenient mode accepts as
+real hosts carry it and no escape can make valid). Structural errors are refused in
+both modes: a missing scheme, a bad port, a host against section 5's ``hostname`` rule (a label starting or ending with ``-``, a top
+label starting with a digit), an unknown ftp typecode, a scheme path its production
+does not allow (a news or nntp group outside ``group``, an nntp URL without a group,
+anything after a telnet URL's final ``/``, a wais path other than ``/database``,
+``/database?search`` or ``/database/wtype/wpath``, a prospero field without ``=``, a
+file URL with a port or without ``/`` after the host), and an encoded CR or LF where
+it would reach a line-based protocol as a delimiter (section 6). Raw CR and LF are
+removed wherever they are (a URL folded in text, as the Appendix says), never escaped.
 """
 
 from __future__ import annotations
@@ -69,8 +76,10 @@ class _Text:
             start, end = start + 1, end - 1
         for i in range(start, end):
             ch = original[i]
-            if wrapped and ch in _WHITESPACE:
-                continue  # the Appendix: whitespace inside a wrapper is ignored
+            if ch in "\r\n" or (wrapped and ch in _WHITESPACE):
+                # the Appendix: line breaks (a URL folded in text) and, inside a
+                # wrapper, all whitespace are ignored, not escaped or refused
+                continue
             chars.append(ch)
             index.append(i)
         text = "".join(chars)
@@ -145,6 +154,10 @@ class _Parser:
                     )
                 raise self.fail(f"{_describe(s[i])} is not allowed in a scheme name", i)
         scheme = s[:colon].lower()
+        if scheme == "url":
+            # The Appendix's prefix: "URL:x:" is x:, so no URL can round-trip with it.
+            raise self.fail("'URL:' is the Appendix's prefix, not a scheme: the URL "
+                            "after it is missing", 0)
 
         hash_at = s.find("#", colon + 1)
         end = len(s) if hash_at < 0 else hash_at
@@ -207,9 +220,17 @@ class _Parser:
             host_start = at + 1
         host, port = self.hostport(scheme, host_start, login_end)
 
+        if scheme == "file":
+            if port is not None or s.find(":", host_start, login_end) >= 0:
+                raise self.fail("a file URL has no port (fileurl = file://host/fpath)",
+                                s.find(":", host_start, login_end))
+            if login_end == end:
+                raise self.fail("a file URL needs '/' after the host", end)
         url = URL(scheme, user=user, password=password, host=host, port=port,
                   fragment=fragment)
         if login_end == end:
+            if scheme == "nntp":
+                raise self.fail("an nntp URL needs a newsgroup name", end)
             return self.check_view(url, None, end)
         if s[login_end] == "?":  # lenient http://host?query: an empty path, then the search
             self.check_chars(login_end, end, XCHAR_PLAIN, "the path")
@@ -238,6 +259,8 @@ class _Parser:
             rest = end if colon < 0 else colon
             host = s[start:rest]
             self.check_host(scheme, host, start)
+            if not self.strict and host.endswith(".") and host != ".":
+                host = host[:-1]  # the root's dot of "example.org.": the same host
         if rest < end:
             if s[rest] != ":":
                 raise self.fail(f"unexpected {_describe(s[rest])} after the host", rest)
@@ -295,16 +318,16 @@ class _Parser:
             return url.replace(path=self.norm(raw))
         if scheme == "nntp":
             group, sep, article = raw.partition("/")
-            if group and not _NEWS_GROUP.match(group) and self.strict:
-                raise self.fail(f"{group!r} is not a newsgroup name", start)
-            if group == "" and self.strict:
-                raise self.fail("nntp URLs need a newsgroup name", start)
+            if group == "":
+                raise self.fail("an nntp URL needs a newsgroup name", start)
+            if not _NEWS_GROUP.match(group):
+                raise self.fail(f"{group!r} is not a newsgroup name", start + _group_error(group))
             if sep and not (article.isdigit() and article.isascii()):
                 raise self.fail("the article must be a decimal number", start + len(group) + 1)
             self.check_chars(start, end, UCHAR_PLAIN | frozenset("/"), "the nntp path")
             return url.replace(path=self.norm(raw))
         if scheme == "telnet":
-            if raw and self.strict:
+            if raw:
                 raise self.fail("a telnet URL has nothing after the final '/'", start)
             return url.replace(path=self.norm(raw))
         if scheme == "wais":
@@ -314,40 +337,54 @@ class _Parser:
             ppath_end = end if semi < 0 else start + semi
             for seg_start, seg_end in _segments(start, ppath_end, s, "/"):
                 self.check_chars(seg_start, seg_end, _FSEGMENT, "the prospero hsoname")
+            path = self.norm(s[start:ppath_end], _FSEGMENT | frozenset("/"))
             if semi >= 0:
+                fieldchars = UCHAR_PLAIN | frozenset("?:@&")
                 for f_start, f_end in _segments(ppath_end + 1, end, s, ";"):
                     eq = s.find("=", f_start, f_end)
                     if eq < 0:
-                        if self.strict:
-                            raise self.fail("prospero field without '='", f_start)
-                        eq = f_end
-                    fieldchars = UCHAR_PLAIN | frozenset("?:@&")
+                        raise self.fail("prospero field without '='", f_start)
                     self.check_chars(f_start, eq, fieldchars, "a prospero field name")
-                    self.check_chars(min(eq + 1, f_end), f_end, fieldchars,
-                                     "a prospero field value")
-            return url.replace(path=self.norm(raw))
+                    self.check_chars(eq + 1, f_end, fieldchars, "a prospero field value")
+                    path += (f";{self.norm(s[f_start:eq], fieldchars)}"
+                             f"={self.norm(s[eq + 1:f_end], fieldchars)}")
+            return url.replace(path=path)
         # gopher and other schemes: the url-path is *xchar.
         self.check_chars(start, end, XCHAR_PLAIN, "the url-path")
         return self.check_view(url.replace(path=self.norm(raw)), start, end)
 
     def wais(self, url: URL, start: int, end: int, raw: str) -> URL:
-        if self.strict:
-            if "?" in raw:
-                db = raw.partition("?")[0]
-                self.check_chars(start, start + len(db), UCHAR_PLAIN, "the wais database")
-                self.check_chars(start + len(db) + 1, end, XCHAR_PLAIN, "the wais search")
-            else:
-                pieces = raw.split("/")
-                if len(pieces) not in (1, 3):
-                    raise self.fail("a wais URL is /database, /database?search or "
-                                    "/database/wtype/wpath", start)
-                pos = start
-                for piece in pieces:
-                    self.check_chars(pos, pos + len(piece), UCHAR_PLAIN, "the wais path")
-                    pos += len(piece) + 1
-        else:
-            self.check_chars(start, end, XCHAR_PLAIN, "the wais path")
-        return url.replace(path=self.norm(raw))
+        """``/database``, ``/database?search`` or ``/database/wtype/wpath``, in both modes."""
+        db, q, _ = raw.partition("?")
+        pieces = db.split("/")
+        shape = "a wais URL is /database, /database?search or /database/wtype/wpath"
+        if pieces[0] == "":
+            raise self.fail(f"{shape}: the database is missing", start)
+        if q and len(pieces) != 1:
+            raise self.fail(f"{shape}: a search follows the database alone",
+                            start + len(pieces[0]))
+        if len(pieces) == 2 or (len(pieces) >= 3 and pieces[1] == ""):
+            raise self.fail(shape, start)
+        cern_length = len(pieces) == 4 and pieces[2].isdigit() and pieces[2].isascii()
+        if len(pieces) > 3 and not (cern_length and not self.strict):
+            if self.strict:
+                raise self.fail(f"{shape}: '/' must be %-escaped in the wpath",
+                                start + len(pieces[0]) + len(pieces[1]) + len(pieces[2]) + 2)
+            # Lenient: real document ids hold '/'; they are data of the wpath, so they
+            # are escaped and the meaning (the view's wpath) stays the same. The CERN
+            # form /database/wtype/length/wpath is kept as written: the handler reads
+            # its length segment.
+            raw = "/".join([*pieces[:2], "%2F".join(pieces[2:])])
+        pos = start
+        for piece in pieces:
+            self.check_chars(pos, pos + len(piece), UCHAR_PLAIN, "the wais path")
+            pos += len(piece) + 1
+        path = "/".join(self.norm(piece, UCHAR_PLAIN) for piece in raw.partition("?")[0]
+                        .split("/"))
+        if q:
+            self.check_chars(start + len(db) + 1, end, XCHAR_PLAIN, "the wais search")
+            path += "?" + self.norm(raw.partition("?")[2])
+        return url.replace(path=path)
 
     def finish_file(self, url: URL, start: int, end: int, fragment: str | None,
                     path: str | None = None) -> URL:
@@ -398,20 +435,24 @@ class _Parser:
                 at = raw.rfind("@")
                 self.check_chars(start, start + at, UCHAR_PLAIN | frozenset(";/?:&="),
                                  "the message-id")
-                if self.strict:
-                    err = _strict_host_error(raw[at + 1 :])
-                    if err is not None:
-                        raise self.fail(err[0], start + at + 1 + err[1])
+                host = raw[at + 1 :]
+                err = _strict_host_error(host) if self.strict else _lenient_host_error(host)
+                if host == "":
+                    err = ("a message-id needs a host after '@'", 0)
+                if err is not None:
+                    raise self.fail(err[0], start + at + 1 + err[1])
             elif not _NEWS_GROUP.match(raw):
-                if self.strict or raw[:1] not in ALPHA:
-                    bad = next((i for i, c in enumerate(raw)
-                                if (i == 0 and c not in ALPHA)
-                                or c not in ALPHA | DIGIT | frozenset("-.+_")), 0)
-                    raise self.fail(f"{raw!r} is not a newsgroup name", start + bad)
-                self.check_chars(start, end, XCHAR_PLAIN, "the newsgroup name")
+                raise self.fail(f"{raw!r} is not a newsgroup name", start + _group_error(raw))
         else:
             self.check_chars(start, end, XCHAR_PLAIN, "the scheme-specific part")
         return URL(scheme, opaque=self.norm(raw), fragment=fragment)
+
+
+def _group_error(group: str) -> int:
+    """The offset of the first character ``group = alpha *[ alpha | digit | ...]`` refuses."""
+    return next((i for i, c in enumerate(group)
+                 if (i == 0 and c not in ALPHA) or c not in ALPHA | DIGIT | frozenset("-.+_")),
+                0)
 
 
 def _segments(start: int, end: int, s: str, sep: str) -> list[tuple[int, int]]:
@@ -456,7 +497,8 @@ def _strict_host_error(host: str) -> tuple[str, int] | None:
             if not (ch.isascii() and (ch.isalnum() or ch == "-")):
                 return (f"{_describe(ch)} is not allowed in a host name", offset + j)
         if label[0] == "-" or label[-1] == "-":
-            return ("a host name label must start and end with a letter or digit", offset)
+            return ("a host name label must start and end with a letter or digit",
+                    offset if label[0] == "-" else offset + len(label) - 1)
         if n == len(labels) - 1 and not label[0].isalpha():
             return ("the last label of a host name must start with a letter", offset)
         offset += len(label) + 1
@@ -470,11 +512,17 @@ def _lenient_host_error(host: str) -> tuple[str, int] | None:
             return (f"{_describe(ch)} is not allowed in a host name", j)
     labels = host.rstrip(".").split(".")
     offset = 0
-    for label in labels:
+    numeric = all(label.isdigit() for label in labels)
+    for n, label in enumerate(labels):
         if label == "":
             return ("empty label in host name", offset)
+        if label[0] == "-" or label[-1] == "-":
+            return ("a host name label must start and end with a letter or digit",
+                    offset if label[0] == "-" else offset + len(label) - 1)
+        if n == len(labels) - 1 and not numeric and not label[0].isalpha():
+            return ("the last label of a host name must start with a letter", offset)
         offset += len(label) + 1
-    if all(label.isdigit() for label in labels):
+    if numeric:
         offset = 0
         if len(labels) != 4:
             return ("a host number is four decimal groups separated by '.'", 0)

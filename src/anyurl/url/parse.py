@@ -14,8 +14,9 @@ scheme has none. *Lenient* (the default) accepts what real-world URLs carry, suc
 parser accepts (lenient parsing never changes what a URL means, only how it is
 written; the one exception is a host name holding ``_``, which lenient mode accepts as
 real hosts carry it and no escape can make valid). Structural errors are refused in
-both modes: a missing scheme, a bad port, a host against section 5's ``hostname`` rule (a label starting or ending with ``-``, a top
-label starting with a digit), an unknown ftp typecode, a scheme path its production
+both modes: a missing scheme, a bad port, a host against section 5's ``hostname``
+rule (a label starting or ending with ``-``, a top label starting with a digit), an
+unknown ftp typecode, a scheme path its production
 does not allow (a news or nntp group outside ``group``, an nntp URL without a group,
 anything after a telnet URL's final ``/``, a wais path other than ``/database``,
 ``/database?search`` or ``/database/wtype/wpath``, a prospero field without ``=``, a

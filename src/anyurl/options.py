@@ -154,8 +154,8 @@ class TelnetOptions(SchemeOptions):
     idle: float | None = 2.0
     #: Type the URL's user and password into the server's login prompts (advisory, 3.8).
     login: bool = True
-    #: What TERMINAL-TYPE answers (RFC 1091).
-    terminal_type: str = "DUMB"
+    #: What TERMINAL-TYPE answers (RFC 1091); None refuses the option (WONT TTYPE).
+    terminal_type: str | None = "DUMB"
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import socket
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
-from contextvars import ContextVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any, Protocol
 
@@ -39,7 +38,6 @@ __all__ = [
     "connect_tcp",
     "open_listener",
     "open_udp",
-    "tunnelled",
 ]
 
 #: Receive size for bulk data: just under glibc's 128 KiB mmap threshold. Each receive
@@ -337,8 +335,8 @@ class _Prefixed(anyio.abc.ByteStream):
 class Tunnel(Protocol):
     """Opens a byte stream to ``host:port`` through something else (an HTTP CONNECT).
 
-    Implementations connect with :func:`connect_tcp` (which does not recurse into the
-    tunnel) and return the stream, positioned at the first byte from ``host:port``.
+    Implementations connect with :func:`connect_tcp` (direct) and return the stream,
+    positioned at the first byte from ``host:port``. A :class:`Dialer` holds one.
     """
 
     def __call__(
@@ -350,23 +348,6 @@ class Tunnel(Protocol):
         connect_timeout: float | None,
         read_timeout: float | None,
     ) -> Awaitable[Stream]: ...
-
-
-_TUNNEL: ContextVar[Tunnel | None] = ContextVar("anyurl_tunnel", default=None)
-
-
-@contextmanager
-def tunnelled(tunnel: Tunnel | None) -> Iterator[None]:
-    """Within this block, :func:`connect_tcp` connects through ``tunnel``.
-
-    This is how a gateway's tunnel mode runs any scheme's own handler unchanged: every
-    connection the handler opens (an FTP data connection too) goes through the tunnel.
-    """
-    token = _TUNNEL.set(tunnel)
-    try:
-        yield
-    finally:
-        _TUNNEL.reset(token)
 
 
 def _reason(exc: BaseException) -> str:
@@ -388,9 +369,9 @@ async def connect_tcp(
     alpn_protocols: Sequence[str] | None = None,
     what: str = "the connection",
 ) -> Stream:
-    """Connect to ``host:port`` and return a :class:`Stream`; errors name ``url``.
+    """Connect to ``host:port`` directly and return a :class:`Stream`; errors name ``url``.
 
-    Inside a :func:`tunnelled` block the connection is made through the tunnel.
+    Handlers connect through their :class:`Dialer` instead, which may hold a tunnel.
     With ``tls`` and ``alpn_protocols`` (``["h2", "http/1.1"]``) the protocols are
     offered in the handshake (on ``ssl_context`` when given) and the server's pick is
     :attr:`Stream.alpn_protocol`.
@@ -398,17 +379,6 @@ async def connect_tcp(
     if tls and alpn_protocols:
         ssl_context = ssl_context or ssl.create_default_context()
         ssl_context.set_alpn_protocols(list(alpn_protocols))
-    tunnel = _TUNNEL.get()
-    if tunnel is not None:
-        with tunnelled(None):
-            tunneled = await tunnel(
-                host, port, url=url, connect_timeout=connect_timeout, read_timeout=read_timeout
-            )
-        tunneled.what = what
-        tunneled.url = url
-        if tls:
-            await tunneled.start_tls(server_hostname or host, ssl_context)
-        return tunneled
     shown = f"{host}:{port}"
     try:
         with anyio.fail_after(connect_timeout):
@@ -483,16 +453,20 @@ class Dialer:
     ) -> Stream:
         """As :func:`connect_tcp`, through this dialer's tunnel when it has one."""
         if self.tunnel is None:
-            with tunnelled(None):
-                return await connect_tcp(
-                    host, port, url=url, connect_timeout=connect_timeout,
-                    read_timeout=read_timeout, tls=tls, server_hostname=server_hostname,
-                    ssl_context=ssl_context, alpn_protocols=alpn_protocols, what=what)
-        with tunnelled(self.tunnel):
             return await connect_tcp(
                 host, port, url=url, connect_timeout=connect_timeout,
                 read_timeout=read_timeout, tls=tls, server_hostname=server_hostname,
                 ssl_context=ssl_context, alpn_protocols=alpn_protocols, what=what)
+        if tls and alpn_protocols:
+            ssl_context = ssl_context or ssl.create_default_context()
+            ssl_context.set_alpn_protocols(list(alpn_protocols))
+        stream = await self.tunnel(host, port, url=url, connect_timeout=connect_timeout,
+                                   read_timeout=read_timeout)
+        stream.what = what
+        stream.url = url
+        if tls:
+            await stream.start_tls(server_hostname or host, ssl_context)
+        return stream
 
 
 #: The dialer of handlers that connect directly.

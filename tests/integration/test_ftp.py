@@ -30,6 +30,7 @@ from anyurl.errors import (
     RemoteFileNotFound,
     ResumeFailed,
 )
+from anyurl.options import FTPOptions
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
@@ -342,7 +343,7 @@ async def test_early_close_and_cancellation_abort(ftp_peers: Any, server: str) -
 async def test_active_mode(ftp_peers: Any, server: str) -> None:
     lines: list[str] = []
     body, _ = await fetch(base(ftp_peers, server) + "pub/nested/deeper/file.txt",
-                          extra={"passive": False}, trace=lines.append)
+                          schemes=(FTPOptions(passive=False),), trace=lines.append)
     assert body == peer_data.expected_bytes("pub/nested/deeper/file.txt")
     assert any(line.startswith("> EPRT |1|127.0.0.1|") for line in lines)
 
@@ -350,7 +351,7 @@ async def test_active_mode(ftp_peers: Any, server: str) -> None:
 async def test_active_mode_refused_by_aioftp(ftp_peers: Any) -> None:
     """aioftp's server implements neither EPRT nor PORT: a clear error, exit 7."""
     with pytest.raises(ConnectFailed, match="PORT") as caught:
-        await fetch(base(ftp_peers, "aioftp") + "bin1k.dat", extra={"passive": False})
+        await fetch(base(ftp_peers, "aioftp") + "bin1k.dat", schemes=(FTPOptions(passive=False),))
     assert caught.value.exit_code == 7
 
 

@@ -22,7 +22,6 @@ from anyurl.schemes import BUILTIN_HANDLERS
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.gateway import GatewayHandler
 from anyurl.testing.gateway import Gateway
-from anyurl.transport import connect_tcp
 from anyurl.url import URL
 from tests.peers import data
 
@@ -63,7 +62,7 @@ class LineHandler(SchemeHandler):
     schemes = ("x-line",)
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
-        stream = await connect_tcp(url.connect_host, url.port or 70, url=url)
+        stream = await self.dialer.connect_tcp(url.connect_host, url.port or 70, url=url)
         greeting = b""
         while not greeting.endswith(b"\r\n"):
             greeting += await stream.receive()

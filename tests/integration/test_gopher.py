@@ -24,6 +24,7 @@ from anyurl.errors import (
     TransferTimeout,
     URLError,
 )
+from anyurl.options import GopherOptions
 from anyurl.protocols.gopher import AskForm, ItemAttributes, MenuItem
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
@@ -84,7 +85,7 @@ async def test_menu_item_urls_fetch_the_items(peers, name: str) -> None:
 
 @pytest.mark.parametrize("name", REAL)
 async def test_menu_as_json(peers, name: str) -> None:
-    body, info = await fetch(peers[name].url(), extra={"format": "json"})
+    body, info = await fetch(peers[name].url(), format="json")
     assert info.content_type == "application/json"
     items = json.loads(body)
     urls = {i["url"] for i in items}
@@ -187,7 +188,7 @@ async def test_pygopherd_attributes(peers) -> None:
 
 async def test_pygopherd_ask_block_is_parsed(peers) -> None:
     body, info = await fetch(peers["pygopherd"].url("0/gopherplus/survey.txt%09%09!"),
-                             extra={"format": "json"})
+                             format="json")
     (attrs,) = info.extra["attributes"]
     form = attrs.ask
     assert isinstance(form, AskForm)
@@ -222,8 +223,8 @@ async def test_loopback_root_menu_markers(peers) -> None:
     [pytest.param(None, HELLO, id="default"), pytest.param("text/plain De_DE", HELLO_DE, id="de")],
 )
 async def test_loopback_views(peers, view: str | None, expected: bytes) -> None:
-    extra = {"view": view} if view else {}
-    body, info = await fetch(peers["gopherplus"].url("0/hello.txt%09%09+"), extra=extra)
+    given = (GopherOptions(view=view),) if view else ()
+    body, info = await fetch(peers["gopherplus"].url("0/hello.txt%09%09+"), schemes=given)
     assert body == expected
     if view:
         assert info.content_type == "text/plain"
@@ -245,7 +246,8 @@ async def test_loopback_views_are_listed(peers) -> None:
 
 async def test_loopback_unknown_view_is_78(peers) -> None:
     with pytest.raises(RemoteFileNotFound, match="No view 'text/html'"):
-        await fetch(peers["gopherplus"].url("0/hello.txt"), extra={"view": "text/html"})
+        await fetch(peers["gopherplus"].url("0/hello.txt"),
+                    schemes=(GopherOptions(view="text/html"),))
 
 
 async def test_loopback_single_attribute(peers) -> None:
@@ -266,7 +268,7 @@ async def test_loopback_directory_attributes(peers) -> None:
 async def test_loopback_form_with_answers(peers) -> None:
     trace: list[str] = []
     body, _ = await fetch(peers["gopherplus"].url("0/form%09%09?"),
-                          extra={"answers": ANSWERS}, trace=trace)
+                          schemes=(GopherOptions(answers=ANSWERS),), trace=trace)
     lines = body.decode().splitlines()
     assert lines[-1] == 'as JSON: ["Ann", "s3cret", "2", "first", ".second", "1", "ftp"]'
     assert "> ****" in trace and not any("s3cret" in line for line in trace)
@@ -280,7 +282,8 @@ async def test_loopback_form_with_async_callback(peers) -> None:
         return {q.prompt: q.choices[0] if q.choices else q.default or "x"
                 for q in form.answerable}
 
-    body, _ = await fetch(peers["gopherplus"].url("0/form%09%09?"), extra={"answers": ask})
+    body, _ = await fetch(peers["gopherplus"].url("0/form%09%09?"),
+                          schemes=(GopherOptions(answers=ask),))
     assert [q.kind for q in seen[0].questions] == [
         "Note", "Ask", "AskP", "AskL", "Select", "Choose"]
     assert body.decode().splitlines()[-1] == (
@@ -295,7 +298,7 @@ async def test_loopback_form_without_answers_says_how(peers) -> None:
 async def test_loopback_form_with_a_bad_choice(peers) -> None:
     with pytest.raises(AnyURLError, match=re.escape("'gopher+' is not a choice of 'Scheme'")):
         await fetch(peers["gopherplus"].url("0/form%09%09?"),
-                    extra={"answers": {**ANSWERS, "Scheme": "gopher+"}})
+                    schemes=(GopherOptions(answers={**ANSWERS, "Scheme": "gopher+"}),))
 
 
 async def test_loopback_form_asked_old_style_is_78(peers) -> None:
@@ -372,7 +375,7 @@ async def test_search_without_term_fails_before_connecting() -> None:
 
 
 @pytest.mark.parametrize("extra", [{"search": "a\r\nb"}, {"search": "a\tb"},
-                                   {"extra": {"view": "text/plain\r\nx"}}],
+                                   {"schemes": (GopherOptions(view="text/plain\r\nx"),)}],
                          ids=["search-crlf", "search-tab", "view-crlf"])
 async def test_line_ends_refused_before_connecting(extra: dict[str, Any]) -> None:
     with pytest.raises(URLError, match="TAB or line end"):
@@ -395,9 +398,9 @@ async def test_text_that_never_ends_times_out(peers) -> None:
 
 async def test_form_bytes_on_the_wire() -> None:
     async with serve_gopherplus() as server:
-        await fetch(server.url("0/form%09%09?"), extra={"answers": ANSWERS})
+        await fetch(server.url("0/form%09%09?"), schemes=(GopherOptions(answers=ANSWERS),))
         await fetch(server.url("7/search"), search="a b")
-        await fetch(server.url("0/hello.txt"), extra={"view": "text/plain De_DE"})
+        await fetch(server.url("0/hello.txt"), schemes=(GopherOptions(view="text/plain De_DE"),))
         await fetch(server.url("7/search%09%09!"))
     assert server.requests == [
         b"/form\t!",

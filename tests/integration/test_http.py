@@ -29,6 +29,7 @@ from anyurl.errors import (
     UnsupportedScheme,
     URLSyntaxError,
 )
+from anyurl.options import HTTPOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.http import HTTPHandler
@@ -330,7 +331,8 @@ async def test_gzip_is_decoded_only_when_asked(server: ScriptedServer) -> None:
     packed = gzip.compress(b"plain text " * 100)
     server.routes["/z"] = fixed(packed, headers=[("Content-Encoding", "gzip")])
     assert await fetch(server.url("/z")) == packed
-    assert await fetch(server.url("/z"), extra={"decode_content": True}) == b"plain text " * 100
+    decoded = await fetch(server.url("/z"), schemes=(HTTPOptions(decode_content=True),))
+    assert decoded == b"plain text " * 100
     assert server.requests[-1].headers["accept-encoding"] == "gzip, deflate"
     assert "accept-encoding" not in server.requests[0].headers
 
@@ -415,7 +417,7 @@ async def test_error_status_is_an_error_not_the_file(
 async def test_keep_error_body_returns_it_with_the_status(server: ScriptedServer) -> None:
     server.routes["/e"] = lambda rq: Reply(503, "Service Unavailable", body=b"try later")
     async with Resolver(warn=lambda m: None) as r, r.open(
-        server.url("/e"), FetchOptions(extra={"keep_error_body": True})
+        server.url("/e"), FetchOptions(schemes=(HTTPOptions(keep_error_body=True),))
     ) as res:
         assert await res.read() == b"try later"
     assert res.info.extra["status"] == 503

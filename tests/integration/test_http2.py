@@ -1,4 +1,4 @@
-"""HTTP/2 (``extra["http2"]``) against a private nginx started by this module.
+"""HTTP/2 (``HTTPOptions(http2=True)``) against a private nginx started by this module.
 
 nginx (Debian's nginx-light has the http_v2 module) listens three ways: h2c with prior
 knowledge (``listen ... http2`` without ssl: what ``http://`` with HTTP/2 speaks), TLS with
@@ -27,9 +27,11 @@ import pytest
 
 from anyurl.config import Config
 from anyurl.errors import LoginDenied, PartialTransfer, RemoteFileNotFound
+from anyurl.options import HTTPOptions
+from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.http import HTTPHandler
-from anyurl.url import parse
+from anyurl.url import URL, parse
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -137,11 +139,18 @@ def trust(server: H2Server, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("anyurl.transport.ssl.create_default_context", create_default_context)
 
 
-H2 = FetchOptions(extra={"http2": True})
+H2 = FetchOptions(schemes=(HTTPOptions(http2=True),))
+
+
+def _handler() -> HTTPHandler:
+    """The HTTP handler of a resolver: redirects go through the resolver's gate."""
+    handler = Resolver(Config()).handler_for(URL("http", host="127.0.0.1"))
+    assert isinstance(handler, HTTPHandler)
+    return handler
 
 
 async def test_small_file_over_h2c(server: H2Server) -> None:
-    handler = HTTPHandler(Config())
+    handler = _handler()
     try:
         res = await handler.open(parse(f"http://127.0.0.1:{server.h2c}/small.txt"), H2)
         async with res:
@@ -161,7 +170,7 @@ async def test_small_file_over_h2c(server: H2Server) -> None:
 
 
 async def test_large_file_streams_with_bounded_memory(server: H2Server) -> None:
-    handler = HTTPHandler(Config())
+    handler = _handler()
     digest = hashlib.sha256()
     size = chunks = 0
     tracemalloc.start()
@@ -184,7 +193,7 @@ async def test_large_file_streams_with_bounded_memory(server: H2Server) -> None:
 
 async def test_range_resume_with_if_range(server: H2Server) -> None:
     url = parse(f"http://127.0.0.1:{server.h2c}/large.bin")
-    handler = HTTPHandler(Config())
+    handler = _handler()
     try:
         res = await handler.open(url, H2)
         validator = res.info.validator
@@ -192,7 +201,7 @@ async def test_range_resume_with_if_range(server: H2Server) -> None:
         assert validator
         offset = LARGE_SIZE - 100_000
         res = await handler.open(url, FetchOptions(offset=offset, if_range=validator,
-                                                   extra={"http2": True}))
+                                                   schemes=H2.schemes))
         async with res:
             assert await res.read() == server.large[offset:]
         assert res.info.extra["status"] == 206
@@ -200,7 +209,7 @@ async def test_range_resume_with_if_range(server: H2Server) -> None:
             offset, 100_000, LARGE_SIZE)
         # A validator of another version: the server sends the whole file, from 0.
         res = await handler.open(url, FetchOptions(offset=offset, if_range='"other"',
-                                                   extra={"http2": True}))
+                                                   schemes=H2.schemes))
         assert (res.info.extra["status"], res.info.offset) == (200, 0)
         await res.aclose()
     finally:
@@ -208,7 +217,7 @@ async def test_range_resume_with_if_range(server: H2Server) -> None:
 
 
 async def test_status_mapping_and_redirect_keep_the_connection(server: H2Server) -> None:
-    handler = HTTPHandler(Config())
+    handler = _handler()
     base = f"http://127.0.0.1:{server.h2c}"
     try:
         with pytest.raises(RemoteFileNotFound) as info:
@@ -229,7 +238,7 @@ async def test_status_mapping_and_redirect_keep_the_connection(server: H2Server)
 
 
 async def test_https_uses_h2_when_alpn_picks_it(server: H2Server, trust: None) -> None:
-    handler = HTTPHandler(Config())
+    handler = _handler()
     try:
         res = await handler.open(parse(f"https://127.0.0.1:{server.h2tls}/small.txt"), H2)
         async with res:
@@ -240,7 +249,7 @@ async def test_https_uses_h2_when_alpn_picks_it(server: H2Server, trust: None) -
 
 
 async def test_https_falls_back_to_http11_without_h2(server: H2Server, trust: None) -> None:
-    handler = HTTPHandler(Config())
+    handler = _handler()
     try:
         for _ in range(2):
             res = await handler.open(parse(f"https://127.0.0.1:{server.h1tls}/small.txt"), H2)
@@ -254,10 +263,11 @@ async def test_https_falls_back_to_http11_without_h2(server: H2Server, trust: No
 
 async def test_trace_shows_http2(server: H2Server) -> None:
     lines: list[str] = []
-    handler = HTTPHandler(Config())
+    handler = _handler()
     try:
         res = await handler.open(parse(f"http://127.0.0.1:{server.h2c}/small.txt"),
-                                 FetchOptions(trace=lines.append, extra={"http2": True}))
+                                 FetchOptions(trace=lines.append,
+                                              schemes=(HTTPOptions(http2=True),)))
         await res.aclose()
     finally:
         await handler.aclose()
@@ -325,7 +335,7 @@ def short_h2() -> Iterator[int]:
 
 @pytest.mark.parametrize("path", ["/cut", "/short"])
 async def test_short_body_is_partial_transfer(short_h2: int, path: str) -> None:
-    handler = HTTPHandler(Config())
+    handler = _handler()
     try:
         with pytest.raises(PartialTransfer) as info:
             # h2 checks content-length as the last frame arrives: with the head in the

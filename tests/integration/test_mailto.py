@@ -20,6 +20,7 @@ import pytest
 
 from anyurl.config import Config
 from anyurl.errors import AnyURLError, ServerError, URLError
+from anyurl.options import MailtoOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.mailto import MailtoHandler
@@ -40,7 +41,7 @@ async def send(config: Config, url: str, **extra: Any) -> tuple[bytes, dict[str,
                                                                   list[str], list[str]]:
     trace: list[str] = []
     warnings: list[str] = []
-    options = FetchOptions(trace=trace.append, extra=extra)
+    options = FetchOptions(trace=trace.append, schemes=(MailtoOptions(**extra),))
     async with Resolver(config, warn=warnings.append) as r, r.open(url, options) as res:
         assert res.info.kind == "report"
         report = await res.read()
@@ -157,7 +158,7 @@ async def test_recipient_refused(refusing_server: tuple[str, int]) -> None:
     with pytest.raises(ServerError) as info:
         async with Resolver(config) as r:
             await r.fetch("mailto:nobody@anyurl.example",
-                          FetchOptions(trace=trace.append, extra={"body": b"x"}))
+                          FetchOptions(trace=trace.append, schemes=(MailtoOptions(body=b"x"),)))
     assert info.value.status == 550
     assert info.value.exit_code == 22
     assert "refused the recipient" in str(info.value)
@@ -168,7 +169,8 @@ async def test_recipient_refused(refusing_server: tuple[str, int]) -> None:
 def test_plan() -> None:
     handler = MailtoHandler(Config(smtp_relay="relay.example:2525", mail_from=SENDER))
     lines = handler.plan(parse("mailto:bob@example.org"),
-                         FetchOptions(extra={"body": b"hi\n", "helo": "client.example"}))
+                         FetchOptions(schemes=(MailtoOptions(body=b"hi\n",
+                                                             helo="client.example"),)))
     assert lines[0] == "connect to the SMTP relay relay.example port 2525"
     assert lines[1:4] == ["EHLO client.example", f"MAIL FROM:<{SENDER}>",
                           "RCPT TO:<bob@example.org>"]
@@ -177,6 +179,6 @@ def test_plan() -> None:
 
 def test_plan_default_relay() -> None:
     lines = MailtoHandler(Config()).plan(parse("mailto:bob@example.org"),
-                                         FetchOptions(extra={"body_from_stdin": True}))
+                                         FetchOptions(schemes=(MailtoOptions(body_from_stdin=True),)))
     assert lines[0] == "connect to the SMTP relay localhost port 25"
     assert "<message: headers and standard input>" in lines

@@ -30,6 +30,7 @@ from anyurl.errors import (
     ServerError,
     URLError,
 )
+from anyurl.options import NewsOptions
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.news import news_server
 from anyurl.testing.nntp import SAMPLE_ARTICLES, NNTPServer, NNTPServerConfig, make_article
@@ -170,7 +171,7 @@ async def test_nntp_group_url_is_a_listing(serving: Callable[[], Any]) -> None:
 async def test_group_listing_json(serving: Callable[[], Any]) -> None:
     async with serving() as backend, Resolver(backend.config()) as r:
         doc = json.loads(await r.fetch(f"news:{NEWS_GROUP}",
-                                       FetchOptions(extra={"format": "json"})))
+                                       FetchOptions(format="json")))
     assert doc["group"] == NEWS_GROUP and doc["count"] == 3
     assert [a["number"] for a in doc["articles"]] == [1, 2, 3]
     assert [a["subject"] for a in doc["articles"]] == list(SUBJECTS.values())
@@ -189,7 +190,8 @@ async def test_group_listing_raw_is_the_overview(serving: Callable[[], Any]) -> 
 
 async def test_group_listing_limit_shows_the_newest(serving: Callable[[], Any]) -> None:
     async with serving() as backend, Resolver(backend.config()) as r:
-        text = (await r.fetch(f"news:{NEWS_GROUP}", FetchOptions(extra={"limit": 2}))).decode()
+        options = FetchOptions(schemes=(NewsOptions(limit=2),))
+        text = (await r.fetch(f"news:{NEWS_GROUP}", options)).decode()
     assert "showing 2-3" in text
     assert "\n1  " not in text and "\n2  Dots\n" in text and "\n3  Third" in text
 
@@ -335,7 +337,7 @@ async def test_auth_with_credentials_from_the_lenient_url() -> None:
 
 async def test_auth_on_480_with_credentials_from_options() -> None:
     async with loopback(AUTH) as backend, Resolver(backend.config()) as r:
-        options = FetchOptions(extra={"user": "fred", "password": "flint stone"})
+        options = FetchOptions(schemes=(NewsOptions(user="fred", password="flint stone"),))
         assert await r.fetch(f"news:{NEWS_GROUP}", options)
         assert backend.server is not None
         assert "AUTHINFO PASS ****" in backend.server.received
@@ -349,7 +351,7 @@ async def test_password_callback_on_381() -> None:
         return "flint stone"
 
     async with loopback(AUTH) as backend, Resolver(backend.config()) as r:
-        options = FetchOptions(extra={"user": "fred"}, password_callback=callback)
+        options = FetchOptions(schemes=(NewsOptions(user="fred"),), password_callback=callback)
         assert await r.fetch("news:article1@anyurl.test", options) == loopback_text(1)
     assert len(asked) == 1
 
@@ -427,8 +429,8 @@ async def test_empty_group_listing() -> None:
 def test_news_server_order(url: str, extra: dict[str, str], config: str | None,
                            env: str | None, expected: tuple[str, int, str]) -> None:
     environ = {} if env is None else {"NNTPSERVER": env}
-    got = news_server(parse(url), FetchOptions(extra=extra), Config(nntp_server=config),
-                      environ)
+    got = news_server(parse(url), FetchOptions(schemes=(NewsOptions(**extra),)),
+                      Config(nntp_server=config), environ)
     assert got == expected
 
 

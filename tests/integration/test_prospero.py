@@ -10,17 +10,24 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 from anyurl.config import Config
-from anyurl.errors import RemoteAccessDenied, RemoteFileNotFound, TransferTimeout
+from anyurl.errors import (
+    PolicyRefused,
+    RemoteAccessDenied,
+    RemoteFileNotFound,
+    TransferTimeout,
+)
+from anyurl.options import ProsperoOptions
 from anyurl.resolver import Resolver
-from anyurl.resource import Resource, ResourceInfo
-from anyurl.schemes.base import FetchOptions
+from anyurl.resource import Resource, ResourceInfo, iterate_bytes
+from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.testing.gateway import Gateway
 from anyurl.testing.prospero import MANY_COUNT, serve_prospero
-from anyurl.url import parse
+from anyurl.url import URL
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -30,7 +37,7 @@ FAST = {"ardp_timeout": 0.2}
 async def fetch(url: str, *, trace: list[str] | None = None,
                 **extra: Any) -> tuple[bytes, ResourceInfo]:
     options = FetchOptions(trace=trace.append if trace is not None else None,
-                           extra={**FAST, **extra})
+                           schemes=(ProsperoOptions(**{**FAST, **extra}),))
     async with Resolver(Config(), warn=lambda _: None) as resolver, \
             resolver.open(url, options) as resource:
         return await resource.read(), resource.info
@@ -154,7 +161,7 @@ async def test_silence_gives_up_with_a_timeout() -> None:
 
 async def test_exact_request_received_by_the_server() -> None:
     async with serve_prospero() as server:
-        await fetch(server.url("/pub/README") + ";OBJECT-VERSION=1", prospero_user="me")
+        await fetch(server.url("/pub/README") + ";OBJECT-VERSION=1", user="me")
     assert server.requests == [
         "VERSION 5 anyurl\nAUTHENTICATE '' UNAUTHENTICATED me\n"
         "GET-OBJECT-INFO #ALL ASCII '/pub/README' 1\n"
@@ -187,23 +194,50 @@ async def test_follow_local_file(tmp_path: Path) -> None:
     assert info.url.scheme == "file"
 
 
-async def test_follow_with_the_callers_opener(tmp_path: Path) -> None:
-    target = tmp_path / "via-callable.txt"
-    target.write_bytes(b"opened by the caller\n")
-    opened: list[str] = []
+class _Canned(SchemeHandler):
+    """A registered handler for file: that answers without touching the disk."""
+
+    schemes = ("file",)
+    opened: ClassVar[list[str]] = []
+
+    async def open(self, url: URL, options: FetchOptions) -> Resource:
+        _Canned.opened.append(str(url))
+        return Resource(ResourceInfo(url=url, size=7), iterate_bytes(b"canned\n"))
+
+
+async def test_follow_goes_through_the_gate_to_a_registered_handler(tmp_path: Path) -> None:
+    target = tmp_path / "never-read.txt"
+    target.write_bytes(b"the file on disk, which the registered handler stands in for\n")
+    _Canned.opened.clear()
     async with Resolver(Config(), warn=lambda _: None) as resolver:
-
-        async def opener(url: str) -> Resource:
-            opened.append(url)
-            parsed = parse(url)
-            return await resolver.handler_for(parsed).open(parsed, FetchOptions())
-
+        resolver.register("file", _Canned)
         async with serve_prospero(local_file=str(target)) as server:
-            options = FetchOptions(extra={**FAST, "follow": opener})
+            options = FetchOptions(schemes=(ProsperoOptions(follow=True, **FAST),))
             async with resolver.open(server.url("/pub/local"), options) as resource:
                 body = await resource.read()
-    assert body == target.read_bytes()
-    assert opened == [f"file://{target}"]
+    assert body == b"canned\n"
+    assert _Canned.opened == [f"file://{target}"]
+
+
+async def test_follow_obeys_the_port_policy() -> None:
+    async with serve_prospero(gopher=("127.0.0.1", 25)) as server:
+        with pytest.raises(PolicyRefused, match="port 25"):
+            await fetch(server.url("/pub/menu"), follow=True)
+
+
+async def test_follow_uses_the_gateway_of_the_target_scheme() -> None:
+    gateway = Gateway()
+    try:
+        config = Config(gateways={"gopher": gateway.url})
+        async with serve_prospero(gopher=("127.0.0.1", 7070)) as server, \
+                Resolver(config, warn=lambda _: None) as resolver:
+            options = FetchOptions(schemes=(ProsperoOptions(follow=True, **FAST),))
+            async with resolver.open(server.url("/pub/menu"), options) as resource:
+                await resource.read()
+    finally:
+        gateway.close()
+    assert [seen.line for seen in gateway.seen] == [
+        "GET gopher://127.0.0.1:7070/11/ HTTP/1.1"]
 
 
 async def test_follow_without_a_usable_method() -> None:

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from anyurl.config import Config
-from anyurl.errors import AnyURLError, LoginDenied, URLError
+from anyurl.errors import LoginDenied, URLError
+from anyurl.options import TelnetOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.telnet import TelnetHandler
@@ -32,7 +33,8 @@ async def session(
     trace: list[str] = []
     warnings: list[str] = []
     options = FetchOptions(
-        trace=trace.append, extra={"idle": IDLE, "commands": list(commands), **extra}
+        trace=trace.append,
+        schemes=(TelnetOptions(**{"idle": IDLE, "commands": tuple(commands), **extra}),),
     )
     config = Config(connect_timeout=10, read_timeout=20)
     async with Resolver(config, warn=warnings.append) as r, r.open(url, options) as res:
@@ -100,7 +102,7 @@ async def test_telnetd_password_from_callback(peers: Any) -> None:
     trace: list[str] = []
     options = FetchOptions(
         trace=trace.append, password_callback=callback,
-        extra={"idle": IDLE, "commands": ["echo cb-$((1+1))"]},
+        schemes=(TelnetOptions(idle=IDLE, commands=("echo cb-$((1+1))",)),),
     )
     async with Resolver(Config(read_timeout=20), warn=lambda _: None) as r:
         transcript = await r.fetch(telnetd_url(peers, password=None), options)
@@ -152,15 +154,10 @@ async def test_line_break_in_command_refused() -> None:
         await session("telnet://127.0.0.1:2/", commands=("ls\nrm -rf x",))
 
 
-async def test_interactive_refused_with_a_hint() -> None:
-    with pytest.raises(AnyURLError, match=r"telnet -l joe 127\.0\.0\.1 2323"):
-        await session("telnet://joe@127.0.0.1:2323/", interactive=True)
-
-
 def test_plan() -> None:
     handler = TelnetHandler(Config())
     url = parse("telnet://joe:secret@host.example/")
-    lines = handler.plan(url, FetchOptions(extra={"commands": ["uptime"]}))
+    lines = handler.plan(url, FetchOptions(schemes=(TelnetOptions(commands=("uptime",)),)))
     assert lines[0] == "connect to host.example port 23"
     assert "on a 'login:' prompt: joe" in lines
     assert "on a 'Password:' prompt: ****" in lines

@@ -16,6 +16,7 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.gateways import gateway_for, gateways_from_environ, parse_gateway, proxy_bypassed
+from anyurl.options import HTTPOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.gateway import GatewayHandler
@@ -58,7 +59,7 @@ def test_plan_masks_basic_credentials() -> None:
 
 def test_decode_content_asks_for_gzip() -> None:
     lines = HTTPHandler(Config()).plan(parse("http://example.org/"),
-                                       FetchOptions(extra={"decode_content": True}))
+                                       FetchOptions(schemes=(HTTPOptions(decode_content=True),)))
     assert "Accept-Encoding: gzip, deflate" in lines
 
 

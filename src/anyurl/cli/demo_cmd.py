@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ import anyio
 
 from anyurl.config import Config
 from anyurl.errors import AnyURLError
+from anyurl.options import MailtoOptions, SchemeOptions, TelnetOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
 
@@ -54,7 +55,7 @@ class Case:
     url: str
     server: str | None = None
     what: str = ""
-    options: dict[str, Any] = field(default_factory=dict)
+    options: tuple[SchemeOptions, ...] = ()
     config: Callable[[dict[str, int]], dict[str, Any]] | None = None
 
 
@@ -91,9 +92,9 @@ CASES: list[Case] = [
     Case("prospero", "prospero://127.0.0.1:{prospero}//pub/README", "prospero",
          "GET-OBJECT-INFO over ARDP/UDP: access methods as URLs"),
     Case("telnet", "telnet://127.0.0.1:{telnet}/", "telnet",
-         "the session transcript until the server goes quiet", {"idle": 1.0}),
+         "the session transcript until the server goes quiet", (TelnetOptions(idle=1.0),)),
     Case("mailto", "mailto:demo@example.org", "smtp", "a message submitted over SMTP",
-         {"subject": "anyurl demo", "body": b"Sent by anyurl demo.\n"},
+         (MailtoOptions(subject="anyurl demo", body=b"Sent by anyurl demo.\n"),),
          config=lambda ports: {"smtp_relay": f"127.0.0.1:{ports['smtp']}"}),
 ]
 
@@ -181,7 +182,7 @@ async def _fetch_all(cases: list[tuple[Case, str]], config: Config) -> int:
             print(f"\n{case.scheme:8} {url}")
             if case.what:
                 print(f"{'':8} ({case.what})")
-            opts = FetchOptions(extra=dict(case.options))
+            opts = FetchOptions(schemes=case.options)
             started = time.monotonic()
             try:
                 body = await resolver.fetch(url, opts)

@@ -38,7 +38,6 @@ from anyurl.cli.names import remote_name
 from anyurl.cli.scheme_options import (
     add_scheme_arguments,
     apply_to_config,
-    scheme_extra,
     scheme_options,
 )
 from anyurl.cli.terminal import wanted
@@ -279,14 +278,10 @@ def make_options(args: argparse.Namespace, *, index: int | None = None,
 
         def trace(line: str) -> None:
             print(escape_controls(prefix + line), file=sys.stderr, flush=True)
-    given = tuple(getattr(args, "scheme_options", ()))
-    extra: dict[str, Any] = scheme_extra(given)
     json_format = args.json if menu_json is None else menu_json
-    if json_format:
-        extra["format"] = "json"
     return FetchOptions(trace=trace, password_callback=password, search=args.search,
                         raw=args.raw, format="json" if json_format else "text",
-                        schemes=given, extra=extra)
+                        schemes=tuple(getattr(args, "scheme_options", ())))
 
 
 def writes_files(args: argparse.Namespace) -> bool:

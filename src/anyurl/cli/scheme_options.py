@@ -142,38 +142,6 @@ def scheme_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
     return tuple(given)
 
 
-def scheme_extra(given: tuple[SchemeOptions, ...]) -> dict[str, Any]:
-    """The same options as the untyped ``extra`` dict, for handlers not yet typed."""
-    extra: dict[str, Any] = {}
-    for o in given:
-        if isinstance(o, GopherOptions):
-            if o.view:
-                extra["view"] = o.view
-            if o.answers is not None:
-                extra["answers"] = o.answers
-        elif isinstance(o, HTTPOptions):
-            extra.update({k: True for k in ("decode_content", "http2", "keep_error_body")
-                          if getattr(o, k)})
-        elif isinstance(o, FTPOptions):
-            extra["passive"] = False
-        elif isinstance(o, NewsOptions):
-            extra["server"] = o.server
-        elif isinstance(o, MailtoOptions):
-            if o.subject is not None:
-                extra["subject"] = o.subject
-            if o.body is not None:
-                extra["body"] = o.body
-            if o.body_from_stdin:
-                extra["body_from_stdin"] = True
-        elif isinstance(o, TelnetOptions):
-            if o.commands:
-                extra["commands"] = list(o.commands)
-            extra["idle"] = o.idle
-        elif isinstance(o, ProsperoOptions):
-            extra["follow"] = True
-    return extra
-
-
 def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
     """Gateways: the environment, then the config file, then ``--gateway`` (last wins)."""
     gateways = dict(config.gateways)

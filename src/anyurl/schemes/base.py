@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, Protocol, TypeVar
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import ClassVar, Literal, Protocol, TypeVar
 
 from anyurl.config import Config
 from anyurl.errors import AnyURLError, OptionError
@@ -63,8 +63,6 @@ class FetchOptions:
     #: Set by the HTTP handler when a redirect leaves it through the gate: the URLs
     #: visited so far, so the chain's length and loops are counted across handlers.
     redirect_chain: tuple[URL, ...] = ()
-    #: Deprecated untyped options; handlers read ``schemes`` (kept until all are typed).
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def get(self, kind: type[_O]) -> _O:
         """The options of class ``kind`` that were given, else its defaults; type-checked."""

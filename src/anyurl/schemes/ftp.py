@@ -61,6 +61,7 @@ from anyurl.errors import (
     ServerError,
     URLError,
 )
+from anyurl.options import FTPOptions
 from anyurl.protocols.ftp import (
     ASCIIDecoder,
     Command,
@@ -88,7 +89,6 @@ from anyurl.transport import (
     Dialer,
     Listener,
     Stream,
-    connect_tcp,
     open_listener,
 )
 from anyurl.url import URL, FTPPath
@@ -289,6 +289,7 @@ class FTPHandler(SchemeHandler):
     """``ftp:`` URLs: RFC 1738 3.2 exactly, with a pool of logged-in control connections."""
 
     schemes = ("ftp",)
+    options_type = FTPOptions
 
     def __init__(
         self,
@@ -303,6 +304,10 @@ class FTPHandler(SchemeHandler):
         self._prompted: dict[PoolKey, str] = {}
         #: Counters for tests and the benchmark: logins made and connections reused.
         self.stats = {"connections": 0, "reused": 0}
+
+    def _passive(self, options: FetchOptions) -> bool:
+        chosen = options.get(FTPOptions).passive
+        return self.config.ftp_passive if chosen is None else chosen
 
     # -- what the URL asks for ---------------------------------------------------------
 
@@ -342,7 +347,7 @@ class FTPHandler(SchemeHandler):
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         retrieval = self._retrieval(url)
         login = self._login(url)
-        passive = bool(options.extra.get("passive", self.config.ftp_passive))
+        passive = self._passive(options)
         offset = options.offset if retrieval.mode == "I" else 0
         data_command = Command("EPSV") if passive else Command("EPRT", "|1|<address>|<port>|")
         commands = [Command("USER", login.user), Command("PASS", "")]
@@ -409,7 +414,7 @@ class FTPHandler(SchemeHandler):
     async def _connect(self, url: URL, login: _Login, options: FetchOptions) -> _Control:
         host = url.connect_host
         port = url.effective_port or DEFAULT_PORT
-        stream = await connect_tcp(
+        stream = await self.dialer.connect_tcp(
             host,
             port,
             url=url,
@@ -448,7 +453,7 @@ class FTPHandler(SchemeHandler):
                 password = await self._ask_password(url, reply, options)
             reply = await control.command(Command("PASS", password))
         if reply.code == 332:
-            account = login.account or options.extra.get("account")
+            account = login.account or options.get(FTPOptions).account
             if not isinstance(account, str):
                 raise LoginDenied(
                     f"ftp server of {url.masked()} asks for an account for user "
@@ -691,7 +696,7 @@ class FTPHandler(SchemeHandler):
         self, control: _Control, url: URL, options: FetchOptions
     ) -> _DataChannel:
         """A data connection: EPSV, else PASV; or EPRT, else PORT in active mode."""
-        passive = bool(options.extra.get("passive", self.config.ftp_passive))
+        passive = self._passive(options)
         stack = AsyncExitStack()
         if passive:
             host = control.stream.remote_address[0]
@@ -720,7 +725,7 @@ class FTPHandler(SchemeHandler):
                         f"ignoring the address {named} of the 227 reply; connecting to the "
                         f"control connection's peer {host}"
                     )
-            stream = await connect_tcp(
+            stream = await self.dialer.connect_tcp(
                 host,
                 port,
                 url=url,

@@ -20,44 +20,65 @@ same from the environment (``http_proxy``, ``https_proxy``, ``ftp_proxy``,
 ``no_proxy``) as curl and Lynx do; like curl it reads only the lower-case
 ``http_proxy`` (a CGI program's ``HTTP_PROXY`` comes from a request header).
 
-The resolver dispatches a URL here when :func:`gateway_for` finds a gateway for it.
+The policy (which URL goes through which gateway) is :mod:`anyurl.gateways`; the
+resolver's gate applies it once per URL and dispatches here.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 from anyurl.config import Config
-from anyurl.errors import AnyURLError, UnsupportedScheme
+from anyurl.errors import AnyURLError
 from anyurl.gateways import Gateway, gateway_for
 from anyurl.resource import Resource
-from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler
+from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.schemes.http import (
     HTTP_SCHEMES,
     HTTPHandler,
     Route,
-    Tunnel,
     basic_credentials,
     direct_route,
-    tunnel_to,
+    open_tunnel,
 )
-from anyurl.transport import DIRECT, Dialer, tunnelled
+from anyurl.transport import DIRECT, Dialer, Stream
 from anyurl.url import URL
 
 __all__ = ["GatewayHandler"]
 
-HandlerLookup = Callable[[str], SchemeHandler]
+
+class GatewayTunnel:
+    """The CONNECT tunnel through one gateway, handed to a tunnelled handler's :class:`Dialer`.
+
+    An explicit object the inner handler holds: every connection it opens (an FTP data
+    connection too) goes through it. ``trace`` is the dialogue sink of the request
+    being opened, so ``-v`` shows each CONNECT.
+    """
+
+    def __init__(self, gateway: URL):
+        self.gateway = gateway
+        self.trace: Trace | None = None
+
+    async def __call__(
+        self, host: str, port: int, *, url: URL, connect_timeout: float | None,
+        read_timeout: float | None,
+    ) -> Stream:
+        return await open_tunnel(self.gateway, host, port, url=url,
+                                 connect_timeout=connect_timeout, read_timeout=read_timeout,
+                                 trace=self.trace)
 
 
 class GatewayHandler(SchemeHandler):
-    """Fetches URLs of any scheme through the gateway configured for the scheme.
+    """Fetches URLs of any scheme through one gateway (RFC 1738 section 4).
 
-    The resolver sends a URL here when :func:`gateway_for` names a gateway for it. In GET
-    mode (and for http URLs) the HTTP machinery of :class:`HTTPHandler` does the work with
-    a route to the gateway; in tunnel mode the scheme's own handler runs with its
-    connections tunnelled. Those handlers are private to this one (built from
-    :data:`anyurl.schemes.BUILTIN_HANDLERS`, or ``handler_lookup``), so their pooled
-    connections, all tunnelled, never mix with direct ones.
+    The resolver's gate decides, once per URL, that a gateway serves it
+    (:func:`anyurl.gateways.gateway_for`) and sends it here; there is one instance per
+    gateway. In GET mode (and for http URLs) the HTTP machinery of :class:`HTTPHandler`
+    does the work with a route to the gateway; in tunnel mode the scheme's own handler
+    runs with a :class:`Dialer` holding the gateway's tunnel. That handler comes from the
+    gate (:meth:`~anyurl.schemes.base.Gate.private_handler`: the registered class, a
+    plug-in's too) and is private to this one, so its pooled connections, all
+    tunnelled, never mix with direct ones.
     """
 
     schemes = ()
@@ -67,21 +88,25 @@ class GatewayHandler(SchemeHandler):
         config: Config,
         *,
         warn: Callable[[str], None] | None = None,
-        handler_lookup: HandlerLookup | None = None,
         gate: Gate | None = None,
         dialer: Dialer = DIRECT,
         gateway: Gateway | None = None,
     ):
         super().__init__(config, warn=warn, gate=gate, dialer=dialer)
-        #: The gateway the resolver chose for the URLs it sends here (None: decide per URL).
+        #: The gateway the resolver chose (None: decided per URL, for a handler built
+        #: outside a resolver).
         self.gateway = gateway
         self.http = HTTPHandler(config, warn=warn, router=self.route, gate=gate)
-        self._lookup = handler_lookup
-        self._direct: dict[str, SchemeHandler] = {}
+        self._tunnelled: dict[str, tuple[SchemeHandler, GatewayTunnel]] = {}
+
+    def _gateway(self, url: URL) -> Gateway | None:
+        if self.gateway is not None:
+            return self.gateway
+        return gateway_for(self.config.gateways, url)
 
     def route(self, url: URL) -> Route:
         """Where an HTTP request for ``url`` goes: the gateway, a tunnel, or direct."""
-        gateway = gateway_for(self.config.gateways, url)
+        gateway = self._gateway(url)
         if gateway is None:
             return direct_route(url)
         gw = gateway.url
@@ -100,28 +125,15 @@ class GatewayHandler(SchemeHandler):
             proxy_authorization=authorization,
         )
 
-    def _gateway(self, url: URL) -> Gateway | None:
-        return gateway_for(self.config.gateways, url)
-
-    def direct_handler(self, scheme: str) -> SchemeHandler:
-        """This gateway handler's own instance of ``scheme``'s handler (for tunnel mode)."""
-        handler = self._direct.get(scheme)
-        if handler is None:
-            if self._lookup is not None:
-                handler = self._lookup(scheme)
-            else:
-                from anyurl.resolver import _load
-                from anyurl.schemes import BUILTIN_HANDLERS
-
-                factory = BUILTIN_HANDLERS.get(scheme)
-                if factory is None or scheme == "gateway":
-                    raise UnsupportedScheme(
-                        f"no handler for {scheme}: URLs to run through a tunnel",
-                        hint=f"Use GET mode for {scheme} (a gateway URL without tunnel+).",
-                    )
-                handler = _load(factory)(self.config, warn=self.warn)
-            self._direct[scheme] = handler
-        return handler
+    def tunnelled_handler(self, scheme: str, gateway: Gateway) -> tuple[SchemeHandler,
+                                                                         GatewayTunnel]:
+        """This gateway's own handler of ``scheme``, connecting through the tunnel."""
+        found = self._tunnelled.get(scheme)
+        if found is None:
+            tunnel = GatewayTunnel(gateway.url)
+            found = (self.gate.private_handler(scheme, Dialer(tunnel)), tunnel)
+            self._tunnelled[scheme] = found
+        return found
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         gateway = self._gateway(url)
@@ -130,48 +142,25 @@ class GatewayHandler(SchemeHandler):
         lines = [f"CONNECT {url.connect_host}:{url.effective_port} HTTP/1.1 "
                  f"(to {gateway.url.masked()})"]
         try:
-            lines += self.direct_handler(url.scheme).plan(url, options)
+            lines += self.tunnelled_handler(url.scheme, gateway)[0].plan(url, options)
         except AnyURLError:
-            lines.append(f"then {url.scheme} through the tunnel")
+            lines.append(f"(then {url.scheme} through the tunnel)")
         return lines
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
         gateway = self._gateway(url)
-        if url.scheme in HTTP_SCHEMES or (gateway is not None and not gateway.tunnel):
+        if gateway is None:  # built outside a resolver, and no_proxy matched
+            return await self.gate.open_resource(url, options)
+        if url.scheme in HTTP_SCHEMES or not gateway.tunnel:
             return await self.http.open(url, options)
-        if gateway is None:  # no_proxy matched: the scheme's own handler, directly
-            return await self.direct_handler(url.scheme).open(url, options)
-        tunnel = tunnel_to(gateway.url, options.trace)
-        handler = self.direct_handler(url.scheme)
-        with tunnelled(tunnel):
-            resource = await handler.open(url, options)
-        # Connections the handler opens while the body streams are tunnelled too.
-        return Resource(resource.info, _in_tunnel(aiter(resource), tunnel),
-                        on_close=resource.aclose)
+        handler, tunnel = self.tunnelled_handler(url.scheme, gateway)
+        tunnel.trace = options.trace
+        return await handler.open(url, options)
 
     async def aclose(self) -> None:
-        handlers, self._direct = list(self._direct.values()), {}
+        handlers, self._tunnelled = [h for h, _ in self._tunnelled.values()], {}
         try:
             await self.http.aclose()
         finally:
             for handler in handlers:
                 await handler.aclose()
-
-
-async def _in_tunnel(chunks: AsyncIterator[bytes], tunnel: Tunnel) -> AsyncIterator[bytes]:
-    # A context variable set inside an async generator would leak to its consumer
-    # across a yield, so it is set around each step instead.
-    iterator = chunks.__aiter__()
-    try:
-        while True:
-            with tunnelled(tunnel):
-                try:
-                    chunk = await iterator.__anext__()
-                except StopAsyncIteration:
-                    return
-            yield chunk
-    finally:
-        aclose = getattr(iterator, "aclose", None)
-        if aclose is not None:
-            with tunnelled(tunnel):
-                await aclose()

@@ -4,7 +4,7 @@ One TCP connection per request, driven by the sans-I/O core
 :mod:`anyurl.protocols.gopher`. What comes back depends on the item:
 
 * menus (type ``1``, search results of type ``7``) are parsed and rendered as readable
-  text, or as JSON items with their URLs (``options.extra["format"] == "json"``); the
+  text, or as JSON items with their URLs (``options.format == "json"``); the
   parsed items are also in ``resource.info.extra["items"]``;
 * text and binary items stream in large chunks with bounded memory; a Gopher+ ``+n``
   header sets ``info.size``, so a short body is a :class:`PartialTransfer`;
@@ -13,7 +13,7 @@ One TCP connection per request, driven by the sans-I/O core
   rendered, views listed with the strings ``--view`` takes;
 * an item with a form (Gopher+ string ``?``) is done in two connections: the ``!``
   attributes for the ``+ASK`` block, then the filled-in form of 3.4.9. The answers come
-  from ``options.extra["answers"]``: a mapping {prompt: value}, or a callback (sync or
+  from ``GopherOptions.answers``: a mapping {prompt: value}, or a callback (sync or
   async) given the :class:`~anyurl.protocols.gopher.AskForm` that returns one;
 * ``h`` items whose selector is ``URL:<url>`` and telnet (``8``) items are links: no
   connection, the body is the target URL and ``info.extra["target"]`` holds it.
@@ -39,6 +39,7 @@ from anyurl.errors import (
     ServerError,
     URLError,
 )
+from anyurl.options import GopherOptions
 from anyurl.protocols.gopher import (
     MENU_TYPES,
     NEED_DATA,
@@ -66,7 +67,7 @@ from anyurl.protocols.gopher import (
 )
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
-from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream, connect_tcp
+from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
 from anyurl.url import URL, GopherPath, quote
 
 __all__ = ["GopherHandler"]
@@ -136,6 +137,7 @@ class GopherHandler(SchemeHandler):
     """gopher: URLs, Gopher+ included."""
 
     schemes = ("gopher",)
+    options_type = GopherOptions
 
     # -- what to send ---------------------------------------------------------------------
 
@@ -145,7 +147,7 @@ class GopherHandler(SchemeHandler):
         return parts
 
     def _plus(self, url: URL, parts: GopherPath, options: FetchOptions) -> str | None:
-        view = options.extra.get("view")
+        view = options.get(GopherOptions).view
         if not view:
             return parts.gopher_plus
         if parts.gopher_plus not in (None, "+"):
@@ -256,7 +258,7 @@ class GopherHandler(SchemeHandler):
                     *, gopher_plus: bool) -> _Exchange:
         port = url.effective_port
         assert port is not None
-        stream = await connect_tcp(
+        stream = await self.dialer.connect_tcp(
             url.connect_host, port, url=url,
             connect_timeout=self.config.connect_timeout,
             read_timeout=self.config.read_timeout,
@@ -327,7 +329,7 @@ class GopherHandler(SchemeHandler):
     def _rendered(self, url: URL, text: Callable[[], str], data: Callable[[], Any],
                   options: FetchOptions, kind: str, extra: dict[str, Any]) -> Resource:
         """The listing as text or JSON (only the one asked for is built: menus can be long)."""
-        if options.extra.get("format") == "json":
+        if options.format == "json":
             body = (json.dumps(data(), indent=2, ensure_ascii=False) + "\n").encode()
             ctype = "application/json"
         else:
@@ -437,7 +439,7 @@ class GopherHandler(SchemeHandler):
                 hint="Fetch it without the form: replace the final ? of the URL with +.",
             )
         lines, file, secrets = await self._answers(url, form, options)
-        view = options.extra.get("view") or ""
+        view = options.get(GopherOptions).view or ""
         wire = form_request(parts.selector, lines, file=file, search=search or None,
                             view=str(view))
         head = wire.split(b"\r\n", 1)[0] + b"\r\n"
@@ -467,7 +469,7 @@ class GopherHandler(SchemeHandler):
     async def _answers(self, url: URL, form: AskForm,
                        options: FetchOptions) -> tuple[list[str], bytes | None, set[str]]:
         """The data block lines, the file, and the AskP answers (masked in the trace)."""
-        source = options.extra.get("answers")
+        source = options.get(GopherOptions).answers
         prompts = ", ".join(repr(q.prompt) for q in form.answerable)
         if source is None:
             raise AnyURLError(

@@ -11,13 +11,17 @@ Three decisions shape the rest:
 * **An error page is never the file.** A 4xx/5xx response becomes an exception (404/410
   -> :class:`RemoteFileNotFound`, 401/403 -> :class:`LoginDenied`, others
   :class:`ServerError` with the status) unless the caller asks for the body
-  (``extra["keep_error_body"]``), in which case the status is in ``info.extra``.
+  (``HTTPOptions(keep_error_body=True)``), in which case the status is in ``info.extra``.
 * **A resume never splices two versions.** ``Range`` goes out with ``If-Range`` (the
   validator of the partial data); a ``200`` answer means "start over" and the resource
   says so with ``offset == 0``. A ``206`` whose ``Content-Range`` starts elsewhere than
   asked is refused. ``416`` with the size equal to the offset means "already complete".
-* **Redirects stay within HTTP.** A ``Location`` naming another scheme (``ftp:``,
-  ``file:``) is not followed: the error names the target, as curl refuses it too.
+* **Redirects stay within HTTP, and pass the gate.** A ``Location`` naming another
+  scheme (``ftp:``, ``file:``) is not followed: the error names the target, as curl
+  refuses it too. Every other target passes the resolver's gate like a first URL: the
+  section 6 port policy (a redirect to port 25 is refused), the registry and the
+  gateway routing; when the gate gives the target to another handler (a gateway, a
+  plug-in), it continues there with the chain so far (``FetchOptions.redirect_chain``).
   Credentials from the URL go only to the host they were written for.
 
 Connections are pooled per route (scheme, host, port, and the gateway when there is one)
@@ -33,6 +37,7 @@ whether a ``CONNECT`` tunnel comes first (:func:`open_tunnel`).
 from __future__ import annotations
 
 import base64
+import dataclasses
 import zlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -56,6 +61,7 @@ from anyurl.errors import (
     UnsupportedScheme,
     URLError,
 )
+from anyurl.options import HTTPOptions
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.transport import (
@@ -65,7 +71,6 @@ from anyurl.transport import (
     Stream,
     Tunnel,
     connect_tcp,
-    tunnelled,
 )
 from anyurl.url import DEFAULT_PORTS, URL, HTTPPath, mask, parse
 
@@ -281,6 +286,7 @@ class HTTPHandler(SchemeHandler):
     """http: and https: URLs, and the HTTP side of gateways (see the module docstring)."""
 
     schemes = HTTP_SCHEMES
+    options_type = HTTPOptions
 
     def __init__(
         self,
@@ -304,7 +310,7 @@ class HTTPHandler(SchemeHandler):
         self, url: URL, route: Route, options: FetchOptions, authorization: str | None
     ) -> list[tuple[str, str]]:
         headers = [("Host", host_header(url)), ("User-Agent", USER_AGENT), ("Accept", "*/*")]
-        if options.extra.get("decode_content"):
+        if options.get(HTTPOptions).decode_content:
             headers.append(("Accept-Encoding", "gzip, deflate"))
         if options.offset:
             headers.append(("Range", f"bytes={options.offset}-"))
@@ -329,7 +335,8 @@ class HTTPHandler(SchemeHandler):
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
         current = url.without_fragment()
-        visited = [current]
+        visited = [*options.redirect_chain, current]
+        first = visited[0]
         authorization, auth_origin = self._credentials(current)
         max_redirects = self.config.max_redirects
         while True:
@@ -342,17 +349,24 @@ class HTTPHandler(SchemeHandler):
                 target = self._redirect_target(current, location, response)
                 if len(visited) > max_redirects:
                     raise TooManyRedirects(
-                        f"{url.masked()} redirected more than {max_redirects} times "
+                        f"{first.masked()} redirected more than {max_redirects} times "
                         f"(last to {target.masked()})",
-                        url=url,
+                        url=first,
                         hint="Raise max_redirects in the config if the chain is legitimate.",
                     )
                 if target in visited:
                     chain = " -> ".join(u.masked() for u in [*visited, target])
-                    raise TooManyRedirects(f"redirect loop: {chain}", url=url)
+                    raise TooManyRedirects(f"redirect loop: {chain}", url=first)
+                # Every redirect target passes the resolver's gate: the port policy,
+                # the registry and the gateway routing, as the first URL did.
+                target = self.gate.admit(target)
                 if options.trace:
                     options.trace(f"* following redirect to {target.masked()}")
                 visited.append(target)
+                handler = self.gate.handler_for(target)
+                if handler is not self:  # a gateway or another handler serves it
+                    return await handler.open(
+                        target, dataclasses.replace(options, redirect_chain=tuple(visited[:-1])))
                 if target.user is not None:
                     authorization, auth_origin = self._credentials(target)
                 current = target
@@ -391,7 +405,7 @@ class HTTPHandler(SchemeHandler):
 
     def _wants_http2(self, route: Route, options: FetchOptions) -> bool:
         """HTTP/2 when asked for, spoken to the origin (not a GET gateway), h2 installed."""
-        if not options.extra.get("http2") or route.absolute_form:
+        if not options.get(HTTPOptions).http2 or route.absolute_form:
             return False
         if self._http2_available is None:
             try:
@@ -488,15 +502,15 @@ class HTTPHandler(SchemeHandler):
         if trace:
             via = f" through {route.tunnel.masked()}" if route.tunnel else ""
             trace(f"* connecting to {route.host}:{route.port}{via}")
-        with tunnelled(tunnel_to(route.tunnel, trace) if route.tunnel else None):
-            stream = await connect_tcp(
-                route.host, route.port, url=url,
-                connect_timeout=self.config.connect_timeout,
-                read_timeout=self.config.read_timeout,
-                tls=route.tls, server_hostname=route.server_hostname,
-                alpn_protocols=("h2", "http/1.1") if http2 and route.tls else None,
-                what="the HTTP connection",
-            )
+        dialer = Dialer(tunnel_to(route.tunnel, trace)) if route.tunnel else self.dialer
+        stream = await dialer.connect_tcp(
+            route.host, route.port, url=url,
+            connect_timeout=self.config.connect_timeout,
+            read_timeout=self.config.read_timeout,
+            tls=route.tls, server_hostname=route.server_hostname,
+            alpn_protocols=("h2", "http/1.1") if http2 and route.tls else None,
+            what="the HTTP connection",
+        )
         self.connections_opened += 1
         if http2 and (not route.tls or stream.alpn_protocol == "h2"):
             from anyurl.schemes.http2 import open_h2
@@ -562,7 +576,7 @@ class HTTPHandler(SchemeHandler):
             offset, size, total = self._check_content_range(final, response, options, conn)
         elif status == 416 and options.offset:
             return await self._range_not_satisfiable(final, conn, response, options)
-        elif status >= 300 and not options.extra.get("keep_error_body"):
+        elif status >= 300 and not options.get(HTTPOptions).keep_error_body:
             await self._discard(conn, response)
             raise _status_error(final, response)
         elif status == 206:  # a range nobody asked for: the start is not the file's
@@ -572,7 +586,7 @@ class HTTPHandler(SchemeHandler):
                 "Range", url=final)
         encoding = (response.header("content-encoding") or "").strip().lower()
         decoder = None
-        if encoding and options.extra.get("decode_content"):
+        if encoding and options.get(HTTPOptions).decode_content:
             decoder = _decoder(encoding)
             if decoder is not None:
                 size = None  # the decoded size is not announced

@@ -1,6 +1,6 @@
 """HTTP/2 for the http and https schemes: the ``h2`` library (sans-I/O) over anyurl's transport.
 
-Strategy. HTTP/2 is an option (``FetchOptions.extra["http2"]``), not a second HTTP client:
+Strategy. HTTP/2 is an option (``HTTPOptions(http2=True)``), not a second HTTP client:
 :mod:`anyurl.schemes.http` keeps every decision about what a response means (status
 mapping, redirects, Range/If-Range resume, decoding) and asks a connection object for
 three things only: send a request and return its head, yield its body, drop its body.

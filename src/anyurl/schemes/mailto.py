@@ -3,16 +3,16 @@
 "Unlike many URLs, the mailto scheme does not represent a data object to be accessed
 directly": there is nothing to retrieve. What a retrieval client like Lynx does with
 one is let the user write a message and send it, and that is what
-:class:`MailtoHandler` does, without an editor: the body is ``extra["body"]`` (bytes)
-or, for the command line, standard input when ``extra["body_from_stdin"]`` is set; the
-subject is ``extra["subject"]``. There is no default body: opening a ``mailto:`` URL
-without one is an error rather than an empty message sent by accident.
+:class:`MailtoHandler` does, without an editor: the body is ``MailtoOptions.body``
+(bytes) or, for the command line, standard input when ``MailtoOptions.body_from_stdin``
+is set; the subject is ``MailtoOptions.subject``. There is no default body: opening a
+``mailto:`` URL without one is an error rather than an empty message sent by accident.
 
-The message goes over SMTP (:mod:`anyurl.protocols.smtp`) to a relay: ``extra["relay"]``,
+The message goes over SMTP (:mod:`anyurl.protocols.smtp`) to a relay: ``MailtoOptions.relay``,
 else ``Config.smtp_relay`` (``host:port``, ``[v6]:port``), else ``localhost:25``. The
 relay comes from configuration, never from the URL, so the port policy of section 6
 (which refuses port 25 for every *other* scheme, because a crafted gopher: or ftp: URL
-could talk to a mail server) does not apply to it. The sender is ``extra["mail_from"]``,
+could talk to a mail server) does not apply to it. The sender is ``MailtoOptions.mail_from``,
 ``Config.mail_from``, or ``Config.anonymous_email``. The message carries From, To,
 Subject (RFC 2047-encoded when not ASCII), Date, Message-ID and a MIME text/plain body
 (UTF-8; quoted-printable when not ASCII, so the message is 7-bit clean for any relay).
@@ -42,6 +42,7 @@ from email.utils import formatdate, make_msgid
 import anyio
 
 from anyurl.errors import AnyURLError, ConnectionLost, ProtocolError, ServerError, URLError
+from anyurl.options import MailtoOptions
 from anyurl.protocols.smtp import (
     NEED_DATA,
     ConnectionClosed,
@@ -59,7 +60,6 @@ from anyurl.protocols.smtp import (
 )
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
-from anyurl.transport import connect_tcp
 from anyurl.url import URL, MailtoPart, decode
 
 __all__ = ["DEFAULT_RELAY", "MailtoHandler", "compose"]
@@ -144,9 +144,10 @@ class MailtoHandler(SchemeHandler):
     """``mailto:`` URLs: compose and submit one message over SMTP."""
 
     schemes = ("mailto",)
+    options_type = MailtoOptions
 
     def _request(self, url: URL, options: FetchOptions) -> _Request:
-        extra = options.extra
+        given = options.get(MailtoOptions)
         recipient, fields = _split_hfields(url)
         if not recipient:
             raise URLError(f"{url.masked()} names no mailbox", url=url)
@@ -157,20 +158,16 @@ class MailtoHandler(SchemeHandler):
         ignored = sorted(set(fields) - {"subject", "body"})
         if ignored:
             self.warn(f"{url.masked()}: ignoring the header field(s) {', '.join(ignored)}")
-        subject = extra.get("subject", fields.get("subject"))
+        subject = given.subject if given.subject is not None else fields.get("subject")
         if subject is not None:
             subject = str(subject)
             if any(c in subject for c in "\r\n\x00"):
                 raise URLError(f"refusing a subject with a line break for {url.masked()}",
                                url=url)
         body: bytes | None
-        if "body" in extra:
-            body = extra["body"]
-            if isinstance(body, str):
-                body = body.encode("utf-8")
-            if not isinstance(body, bytes):
-                raise TypeError("extra['body'] must be bytes")
-        elif extra.get("body_from_stdin"):
+        if given.body is not None:
+            body = given.body
+        elif given.body_from_stdin:
             body = None
         elif "body" in fields:
             body = fields["body"].encode("utf-8", "surrogateescape")
@@ -179,18 +176,18 @@ class MailtoHandler(SchemeHandler):
                 f"{url.masked()} names a mailbox; there is nothing to fetch, and no message "
                 "was given to send",
                 url=url,
-                hint="Give the message body (FetchOptions.extra['body'], or standard input "
-                "with extra['body_from_stdin']).",
+                hint="Give the message body (--data, --data-file; MailtoOptions(body=...) "
+                "in a program).",
             )
-        sender = str(extra.get("mail_from") or self.config.mail_from
+        sender = str(given.mail_from or self.config.mail_from
                      or self.config.anonymous_email)
         try:
             check_address(sender, "sender")
         except SMTPCoreError as exc:
             raise AnyURLError(str(exc), hint="Fix mail_from in the configuration.") from None
-        relay_text = extra.get("relay") or self.config.smtp_relay
+        relay_text = given.relay or self.config.smtp_relay
         relay = _parse_relay(str(relay_text)) if relay_text else DEFAULT_RELAY
-        helo = str(extra.get("helo") or _helo_name())
+        helo = given.helo or _helo_name()
         return _Request(recipient, subject, body, sender, relay, helo)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
@@ -224,7 +221,7 @@ class MailtoHandler(SchemeHandler):
         where = f"the SMTP relay {host}:{port}"
         delivered: Reply | None = None
         failed: Failed | None = None
-        async with await connect_tcp(
+        async with await self.dialer.connect_tcp(
             host, port, url=url, connect_timeout=self.config.connect_timeout,
             read_timeout=self.config.read_timeout, what=where,
         ) as stream:

@@ -28,8 +28,8 @@ newsreader: a user who configured anyurl means that server. ``nntp:`` URLs alway
 their host (port 119 unless written).
 
 Credentials: RFC 1738's nntp syntax has none, so they come from the URL only when it was
-parsed leniently (``nntp://user:password@host/...``), else from ``extra["user"]`` /
-``extra["password"]``, else, when the server asks (480), from ``~/.netrc`` (when
+parsed leniently (``nntp://user:password@host/...``), else from ``NewsOptions.user`` /
+``NewsOptions.password``, else, when the server asks (480), from ``~/.netrc`` (when
 ``Config.use_netrc``) and ``FetchOptions.password_callback``. Credentials given
 explicitly are sent right after MODE READER (so ``--plan`` shows them, password masked);
 NNTP here has no TLS, so the handler warns that the password crosses the network in
@@ -47,8 +47,8 @@ message quotes the server's response line and the masked URL.
 Output: an article streams as it arrives, dot-stuffing undone, lines ended with ``\\n``
 (``FetchOptions.raw``: CRLF, the wire form). A group listing is rendered as readable text
 (number, subject, From, Date and each article's ``nntp:`` and ``news:`` URLs), or as JSON
-with ``extra["format"] == "json"``; ``raw`` gives the server's OVER/LIST lines as sent
-(CRLF, unstuffed). ``extra["limit"]`` caps a group listing to the newest N articles
+with ``FetchOptions.format == "json"``; ``raw`` gives the server's OVER/LIST lines as sent
+(CRLF, unstuffed). ``NewsOptions.limit`` caps a group listing to the newest N articles
 (default :data:`DEFAULT_LISTING_LIMIT`, 0 for all).
 """
 
@@ -75,6 +75,7 @@ from anyurl.errors import (
     ServerError,
     URLError,
 )
+from anyurl.options import NewsOptions
 from anyurl.protocols.nntp import (
     ActiveEntry,
     Command,
@@ -97,7 +98,7 @@ from anyurl.protocols.nntp import (
 )
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
-from anyurl.transport import DIRECT, Dialer, Stream, connect_tcp
+from anyurl.transport import DIRECT, Dialer, Stream
 from anyurl.url import URL, NewsPart, NNTPPath, quote
 from anyurl.url.charset import UCHAR_PLAIN
 
@@ -179,7 +180,7 @@ def news_server(
         return url.connect_host, url.effective_port or DEFAULT_PORT, "the URL"
     env = os.environ if environ is None else environ
     candidates = (
-        (options.extra.get("server"), "the server option"),
+        (options.get(NewsOptions).server, "the server option"),
         (config.nntp_server, "the nntp_server setting"),
         (env.get("NNTPSERVER"), "$NNTPSERVER"),
     )
@@ -296,6 +297,7 @@ class NewsHandler(SchemeHandler):
     """``news:`` and ``nntp:`` URLs: RFC 1738 3.6 and 3.7 over NNTP (RFC 3977)."""
 
     schemes = ("news", "nntp")
+    options_type = NewsOptions
 
     def __init__(
         self,
@@ -312,9 +314,9 @@ class NewsHandler(SchemeHandler):
 
     def _target(self, url: URL, options: FetchOptions) -> _Target:
         parts = url.parts
-        extra = options.extra
-        user = url.user if url.user is not None else _opt_str(extra.get("user"))
-        password = url.password if url.password is not None else _opt_str(extra.get("password"))
+        given = options.get(NewsOptions)
+        user = url.user if url.user is not None else given.user
+        password = url.password if url.password is not None else given.password
         if isinstance(parts, NewsPart):
             host, port, source = news_server(url, options, self.config)
             if parts.message_id is not None:
@@ -382,7 +384,7 @@ class NewsHandler(SchemeHandler):
         trace = options.trace
         if trace is not None and url.scheme == "news":
             trace(f"* news server {target.hostport} (from {target.source})")
-        stream = await connect_tcp(
+        stream = await self.dialer.connect_tcp(
             target.host,
             target.port,
             url=url,
@@ -584,11 +586,7 @@ class NewsHandler(SchemeHandler):
     # -- listings -----------------------------------------------------------------------
 
     def _limit(self, options: FetchOptions) -> int:
-        value = options.extra.get("limit", DEFAULT_LISTING_LIMIT)
-        try:
-            return max(0, int(value))
-        except (TypeError, ValueError):
-            return DEFAULT_LISTING_LIMIT
+        return max(0, options.get(NewsOptions).limit)
 
     async def _group_listing(self, session: _Session, options: FetchOptions) -> Resource:
         target, url = session.target, session.url
@@ -597,7 +595,7 @@ class NewsHandler(SchemeHandler):
         low = group.low
         if limit and group.high - low + 1 > limit:
             low = group.high - limit + 1
-        fmt = "json" if options.extra.get("format") == "json" else "text"
+        fmt = options.format
         base_info = {"server": target.hostport, "group": group.name or target.group,
                      "count": group.count, "low": group.low, "high": group.high}
         info = ResourceInfo(
@@ -682,7 +680,7 @@ class NewsHandler(SchemeHandler):
         reply = await self._request(session, options, Command.of("LIST"))
         if reply.code != 215:
             raise self._error(session, reply, "LIST")
-        fmt = "json" if options.extra.get("format") == "json" else "text"
+        fmt = options.format
         info = ResourceInfo(
             url=url,
             content_type="text/plain" if options.raw else (
@@ -726,9 +724,6 @@ class NewsHandler(SchemeHandler):
 
 # -- rendering ----------------------------------------------------------------------------
 
-
-def _opt_str(value: object) -> str | None:
-    return None if value is None else str(value)
 
 
 async def _single(data: bytes) -> AsyncIterator[bytes]:

@@ -19,14 +19,15 @@ with the URL it maps to (AFTP -> ftp:, GOPHER -> gopher:, TELNET -> telnet:, LOC
 file:; FTP, NFS, WAIS and PROSPERO-CONTENTS cannot be mapped and say why), and for a
 directory its links as prospero: URLs. ``ResourceInfo.extra`` holds the same as data.
 
-With ``FetchOptions.extra["follow"]`` the first usable access method is fetched instead:
-``follow`` may be an async callable ``(url: str) -> Resource`` (the resolver's own
-dispatch, when the caller wires it), or ``True`` to let this handler open the target
-with the built-in handler of its scheme and the same configuration.
+With ``ProsperoOptions(follow=True)`` (``--follow``) the first usable access method is
+fetched instead, through the resolver's gate like any URL: the handler registered for
+its scheme (plug-ins included), the section 6 port policy and the gateways apply to it.
+A FORWARDED reply's new host and port pass the same port policy before any datagram
+goes there.
 
-Options (``FetchOptions.extra``): ``ardp_timeout`` (first retransmission, default 4 s),
-``ardp_retries`` (default 3), ``prospero_user`` (the name asserted in AUTHENTICATE,
-default ``anonymous``: anyurl does not reveal the local login name).
+Options (:class:`~anyurl.options.ProsperoOptions`): ``ardp_timeout`` (first
+retransmission, default 4 s), ``ardp_retries`` (default 3), ``user`` (the name asserted
+in AUTHENTICATE, default ``anonymous``: anyurl does not reveal the local login name).
 
 Errors: ``FAILURE NOT-FOUND ...`` :class:`RemoteFileNotFound` (78); ``NOT-AUTHORIZED`` and
 ``AUTHENTICATION-REQUIRED`` :class:`RemoteAccessDenied` (9); other FAILUREs
@@ -37,9 +38,9 @@ every retry :class:`TransferTimeout` (28).
 
 from __future__ import annotations
 
-import importlib
+import dataclasses
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,7 @@ from anyurl.errors import (
     TransferTimeout,
     URLError,
 )
+from anyurl.options import ProsperoOptions
 from anyurl.protocols import ardp
 from anyurl.protocols.prospero import (
     AccessMethod,
@@ -99,6 +101,7 @@ class ProsperoHandler(SchemeHandler):
     """``prospero:`` URLs: object information over ARDP/UDP, rendered as a report."""
 
     schemes = ("prospero",)
+    options_type = ProsperoOptions
 
     def __init__(
         self,
@@ -140,7 +143,7 @@ class ProsperoHandler(SchemeHandler):
                        version)
 
     def _user(self, options: FetchOptions) -> str:
-        return str(options.extra.get("prospero_user") or DEFAULT_USER)
+        return options.get(ProsperoOptions).user or DEFAULT_USER
 
     def _info_lines(self, target: _Target, options: FetchOptions) -> list[str]:
         return [*request_preamble(self._user(options)),
@@ -156,8 +159,8 @@ class ProsperoHandler(SchemeHandler):
         self, url: URL, target: _Target, lines: list[str], options: FetchOptions
     ) -> ObjectInfo:
         trace = options.trace
-        timeout = float(options.extra.get("ardp_timeout", ardp.DEFAULT_TIMEOUT))
-        retries = int(options.extra.get("ardp_retries", ardp.DEFAULT_RETRIES))
+        given = options.get(ProsperoOptions)
+        timeout, retries = float(given.ardp_timeout), given.ardp_retries
         message = build_message(lines)
         client = ardp.ARDPClient(self._cids.next(), message, timeout=timeout, retries=retries)
         if trace is not None:
@@ -234,6 +237,7 @@ class ProsperoHandler(SchemeHandler):
             target = _Target(host or target.host, port or DEFAULT_PORT, fwd.hsoname,
                              fwd.version or "0")
             forwards.append(_prospero_url(target))
+            self.gate.admit(forwards[-1])  # the port policy, before a datagram goes there
             if trace is not None:
                 trace(f"* forwarded to {forwards[-1]}")
         self._check(url, target, info)
@@ -281,8 +285,7 @@ class ProsperoHandler(SchemeHandler):
                 ],
             }
         }
-        follow = options.extra.get("follow")
-        if follow:
+        if options.get(ProsperoOptions).follow:
             chosen = _first_usable(methods)
             if chosen is None:
                 raise RemoteFileNotFound(
@@ -295,7 +298,7 @@ class ProsperoHandler(SchemeHandler):
             assert chosen.url is not None
             if trace is not None:
                 trace(f"* following {chosen.method.method} -> {chosen.url}")
-            return await self._follow(chosen.url, follow, options, extra)
+            return await self._follow(chosen.url, options, extra)
 
         report = _report(url, target, info, methods, listing, forwards)
         return Resource(
@@ -310,46 +313,18 @@ class ProsperoHandler(SchemeHandler):
         )
 
     async def _follow(
-        self, target_url: str, follow: object, options: FetchOptions, extra: dict[str, Any]
+        self, target_url: str, options: FetchOptions, extra: dict[str, Any]
     ) -> Resource:
-        if callable(follow):
-            opener: Callable[[str], Awaitable[Resource]] = follow
-            inner = await opener(target_url)
-            inner.info.extra.update(extra)
-            return inner
-        from anyurl.schemes import BUILTIN_HANDLERS
-
-        parsed = parse(target_url)
-        path = BUILTIN_HANDLERS.get(parsed.scheme)
-        if path is None:
-            raise URLError(f"no built-in handler for {target_url}", url=parsed)
-        module, _, name = path.partition(":")
-        handler: SchemeHandler = getattr(importlib.import_module(module), name)(
-            self.config, warn=self.warn
-        )
-        try:
-            inner = await handler.open(
-                parsed, FetchOptions(trace=options.trace, raw=options.raw)
-            )
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                await handler.aclose()
-            raise
+        """Open an access method's URL through the gate (never a handler of our own)."""
+        inner_options = dataclasses.replace(
+            options, offset=0, if_range=None,
+        ).with_scheme(dataclasses.replace(options.get(ProsperoOptions), follow=False))
+        inner = await self.gate.open_resource(target_url, inner_options)
         inner.info.extra.update(extra)
-
-        async def close() -> None:
-            await inner.aclose()
-            await handler.aclose()
-
-        return Resource(inner.info, _chunks(inner), on_close=close)
+        return inner
 
     async def aclose(self) -> None:
         return None
-
-
-async def _chunks(resource: Resource) -> AsyncIterator[bytes]:
-    async for chunk in resource:
-        yield chunk
 
 
 async def _drive(

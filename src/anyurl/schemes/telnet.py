@@ -13,8 +13,8 @@ says when the URL carried a password (which it never prints: the trace shows ``*
 What :meth:`TelnetHandler.open` returns is the *transcript*: the server's terminal data
 with Telnet commands removed and ``CR LF`` as ``\\n``, streamed as it arrives. The
 session ends when the server closes the connection or has been quiet for
-``extra["idle"]`` seconds (default :data:`DEFAULT_IDLE`; ``None`` waits for the server
-to close, bounded by the read timeout). ``extra["commands"]`` is a list of lines to
+``TelnetOptions.idle`` seconds (default :data:`DEFAULT_IDLE`; ``None`` waits for the
+server to close, bounded by the read timeout). ``TelnetOptions.commands`` are lines to
 type, one each time the server goes quiet after the login (the shell prompt has
 arrived); the session ends at the next quiet period after the last one.
 
@@ -24,8 +24,8 @@ when the URL has no password and no password callback answers is LoginDenied as 
 (we would otherwise sit at the prompt). A user, password or command containing CR, LF
 or NUL is refused before connecting (section 6: it would type a second line).
 
-Interactive use (relaying a terminal) is not implemented: ``extra["interactive"]``
-raises an error that names the telnet command to run instead.
+Interactive use (relaying a terminal) is not what this handler does: run a terminal
+client (``telnet host port``) for that.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from dataclasses import dataclass
 
 import anyio
 
-from anyurl.errors import AnyURLError, LoginDenied, URLError
+from anyurl.errors import LoginDenied, OptionError, URLError
+from anyurl.options import TelnetOptions
 from anyurl.protocols.telnet import (
     ECHO,
     NEED_DATA,
@@ -51,7 +52,7 @@ from anyurl.protocols.telnet import (
 )
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
-from anyurl.transport import Stream, connect_tcp
+from anyurl.transport import Stream
 from anyurl.url import URL
 
 __all__ = ["DEFAULT_IDLE", "DEFAULT_TERMINAL_TYPE", "TelnetHandler"]
@@ -92,27 +93,18 @@ class TelnetHandler(SchemeHandler):
     """``telnet:`` URLs: log in as advised and stream what the server says."""
 
     schemes = ("telnet",)
+    options_type = TelnetOptions
 
     def _settings(self, url: URL, options: FetchOptions) -> _Settings:
-        extra = options.extra
-        if extra.get("interactive"):
-            port = url.effective_port or DEFAULT_PORT
-            user = f" -l {url.user}" if url.user else ""
-            raise AnyURLError(
-                f"interactive telnet sessions are not supported for {url.masked()}",
-                url=url,
-                hint=f"Run a terminal client instead: telnet{user} {url.connect_host} {port}",
-            )
-        idle = extra.get("idle", DEFAULT_IDLE)
+        given = options.get(TelnetOptions)
+        idle = given.idle
         if idle is not None:
             idle = float(idle)
             if idle <= 0:
-                raise ValueError(f"idle must be positive seconds or None, not {idle!r}")
-        raw_commands = extra.get("commands", ())
-        if isinstance(raw_commands, str):
-            raw_commands = (raw_commands,)
-        commands = tuple(str(c) for c in raw_commands)
-        login = bool(extra.get("login", True))
+                raise OptionError(f"telnet option idle={idle!r}: must be positive seconds "
+                                  "or None")
+        commands = given.commands
+        login = given.login
         if login:
             if url.user is not None:
                 _check_line(url.user, "user name", url)
@@ -120,7 +112,7 @@ class TelnetHandler(SchemeHandler):
                 _check_line(url.password, "password", url)
         for command in commands:
             _check_line(command, f"command {command!r}", url)
-        terminal_type = extra.get("terminal_type", DEFAULT_TERMINAL_TYPE)
+        terminal_type = given.terminal_type
         return _Settings(idle, commands, terminal_type, login)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
@@ -161,7 +153,7 @@ class TelnetHandler(SchemeHandler):
                     "up in shell histories and logs"
                 )
         port = url.effective_port or DEFAULT_PORT
-        stream = await connect_tcp(
+        stream = await self.dialer.connect_tcp(
             url.connect_host,
             port,
             url=url,

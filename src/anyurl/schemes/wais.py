@@ -43,6 +43,7 @@ from anyurl.errors import (
     ServerError,
     URLError,
 )
+from anyurl.options import WAISOptions
 from anyurl.protocols import wais
 from anyurl.protocols.wais import (
     NEED_DATA,
@@ -54,7 +55,7 @@ from anyurl.protocols.wais import (
 )
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
-from anyurl.transport import Stream, connect_tcp
+from anyurl.transport import Stream
 from anyurl.url import URL, decode, encode_wire, quote
 
 __all__ = ["WAISHandler"]
@@ -175,6 +176,7 @@ class WAISHandler(SchemeHandler):
     """``wais:`` URLs: native WAIS (Z39.50-1988) searches and document retrieval."""
 
     schemes = ("wais",)
+    options_type = WAISOptions
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         request = _parse(url)
@@ -193,10 +195,10 @@ class WAISHandler(SchemeHandler):
         return lines
 
     def _max_documents(self, options: FetchOptions) -> int:
-        return int(options.extra.get("max_documents", DEFAULT_MAX_DOCUMENTS))
+        return options.get(WAISOptions).max_documents
 
     async def _connect(self, url: URL, trace: Trace | None) -> tuple[_Session, InitResponse]:
-        stream = await connect_tcp(
+        stream = await self.dialer.connect_tcp(
             url.connect_host, url.effective_port or wais.DEFAULT_PORT, url=url,
             connect_timeout=self.config.connect_timeout,
             read_timeout=self.config.read_timeout, what="the WAIS connection",

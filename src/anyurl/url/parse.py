@@ -318,6 +318,10 @@ class _Parser:
                 self.check_chars(hpath_end + 1, end, _HSEGMENT, "the http search part")
             return url.replace(path=self.norm(raw))
         if scheme == "nntp":
+            m = _CRLF.search(s, start, end)
+            if m is not None:
+                raise self.fail("an encoded CR or LF in an nntp URL would end the command "
+                                "line early", m.start())
             group, sep, article = raw.partition("/")
             if group == "":
                 raise self.fail("an nntp URL needs a newsgroup name", start)
@@ -366,26 +370,20 @@ class _Parser:
                             start + len(pieces[0]))
         if len(pieces) == 2 or (len(pieces) >= 3 and pieces[1] == ""):
             raise self.fail(shape, start)
-        cern_length = len(pieces) == 4 and pieces[2].isdigit() and pieces[2].isascii()
-        if len(pieces) > 3 and not (cern_length and not self.strict):
-            if self.strict:
-                raise self.fail(f"{shape}: '/' must be %-escaped in the wpath",
-                                start + len(pieces[0]) + len(pieces[1]) + len(pieces[2]) + 2)
-            # Lenient: real document ids hold '/'; they are data of the wpath, so they
-            # are escaped and the meaning (the view's wpath) stays the same. The CERN
-            # form /database/wtype/length/wpath is kept as written: the handler reads
-            # its length segment.
-            raw = "/".join([*pieces[:2], "%2F".join(pieces[2:])])
-        pos = start
-        for piece in pieces:
-            self.check_chars(pos, pos + len(piece), UCHAR_PLAIN, "the wais path")
-            pos += len(piece) + 1
-        path = "/".join(self.norm(piece, UCHAR_PLAIN) for piece in raw.partition("?")[0]
-                        .split("/"))
-        if q:
-            self.check_chars(start + len(db) + 1, end, XCHAR_PLAIN, "the wais search")
-            path += "?" + self.norm(raw.partition("?")[2])
-        return url.replace(path=path)
+        if len(pieces) > 3 and self.strict:
+            raise self.fail(f"{shape}: '/' must be %-escaped in the wpath",
+                            start + len(pieces[0]) + len(pieces[1]) + len(pieces[2]) + 2)
+        if self.strict:
+            pos = start
+            for piece in pieces:
+                self.check_chars(pos, pos + len(piece), UCHAR_PLAIN, "the wais path")
+                pos += len(piece) + 1
+            if q:
+                self.check_chars(start + len(db) + 1, end, XCHAR_PLAIN, "the wais search")
+        # Lenient mode keeps a wpath's reserved characters and slashes as written: the
+        # forms real clients wrote (Lynx's "1=host;2=db;..." records, CERN's
+        # /wtype/length/wpath) carry meaning in them that the WAIS handler reads.
+        return url.replace(path=self.norm(raw))
 
     def finish_file(self, url: URL, start: int, end: int, fragment: str | None,
                     path: str | None = None) -> URL:

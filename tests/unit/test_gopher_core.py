@@ -7,11 +7,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from anyurl.protocols.common import LocalProtocolError
 from anyurl.protocols.gopher import (
     NEED_DATA,
     AskForm,
     Data,
-    EndOfBody,
+    EndOfData,
     FormError,
     Framing,
     GopherProtocolError,
@@ -115,7 +116,7 @@ def events(reader: ResponseReader, chunks: Iterator[bytes] | list[bytes]) -> lis
                 out[-1] = Data(out[-1].data + ev.data)
             else:
                 out.append(ev)
-            if isinstance(ev, EndOfBody | PlusError):
+            if isinstance(ev, EndOfData | PlusError):
                 return True
 
     for chunk in chunks:
@@ -137,46 +138,46 @@ FEEDS = [pytest.param(lambda d: [d], id="one-chunk"), pytest.param(bytewise, id=
 
 FRAMING_CASES = [
     pytest.param(Framing.DOT, False, b"line 1\r\n..dot\r\n.\r\n",
-                 [Data(b"line 1\r\n.dot\r\n"), EndOfBody(14)], id="text-unstuffed"),
-    pytest.param(Framing.DOT, False, b"a\n.b\n.\n", [Data(b"a\nb\n"), EndOfBody(4)],
+                 [Data(b"line 1\r\n.dot\r\n"), EndOfData(14)], id="text-unstuffed"),
+    pytest.param(Framing.DOT, False, b"a\n.b\n.\n", [Data(b"a\nb\n"), EndOfData(4)],
                  id="text-lf-only"),
-    pytest.param(Framing.DOT, False, b".\r\n", [EndOfBody(0)], id="text-empty"),
+    pytest.param(Framing.DOT, False, b".\r\n", [EndOfData(0)], id="text-empty"),
     pytest.param(Framing.DOT, False, b"no terminator\r\n",
-                 [Data(b"no terminator\r\n"), EndOfBody(15, None, False)],
+                 [Data(b"no terminator\r\n"), EndOfData(15, None, False)],
                  id="text-closed-without-dot"),
     pytest.param(Framing.DOT, False, b"partial line",
-                 [Data(b"partial line"), EndOfBody(12, None, False)], id="text-no-line-end"),
-    pytest.param(Framing.DOT, False, b"x\r\n.", [Data(b"x\r\n"), EndOfBody(3)],
+                 [Data(b"partial line"), EndOfData(12, None, False)], id="text-no-line-end"),
+    pytest.param(Framing.DOT, False, b"x\r\n.", [Data(b"x\r\n"), EndOfData(3)],
                  id="text-dot-then-close"),
-    pytest.param(Framing.DOT, False, b"x\r\n.\r\nafter", [Data(b"x\r\n"), EndOfBody(3)],
+    pytest.param(Framing.DOT, False, b"x\r\n.\r\nafter", [Data(b"x\r\n"), EndOfData(3)],
                  id="text-ignores-after-terminator"),
-    pytest.param(Framing.DOT, False, b"a.b\r\n\r\n.\r\n", [Data(b"a.b\r\n\r\n"), EndOfBody(7)],
+    pytest.param(Framing.DOT, False, b"a.b\r\n\r\n.\r\n", [Data(b"a.b\r\n\r\n"), EndOfData(7)],
                  id="text-inner-dots-kept"),
-    pytest.param(Framing.CLOSE, False, b"\x00.\r\n\xff", [Data(b"\x00.\r\n\xff"), EndOfBody(5)],
+    pytest.param(Framing.CLOSE, False, b"\x00.\r\n\xff", [Data(b"\x00.\r\n\xff"), EndOfData(5)],
                  id="binary-until-close"),
     pytest.param(Framing.CLOSE, True, b"+5\r\nhello", [PlusHeader(5), Data(b"hello"),
-                                                      EndOfBody(5, 5)], id="plus-length"),
+                                                      EndOfData(5, 5)], id="plus-length"),
     pytest.param(Framing.CLOSE, True, b"+5\r\nhello world", [PlusHeader(5), Data(b"hello"),
-                                                            EndOfBody(5, 5)],
+                                                            EndOfData(5, 5)],
                  id="plus-length-extra-ignored"),
     pytest.param(Framing.CLOSE, True, b"+10\r\nhello", [PlusHeader(10), Data(b"hello"),
-                                                       EndOfBody(5, 10, False)],
+                                                       EndOfData(5, 10, False)],
                  id="plus-length-short"),
-    pytest.param(Framing.CLOSE, True, b"+0\r\n", [PlusHeader(0), EndOfBody(0, 0)],
+    pytest.param(Framing.CLOSE, True, b"+0\r\n", [PlusHeader(0), EndOfData(0, 0)],
                  id="plus-length-zero"),
     pytest.param(Framing.CLOSE, True, b"+-1\r\n..x\r\n.\r\n", [PlusHeader(-1), Data(b".x\r\n"),
-                                                               EndOfBody(4)], id="plus-dot"),
+                                                               EndOfData(4)], id="plus-dot"),
     pytest.param(Framing.DOT, True, b"+-2\r\n.\r\n..\r\n", [PlusHeader(-2), Data(b".\r\n..\r\n"),
-                                                            EndOfBody(7)], id="plus-close"),
-    pytest.param(Framing.DOT, True, b"+4\nabcd", [PlusHeader(4), Data(b"abcd"), EndOfBody(4, 4)],
+                                                            EndOfData(7)], id="plus-close"),
+    pytest.param(Framing.DOT, True, b"+4\nabcd", [PlusHeader(4), Data(b"abcd"), EndOfData(4, 4)],
                  id="plus-header-lf-only"),
-    pytest.param(Framing.DOT, True, b"Hello\r\n.\r\n", [Data(b"Hello\r\n"), EndOfBody(7)],
+    pytest.param(Framing.DOT, True, b"Hello\r\n.\r\n", [Data(b"Hello\r\n"), EndOfData(7)],
                  id="gopher0-answer-to-plus-request"),
-    pytest.param(Framing.CLOSE, True, b"+version 2\r\n", [Data(b"+version 2\r\n"), EndOfBody(12)],
+    pytest.param(Framing.CLOSE, True, b"+version 2\r\n", [Data(b"+version 2\r\n"), EndOfData(12)],
                  id="plus-sign-but-no-header"),
-    pytest.param(Framing.CLOSE, True, b"-", [Data(b"-"), EndOfBody(1)],
+    pytest.param(Framing.CLOSE, True, b"-", [Data(b"-"), EndOfData(1)],
                  id="lone-minus-then-close"),
-    pytest.param(Framing.CLOSE, True, b"", [EndOfBody(0)], id="nothing-at-all"),
+    pytest.param(Framing.CLOSE, True, b"", [EndOfData(0)], id="nothing-at-all"),
     pytest.param(Framing.CLOSE, True,
                  b"--1\r\n1 Admin <a@example.org>\r\nThe item does not exist.\r\n.\r\n",
                  [PlusError(1, "a@example.org", "The item does not exist.",
@@ -203,7 +204,7 @@ def test_text_split_at_every_position() -> None:
     for cut in range(len(wire) + 1):
         reader = ResponseReader(Framing.DOT)
         got = events(reader, [wire[:cut], wire[cut:]])
-        assert got == [Data(b"one\r\n.two\r\nthree\r\n\r\n"), EndOfBody(20)], cut
+        assert got == [Data(b"one\r\n.two\r\nthree\r\n\r\n"), EndOfData(20)], cut
 
 
 def test_binary_chunks_pass_through_without_copy() -> None:
@@ -218,8 +219,8 @@ def test_binary_chunks_pass_through_without_copy() -> None:
 def test_reader_refuses_events_after_the_end() -> None:
     reader = ResponseReader(Framing.DOT)
     reader.receive_data(b".\r\n")
-    assert reader.next_event() == EndOfBody(0)
-    with pytest.raises(RuntimeError):
+    assert reader.next_event() == EndOfData(0)
+    with pytest.raises(LocalProtocolError):
         reader.next_event()
 
 

@@ -14,7 +14,7 @@ from anyurl.protocols.nntp import (
     Command,
     ConnectionClosed,
     Data,
-    EndOfBlock,
+    EndOfData,
     NNTPClient,
     NNTPCoreError,
     Response,
@@ -220,8 +220,8 @@ def test_article_block_unstuffed(bytewise: bool, newline: bytes, expected: bytes
     assert isinstance(response, Response) and response.has_block
     reply = parse_article_reply(response)
     assert (reply.number, reply.message_id) == (2, "<article2@anyurl.test>")
-    assert isinstance(events[-1], EndOfBlock)
-    assert sum(isinstance(e, EndOfBlock) for e in events) == 1
+    assert isinstance(events[-1], EndOfData)
+    assert sum(isinstance(e, EndOfData) for e in events) == 1
     assert block_bytes(events) == expected
     assert client.state is State.IDLE
 
@@ -232,7 +232,7 @@ def test_block_with_bare_lf_line_ends(bytewise: bool) -> None:
     client.send(Command.of("BODY", "1"))
     events = drain(client, b"222 1 <a@b>\nline one\n..dot\n.\n", bytewise)
     assert block_bytes(events) == b"line one\n.dot\n"
-    assert isinstance(events[-1], EndOfBlock)
+    assert isinstance(events[-1], EndOfData)
 
 
 @pytest.mark.parametrize("bytewise", FEEDS)
@@ -240,7 +240,7 @@ def test_empty_block(bytewise: bool) -> None:
     client = greeted()
     client.send(Command.of("LIST"))
     events = drain(client, b"215 list follows\r\n.\r\n", bytewise)
-    assert [type(e) for e in events] == [Response, EndOfBlock]
+    assert [type(e) for e in events] == [Response, EndOfData]
 
 
 def test_a_line_of_two_dots_is_data_not_the_end() -> None:
@@ -397,7 +397,7 @@ def test_stuffed_first_line_and_mixed_line_ends(
     client.send(Command.of("BODY", "1"))
     events = drain(client, b"222 1 <a@b>\r\n..first\r\nmixed\nends\r\n..\n.\r\n", bytewise)
     assert block_bytes(events) == expected
-    assert isinstance(events[-1], EndOfBlock) and client.state is State.IDLE
+    assert isinstance(events[-1], EndOfData) and client.state is State.IDLE
 
 
 def test_block_split_exactly_before_the_terminator() -> None:
@@ -406,4 +406,4 @@ def test_block_split_exactly_before_the_terminator() -> None:
     events = drain(client, b"222 1 <a@b>\r\nline\r\n", False)
     events += drain(client, b".\r\n", False)
     assert block_bytes(events) == b"line\n"
-    assert isinstance(events[-1], EndOfBlock)
+    assert isinstance(events[-1], EndOfData)

@@ -49,6 +49,13 @@ import random
 import struct
 from dataclasses import dataclass, field
 
+from anyurl.protocols.common import (
+    NEED_DATA,
+    LocalProtocolError,
+    NeedData,
+    RemoteProtocolError,
+)
+
 __all__ = [
     "DEFAULT_PORT",
     "DEFAULT_RETRIES",
@@ -110,7 +117,7 @@ OPTION_QUEUE_REQUEST = 253
 OPTION_QUEUE_STATUS = 254
 
 
-class ARDPError(Exception):
+class ARDPError(RemoteProtocolError):
     """A datagram that cannot be an ARDP v0 packet (too short, other version, bad header)."""
 
 
@@ -329,13 +336,6 @@ class Reassembly:
 # -- events ---------------------------------------------------------------------------------
 
 
-class _NeedData:
-    def __repr__(self) -> str:
-        return "NEED_DATA"
-
-
-#: Returned by :meth:`ARDPClient.next_event` when nothing happens until more input.
-NEED_DATA = _NeedData()
 
 
 @dataclass(frozen=True)
@@ -456,7 +456,7 @@ class ARDPClient:
     def start(self) -> None:
         """Queue the first transmission of the request and the retransmission timer."""
         if self.state is not State.IDLE:
-            raise ARDPError("start() called twice")
+            raise LocalProtocolError("start() called twice")
         self.state = State.WAITING
         self.attempts = 1
         self._send_window("request", resend=False)
@@ -551,7 +551,7 @@ class ARDPClient:
 
     # -- outputs ----------------------------------------------------------------------------
 
-    def next_event(self) -> Event | _NeedData:
+    def next_event(self) -> Event | NeedData:
         if self._events:
             return self._events.pop(0)
         return NEED_DATA

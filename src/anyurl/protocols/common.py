@@ -7,8 +7,13 @@ A core is bytes in, events out (STYLE.md 1, 13):
 * ``next_event()`` returns the next event, or :data:`NEED_DATA` when no complete event
   is buffered yet. When the remote side closed the connection and nothing more can
   come, a core returns :class:`ConnectionClosed`.
-* ``send(command)`` returns the bytes to write for a command; the name is the same in
-  every core.
+* Bytes to write come out one of two ways, by who chooses them: ``send(command)``
+  returns them where the caller chooses the command (FTP, NNTP, WAIS); where the core
+  itself answers what it received, it queues them, drained with ``data_to_send()``
+  (Telnet option negotiation) or as ``Transmit`` events (the SMTP dialogue, which the
+  core drives from the replies).
+* The end of a body or listing is an event named ``EndOfData`` in every core that has
+  one (Gopher, NNTP).
 
 Errors are split by who broke the rules, so a handler maps them by class, never by
 where it called from:
@@ -19,6 +24,10 @@ where it called from:
 * :class:`LocalProtocolError`: our side asked for something the protocol cannot say
   (a command with a CR or LF, a command in the wrong state). It is a bug or a bad
   argument on our side, never the server's fault.
+
+Each core names its own pair (``FTPReplyError`` and ``FTPCommandError`` under
+``FTPCoreError``, and so on), subclasses of these two, so a message can say which
+protocol it is about while a handler still maps by side.
 
 Both carry the message only; the core never knows the URL, so the handler adds it.
 """

@@ -52,6 +52,13 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from anyurl.protocols.common import (
+    NEED_DATA,
+    CoreProtocolError,
+    LocalProtocolError,
+    NeedData,
+    RemoteProtocolError,
+)
 from anyurl.url import FTPPath, encode_wire
 
 __all__ = [
@@ -62,7 +69,9 @@ __all__ = [
     "Command",
     "ConnectionClosed",
     "FTPClient",
+    "FTPCommandError",
     "FTPCoreError",
+    "FTPReplyError",
     "NeedData",
     "Reply",
     "ReplyReader",
@@ -101,21 +110,20 @@ MASK = "****"
 TRANSFER_VERBS: Final[frozenset[str]] = frozenset({"RETR", "NLST", "LIST", "STOR", "MLSD"})
 
 
-class FTPCoreError(Exception):
-    """The peer broke the protocol, or the caller used the core out of order."""
+class FTPCoreError(CoreProtocolError):
+    """Base of this core\'s errors: catch a side (:class:`FTPReplyError`,
+    :class:`FTPCommandError`)."""
+
+
+class FTPReplyError(FTPCoreError, RemoteProtocolError):
+    """The server broke the protocol: bytes an FTP client cannot accept."""
+
+
+class FTPCommandError(FTPCoreError, LocalProtocolError):
+    """Our side asked for something the protocol cannot say (a command)."""
 
 
 # -- events -------------------------------------------------------------------------------
-
-
-class NeedData:
-    """Sentinel type of :data:`NEED_DATA`: no complete event is buffered yet."""
-
-    def __repr__(self) -> str:
-        return "NEED_DATA"
-
-
-NEED_DATA: Final = NeedData()
 
 
 @dataclass(frozen=True)
@@ -186,12 +194,12 @@ class Command:
     def wire(self) -> bytes:
         """The exact octets to send, CRLF included; refuses an embedded line end."""
         if not re.fullmatch(r"[A-Za-z]{3,4}", self.verb):
-            raise FTPCoreError(f"not an FTP command verb: {self.verb!r}")
+            raise FTPCommandError(f"not an FTP command verb: {self.verb!r}")
         if self.argument is None:
             return self.verb.encode("ascii") + b"\r\n"
         arg = encode_wire(self.argument)
         if b"\r" in arg or b"\n" in arg:
-            raise FTPCoreError(
+            raise FTPCommandError(
                 f"refusing to send {self.verb} with a CR or LF in its argument: it would "
                 "end the command line early"
             )
@@ -261,7 +269,7 @@ class ReplyReader:
 
     def receive_data(self, data: bytes) -> None:
         if self._eof and data:
-            raise FTPCoreError("data received after the end of the stream")
+            raise FTPReplyError("data received after the end of the stream")
         if not data:
             self._eof = True
             return
@@ -272,7 +280,7 @@ class ReplyReader:
         if end < 0:
             self._scan_from = len(self._buffer)
             if len(self._buffer) > MAX_LINE:
-                raise FTPCoreError(f"a reply line longer than {MAX_LINE} bytes")
+                raise FTPReplyError(f"a reply line longer than {MAX_LINE} bytes")
             return None
         line = bytes(self._buffer[:end])
         del self._buffer[: end + 1]
@@ -296,7 +304,7 @@ class ReplyReader:
             text = raw.decode("utf-8", "surrogateescape")
             if self._code is None:
                 if not _CODE.fullmatch(raw[:3]) or raw[3:4] not in (b"", b" ", b"-"):
-                    raise FTPCoreError(f"not an FTP reply: {text[:80]!r}")
+                    raise FTPReplyError(f"not an FTP reply: {text[:80]!r}")
                 if raw[3:4] == b"-":
                     self._code = raw[:3]
                     self._lines = [text]
@@ -368,12 +376,12 @@ class FTPClient:
             self.state = State.CLOSED
             return event
         if self.state in (State.IDLE, State.CLOSED):
-            raise FTPCoreError(f"a reply nobody asked for: {event.line!r}")
+            raise FTPReplyError(f"a reply nobody asked for: {event.line!r}")
         if self.state is State.AWAIT_TRANSFER_END and event.category in (1, 3):
-            raise FTPCoreError(f"reply {event.line!r} after a preliminary reply")
+            raise FTPReplyError(f"reply {event.line!r} after a preliminary reply")
         nxt = TRANSITIONS.get((self.state, event.category))
         if nxt is None:
-            raise FTPCoreError(f"reply {event.line!r} is not allowed here")
+            raise FTPReplyError(f"reply {event.line!r} is not allowed here")
         if (
             nxt is State.AWAIT_TRANSFER_END
             and self.command is not None
@@ -390,7 +398,7 @@ class FTPClient:
     def send(self, command: Command) -> bytes:
         """The bytes of ``command``; only when no reply is owed."""
         if self.state is not State.IDLE:
-            raise FTPCoreError(f"cannot send {command.verb} in state {self.state.value}")
+            raise FTPCommandError(f"cannot send {command.verb} in state {self.state.value}")
         data = command.wire()
         self.state = State.AWAIT_REPLY
         self.command = command
@@ -417,10 +425,10 @@ def parse_227(reply: Reply) -> tuple[str, int]:
     """``(host, port)`` of a ``227`` reply; the six numbers are found anywhere in the text."""
     m = _PASV.search(reply.all_text)
     if m is None:
-        raise FTPCoreError(f"no h1,h2,h3,h4,p1,p2 in the PASV reply {reply.line!r}")
+        raise FTPReplyError(f"no h1,h2,h3,h4,p1,p2 in the PASV reply {reply.line!r}")
     nums = [int(x) for x in m.groups()]
     if any(n > 255 for n in nums):
-        raise FTPCoreError(f"a number above 255 in the PASV reply {reply.line!r}")
+        raise FTPReplyError(f"a number above 255 in the PASV reply {reply.line!r}")
     return ".".join(str(n) for n in nums[:4]), nums[4] * 256 + nums[5]
 
 
@@ -428,10 +436,10 @@ def parse_229(reply: Reply) -> int:
     """The port of a ``229 ... (|||port|)`` reply (RFC 2428 section 3)."""
     m = _EPSV.search(reply.all_text)
     if m is None:
-        raise FTPCoreError(f"no (|||port|) in the EPSV reply {reply.line!r}")
+        raise FTPReplyError(f"no (|||port|) in the EPSV reply {reply.line!r}")
     port = int(m.group(2))
     if not 0 < port < 65536:
-        raise FTPCoreError(f"port {port} out of range in the EPSV reply {reply.line!r}")
+        raise FTPReplyError(f"port {port} out of range in the EPSV reply {reply.line!r}")
     return port
 
 
@@ -531,7 +539,7 @@ def retrieval_for(parts: FTPPath) -> Retrieval:
     """The retrieval of RFC 1738 3.2.2-3.2.3 for a decoded url-path."""
     for segment in (*parts.cwd, parts.name):
         if "\r" in segment or "\n" in segment:
-            raise FTPCoreError("a CR or LF in an ftp path segment would end a command early")
+            raise FTPCommandError("a CR or LF in an ftp path segment would end a command early")
     if parts.typecode == "d":
         return Retrieval(parts.cwd, parts.name, "list", guessed=False)
     if parts.typecode in ("a", "i"):

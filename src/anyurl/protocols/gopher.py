@@ -38,6 +38,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from anyurl.protocols.common import (
+    NEED_DATA,
+    LocalProtocolError,
+    NeedData,
+    RemoteProtocolError,
+)
 from anyurl.url import GopherPath, encode_wire, quote
 from anyurl.url.charset import RESERVED, UCHAR_PLAIN, display
 
@@ -49,10 +55,11 @@ __all__ = [
     "AskForm",
     "AttributeBlock",
     "Data",
-    "EndOfBody",
+    "EndOfData",
     "FormError",
     "Framing",
     "GopherProtocolError",
+    "GopherRequestError",
     "ItemAttributes",
     "MenuItem",
     "MenuParser",
@@ -100,8 +107,12 @@ _HEADER = re.compile(rb"([+-])(-?[0-9]+)\r?\n")
 _MAX_ERROR_BODY = 64 * 1024
 
 
-class GopherProtocolError(Exception):
+class GopherProtocolError(RemoteProtocolError):
     """The server's bytes break the protocol (the handler maps it to ProtocolError)."""
+
+
+class GopherRequestError(LocalProtocolError, ValueError):
+    """A request we must not send (a TAB, CR or LF in a selector) or a reader misused."""
 
 
 class FormError(ValueError):
@@ -127,7 +138,7 @@ def build_request(path: GopherPath, *, search: str | None = None,
     plus = gopher_plus if gopher_plus is not None else path.gopher_plus
     for name, value in (("selector", path.selector), ("search", search)):
         if value is not None and any(c in value for c in "\t\r\n"):
-            raise ValueError(f"a gopher {name} may not contain TAB, CR or LF: {value!r}")
+            raise GopherRequestError(f"a gopher {name} may not contain TAB, CR or LF: {value!r}")
     line = path.selector
     if plus is None:
         if search is not None:
@@ -172,28 +183,11 @@ def form_request(selector: str, lines: Sequence[str], *, file: bytes | None = No
     """
     head = selector + (f"\t{search}" if search else "") + f"\t+{view}\t1"
     if any(c in head for c in "\r\n"):
-        raise ValueError(f"a gopher selector may not contain CR or LF: {selector!r}")
+        raise GopherRequestError(f"a gopher selector may not contain CR or LF: {selector!r}")
     return encode_wire(head) + CRLF + data_block(lines, file)
 
 
 # -- response events ------------------------------------------------------------------------
-
-
-class NeedData:
-    """The reader has nothing more until :meth:`ResponseReader.receive_data` is called."""
-
-    _instance: NeedData | None = None
-
-    def __new__(cls) -> NeedData:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "NEED_DATA"
-
-
-NEED_DATA: Final = NeedData()
 
 
 @dataclass(frozen=True)
@@ -211,7 +205,7 @@ class Data:
 
 
 @dataclass(frozen=True)
-class EndOfBody:
+class EndOfData:
     """The body is over. ``expected`` is the announced ``+n`` size, if any.
 
     ``terminated`` is False when the server closed without the ``.`` line, which RFC 1436
@@ -246,7 +240,7 @@ class PlusError:
         return self.message or self.first_line
 
 
-Event = PlusHeader | Data | EndOfBody | PlusError
+Event = PlusHeader | Data | EndOfData | PlusError
 
 
 class Framing(enum.Enum):
@@ -274,13 +268,13 @@ class ResponseReader:
 
     ``fallback`` is the framing when no Gopher+ header arrives (and the only framing
     when ``gopher_plus`` is False). Events come in this order: an optional
-    :class:`PlusHeader`, any number of :class:`Data`, then :class:`EndOfBody`; or a
+    :class:`PlusHeader`, any number of :class:`Data`, then :class:`EndOfData`; or a
     single :class:`PlusError` instead of all of them.
     """
 
     def __init__(self, fallback: Framing = Framing.DOT, *, gopher_plus: bool = False):
         if fallback is Framing.LENGTH:
-            raise ValueError("LENGTH framing needs a Gopher+ header")
+            raise GopherRequestError("LENGTH framing needs a Gopher+ header")
         self.state = ReaderState.HEADER if gopher_plus else ReaderState.BODY
         self.framing: Framing = fallback
         self.header: int | None = None
@@ -301,7 +295,7 @@ class ResponseReader:
         """Add bytes from the server; ``b""`` means it closed the connection."""
         if self._eof:
             if data:
-                raise RuntimeError("data received after end of stream")
+                raise GopherRequestError("data received after end of stream")
             return
         if not data:
             self._eof = True
@@ -315,7 +309,7 @@ class ResponseReader:
     # -- output -----------------------------------------------------------------------
 
     def next_event(self) -> Event | NeedData:
-        """The next event, or :data:`NEED_DATA`; after :class:`EndOfBody` it is an error."""
+        """The next event, or :data:`NEED_DATA`; after :class:`EndOfData` it is an error."""
         if self.state is ReaderState.HEADER:
             event = self._read_header()
             if event is not None:
@@ -324,7 +318,7 @@ class ResponseReader:
             return self._read_body()
         if self.state is ReaderState.ERROR_BODY:
             return self._read_error()
-        raise RuntimeError("the response is complete; no more events")
+        raise GopherRequestError("the response is complete; no more events")
 
     def _read_header(self) -> PlusHeader | NeedData | None:
         buf = self._buf
@@ -369,11 +363,11 @@ class ResponseReader:
             self._chunks.append(bytes(self._buf))
             self._buf.clear()
 
-    def _end(self) -> EndOfBody:
+    def _end(self) -> EndOfData:
         self.state = ReaderState.DONE
         self._chunks.clear()
         self._buf.clear()
-        return EndOfBody(self._received, self._expected, self._terminated)
+        return EndOfData(self._received, self._expected, self._terminated)
 
     def _read_body(self) -> Event | NeedData:
         if self._pending_end:

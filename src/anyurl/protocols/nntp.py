@@ -21,7 +21,7 @@ Data blocks are the subtle part [RFC 3977 3.1.1]:
 The core hands a block over as :class:`Data` events, each holding *every complete line
 buffered so far*, unstuffed, each line ended by the ``newline`` the caller chose
 (``b"\\r\\n"``, the wire form, or ``b"\\n"``, the local form), then one
-:class:`EndOfBlock`. So a large article streams in bounded memory, and the terminator is
+:class:`EndOfData`. So a large article streams in bounded memory, and the terminator is
 recognised even when it arrives one byte at a time (tests feed it that way).
 
 Commands are :class:`Command` values; :meth:`Command.wire` refuses a CR, LF or NUL in
@@ -47,6 +47,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from anyurl.protocols.common import (
+    NEED_DATA,
+    CoreProtocolError,
+    LocalProtocolError,
+    NeedData,
+    RemoteProtocolError,
+)
 from anyurl.url import encode_wire
 
 __all__ = [
@@ -60,10 +67,12 @@ __all__ = [
     "Command",
     "ConnectionClosed",
     "Data",
-    "EndOfBlock",
+    "EndOfData",
     "GroupInfo",
     "NNTPClient",
+    "NNTPCommandError",
     "NNTPCoreError",
+    "NNTPReplyError",
     "NeedData",
     "OverviewEntry",
     "Response",
@@ -100,21 +109,20 @@ _SECRET: Final = {("AUTHINFO", "PASS")}
 _FREE_TEXT: Final = frozenset({"AUTHINFO"})
 
 
-class NNTPCoreError(Exception):
-    """The peer broke the protocol, or the caller used the core out of order."""
+class NNTPCoreError(CoreProtocolError):
+    """Base of this core\'s errors: catch a side (:class:`NNTPReplyError`,
+    :class:`NNTPCommandError`)."""
+
+
+class NNTPReplyError(NNTPCoreError, RemoteProtocolError):
+    """The server broke the protocol: bytes an NNTP client cannot accept."""
+
+
+class NNTPCommandError(NNTPCoreError, LocalProtocolError):
+    """Our side asked for something the protocol cannot say (a command)."""
 
 
 # -- events --------------------------------------------------------------------------------
-
-
-class NeedData:
-    """Sentinel type of :data:`NEED_DATA`: no complete event is buffered yet."""
-
-    def __repr__(self) -> str:
-        return "NEED_DATA"
-
-
-NEED_DATA: Final = NeedData()
 
 
 @dataclass(frozen=True)
@@ -146,7 +154,7 @@ class Data:
 
 
 @dataclass(frozen=True)
-class EndOfBlock:
+class EndOfData:
     """The terminating ``.`` line of a data block was read."""
 
 
@@ -158,7 +166,7 @@ class ConnectionClosed:
     expected: bool
 
 
-Event = Response | Data | EndOfBlock | ConnectionClosed | NeedData
+Event = Response | Data | EndOfData | ConnectionClosed | NeedData
 
 
 # -- commands --------------------------------------------------------------------------------
@@ -182,20 +190,20 @@ class Command:
             bad = next((c for c in arg if c in "\r\n\0"), None)
             if bad is not None:
                 shown = MASK if secret and i == len(self.args) - 1 else arg
-                raise NNTPCoreError(
+                raise NNTPCommandError(
                     f"{self.verb} argument {shown!r} contains {bad!r}, which would "
                     "end the command line early"
                 )
             if arg == "":
-                raise NNTPCoreError(f"{self.verb} has an empty argument")
+                raise NNTPCommandError(f"{self.verb} has an empty argument")
             if self.verb not in _FREE_TEXT and any(c in arg for c in " \t"):
-                raise NNTPCoreError(
+                raise NNTPCommandError(
                     f"{self.verb} argument {arg!r} contains a space or TAB, which would "
                     "split it into two arguments"
                 )
         size = len(self._line()) + 2
         if size > MAX_COMMAND:
-            raise NNTPCoreError(
+            raise NNTPCommandError(
                 f"the {self.verb} command line would be {size} octets; NNTP allows "
                 f"{MAX_COMMAND} including CRLF"
             )
@@ -273,14 +281,14 @@ class NNTPClient:
         try:
             self.state = TRANSITIONS[self.state][how]
         except KeyError:  # pragma: no cover - a bug in this module
-            raise NNTPCoreError(f"no transition {how!r} from {self.state.value}") from None
+            raise NNTPCommandError(f"no transition {how!r} from {self.state.value}") from None
 
     # -- sending -----------------------------------------------------------------------
 
     def send(self, command: Command) -> bytes:
         """The bytes for ``command``; only when the previous response is complete."""
         if self.state is not State.IDLE or self._events:
-            raise NNTPCoreError(
+            raise NNTPCommandError(
                 f"cannot send {command.verb} while {self.state.value}"
                 + ("" if self.command is None else f" (after {self.command.verb})")
             )
@@ -295,7 +303,7 @@ class NNTPClient:
     def receive_data(self, data: bytes) -> None:
         if self._eof:
             if data:
-                raise NNTPCoreError("data received after end of stream")
+                raise NNTPCommandError("data received after end of stream")
             return
         if data:
             self._buffer += data
@@ -321,7 +329,7 @@ class NNTPClient:
         end = self._buffer.find(b"\n")
         if end < 0:
             if len(self._buffer) > limit:
-                raise NNTPCoreError(f"a line longer than {limit} octets")
+                raise NNTPReplyError(f"a line longer than {limit} octets")
             return None
         line = bytes(self._buffer[:end])
         del self._buffer[: end + 1]
@@ -338,7 +346,7 @@ class NNTPClient:
         text = line.decode("utf-8", "surrogateescape")
         code_text = text[:3]
         if len(text) < 3 or not code_text.isdigit() or (len(text) > 3 and text[3] not in " \t"):
-            raise NNTPCoreError(f"not an NNTP response line: {text[:80]!r}")
+            raise NNTPReplyError(f"not an NNTP response line: {text[:80]!r}")
         code = int(code_text)
         greeting = self.state is State.GREETING
         verb = self.command.verb if self.command is not None and not greeting else ""
@@ -368,7 +376,7 @@ class NNTPClient:
                 self._move("eof")
                 return ConnectionClosed(expected=False)
             if len(buf) > MAX_DATA_LINE:
-                raise NNTPCoreError(f"a data line longer than {MAX_DATA_LINE} octets")
+                raise NNTPReplyError(f"a data line longer than {MAX_DATA_LINE} octets")
             return NEED_DATA
         chunk = bytes(buf[: last + 1])  # complete lines only
         end = _terminator(chunk)
@@ -389,9 +397,9 @@ class NNTPClient:
         self.command = None
         self._move("end of block")
         if data:
-            self._events.append(EndOfBlock())
+            self._events.append(EndOfData())
             return Data(data)
-        return EndOfBlock()
+        return EndOfData()
 
 
 def _terminator(chunk: bytes) -> tuple[int, int] | None:
@@ -425,11 +433,11 @@ class GroupInfo:
 def parse_group(response: Response) -> GroupInfo:
     args = response.arguments
     if response.code != 211 or len(args) < 3:
-        raise NNTPCoreError(f"not a GROUP reply: {response.line!r}")
+        raise NNTPReplyError(f"not a GROUP reply: {response.line!r}")
     try:
         count, low, high = (int(a) for a in args[:3])
     except ValueError:
-        raise NNTPCoreError(f"GROUP reply without numbers: {response.line!r}") from None
+        raise NNTPReplyError(f"GROUP reply without numbers: {response.line!r}") from None
     return GroupInfo(count, low, high, args[3] if len(args) > 3 else "")
 
 
@@ -483,7 +491,7 @@ def parse_overview_line(line: bytes | str) -> OverviewEntry:
     text = text.rstrip("\r\n")
     fields = text.split("\t")
     if not fields[0].strip().isdigit():
-        raise NNTPCoreError(f"overview line without an article number: {text[:80]!r}")
+        raise NNTPReplyError(f"overview line without an article number: {text[:80]!r}")
     fields += [""] * (8 - len(fields))
     return OverviewEntry(
         number=int(fields[0]),
@@ -516,11 +524,11 @@ def parse_active_line(line: bytes | str) -> ActiveEntry:
     text = line.decode("utf-8", "surrogateescape") if isinstance(line, bytes) else line
     parts = text.split()
     if len(parts) < 3:
-        raise NNTPCoreError(f"not a LIST ACTIVE line: {text[:80]!r}")
+        raise NNTPReplyError(f"not a LIST ACTIVE line: {text[:80]!r}")
     try:
         high, low = int(parts[1]), int(parts[2])
     except ValueError:
-        raise NNTPCoreError(f"not a LIST ACTIVE line: {text[:80]!r}") from None
+        raise NNTPReplyError(f"not a LIST ACTIVE line: {text[:80]!r}") from None
     return ActiveEntry(parts[0], high, low, parts[3] if len(parts) > 3 else "")
 
 

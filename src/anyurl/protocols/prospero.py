@@ -35,6 +35,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from anyurl.protocols.common import (
+    CoreProtocolError,
+    LocalProtocolError,
+    RemoteProtocolError,
+)
 from anyurl.url import quote
 from anyurl.url.charset import UCHAR_PLAIN
 
@@ -51,6 +56,8 @@ __all__ = [
     "Link",
     "NoneFound",
     "ObjectInfo",
+    "ProsperoReplyError",
+    "ProsperoRequestError",
     "ProsperoSyntaxError",
     "Response",
     "Success",
@@ -80,8 +87,17 @@ _QUOTE_TRIGGERS = frozenset(" \t\f\v\r\n/'+,")
 _SEPARATORS = " \t"
 
 
-class ProsperoSyntaxError(ValueError):
-    """A token or line that cannot be written or read (NUL, a line break, a lone quote)."""
+class ProsperoSyntaxError(CoreProtocolError, ValueError):
+    """Base of this core's errors: catch a side (:class:`ProsperoReplyError`,
+    :class:`ProsperoRequestError`)."""
+
+
+class ProsperoReplyError(ProsperoSyntaxError, RemoteProtocolError):
+    """A line of the server's that cannot be read (an unterminated quote)."""
+
+
+class ProsperoRequestError(ProsperoSyntaxError, LocalProtocolError):
+    """A token we cannot write (a NUL or a line break in it)."""
 
 
 # -- tokens -------------------------------------------------------------------------------
@@ -91,7 +107,7 @@ def check_token_text(text: str, what: str) -> None:
     """Refuse what no quoting can carry: NUL, and CR/LF (line delimiters of the protocol)."""
     for ch in ("\x00", "\r", "\n"):
         if ch in text:
-            raise ProsperoSyntaxError(f"{what} contains {ch!r}, which cannot be sent")
+            raise ProsperoRequestError(f"{what} contains {ch!r}, which cannot be sent")
 
 
 def quote_token(token: str, *, always: bool = False) -> str:
@@ -122,7 +138,7 @@ def tokenize(line: str) -> list[str]:
             i += 1
             while True:
                 if i >= n:
-                    raise ProsperoSyntaxError(f"unterminated quote in {line!r}")
+                    raise ProsperoReplyError(f"unterminated quote in {line!r}")
                 if line[i] == "'":
                     if i + 1 < n and line[i + 1] == "'":
                         current.append("'")

@@ -42,6 +42,14 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Final
 
+from anyurl.protocols.common import (
+    NEED_DATA,
+    CoreProtocolError,
+    LocalProtocolError,
+    NeedData,
+    RemoteProtocolError,
+)
+
 __all__ = [
     "NEED_DATA",
     "TRANSITIONS",
@@ -56,7 +64,9 @@ __all__ = [
     "Reply",
     "ReplyReader",
     "ReplyReceived",
+    "SMTPCommandError",
     "SMTPCoreError",
+    "SMTPReplyError",
     "Step",
     "Submission",
     "Transmit",
@@ -68,18 +78,17 @@ __all__ = [
 MAX_LINE = 64 * 1024
 
 
-class SMTPCoreError(Exception):
-    """The server broke the protocol, or the caller passed something unsendable."""
+class SMTPCoreError(CoreProtocolError):
+    """Base of this core\'s errors: catch a side (:class:`SMTPReplyError`,
+    :class:`SMTPCommandError`)."""
 
 
-class NeedData:
-    """Sentinel type of :data:`NEED_DATA`: no complete event is buffered yet."""
-
-    def __repr__(self) -> str:
-        return "NEED_DATA"
+class SMTPReplyError(SMTPCoreError, RemoteProtocolError):
+    """The server broke the protocol: bytes an SMTP client cannot accept."""
 
 
-NEED_DATA: Final = NeedData()
+class SMTPCommandError(SMTPCoreError, LocalProtocolError):
+    """Our side asked for something the protocol cannot say (a command, address or text)."""
 
 
 # -- replies ----------------------------------------------------------------------------------
@@ -130,17 +139,17 @@ class ReplyReader:
             end = self._buffer.find(b"\n")
             if end < 0:
                 if len(self._buffer) > MAX_LINE:
-                    raise SMTPCoreError(f"reply line longer than {MAX_LINE} bytes")
+                    raise SMTPReplyError(f"reply line longer than {MAX_LINE} bytes")
                 return replies
             raw = bytes(self._buffer[:end]).rstrip(b"\r")
             del self._buffer[: end + 1]
             line = raw.decode("utf-8", "replace")
             m = _REPLY_LINE.match(line)
             if m is None:
-                raise SMTPCoreError(f"not an SMTP reply line: {line[:200]!r}")
+                raise SMTPReplyError(f"not an SMTP reply line: {line[:200]!r}")
             code = int(m.group(1))
             if self._code is not None and code != self._code:
-                raise SMTPCoreError(
+                raise SMTPReplyError(
                     f"reply line {line[:200]!r} changes the code of a {self._code} reply"
                 )
             self._code = code
@@ -163,9 +172,9 @@ def check_address(address: str, what: str = "address") -> str:
     """``address`` if it can go between ``<`` and ``>``; else :class:`SMTPCoreError`."""
     bad = [c for c in address if ord(c) < 32 or ord(c) == 127 or c in "<>"]
     if bad:
-        raise SMTPCoreError(f"refusing the {what} {address!r}: it contains {bad[0]!r}")
+        raise SMTPCommandError(f"refusing the {what} {address!r}: it contains {bad[0]!r}")
     if address != address.strip():
-        raise SMTPCoreError(f"refusing the {what} {address!r}: leading or trailing space")
+        raise SMTPCommandError(f"refusing the {what} {address!r}: leading or trailing space")
     return address
 
 
@@ -182,7 +191,7 @@ class Command:
     def wire(self) -> bytes:
         text = self.display()
         if any(c in text for c in "\r\n\x00"):
-            raise SMTPCoreError(f"refusing to send {text!r}: it contains a line break or NUL")
+            raise SMTPCommandError(f"refusing to send {text!r}: it contains a line break or NUL")
         return text.encode("utf-8") + b"\r\n"
 
 
@@ -215,12 +224,12 @@ class Envelope:
 
     def __post_init__(self) -> None:
         if not self.recipients:
-            raise SMTPCoreError("a message needs at least one recipient")
+            raise SMTPCommandError("a message needs at least one recipient")
         check_address(self.sender, "sender")
         for recipient in self.recipients:
             check_address(recipient, "recipient")
         if not self.helo or any(c.isspace() or ord(c) < 32 for c in self.helo):
-            raise SMTPCoreError(f"refusing the EHLO name {self.helo!r}")
+            raise SMTPCommandError(f"refusing the EHLO name {self.helo!r}")
 
 
 class Step(enum.Enum):

@@ -45,6 +45,14 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Final
 
+from anyurl.protocols.common import (
+    NEED_DATA,
+    CoreProtocolError,
+    LocalProtocolError,
+    NeedData,
+    RemoteProtocolError,
+)
+
 __all__ = [
     "BINARY",
     "DO",
@@ -69,7 +77,9 @@ __all__ = [
     "QState",
     "Subnegotiation",
     "TelnetClient",
+    "TelnetCommandError",
     "TelnetCoreError",
+    "TelnetPeerError",
     "command_name",
     "encode_nvt",
     "option_name",
@@ -138,21 +148,20 @@ def option_name(option: int) -> str:
     return _OPTION_NAMES.get(option, str(option))
 
 
-class TelnetCoreError(Exception):
-    """The caller used the core out of order (a request the Q method forbids)."""
+class TelnetCoreError(CoreProtocolError):
+    """Base of this core's errors: catch a side (:class:`TelnetPeerError`,
+    :class:`TelnetCommandError`)."""
+
+
+class TelnetPeerError(TelnetCoreError, RemoteProtocolError):
+    """The peer broke the protocol: bytes a Telnet client cannot accept."""
+
+
+class TelnetCommandError(TelnetCoreError, LocalProtocolError):
+    """Our side asked for something the protocol cannot say (a request the Q method forbids)."""
 
 
 # -- events -------------------------------------------------------------------------------
-
-
-class NeedData:
-    """Sentinel type of :data:`NEED_DATA`: no complete event is buffered yet."""
-
-    def __repr__(self) -> str:
-        return "NEED_DATA"
-
-
-NEED_DATA: Final = NeedData()
 
 
 @dataclass(frozen=True)
@@ -401,7 +410,7 @@ class TelnetClient:
     def send_command(self, code: int) -> None:
         """Queue a two-byte command such as ``AYT``, ``IP`` or ``NOP``."""
         if code in (SB, SE, WILL, WONT, DO, DONT, IAC) or not 0 <= code <= 255:
-            raise TelnetCoreError(f"{command_name(code)} is not a two-byte command")
+            raise TelnetCommandError(f"{command_name(code)} is not a two-byte command")
         self._out += bytes((IAC, code))
 
     def request_server(self, option: int, enable: bool) -> None:
@@ -414,7 +423,7 @@ class TelnetClient:
     def request_us(self, option: int, enable: bool) -> None:
         """Offer (WILL) or withdraw (WONT) an option we perform."""
         if enable and option not in self.our_options():
-            raise TelnetCoreError(f"we do not implement {option_name(option)}")
+            raise TelnetCommandError(f"we do not implement {option_name(option)}")
         q = self._us.setdefault(option, _Q())
         before = q.state
         answer = q.request(enable)
@@ -444,7 +453,7 @@ class TelnetClient:
         """Feed bytes from the server; ``b""`` means it closed its side."""
         if self._state is _P.CLOSED:
             if data:
-                raise TelnetCoreError("data received after the end of the stream")
+                raise TelnetCommandError("data received after the end of the stream")
             return
         if not data:
             self._finish()

@@ -36,6 +36,12 @@ import re
 import struct
 from dataclasses import dataclass, field
 
+from anyurl.protocols.common import (
+    NEED_DATA,
+    LocalProtocolError,
+    NeedData,
+    RemoteProtocolError,
+)
 from anyurl.url.charset import UCHAR_PLAIN, decode_bytes
 
 __all__ = [
@@ -56,6 +62,7 @@ __all__ = [
     "SearchRequest",
     "SearchResponse",
     "WAISConnection",
+    "WAISEncodingError",
     "WAISError",
     "content_type_for",
     "decode_compressed_int",
@@ -149,8 +156,12 @@ QUERY_TYPE_TEXT_RETRIEVAL = b"1"
 QUERY_TYPE_RELEVANCE_FEEDBACK = b"3"
 
 
-class WAISError(ValueError):
+class WAISError(RemoteProtocolError, ValueError):
     """Bytes that are not a WAIS message we understand (bad header, truncated APDU ...)."""
+
+
+class WAISEncodingError(LocalProtocolError, ValueError):
+    """A value of ours that a WAIS message cannot carry (a number too large, negative)."""
 
 
 # -- primitives -----------------------------------------------------------------------------
@@ -159,7 +170,7 @@ class WAISError(ValueError):
 def encode_compressed_int(value: int) -> bytes:
     """Base-128 big-endian, continuation bit on every octet but the last (``zutil.c``)."""
     if value < 0:
-        raise WAISError("compressed integers are unsigned")
+        raise WAISEncodingError("compressed integers are unsigned")
     out = [value & 0x7F]
     value >>= 7
     while value:
@@ -194,7 +205,7 @@ def num_bytes(value: int) -> bytes:
     for size in (1, 2, 3, 4):
         if value < 1 << (8 * size):
             return value.to_bytes(size, "big")
-    raise WAISError(f"number {value} does not fit 4 octets")
+    raise WAISEncodingError(f"number {value} does not fit 4 octets")
 
 
 def tnum(tag: int, value: int) -> bytes:
@@ -249,7 +260,7 @@ def _string(value: bytes) -> str:
 def wais_header(apdu_length: int, *, server: bytes = b"wais") -> bytes:
     """The ASCII header freeWAIS writes (``writeWAISPacketHeader``)."""
     if not 0 <= apdu_length < 10**10:
-        raise WAISError(f"APDU length {apdu_length} does not fit the header")
+        raise WAISEncodingError(f"APDU length {apdu_length} does not fit the header")
     return b"%010d" % apdu_length + b"z2" + server.ljust(10)[:10] + b"  0"
 
 
@@ -270,14 +281,6 @@ class ConnectionClosed:
     """The peer closed the connection; ``partial`` octets of a message were pending."""
 
     partial: int
-
-
-class _NeedData:
-    def __repr__(self) -> str:
-        return "NEED_DATA"
-
-
-NEED_DATA = _NeedData()
 
 
 class WAISConnection:
@@ -304,7 +307,7 @@ class WAISConnection:
         else:
             self._buf += data
 
-    def next_event(self) -> Message | ConnectionClosed | _NeedData:
+    def next_event(self) -> Message | ConnectionClosed | NeedData:
         if self._buf and self._buf[0] != 0x30:
             start = self._buf.find(b"0")
             drop = len(self._buf) if start < 0 else start

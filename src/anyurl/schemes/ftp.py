@@ -62,12 +62,12 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.options import FTPOptions
+from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.ftp import (
     ASCIIDecoder,
     Command,
     ConnectionClosed,
     FTPClient,
-    FTPCoreError,
     NeedData,
     Reply,
     Retrieval,
@@ -142,7 +142,7 @@ class _Control:
         while True:
             try:
                 event = self.core.next_event()
-            except FTPCoreError as exc:
+            except RemoteProtocolError as exc:
                 raise ProtocolError(
                     f"ftp server of {self.url.masked()} broke the protocol: {exc}", url=self.url
                 ) from exc
@@ -171,7 +171,7 @@ class _Control:
         """Send ``command`` and return its first reply (a 1yz for a starting transfer)."""
         try:
             data = self.core.send(command)
-        except FTPCoreError as exc:
+        except LocalProtocolError as exc:
             raise URLError(f"cannot send {command.verb} for {self.url.masked()}: {exc}") from exc
         if self.trace is not None:
             self.trace(f"> {command.display()}")
@@ -324,7 +324,7 @@ class FTPHandler(SchemeHandler):
                 )
         try:
             return retrieval_for(parts)
-        except FTPCoreError as exc:
+        except LocalProtocolError as exc:
             raise URLError(f"{url.masked()}: {exc}", url=url) from exc
 
     def _key(self, url: URL) -> PoolKey:
@@ -764,19 +764,19 @@ class FTPHandler(SchemeHandler):
         return _DataChannel(None, listener, stack)
 
 
-def _weird(url: URL, exc: FTPCoreError) -> ProtocolError:
+def _weird(url: URL, exc: Exception) -> ProtocolError:
     return ProtocolError(f"ftp server of {url.masked()} sent {exc}", url=url)
 
 
 def _port_229(url: URL, reply: Reply) -> int:
     try:
         return parse_229(reply)
-    except FTPCoreError as exc:
+    except RemoteProtocolError as exc:
         raise _weird(url, exc) from exc
 
 
 def _address_227(url: URL, reply: Reply) -> tuple[str, int]:
     try:
         return parse_227(reply)
-    except FTPCoreError as exc:
+    except RemoteProtocolError as exc:
         raise _weird(url, exc) from exc

@@ -45,7 +45,7 @@ from anyurl.protocols.gopher import (
     NEED_DATA,
     AskForm,
     Data,
-    EndOfBody,
+    EndOfData,
     FormError,
     Framing,
     GopherProtocolError,
@@ -112,7 +112,7 @@ class _Exchange:
         if self.options.trace is not None:
             self.options.trace(line)
 
-    async def next_event(self) -> PlusHeader | Data | EndOfBody | PlusError:
+    async def next_event(self) -> PlusHeader | Data | EndOfData | PlusError:
         while True:
             try:
                 event = self.reader.next_event()
@@ -292,7 +292,7 @@ class GopherHandler(SchemeHandler):
                             f"the gopher listing of {exchange.url.masked()} is larger than "
                             f"{MAX_LISTING} bytes", url=exchange.url)
                     parts.append(event.data)
-                elif isinstance(event, EndOfBody):
+                elif isinstance(event, EndOfData):
                     if event.short:
                         raise self._partial(exchange.url, event)
                     return b"".join(parts)
@@ -313,7 +313,7 @@ class GopherHandler(SchemeHandler):
                     yield data
                     reader.receive_data(data)
                     while (event := reader.next_event()) is not NEED_DATA:
-                        if isinstance(event, EndOfBody | PlusError):
+                        if isinstance(event, EndOfData | PlusError):
                             return
             except GopherProtocolError:
                 # Raw output needs no framing beyond this point: read to the close.
@@ -376,7 +376,7 @@ class GopherHandler(SchemeHandler):
             return await self._raw(exchange, info)
         head: list[bytes] = []
         held = 0
-        end: EndOfBody | None = None
+        end: EndOfData | None = None
         try:
             while held < PEEK_SIZE:
                 event = await exchange.next_event()
@@ -385,7 +385,7 @@ class GopherHandler(SchemeHandler):
                 if isinstance(event, Data):
                     head.append(event.data)
                     held += len(event.data)
-                elif isinstance(event, EndOfBody):
+                elif isinstance(event, EndOfData):
                     end = event
                     break
         except BaseException:
@@ -411,7 +411,7 @@ class GopherHandler(SchemeHandler):
                     event = await exchange.next_event()
                     if isinstance(event, Data):
                         yield event.data
-                    elif isinstance(event, EndOfBody):
+                    elif isinstance(event, EndOfData):
                         return  # a short +n body: Resource raises PartialTransfer
             finally:
                 with anyio.CancelScope(shield=True):
@@ -537,7 +537,7 @@ class GopherHandler(SchemeHandler):
             status=event.code, url=url,
         )
 
-    def _partial(self, url: URL, event: EndOfBody) -> PartialTransfer:
+    def _partial(self, url: URL, event: EndOfData) -> PartialTransfer:
         return PartialTransfer(
             f"the gopher answer for {url.masked()} ended after {event.received} of the "
             f"{event.expected} bytes announced",

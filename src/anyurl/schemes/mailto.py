@@ -43,6 +43,7 @@ import anyio
 
 from anyurl.errors import AnyURLError, ConnectionLost, ProtocolError, ServerError, URLError
 from anyurl.options import MailtoOptions
+from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.smtp import (
     NEED_DATA,
     ConnectionClosed,
@@ -52,7 +53,6 @@ from anyurl.protocols.smtp import (
     Finished,
     Reply,
     ReplyReceived,
-    SMTPCoreError,
     Step,
     Submission,
     Transmit,
@@ -153,7 +153,7 @@ class MailtoHandler(SchemeHandler):
             raise URLError(f"{url.masked()} names no mailbox", url=url)
         try:
             check_address(recipient, "recipient")
-        except SMTPCoreError as exc:
+        except LocalProtocolError as exc:
             raise URLError(f"{exc} ({url.masked()})", url=url) from None
         ignored = sorted(set(fields) - {"subject", "body"})
         if ignored:
@@ -183,7 +183,7 @@ class MailtoHandler(SchemeHandler):
                      or self.config.anonymous_email)
         try:
             check_address(sender, "sender")
-        except SMTPCoreError as exc:
+        except LocalProtocolError as exc:
             raise AnyURLError(str(exc), hint="Fix mail_from in the configuration.") from None
         relay_text = given.relay or self.config.smtp_relay
         relay = _parse_relay(str(relay_text)) if relay_text else DEFAULT_RELAY
@@ -213,7 +213,7 @@ class MailtoHandler(SchemeHandler):
                                       subject=req.subject, body=body, domain=req.helo)
         try:
             envelope = Envelope(req.helo, req.sender, (req.recipient,), message)
-        except SMTPCoreError as exc:
+        except LocalProtocolError as exc:
             raise URLError(f"{exc} ({url.masked()})", url=url) from None
         submission = Submission(envelope)
         trace = options.trace
@@ -229,7 +229,7 @@ class MailtoHandler(SchemeHandler):
                 data = await stream.receive()
                 try:
                     submission.receive_data(data)
-                except SMTPCoreError as exc:
+                except RemoteProtocolError as exc:
                     raise ProtocolError(
                         f"{where} sent something that is not SMTP while sending "
                         f"{url.masked()}: {exc}",

@@ -76,16 +76,16 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.options import NewsOptions
+from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.nntp import (
     ActiveEntry,
     Command,
     ConnectionClosed,
     Data,
-    EndOfBlock,
+    EndOfData,
     GroupInfo,
     NeedData,
     NNTPClient,
-    NNTPCoreError,
     OverviewEntry,
     Response,
     State,
@@ -211,11 +211,11 @@ class _Session:
     def what(self) -> str:
         return f"nntp server {self.target.hostport}"
 
-    async def _event(self) -> Response | Data | EndOfBlock:
+    async def _event(self) -> Response | Data | EndOfData:
         while True:
             try:
                 event = self.core.next_event()
-            except NNTPCoreError as exc:
+            except RemoteProtocolError as exc:
                 raise ProtocolError(
                     f"{self.what()} broke the protocol for {self.url.masked()}: {exc}",
                     url=self.url,
@@ -247,7 +247,7 @@ class _Session:
             )
         try:
             data = self.core.send(command)
-        except NNTPCoreError as exc:
+        except LocalProtocolError as exc:
             raise URLError(f"cannot send {command.verb} for {self.url.masked()}: {exc}",
                            url=self.url) from exc
         if self.trace is not None:
@@ -267,7 +267,7 @@ class _Session:
                     url=self.url,
                     hint="Try again; the server may have been restarted.",
                 ) from None
-            if isinstance(event, EndOfBlock):
+            if isinstance(event, EndOfData):
                 if self.trace is not None:
                     self.trace("< .")
                 return
@@ -363,7 +363,7 @@ class NewsHandler(SchemeHandler):
                 continue
             try:
                 command.check()
-            except NNTPCoreError as exc:
+            except LocalProtocolError as exc:
                 raise URLError(f"refusing {url.masked()}: {exc}", url=url,
                                hint="RFC 1738 section 6: a decoded CR or LF must not reach "
                                "the server as a line end.") from exc
@@ -550,7 +550,7 @@ class NewsHandler(SchemeHandler):
             raise self._error(session, reply, f"GROUP {group}")
         try:
             return parse_group(reply)
-        except NNTPCoreError as exc:
+        except RemoteProtocolError as exc:
             raise ProtocolError(f"{session.what()}: {exc} for {session.url.masked()}",
                                 url=session.url) from exc
 
@@ -652,7 +652,7 @@ class NewsHandler(SchemeHandler):
                 continue
             try:
                 entries.append(parse_overview_line(line))
-            except NNTPCoreError as exc:
+            except RemoteProtocolError as exc:
                 raise ProtocolError(f"{session.what()}: {exc} for {session.url.masked()}",
                                     url=session.url) from exc
         return entries
@@ -705,7 +705,7 @@ class NewsHandler(SchemeHandler):
                     continue
                 try:
                     batch.append(parse_active_line(line))
-                except NNTPCoreError as exc:
+                except RemoteProtocolError as exc:
                     raise ProtocolError(
                         f"{session.what()}: {exc} for {session.url.masked()}",
                         url=session.url) from exc

@@ -13,6 +13,7 @@ import tracemalloc
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -21,6 +22,7 @@ from anyurl.errors import (
     AnyURLError,
     LoginDenied,
     PartialTransfer,
+    PolicyRefused,
     RemoteFileNotFound,
     ResumeFailed,
     ServerError,
@@ -31,9 +33,10 @@ from anyurl.errors import (
 )
 from anyurl.options import HTTPOptions
 from anyurl.resolver import Resolver
-from anyurl.schemes.base import FetchOptions
+from anyurl.resource import Resource, ResourceInfo, iterate_bytes
+from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.http import HTTPHandler
-from anyurl.url import parse
+from anyurl.url import URL, parse
 from tests.peers import data
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
@@ -482,3 +485,31 @@ async def test_trace_shows_the_dialogue_without_the_password(server: ScriptedSer
     assert "> Authorization: Basic ****" in lines
     assert "< HTTP/1.1 200 OK" in lines
     assert not any("am9lOnB3" in line for line in lines)
+
+
+# -- redirects pass the resolver's gate ------------------------------------------------------
+
+
+async def test_a_redirect_to_a_refused_port_is_refused(server: ScriptedServer) -> None:
+    server.routes["/smtp"] = redirect("http://127.0.0.1:25/")
+    with pytest.raises(PolicyRefused, match="port 25"):
+        await fetch(server.url("/smtp"))
+    assert len(server.requests) == 1  # nothing was sent anywhere else
+
+
+async def test_a_redirect_target_goes_to_the_handler_the_gate_chooses(
+    server: ScriptedServer,
+) -> None:
+    class Elsewhere(SchemeHandler):
+        schemes = ("https",)
+        seen: ClassVar[list[tuple[str, int]]] = []
+
+        async def open(self, url: URL, options: FetchOptions) -> Resource:
+            Elsewhere.seen.append((str(url), len(options.redirect_chain)))
+            return Resource(ResourceInfo(url=url, size=2), iterate_bytes(b"ok"))
+
+    server.routes["/tls"] = redirect("https://secure.example/doc")
+    async with Resolver(warn=lambda m: None) as r:
+        r.register("https", Elsewhere)
+        assert await r.fetch(server.url("/tls")) == b"ok"
+    assert Elsewhere.seen == [("https://secure.example/doc", 1)]

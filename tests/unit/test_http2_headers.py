@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from anyurl.schemes.http2 import request_headers, response_head
+from anyurl.schemes.http.http2 import request_headers, response_head
 
 
 def test_request_headers_pseudo_first_host_as_authority() -> None:

@@ -20,14 +20,9 @@ from anyurl.options import HTTPOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.gateway import GatewayHandler
-from anyurl.schemes.http import (
-    HTTPHandler,
-    _decoder,
-    _Response,
-    _status_error,
-    basic_credentials,
-    host_header,
-)
+from anyurl.schemes.http import HTTPHandler, basic_credentials, host_header, status_error
+from anyurl.schemes.http.decoding import decoder_for
+from anyurl.schemes.http.interfaces import Response
 from anyurl.url import parse
 
 # -- requests -------------------------------------------------------------------------------
@@ -101,7 +96,7 @@ def test_basic_credentials_are_rfc7617() -> None:
 )
 def test_status_mapping(status: int, reason: str, kind: type, exit_code: int) -> None:
     url = parse("http://joe:secret@example.org/f")
-    error = _status_error(url, _Response(status, reason, "1.1", []))
+    error = status_error(url, Response(status, reason, "1.1", []))
     assert type(error) is kind
     assert error.exit_code == exit_code
     assert f"'HTTP/1.1 {status} {reason}'" in str(error)
@@ -112,15 +107,15 @@ def test_status_mapping(status: int, reason: str, kind: type, exit_code: int) ->
 
 def test_gzip_and_deflate_decoders() -> None:
     body = b"hello " * 1000
-    gz = _decoder("gzip")
+    gz = decoder_for("gzip")
     assert gz.decompress(gzip.compress(body)) + gz.flush() == body
-    zl = _decoder("deflate")
+    zl = decoder_for("deflate")
     assert zl.decompress(zlib.compress(body)) + zl.flush() == body
     raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
     raw_data = raw.compress(body) + raw.flush()
-    dr = _decoder("deflate")
+    dr = decoder_for("deflate")
     assert dr.decompress(raw_data) + dr.flush() == body
-    assert _decoder("br") is None
+    assert decoder_for("br") is None
 
 
 # -- gateway configuration ------------------------------------------------------------------

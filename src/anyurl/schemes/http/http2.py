@@ -1,11 +1,12 @@
 """HTTP/2 for the http and https schemes: the ``h2`` library (sans-I/O) over anyurl's transport.
 
 Strategy. HTTP/2 is an option (``HTTPOptions(http2=True)``), not a second HTTP client:
-:mod:`anyurl.schemes.http` keeps every decision about what a response means (status
-mapping, redirects, Range/If-Range resume, decoding) and asks a connection object for
-three things only: send a request and return its head, yield its body, drop its body.
-:class:`H2Connection` answers them for HTTP/2 as ``http._Connection`` does for HTTP/1.1,
-so the two paths share everything above the framing.
+the handler (:mod:`anyurl.schemes.http.handler`) keeps every decision about what a
+response means (status mapping, redirects, Range/If-Range resume, decoding) and asks a
+:class:`~anyurl.schemes.http.interfaces.Connection` for three things only: send a request
+and return its head, yield its body, drop its body. :class:`H2Connection` answers them
+for HTTP/2 as :class:`~anyurl.schemes.http.http11.HTTP11Connection` does for HTTP/1.1, so
+the two paths share everything above the framing.
 
 How a connection is reached: ``http://`` speaks HTTP/2 with prior knowledge (h2c; the
 connection preface at once, no ``Upgrade`` round trip), as ``curl --http2-prior-knowledge``
@@ -47,7 +48,8 @@ import h2.settings
 from h2.errors import ErrorCodes
 
 from anyurl.errors import AnyURLError, ConnectionLost, PartialTransfer, ProtocolError
-from anyurl.schemes.http import Route, _Response
+from anyurl.schemes.http.interfaces import Response
+from anyurl.schemes.http.routes import Route
 from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
 
 __all__ = [
@@ -98,7 +100,7 @@ def request_headers(
     return pseudo + rest
 
 
-def response_head(headers: Iterable[tuple[bytes | str, bytes | str]]) -> _Response:
+def response_head(headers: Iterable[tuple[bytes | str, bytes | str]]) -> Response:
     """A response head (status, headers with lower-case names) from an HTTP/2 header block.
 
     Raises ValueError when ``:status`` is missing or not a three-digit number.
@@ -116,7 +118,7 @@ def response_head(headers: Iterable[tuple[bytes | str, bytes | str]]) -> _Respon
             fields.append((name.lower(), value))
     if status is None:
         raise ValueError("no :status in the response")
-    return _Response(status=status, reason="", http_version="2", headers=fields)
+    return Response(status=status, reason="", http_version="2", headers=fields)
 
 
 class H2Connection:
@@ -215,7 +217,7 @@ class H2Connection:
             self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
         return other
 
-    async def request(self, scheme: str, target: str, headers: list[tuple[str, str]]) -> _Response:
+    async def request(self, scheme: str, target: str, headers: list[tuple[str, str]]) -> Response:
         """Send a GET on a new stream and return the response head (1xx skipped)."""
         url = self.stream.url
         stream_id = self.h2.get_next_available_stream_id()
@@ -244,12 +246,13 @@ class H2Connection:
                 self._ended = True
                 raise self._reset(event)
 
-    async def body(self, length: int | None) -> AsyncIterator[bytes]:
+    async def body(self, response: Response) -> AsyncIterator[bytes]:
         """The DATA of the current stream, acknowledged as the consumer takes it.
 
-        ``length`` is the response's content-length, for the message when the connection
-        ends inside the body.
+        The response's content-length names what was expected when the connection ends
+        inside the body (h2 itself checks a body against it).
         """
+        length = response.content_length
         url = self.stream.url
         stream_id = self._stream_id
         assert stream_id is not None, "body() before request()"
@@ -278,7 +281,7 @@ class H2Connection:
                 self._ended = True
                 raise self._reset(event)
 
-    async def discard(self) -> None:
+    async def discard(self, response: Response) -> None:
         """Drop the rest of the current stream (RST_STREAM CANCEL); the connection stays."""
         if self._ended or self._stream_id is None:
             return

@@ -1,0 +1,44 @@
+"""The http and https schemes, split by idea as httpcore is.
+
+====================  ==========================================================
+``handler``           :class:`HTTPHandler`: what responses mean (status, redirects
+                      through the gate, resume, decoding), the pool's user
+``interfaces``        the one :class:`~.interfaces.Connection` interface and the
+                      response head both HTTP versions give
+``http11``            one HTTP/1.1 connection over h11
+``http2``             one HTTP/2 connection over h2 (imported only when asked for)
+``pool``              idle connections per route
+``routes``            where a request goes and how its target and headers are written
+``tunnel``            CONNECT tunnels through a gateway
+``decoding``          gzip and deflate content codings
+====================  ==========================================================
+"""
+
+from anyurl.schemes.http.handler import REDIRECT_STATUSES, HTTPHandler, status_error
+from anyurl.schemes.http.routes import (
+    HTTP_SCHEMES,
+    USER_AGENT,
+    Route,
+    Router,
+    basic_credentials,
+    direct_route,
+    host_header,
+    request_target,
+)
+from anyurl.schemes.http.tunnel import open_tunnel, tunnel_to
+
+__all__ = [
+    "HTTP_SCHEMES",
+    "REDIRECT_STATUSES",
+    "USER_AGENT",
+    "HTTPHandler",
+    "Route",
+    "Router",
+    "basic_credentials",
+    "direct_route",
+    "host_header",
+    "open_tunnel",
+    "request_target",
+    "status_error",
+    "tunnel_to",
+]

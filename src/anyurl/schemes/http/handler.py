@@ -1,0 +1,472 @@
+"""The HTTP handler: what HTTP responses mean for the http and https schemes (RFC 1738 3.3).
+
+The handler speaks to a :class:`~.interfaces.Connection` (HTTP/1.1 in
+:mod:`.http11`, HTTP/2 in :mod:`.http2`), taken from the :mod:`.pool` or opened along a
+:class:`~.routes.Route` (through a :mod:`.tunnel` when a gateway says so); it never
+branches on the connection's type. What stays here is what the responses mean:
+
+* **An error page is never the file.** A 4xx/5xx response becomes an exception (404/410
+  -> :class:`RemoteFileNotFound`, 401/403 -> :class:`LoginDenied`, others
+  :class:`ServerError` with the status) unless the caller asks for the body
+  (``HTTPOptions(keep_error_body=True)``), in which case the status is in ``info.extra``.
+* **A resume never splices two versions.** ``Range`` goes out with ``If-Range`` (the
+  validator of the partial data); a ``200`` answer means "start over" and the resource
+  says so with ``offset == 0``. A ``206`` whose ``Content-Range`` starts elsewhere than
+  asked is refused. ``416`` with the size equal to the offset means "already complete".
+* **Redirects stay within HTTP, and pass the gate.** A ``Location`` naming another
+  scheme (``ftp:``, ``file:``) is not followed: the error names the target, as curl
+  refuses it too. Every other target passes the resolver's gate like a first URL: the
+  section 6 port policy (a redirect to port 25 is refused), the registry and the
+  gateway routing; when the gate gives the target to another handler (a gateway, a
+  plug-in), it continues there with the chain so far (``FetchOptions.redirect_chain``).
+  Credentials from the URL go only to the host they were written for.
+
+A pooled connection the server has closed meanwhile shows as a connection lost before
+the response, and the request is sent again once on a fresh connection. Gateways
+(RFC 1738 section 4) reuse this handler with a router that sends requests to the
+gateway (``GET wais://host/db?q HTTP/1.1``) or through its ``CONNECT`` tunnel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Callable
+from urllib.parse import unquote, urljoin
+
+from anyurl.config import Config
+from anyurl.errors import (
+    AnyURLError,
+    ConnectionLost,
+    LoginDenied,
+    PartialTransfer,
+    ProtocolError,
+    RemoteFileNotFound,
+    ResumeFailed,
+    ServerError,
+    TooManyRedirects,
+    UnsupportedScheme,
+    URLError,
+)
+from anyurl.options import HTTPOptions
+from anyurl.resource import Resource, ResourceInfo
+from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
+from anyurl.schemes.http.decoding import Decoder, decoder_for
+from anyurl.schemes.http.http11 import HTTP11Connection
+from anyurl.schemes.http.interfaces import Connection, Response
+from anyurl.schemes.http.pool import ConnectionPool
+from anyurl.schemes.http.routes import (
+    HTTP_SCHEMES,
+    USER_AGENT,
+    Route,
+    Router,
+    basic_credentials,
+    direct_route,
+    host_header,
+    mask_header,
+    mask_text,
+    masked_target,
+    origin,
+    request_target,
+)
+from anyurl.schemes.http.tunnel import tunnel_to
+from anyurl.transport import DIRECT, Dialer
+from anyurl.url import URL, HTTPPath, parse
+
+__all__ = ["REDIRECT_STATUSES", "HTTPHandler", "status_error"]
+
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+class _BodyEnd:
+    """Who gives a response's connection back: the body when read to its end (to the
+    pool), otherwise whoever closes first (the body's ``finally`` or the Resource, which
+    also covers a resource closed before its first chunk, when the body never ran)."""
+
+    def __init__(self, conn: Connection):
+        self.conn = conn
+        self.released = False
+
+    async def close(self) -> None:
+        if not self.released:
+            self.released = True
+            await self.conn.aclose()
+
+
+class HTTPHandler(SchemeHandler):
+    """http: and https: URLs, and the HTTP side of gateways (see the module docstring)."""
+
+    schemes = HTTP_SCHEMES
+    options_type = HTTPOptions
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        warn: Callable[[str], None] | None = None,
+        router: Router | None = None,
+        gate: Gate | None = None,
+        dialer: Dialer = DIRECT,
+    ):
+        super().__init__(config, warn=warn, gate=gate, dialer=dialer)
+        self.router: Router = router or direct_route
+        self.pool = ConnectionPool()
+        #: Connections opened (not reused) so far; tests and ``-v`` read it.
+        self.connections_opened = 0
+        self._http2_available: bool | None = None
+
+    # -- requests --------------------------------------------------------------------
+
+    def _headers(
+        self, url: URL, route: Route, options: FetchOptions, authorization: str | None
+    ) -> list[tuple[str, str]]:
+        headers = [("Host", host_header(url)), ("User-Agent", USER_AGENT), ("Accept", "*/*")]
+        if options.get(HTTPOptions).decode_content:
+            headers.append(("Accept-Encoding", "gzip, deflate"))
+        if options.offset:
+            headers.append(("Range", f"bytes={options.offset}-"))
+            if options.if_range:
+                headers.append(("If-Range", options.if_range))
+        if authorization:
+            headers.append(("Authorization", authorization))
+        if route.proxy_authorization:
+            headers.append(("Proxy-Authorization", route.proxy_authorization))
+        return headers
+
+    def plan(self, url: URL, options: FetchOptions) -> list[str]:
+        route = self.router(url)
+        authorization = basic_credentials(url.user, url.password) if url.user else None
+        lines = [f"GET {masked_target(url, route)} HTTP/1.1"]
+        lines += [f"{k}: {mask_header(k, v)}" for k, v in
+                  self._headers(url, route, options, authorization)]
+        if route.tunnel is not None:
+            lines.insert(0, f"CONNECT {route.host}:{route.port} HTTP/1.1 "
+                            f"(to {route.tunnel.masked()})")
+        return lines
+
+    async def open(self, url: URL, options: FetchOptions) -> Resource:
+        current = url.without_fragment()
+        visited = [*options.redirect_chain, current]
+        first = visited[0]
+        authorization, auth_origin = self._credentials(current)
+        max_redirects = self.config.max_redirects
+        while True:
+            route = self.router(current)
+            auth = authorization if origin(current) == auth_origin else None
+            conn, response = await self._exchange(current, route, options, auth)
+            if response.status in REDIRECT_STATUSES and response.header("location"):
+                location = response.header("location") or ""
+                await self._discard(conn, response)
+                target = self._redirect_target(current, location, response)
+                if len(visited) > max_redirects:
+                    raise TooManyRedirects(
+                        f"{first.masked()} redirected more than {max_redirects} times "
+                        f"(last to {target.masked()})",
+                        url=first,
+                        hint="Raise max_redirects in the config if the chain is legitimate.",
+                    )
+                if target in visited:
+                    chain = " -> ".join(u.masked() for u in [*visited, target])
+                    raise TooManyRedirects(f"redirect loop: {chain}", url=first)
+                # Every redirect target passes the resolver's gate: the port policy,
+                # the registry and the gateway routing, as the first URL did.
+                target = self.gate.admit(target)
+                if options.trace:
+                    options.trace(f"* following redirect to {target.masked()}")
+                visited.append(target)
+                handler = self.gate.handler_for(target)
+                if handler is not self:  # a gateway or another handler serves it
+                    return await handler.open(
+                        target, dataclasses.replace(options, redirect_chain=tuple(visited[:-1])))
+                if target.user is not None:
+                    authorization, auth_origin = self._credentials(target)
+                current = target
+                continue
+            return await self._resource(url, current, conn, response, options)
+
+    def _credentials(self, url: URL) -> tuple[str | None, tuple[str, str, int] | None]:
+        if url.user is None:
+            return None, None
+        if url.password:
+            self.warn(
+                f"{url.masked()} carries a password: it is sent as HTTP Basic "
+                "authentication, readable by anyone who can see the connection"
+            )
+        return basic_credentials(url.user, url.password), origin(url)
+
+    def _redirect_target(self, current: URL, location: str, response: Response) -> URL:
+        # urljoin resolves relative references (RFC 3986 5.2) on the text of the URL.
+        absolute = urljoin(str(current), location.strip())
+        scheme = absolute.split(":", 1)[0].lower()
+        if scheme not in HTTP_SCHEMES:
+            raise UnsupportedScheme(
+                f"{current.masked()} answered '{response.status_line}' redirecting to "
+                f"{mask_text(absolute)}, which is not an http or https URL; not following it",
+                url=current,
+                hint="Fetch that URL yourself if you trust it.",
+            )
+        try:
+            return parse(absolute).without_fragment()
+        except URLError as exc:
+            raise ProtocolError(
+                f"{current.masked()} redirected to {mask_text(absolute)!r}, "
+                f"which is not a valid URL: {exc}",
+                url=current,
+            ) from exc
+
+    def _wants_http2(self, route: Route, options: FetchOptions) -> bool:
+        """HTTP/2 when asked for, spoken to the origin (not a GET gateway), h2 installed."""
+        if not options.get(HTTPOptions).http2 or route.absolute_form:
+            return False
+        if self._http2_available is None:
+            try:
+                import h2  # noqa: F401
+            except ImportError:
+                self._http2_available = False
+                self.warn("HTTP/2 needs the h2 package (pip install 'anyurl[http2]'); "
+                          "using HTTP/1.1")
+            else:
+                self._http2_available = True
+        return self._http2_available
+
+    async def _exchange(
+        self, url: URL, route: Route, options: FetchOptions, authorization: str | None
+    ) -> tuple[Connection, Response]:
+        """Send the request and read the response head, retrying once on a stale connection."""
+        headers = self._headers(url, route, options, authorization)
+        target = request_target(url, route)
+        trace = options.trace
+        http2 = self._wants_http2(route, options)
+        while True:
+            conn = await self._connection(route, url, trace, http2=http2)
+            if trace:
+                trace(f"> GET {masked_target(url, route)} HTTP/{conn.http_version}")
+                for k, v in headers:
+                    trace(f"> {k}: {mask_header(k, v)}")
+            try:
+                response = await conn.request(url.scheme, target, headers)
+            except (ConnectionLost, PartialTransfer):
+                await conn.aclose()
+                if conn.cycles:  # a pooled connection the server had closed: try a new one
+                    if trace:
+                        trace("* pooled connection was closed by the server; reconnecting")
+                    continue
+                raise
+            except BaseException:
+                await conn.aclose()
+                raise
+            if trace:
+                trace(f"< {response.status_line}")
+                for k, v in response.headers:
+                    trace(f"< {k}: {v}")
+            return conn, response
+
+    # -- connections -----------------------------------------------------------------
+
+    async def _connection(
+        self, route: Route, url: URL, trace: Trace | None, *, http2: bool = False
+    ) -> Connection:
+        """A pooled connection for ``route`` or a new one; HTTP/2 only if ``http2``.
+
+        With ``http2`` an http route speaks it with prior knowledge (h2c) and an https
+        route when the server picks ``h2`` by ALPN; otherwise the connection is HTTP/1.1.
+        """
+        pooled = self.pool.take(route, http2=http2)
+        if pooled is not None:
+            pooled.stream.url = url
+            if trace:
+                trace(f"* reusing HTTP/{pooled.http_version} connection to "
+                      f"{route.host}:{route.port}")
+            return pooled
+        if trace:
+            via = f" through {route.tunnel.masked()}" if route.tunnel else ""
+            trace(f"* connecting to {route.host}:{route.port}{via}")
+        dialer = Dialer(tunnel_to(route.tunnel, trace)) if route.tunnel else self.dialer
+        stream = await dialer.connect_tcp(
+            route.host, route.port, url=url,
+            connect_timeout=self.config.connect_timeout,
+            read_timeout=self.config.read_timeout,
+            tls=route.tls, server_hostname=route.server_hostname,
+            alpn_protocols=("h2", "http/1.1") if http2 and route.tls else None,
+            what="the HTTP connection",
+        )
+        self.connections_opened += 1
+        if http2 and (not route.tls or stream.alpn_protocol == "h2"):
+            from anyurl.schemes.http.http2 import open_h2  # h2 only when asked for
+
+            return await open_h2(stream, route)
+        return HTTP11Connection(stream, route)
+
+    async def _release(self, conn: Connection) -> None:
+        """Back to the pool if the exchange ended cleanly, else closed."""
+        await self.pool.release(conn)
+
+    async def _discard(self, conn: Connection, response: Response) -> None:
+        """Drop a body nobody wants (a redirect's, an error page) and release the connection."""
+        await conn.discard(response)
+        await self._release(conn)
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()
+
+    # -- responses -------------------------------------------------------------------
+
+    async def _resource(
+        self, url: URL, final: URL, conn: Connection, response: Response,
+        options: FetchOptions,
+    ) -> Resource:
+        status = response.status
+        length = response.content_length
+        offset = 0
+        size = length
+        total = length
+        if status == 206 and options.offset:
+            offset, size, total = self._check_content_range(final, response, options, conn)
+        elif status == 416 and options.offset:
+            return await self._range_not_satisfiable(final, conn, response, options)
+        elif status >= 300 and not options.get(HTTPOptions).keep_error_body:
+            await self._discard(conn, response)
+            raise status_error(final, response)
+        elif status == 206:  # a range nobody asked for: the start is not the file's
+            await conn.aclose()
+            raise ProtocolError(
+                f"{final.masked()} answered '{response.status_line}' to a request without "
+                "Range", url=final)
+        encoding = (response.header("content-encoding") or "").strip().lower()
+        decoder = None
+        if encoding and options.get(HTTPOptions).decode_content:
+            decoder = decoder_for(encoding)
+            if decoder is not None:
+                size = None  # the decoded size is not announced
+        etag = response.header("etag")
+        validator = etag if etag and not etag.startswith("W/") else response.header(
+            "last-modified")
+        info = ResourceInfo(
+            url=final,
+            size=size,
+            total_size=total,
+            offset=offset,
+            content_type=response.header("content-type"),
+            filename=_filename(final, response),
+            validator=validator,
+            extra={
+                "status": status,
+                "status_line": response.status_line,
+                "headers": response.headers,
+                "content_encoding": encoding or None,
+                "decoded": decoder is not None,
+                "connection_reused": conn.cycles > 0,
+                "http_version": conn.http_version,
+            },
+        )
+        end = _BodyEnd(conn)
+        return Resource(info, self._body(end, response, decoder), on_close=end.close)
+
+    def _check_content_range(
+        self, url: URL, response: Response, options: FetchOptions, conn: Connection
+    ) -> tuple[int, int | None, int | None]:
+        text = response.header("content-range") or ""
+        try:
+            unit, _, rest = text.partition(" ")
+            span, _, total_text = rest.partition("/")
+            first_text, _, last_text = span.partition("-")
+            first, last = int(first_text), int(last_text)
+            total = None if total_text.strip() == "*" else int(total_text)
+            if unit.lower() != "bytes":
+                raise ValueError(unit)
+        except ValueError:
+            raise ResumeFailed(
+                f"{url.masked()} answered '{response.status_line}' with Content-Range "
+                f"{text!r}, which anyurl cannot use to resume",
+                url=url,
+            ) from None
+        if first != options.offset:
+            raise ResumeFailed(
+                f"{url.masked()} resumed at byte {first} (Content-Range {text!r}) where byte "
+                f"{options.offset} was asked for",
+                url=url,
+                hint="Download the file again from the start.",
+            )
+        return first, last - first + 1, total
+
+    async def _range_not_satisfiable(
+        self, url: URL, conn: Connection, response: Response, options: FetchOptions
+    ) -> Resource:
+        text = response.header("content-range") or ""
+        total_text = text.rpartition("/")[2].strip()
+        await self._discard(conn, response)
+        if total_text.isdigit() and int(total_text) == options.offset:
+            # What we have is the whole file: nothing left to transfer.
+            info = ResourceInfo(url=url, size=0, total_size=options.offset,
+                                offset=options.offset, filename=_filename(url, response),
+                                extra={"status": 416, "status_line": response.status_line,
+                                       "already_complete": True})
+            return Resource(info, _empty())
+        size = f"; the file has {total_text} bytes" if total_text.isdigit() else ""
+        raise ResumeFailed(
+            f"{url.masked()} answered '{response.status_line}' to a resume from byte "
+            f"{options.offset}{size}",
+            url=url,
+            hint="The local partial file is larger than the remote one; download it again.",
+        )
+
+    async def _body(
+        self, end: _BodyEnd, response: Response, decoder: Decoder | None
+    ) -> AsyncIterator[bytes]:
+        conn = end.conn
+        try:
+            async for data in conn.body(response):
+                if decoder is not None:
+                    data = decoder.decompress(data)
+                if data:
+                    yield data
+            if decoder is not None:
+                tail = decoder.flush()
+                if tail:
+                    yield tail
+            end.released = True
+            await self._release(conn)
+        finally:
+            await end.close()
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+
+def _filename(url: URL, response: Response) -> str | None:
+    disposition = response.header("content-disposition") or ""
+    for part in disposition.split(";"):
+        key, _, value = part.strip().partition("=")
+        if key.lower() == "filename" and value:
+            name = value.strip().strip('"').replace("\\", "/").rsplit("/", 1)[-1]
+            if name not in ("", ".", ".."):
+                return name
+    parts = url.parts
+    if isinstance(parts, HTTPPath) and parts.hpath:
+        name = unquote(parts.hpath.rsplit("/", 1)[-1])
+        return name or None
+    return None
+
+
+async def _empty() -> AsyncIterator[bytes]:
+    return
+    yield b""  # pragma: no cover - makes this an async generator
+
+
+def status_error(url: URL, response: Response) -> AnyURLError:
+    """The error for a status the handler does not follow or serve."""
+    status = response.status
+    line = response.status_line
+    if status in (404, 410):
+        return RemoteFileNotFound(f"{url.masked()} answered '{line}'", url=url,
+                                  hint="Check the path; the file may have moved.")
+    if status in (401, 403):
+        hint = ("Give a user and password in the URL (http://user:password@host/) if the "
+                "server wants a login." if status == 401 else
+                "The server refuses to serve it to you.")
+        return LoginDenied(f"{url.masked()} answered '{line}'", url=url, hint=hint)
+    if status == 407:
+        return LoginDenied(f"the gateway for {url.masked()} answered '{line}'", url=url,
+                           hint="Put the gateway's user and password in its URL.")
+    hint = ("--keep-error-body saves what the server sent." if status >= 400 else
+            "The server did not send the file itself.")
+    return ServerError(f"{url.masked()} answered '{line}'", status=status, url=url, hint=hint)

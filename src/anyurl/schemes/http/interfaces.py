@@ -1,0 +1,89 @@
+"""What the HTTP handler asks of a connection, whatever HTTP version it speaks.
+
+The handler decides what responses mean (status mapping, redirects, resume, decoding);
+a connection only moves one request and its response. Both :class:`~.http11.HTTP11Connection`
+(h11) and :class:`~.http2.H2Connection` (h2) implement :class:`Connection`, so the handler
+never branches on the connection's type, as httpcore's ``interfaces.py`` keeps its pool
+apart from ``http11.py`` and ``http2.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from anyurl.schemes.http.routes import Route
+from anyurl.transport import Stream
+
+__all__ = ["Connection", "Response"]
+
+
+@dataclass
+class Response:
+    """A response head: status, reason, version and headers (names lower-cased)."""
+
+    status: int
+    reason: str
+    http_version: str
+    headers: list[tuple[str, str]]
+
+    @property
+    def status_line(self) -> str:
+        """``HTTP/1.1 200 OK``, as the server put it."""
+        return f"HTTP/{self.http_version} {self.status} {self.reason}".rstrip()
+
+    def header(self, name: str) -> str | None:
+        """The first value of header ``name`` (lower case), or None."""
+        for key, value in self.headers:
+            if key == name:
+                return value
+        return None
+
+    @property
+    def content_length(self) -> int | None:
+        """The body's announced length (None when chunked or not given)."""
+        if self.header("transfer-encoding") is not None:
+            return None
+        value = self.header("content-length")
+        return int(value) if value is not None and value.strip().isdigit() else None
+
+
+class Connection(Protocol):
+    """One HTTP connection of the pool: one request at a time, then back to the pool."""
+
+    #: ``"1.1"`` or ``"2"``.
+    http_version: str
+    #: The route it was opened for (the pool's key).
+    key: Route
+    stream: Stream
+    #: Responses completed on it; a stale pooled connection (``cycles > 0``) is retried.
+    cycles: int
+
+    async def request(self, scheme: str, target: str, headers: list[tuple[str, str]]) -> Response:
+        """Send ``GET target`` with ``headers`` and return the response head.
+
+        A connection that ends before a response is :class:`~anyurl.errors.ConnectionLost`.
+        """
+        ...
+
+    def body(self, response: Response) -> AsyncIterator[bytes]:
+        """The body of ``response`` as it arrives; a short one is PartialTransfer."""
+        ...
+
+    async def discard(self, response: Response) -> None:
+        """Drop the rest of ``response``'s body: cheaply, or by giving up the connection."""
+        ...
+
+    @property
+    def reusable(self) -> bool:
+        """Whether the last exchange ended so that another request may follow."""
+        ...
+
+    def next_cycle(self) -> None:
+        """Ready the connection for its next request (called by the pool)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the connection and its stream."""
+        ...

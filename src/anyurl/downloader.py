@@ -61,6 +61,7 @@ from anyurl.errors import (
     ProtocolError,
     ResumeFailed,
     ServerError,
+    TLSHandshakeFailed,
     TransferTimeout,
 )
 from anyurl.output import Placement, TargetPlan, open_in_place, open_part, part_size, plan_target
@@ -254,12 +255,15 @@ def is_transient(error: AnyURLError, url: URL | None = None) -> bool:
     An error may decide for itself with a boolean ``transient`` attribute. Otherwise:
     timeouts, lost or refused connections and short transfers are transient; so are
     HTTP 408, 425, 429, 500, 502, 503, 504 and FTP 4xx replies (RFC 959's "transient
-    negative completion"). A name that does not resolve, a refused login or a missing
-    file is not.
+    negative completion"). A name that does not resolve, a refused login, a missing
+    file, a failed TLS handshake or certificate, and a stream our own code closed
+    (:class:`~anyurl.errors.StreamClosed`) are not.
     """
     flag = getattr(error, "transient", None)
     if isinstance(flag, bool):
         return flag
+    if isinstance(error, TLSHandshakeFailed):
+        return False
     if isinstance(error, TransferTimeout | ConnectionLost | ConnectFailed | PartialTransfer):
         return True
     if isinstance(error, ServerError) and error.status is not None:

@@ -13,6 +13,8 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     ├── NetworkError                 7  (base for transport failures)
     │   ├── HostNotResolved          6
     │   ├── ConnectFailed            7
+    │   │   └── TLSHandshakeFailed  35  the TLS handshake failed (curl's SSL connect error)
+    │   │       └── TLSCertificateError 60  the server's certificate was not accepted
     │   └── ConnectionLost          56  the peer reset or closed the connection mid-dialogue
     ├── TransferTimeout             28
     ├── LoginDenied                 67  bad credentials, or no way to ask for a password
@@ -27,7 +29,8 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     ├── FileExists                  73  refusing to overwrite a local file
     ├── FileSizeExceeded            63  larger than --max-filesize (Config.max_filesize)
     ├── LocalWriteError             23
-    └── Cancelled                   42  the user aborted (Ctrl-C, a callback)
+    ├── StreamClosed                 1  our own code used a stream it had closed (a bug; no retry)
+    └── Aborted                     42  the user aborted (Ctrl-C, a callback)
 
 Messages are one sentence that quotes the URL with its password masked, says what
 went wrong and, where there is one, what to try. Code that builds a message must pass
@@ -40,8 +43,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 __all__ = [
+    "Aborted",
     "AnyURLError",
-    "Cancelled",
     "ConnectFailed",
     "ConnectionLost",
     "FileExists",
@@ -59,6 +62,9 @@ __all__ = [
     "RemoteFileNotFound",
     "ResumeFailed",
     "ServerError",
+    "StreamClosed",
+    "TLSCertificateError",
+    "TLSHandshakeFailed",
     "TooManyRedirects",
     "TransferTimeout",
     "URLError",
@@ -144,6 +150,18 @@ class HostNotResolved(NetworkError):
 
 class ConnectFailed(NetworkError):
     exit_code = 7
+
+
+class TLSHandshakeFailed(ConnectFailed):
+    """The TLS handshake failed: no TLS on that port, no common protocol (curl's 35)."""
+
+    exit_code = 35
+
+
+class TLSCertificateError(TLSHandshakeFailed):
+    """The server's certificate did not verify (curl's CURLE_PEER_FAILED_VERIFICATION)."""
+
+    exit_code = 60
 
 
 class ConnectionLost(NetworkError):
@@ -242,5 +260,20 @@ class LocalWriteError(AnyURLError):
     exit_code = 23
 
 
-class Cancelled(AnyURLError):
+class StreamClosed(AnyURLError):
+    """A stream our own code had closed was used again (trio's "Closed", not "Broken").
+
+    A bug on our side, never the network's: it is not a :class:`NetworkError`, so the
+    downloader never retries it.
+    """
+
+    exit_code = 1
+
+
+class Aborted(AnyURLError):
+    """The user aborted (Ctrl-C, SIGTERM, a callback): curl's CURLE_ABORTED_BY_CALLBACK.
+
+    An ordinary exception, named apart from trio's ``Cancelled`` (a BaseException).
+    """
+
     exit_code = 42

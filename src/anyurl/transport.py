@@ -1,9 +1,19 @@
-"""The one place that touches anyio: TCP connections, timeouts and error mapping.
+"""The one place that touches sockets: TCP, UDP and TLS connections, timeouts, error mapping.
 
-Protocol cores never see a socket and handlers never catch ``OSError``: every
-foreign exception (``socket.gaierror``, ``ConnectionRefusedError``, anyio's
-``BrokenResourceError``, ``TimeoutError`` ...) becomes an :mod:`anyurl.errors` class
-here, with the URL (password masked) in its message.
+Protocol cores never see a socket and handlers never catch ``OSError``: every foreign
+exception of a socket, TLS or anyio stream (``socket.gaierror``,
+``ConnectionRefusedError``, ``ssl.SSLCertVerificationError``, anyio's
+``BrokenResourceError`` ...) becomes an :mod:`anyurl.errors` class here, with the URL
+(password masked) in its message. The mapping is a table per operation
+(:data:`CONNECT_ERRORS`, :data:`STREAM_ERRORS`), looked up along the exception's class
+hierarchy by :func:`map_error`, as httpcore maps its backends' errors. Handlers and the
+downloader use anyio too, for task groups, timeouts and worker threads, but not for
+sockets.
+
+Closed is not Broken (trio's distinction): ``ClosedResourceError`` means our own code
+closed the stream and is :class:`~anyurl.errors.StreamClosed`, a bug never retried;
+``BrokenResourceError`` and a reset mean the peer or the network broke it,
+:class:`~anyurl.errors.ConnectionLost`, which a retry may cure.
 """
 
 from __future__ import annotations
@@ -20,22 +30,29 @@ import anyio
 import anyio.abc
 
 from anyurl.errors import (
+    AnyURLError,
     ConnectFailed,
     ConnectionLost,
     HostNotResolved,
+    StreamClosed,
+    TLSCertificateError,
+    TLSHandshakeFailed,
     TransferTimeout,
 )
 from anyurl.url import URL
 
 __all__ = [
+    "CONNECT_ERRORS",
     "DEFAULT_RECEIVE_SIZE",
     "DIRECT",
+    "STREAM_ERRORS",
     "Datagrams",
     "Dialer",
     "Listener",
     "Stream",
     "Tunnel",
     "connect_tcp",
+    "map_error",
     "open_listener",
     "open_udp",
 ]
@@ -106,10 +123,9 @@ class Stream:
                 url=self.url,
                 hint="The server may be stalled; raise --max-time or --read-timeout, or retry.",
             ) from None
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-            raise ConnectionLost(
-                f"{self.what} of {self.url.masked()} broke: {_reason(exc)}", url=self.url
-            ) from exc
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, ssl.SSLError,
+                OSError) as exc:
+            raise _stream_error(exc, self.url, self.what, "while receiving") from exc
 
     async def send(self, data: bytes) -> None:
         try:
@@ -119,11 +135,9 @@ class Stream:
             raise TransferTimeout(
                 f"sending to {self.what} of {self.url.masked()} stalled", url=self.url
             ) from None
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
-            raise ConnectionLost(
-                f"{self.what} of {self.url.masked()} broke while sending: {_reason(exc)}",
-                url=self.url,
-            ) from exc
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, ssl.SSLError,
+                OSError) as exc:
+            raise _stream_error(exc, self.url, self.what, "while sending") from exc
 
     def unreceive(self, data: bytes) -> None:
         """Put ``data`` back in front of the stream: the next receives return it first.
@@ -153,11 +167,7 @@ class Stream:
                 url=self.url,
             ) from None
         except (ssl.SSLError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as exc:
-            raise ConnectFailed(
-                f"TLS handshake with {server_hostname} for {self.url.masked()} failed: "
-                f"{_reason(exc)}",
-                url=self.url,
-            ) from exc
+            raise _tls_error(exc, f"{server_hostname}", self.url) from exc
 
     async def send_eof(self) -> None:
         try:
@@ -350,6 +360,49 @@ class Tunnel(Protocol):
     ) -> Awaitable[Stream]: ...
 
 
+#: Connecting (and a TLS handshake): foreign exception class -> anyurl error class.
+CONNECT_ERRORS: dict[type[BaseException], type[AnyURLError]] = {
+    socket.gaierror: HostNotResolved,
+    ssl.SSLCertVerificationError: TLSCertificateError,
+    ssl.SSLError: TLSHandshakeFailed,
+    # A TLS handshake with a server that does not speak TLS (https:// to a plain port)
+    # ends in the peer's close or garbage, not an ssl error.
+    anyio.EndOfStream: TLSHandshakeFailed,
+    anyio.BrokenResourceError: TLSHandshakeFailed,
+    TimeoutError: TransferTimeout,
+    OSError: ConnectFailed,
+}
+
+#: Receiving and sending on a connected stream.
+STREAM_ERRORS: dict[type[BaseException], type[AnyURLError]] = {
+    anyio.ClosedResourceError: StreamClosed,
+    anyio.BrokenResourceError: ConnectionLost,
+    ssl.SSLError: ConnectionLost,
+    TimeoutError: TransferTimeout,
+    OSError: ConnectionLost,
+}
+
+
+def map_error(table: Mapping[type[BaseException], type[AnyURLError]],
+              exc: BaseException) -> type[AnyURLError] | None:
+    """The anyurl class ``table`` gives for ``exc``: its own class's row, else its nearest
+    base class's; None when no row applies (the exception is not the network's)."""
+    for cls in type(exc).__mro__:
+        found = table.get(cls)
+        if found is not None:
+            return found
+    return None
+
+
+def _stream_error(exc: BaseException, url: URL, what: str, doing: str) -> AnyURLError:
+    kind = map_error(STREAM_ERRORS, exc) or ConnectionLost
+    if kind is StreamClosed:
+        return StreamClosed(f"{what} of {url.masked()} was used after anyurl closed it "
+                            f"({doing})", url=url,
+                            hint="This is a bug in anyurl; please report it.")
+    return kind(f"{what} of {url.masked()} broke {doing}: {_reason(exc)}", url=url)
+
+
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
@@ -405,10 +458,8 @@ async def connect_tcp(
             url=url,
             hint="Check the spelling of the host name.",
         ) from exc
-    except ssl.SSLError as exc:
-        raise ConnectFailed(
-            f"TLS handshake with {shown} for {url.masked()} failed: {_reason(exc)}", url=url
-        ) from exc
+    except (ssl.SSLError, anyio.EndOfStream, anyio.BrokenResourceError) as exc:
+        raise _tls_error(exc, shown, url) from exc
     except OSError as exc:
         if _is_resolution_error(exc):
             raise HostNotResolved(
@@ -471,6 +522,23 @@ class Dialer:
 
 #: The dialer of handlers that connect directly.
 DIRECT = Dialer()
+
+
+def _tls_error(exc: BaseException, shown: str, url: URL) -> AnyURLError:
+    kind = map_error(CONNECT_ERRORS, exc)
+    if kind is TLSCertificateError:
+        return TLSCertificateError(
+            f"the certificate of {shown} for {url.masked()} was not accepted: "
+            f"{_reason(exc)}", url=url,
+            hint="Check the host name and the date; a private CA needs its certificate.")
+    if isinstance(exc, anyio.EndOfStream | anyio.BrokenResourceError):
+        return TLSHandshakeFailed(
+            f"TLS handshake with {shown} for {url.masked()} failed: the server closed the "
+            "connection (does it speak TLS on that port?)", url=url,
+            hint="An https:// URL needs a TLS port; try http:// for a plain one.")
+    return TLSHandshakeFailed(
+        f"TLS handshake with {shown} for {url.masked()} failed: {_reason(exc)}", url=url,
+        hint="Does the server speak TLS on that port?")
 
 
 def _is_resolution_error(exc: OSError) -> bool:

@@ -11,6 +11,9 @@ from anyurl.url import parse
 
 EXIT_CODES = {
     "OptionError": 2,
+    "StreamClosed": 1,
+    "TLSHandshakeFailed": 35,
+    "TLSCertificateError": 60,
     "FileSizeExceeded": 63,
     "URLError": 3,
     "URLSyntaxError": 3,
@@ -32,7 +35,7 @@ EXIT_CODES = {
     "LocalWriteError": 23,
     "ConnectionLost": 56,
     "PolicyRefused": 7,
-    "Cancelled": 42,
+    "Aborted": 42,
     "NetworkError": 7,
 }
 

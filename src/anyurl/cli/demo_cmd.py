@@ -66,10 +66,8 @@ SERVERS: dict[str, Server] = {
     "nntp": _module("anyurl.testing.nntp"),
     "wais": _module("anyurl.testing.wais"),
     "prospero": _module("anyurl.testing.prospero", udp=True),
-    "telnet": Server(("-m", "telnetlib3.server", "127.0.0.1", "{port}"),
-                     requires=("telnetlib3",)),
-    "smtp": Server(("-m", "aiosmtpd", "-n", "-c", "aiosmtpd.handlers.Sink",
-                    "-l", "127.0.0.1:{port}"), requires=("aiosmtpd",)),
+    "telnet": _module("anyurl.testing.telnet"),
+    "smtp": _module("anyurl.testing.smtp"),
 }
 
 CASES: list[Case] = [
@@ -91,8 +89,9 @@ CASES: list[Case] = [
          "a Z39.50 search of the 'demo' database"),
     Case("prospero", "prospero://127.0.0.1:{prospero}//pub/README", "prospero",
          "GET-OBJECT-INFO over ARDP/UDP: access methods as URLs"),
-    Case("telnet", "telnet://127.0.0.1:{telnet}/", "telnet",
-         "the session transcript until the server goes quiet", (TelnetOptions(idle=1.0),)),
+    Case("telnet", "telnet://demo:demo@127.0.0.1:{telnet}/", "telnet",
+         "login as the URL advises, type a command, the transcript until quiet",
+         (TelnetOptions(idle=1.0, commands=("echo hello from anyurl",)),)),
     Case("mailto", "mailto:demo@example.org", "smtp", "a message submitted over SMTP",
          (MailtoOptions(subject="anyurl demo", body=b"Sent by anyurl demo.\n"),),
          config=lambda ports: {"smtp_relay": f"127.0.0.1:{ports['smtp']}"}),

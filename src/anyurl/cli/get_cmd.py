@@ -43,7 +43,7 @@ from anyurl.cli.scheme_options import (
 from anyurl.cli.terminal import wanted
 from anyurl.config import Config, load_config
 from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
-from anyurl.errors import AnyURLError, Cancelled
+from anyurl.errors import Aborted, AnyURLError
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
@@ -444,7 +444,7 @@ def _report_interrupt(args: argparse.Namespace, jobs: list[Job], events: CLIEven
     parts = [job.target.with_name(job.target.name + ".part") for job in jobs
              if job.target is not None]
     kept = [str(p) for p in parts if p.exists()]
-    error = Cancelled("interrupted; no file was left under its final name",
+    error = Aborted("interrupted; no file was left under its final name",
                       hint=f"Partial data is kept in {', '.join(kept)}; continue with -C."
                       if kept else None)
     print_error(error)
@@ -482,6 +482,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         return anyio.run(fetch_all, args, config, urls, backend=args.backend)
     except KeyboardInterrupt:  # before the signal handler was in place, or after
-        print_error(Cancelled("interrupted"))
-        return Cancelled.exit_code
+        print_error(Aborted("interrupted"))
+        return Aborted.exit_code
 

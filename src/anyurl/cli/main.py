@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from anyurl import __version__
 from anyurl.cli import demo_cmd, extract_cmd, get_cmd, parse_cmd
 from anyurl.cli.common import print_error
-from anyurl.errors import AnyURLError, Cancelled
+from anyurl.errors import Aborted, AnyURLError
 
 __all__ = ["main"]
 
@@ -48,8 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = args.func(args)
     except KeyboardInterrupt:
-        print_error(Cancelled("interrupted"))
-        return Cancelled.exit_code
+        print_error(Aborted("interrupted"))
+        return Aborted.exit_code
     except (Exception, BaseExceptionGroup) as exc:  # never a traceback for a user
         if os.environ.get("ANYURL_DEBUG"):
             raise
@@ -71,7 +71,7 @@ def _report_unexpected(exc: BaseException) -> int:
             return print_error(leaf)
     first = leaves[0] if leaves else exc
     if isinstance(first, KeyboardInterrupt):
-        return print_error(Cancelled("interrupted"))
+        return print_error(Aborted("interrupted"))
     detail = str(first) or type(first).__name__
     return print_error(AnyURLError(
         f"internal error: {type(first).__name__}: {detail}",

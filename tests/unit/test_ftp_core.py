@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.ftp import (
     NEED_DATA,
     TRANSITIONS,
@@ -28,6 +29,7 @@ from anyurl.protocols.ftp import (
     retrieval_commands,
     retrieval_for,
 )
+from anyurl.protocols.replies import Grammar
 from anyurl.url import FTPPath, parse
 
 
@@ -53,7 +55,7 @@ Feed = Callable[[bytes], list[bytes]]
 
 
 def replies(data: bytes, feed: Feed, *, eof: bool = False) -> list[Reply | ConnectionClosed]:
-    reader = ReplyReader()
+    reader = ReplyReader(Grammar.FTP)
     out: list[Reply | ConnectionClosed] = []
     pieces = feed(data) + ([b""] if eof else [])
     for piece in pieces:
@@ -114,10 +116,20 @@ def test_several_replies_in_one_stream_and_bare_lf(feed: Feed) -> None:
 
 
 @pytest.mark.parametrize("feed", FEEDS)
-def test_code_alone_ends_a_reply(feed: Feed) -> None:
-    got = replies(b"250\r\n211-Features\r\n SIZE\r\n211\r\n", feed)
-    assert got == [Reply(250, ("250",)), Reply(211, ("211-Features", " SIZE", "211"))]
-    assert isinstance(got[1], Reply) and got[1].line == "211-Features"
+def test_code_alone_is_a_single_line_reply_but_not_an_end(feed: Feed) -> None:
+    # RFC 959 4.2: a multi-line reply ends only with "ddd<SP>" of its own code; a bare
+    # "211" inside is text (ending there would leave every later reply one behind).
+    got = replies(b"250\r\n211-Features\r\n SIZE\r\n211\r\n211 End\r\n", feed)
+    assert got == [Reply(250, ("250",)),
+                   Reply(211, ("211-Features", " SIZE", "211", "211 End"))]
+
+
+@pytest.mark.parametrize("feed", FEEDS)
+def test_lines_with_other_codes_inside_a_reply_are_text(feed: Feed) -> None:
+    data = b"230-Welcome\r\n230\r\n331 not an end\r\n230-still text\r\n230 in\r\n257 \"/\"\r\n"
+    got = replies(data, feed)
+    assert [r.code for r in got if isinstance(r, Reply)] == [230, 257]
+    assert isinstance(got[0], Reply) and len(got[0].lines) == 5
 
 
 @pytest.mark.parametrize("feed", FEEDS)
@@ -138,7 +150,7 @@ def test_non_utf8_text_round_trips(feed: Feed) -> None:
 @pytest.mark.parametrize("feed", FEEDS)
 def test_eof_mid_reply_is_connection_closed(feed: Feed) -> None:
     got = replies(b"220-hello\r\n220 wor", feed, eof=True)
-    assert got == [ConnectionClosed()]
+    assert got == [ConnectionClosed(partial=True)]
 
 
 @pytest.mark.parametrize(
@@ -151,23 +163,23 @@ def test_eof_mid_reply_is_connection_closed(feed: Feed) -> None:
     ],
 )
 def test_garbage_is_a_core_error(data: bytes) -> None:
-    reader = ReplyReader()
+    reader = ReplyReader(Grammar.FTP)
     reader.receive_data(data)
-    with pytest.raises(FTPCoreError):
+    with pytest.raises(RemoteProtocolError):
         reader.next_event()
 
 
 def test_endless_line_is_a_core_error() -> None:
-    reader = ReplyReader()
+    reader = ReplyReader(Grammar.FTP)
     reader.receive_data(b"220 " + b"x" * (70 * 1024))
-    with pytest.raises(FTPCoreError, match="longer"):
+    with pytest.raises(RemoteProtocolError, match="longer"):
         reader.next_event()
 
 
 def test_data_after_eof_is_refused() -> None:
-    reader = ReplyReader()
+    reader = ReplyReader(Grammar.FTP)
     reader.receive_data(b"")
-    with pytest.raises(FTPCoreError):
+    with pytest.raises(LocalProtocolError):
         reader.receive_data(b"220 late\r\n")
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from anyurl.protocols.common import RemoteProtocolError
+from anyurl.protocols.replies import Grammar
 from anyurl.protocols.smtp import (
     NEED_DATA,
     TRANSITIONS,
@@ -26,6 +28,7 @@ from anyurl.protocols.smtp import (
     Submission,
     Transmit,
     check_address,
+    ehlo_extensions,
     encode_message,
 )
 
@@ -36,12 +39,12 @@ def bytewise(request: pytest.FixtureRequest) -> bool:
 
 
 def read_replies(data: bytes, bytewise: bool) -> list[Reply]:
-    reader = ReplyReader()
-    if not bytewise:
-        return reader.feed(data)
+    reader = ReplyReader(Grammar.SMTP)
     replies: list[Reply] = []
-    for i in range(len(data)):
-        replies += reader.feed(data[i : i + 1])
+    for chunk in ([data[i : i + 1] for i in range(len(data))] if bytewise else [data]):
+        reader.receive_data(chunk)
+        while isinstance(event := reader.next_event(), Reply):
+            replies.append(event)
     return replies
 
 
@@ -70,8 +73,9 @@ def test_reply_framing(wire: bytes, expected: list[Reply], bytewise: bool) -> No
 def test_reply_properties() -> None:
     reply = read_replies(b"250-mx says hi\r\n250-size 1000\r\n250 8BITMIME\r\n", False)[0]
     assert reply.category == 2
-    assert reply.extensions == frozenset({"SIZE", "8BITMIME"})
-    assert reply.text == "mx says hi size 1000 8BITMIME"
+    assert ehlo_extensions(reply) == frozenset({"SIZE", "8BITMIME"})
+    assert reply.text == "mx says hi"
+    assert reply.all_text == "mx says hi\nsize 1000\n8BITMIME"
     assert str(reply) == "250-mx says hi / 250-size 1000 / 250 8BITMIME"
 
 
@@ -86,13 +90,13 @@ def test_reply_properties() -> None:
     ],
 )
 def test_bad_replies(wire: bytes) -> None:
-    with pytest.raises(SMTPCoreError):
-        ReplyReader().feed(wire)
+    with pytest.raises(RemoteProtocolError):
+        read_replies(wire, False)
 
 
 def test_reply_line_limit() -> None:
-    with pytest.raises(SMTPCoreError, match="longer"):
-        ReplyReader().feed(b"2" * (70 * 1024))
+    with pytest.raises(RemoteProtocolError, match="longer"):
+        read_replies(b"2" * (70 * 1024), False)
 
 
 # -- commands and message ------------------------------------------------------------------------

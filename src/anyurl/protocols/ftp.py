@@ -59,6 +59,12 @@ from anyurl.protocols.common import (
     NeedData,
     RemoteProtocolError,
 )
+from anyurl.protocols.replies import (
+    ConnectionClosed,
+    Grammar,
+    Reply,
+    ReplyReader,
+)
 from anyurl.url import FTPPath, encode_wire
 
 __all__ = [
@@ -88,9 +94,6 @@ __all__ = [
     "retrieval_for",
 ]
 
-#: A reply line longer than this (without its line end) is a protocol error, not a
-#: reason to buffer without bound.
-MAX_LINE = 64 * 1024
 
 #: Suffixes guessed to be text (``TYPE A``) when the URL gives no typecode.
 TEXT_SUFFIXES: Final[frozenset[str]] = frozenset(
@@ -124,53 +127,6 @@ class FTPCommandError(FTPCoreError, LocalProtocolError):
 
 
 # -- events -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Reply:
-    """One complete reply: the three-digit ``code`` and its text ``lines`` as received.
-
-    ``lines`` keep the code prefix (``"220-Welcome"``, ``"220 ready"``) so a message can
-    quote the server exactly.
-    """
-
-    code: int
-    lines: tuple[str, ...]
-
-    @property
-    def category(self) -> int:
-        """The first digit: 1 preliminary, 2 done, 3 intermediate, 4 transient, 5 permanent."""
-        return self.code // 100
-
-    @property
-    def text(self) -> str:
-        """The text after the code of the first line (``"Entering Passive Mode (...)"``)."""
-        return self.lines[0][4:] if self.lines else ""
-
-    @property
-    def all_text(self) -> str:
-        """Every line's text, code prefixes removed, joined with newlines."""
-        out = []
-        prefix = f"{self.code:03d}"
-        for i, line in enumerate(self.lines):
-            if (i == 0 or i == len(self.lines) - 1) and line.startswith(prefix):
-                out.append(line[4:])
-            else:
-                out.append(line)
-        return "\n".join(out)
-
-    @property
-    def line(self) -> str:
-        """The line to quote in a message: the last line, unless it is only the code."""
-        last = self.lines[-1] if self.lines else f"{self.code:03d}"
-        if len(self.lines) > 1 and len(last.strip()) <= 3:
-            return self.lines[0]
-        return last
-
-
-@dataclass(frozen=True)
-class ConnectionClosed:
-    """The server closed the control connection (``receive_data(b"")``)."""
 
 
 Event = Reply | ConnectionClosed
@@ -218,105 +174,6 @@ class Command:
         return self.verb.upper() in TRANSFER_VERBS
 
 
-# -- reply framing ------------------------------------------------------------------------
-
-_IAC = 0xFF
-_CODE = re.compile(rb"[0-9]{3}")
-
-
-def _strip_telnet(line: bytes) -> bytes:
-    """Drop Telnet IAC sequences: ``IAC IAC`` is a literal 0xFF, option talk is dropped."""
-    if _IAC not in line:
-        return line
-    out = bytearray()
-    i = 0
-    n = len(line)
-    while i < n:
-        b = line[i]
-        if b != _IAC:
-            out.append(b)
-            i += 1
-            continue
-        nxt = line[i + 1] if i + 1 < n else None
-        if nxt == _IAC:
-            out.append(_IAC)
-            i += 2
-        elif nxt is not None and 251 <= nxt <= 254:  # WILL WONT DO DONT <option>
-            i += 3
-        else:  # IP, DM, AYT ... or a lone IAC at the end
-            i += 2
-    return bytes(out)
-
-
-class ReplyReader:
-    """Frames replies out of the control connection's byte stream.
-
-    Feed bytes with :meth:`receive_data` (``b""`` for end of stream) and take replies
-    with :meth:`next_event` until it returns :data:`NEED_DATA`.
-    """
-
-    def __init__(self) -> None:
-        self._buffer = bytearray()
-        self._scan_from = 0
-        self._lines: list[str] = []
-        self._code: bytes | None = None
-        self._eof = False
-
-    @property
-    def pending(self) -> bool:
-        """Whether any bytes of a reply are buffered (a partial or complete reply)."""
-        return bool(self._buffer) or bool(self._lines)
-
-    def receive_data(self, data: bytes) -> None:
-        if self._eof and data:
-            raise FTPReplyError("data received after the end of the stream")
-        if not data:
-            self._eof = True
-            return
-        self._buffer += data
-
-    def _next_line(self) -> bytes | None:
-        end = self._buffer.find(b"\n", self._scan_from)
-        if end < 0:
-            self._scan_from = len(self._buffer)
-            if len(self._buffer) > MAX_LINE:
-                raise FTPReplyError(f"a reply line longer than {MAX_LINE} bytes")
-            return None
-        line = bytes(self._buffer[:end])
-        del self._buffer[: end + 1]
-        self._scan_from = 0
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        return _strip_telnet(line)
-
-    def next_event(self) -> Event | NeedData:
-        while True:
-            raw = self._next_line()
-            if raw is None:
-                if self._eof:
-                    if self._buffer or self._lines:
-                        # A reply cut off mid-way is still the server hanging up on us.
-                        self._buffer.clear()
-                        self._lines.clear()
-                        self._code = None
-                    return ConnectionClosed()
-                return NEED_DATA
-            text = raw.decode("utf-8", "surrogateescape")
-            if self._code is None:
-                if not _CODE.fullmatch(raw[:3]) or raw[3:4] not in (b"", b" ", b"-"):
-                    raise FTPReplyError(f"not an FTP reply: {text[:80]!r}")
-                if raw[3:4] == b"-":
-                    self._code = raw[:3]
-                    self._lines = [text]
-                    continue
-                return Reply(int(raw[:3]), (text,))
-            self._lines.append(text)
-            if raw[:3] == self._code and raw[3:4] in (b" ", b""):
-                reply = Reply(int(self._code), tuple(self._lines))
-                self._code = None
-                self._lines = []
-                return reply
-
 
 # -- the client state machine ------------------------------------------------------------
 
@@ -360,7 +217,7 @@ class FTPClient:
     def __init__(self) -> None:
         self.state = State.AWAIT_GREETING
         self.command: Command | None = None  # the command whose reply is owed
-        self._reader = ReplyReader()
+        self._reader = ReplyReader(Grammar.FTP)
 
     def receive_data(self, data: bytes) -> None:
         self._reader.receive_data(data)

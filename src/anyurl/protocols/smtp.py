@@ -49,6 +49,7 @@ from anyurl.protocols.common import (
     NeedData,
     RemoteProtocolError,
 )
+from anyurl.protocols.replies import Grammar, Reply, ReplyReader
 
 __all__ = [
     "NEED_DATA",
@@ -71,12 +72,9 @@ __all__ = [
     "Submission",
     "Transmit",
     "check_address",
+    "ehlo_extensions",
     "encode_message",
 ]
-
-#: A reply line longer than this is a broken server (RFC 5321 allows 512 octets).
-MAX_LINE = 64 * 1024
-
 
 class SMTPCoreError(CoreProtocolError):
     """Base of this core\'s errors: catch a side (:class:`SMTPReplyError`,
@@ -94,75 +92,11 @@ class SMTPCommandError(SMTPCoreError, LocalProtocolError):
 # -- replies ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Reply:
-    """One complete reply; ``lines`` keep their code prefix (``"250-SIZE 1000"``)."""
-
-    code: int
-    lines: tuple[str, ...]
-
-    @property
-    def category(self) -> int:
-        return self.code // 100
-
-    @property
-    def text(self) -> str:
-        """The text of every line, without codes, joined by spaces."""
-        return " ".join(line[4:] for line in self.lines).strip()
-
-    def __str__(self) -> str:
-        return " / ".join(self.lines)
-
-    @property
-    def extensions(self) -> frozenset[str]:
-        """EHLO keywords (upper case) from the lines after the first."""
-        return frozenset(
-            line[4:].split(" ", 1)[0].upper() for line in self.lines[1:] if line[4:].strip()
-        )
-
-
-_REPLY_LINE = re.compile(r"([2-5][0-9][0-9])([ -]|\Z)")
-
-
-class ReplyReader:
-    """Frames replies out of a byte stream; feed it bytes, take :class:`Reply` values."""
-
-    def __init__(self) -> None:
-        self._buffer = bytearray()
-        self._lines: list[str] = []
-        self._code: int | None = None
-
-    def feed(self, data: bytes) -> list[Reply]:
-        self._buffer += data
-        replies: list[Reply] = []
-        while True:
-            end = self._buffer.find(b"\n")
-            if end < 0:
-                if len(self._buffer) > MAX_LINE:
-                    raise SMTPReplyError(f"reply line longer than {MAX_LINE} bytes")
-                return replies
-            raw = bytes(self._buffer[:end]).rstrip(b"\r")
-            del self._buffer[: end + 1]
-            line = raw.decode("utf-8", "replace")
-            m = _REPLY_LINE.match(line)
-            if m is None:
-                raise SMTPReplyError(f"not an SMTP reply line: {line[:200]!r}")
-            code = int(m.group(1))
-            if self._code is not None and code != self._code:
-                raise SMTPReplyError(
-                    f"reply line {line[:200]!r} changes the code of a {self._code} reply"
-                )
-            self._code = code
-            self._lines.append(line)
-            if m.group(2) != "-":
-                replies.append(Reply(code, tuple(self._lines)))
-                self._lines = []
-                self._code = None
-
-    @property
-    def pending(self) -> bool:
-        """Whether a partial reply is buffered (EOF now would cut it)."""
-        return bool(self._buffer or self._lines)
+def ehlo_extensions(reply: Reply) -> frozenset[str]:
+    """EHLO keywords (upper case) from the lines of a 250 reply after the first."""
+    return frozenset(
+        line[4:].split(" ", 1)[0].upper() for line in reply.lines[1:] if line[4:].strip()
+    )
 
 
 # -- commands and the message ---------------------------------------------------------------
@@ -314,7 +248,7 @@ class Submission:
     envelope: Envelope
     step: Step = Step.GREETING
     extensions: frozenset[str] = frozenset()
-    _reader: ReplyReader = field(default_factory=ReplyReader)
+    _reader: ReplyReader = field(default_factory=lambda: ReplyReader(Grammar.SMTP))
     _events: deque[Event] = field(default_factory=deque)
     _next_recipient: int = 0
     _failed: bool = False
@@ -368,11 +302,14 @@ class Submission:
                 self._events.append(ConnectionClosed(self.step))
             self.step = Step.DONE
             return
-        for reply in self._reader.feed(data):
-            self._events.append(ReplyReceived(reply))
-            self._advance(reply)
-            if self.done:
-                return  # anything after the last reply is ignored
+        self._reader.receive_data(data)
+        while not self.done:
+            event = self._reader.next_event()
+            if not isinstance(event, Reply):
+                return  # NEED_DATA (a close arrives as b"" above)
+            self._events.append(ReplyReceived(event))
+            self._advance(event)
+        # anything after the last reply is ignored
 
     def _advance(self, reply: Reply) -> None:
         step = self.step
@@ -381,7 +318,7 @@ class Submission:
             self._events.append(Finished())
             return
         if step is Step.EHLO and reply.category == 2:
-            self.extensions = reply.extensions
+            self.extensions = ehlo_extensions(reply)
         nxt = TRANSITIONS.get((step, reply.category))
         if step is Step.EHLO and reply.category == 5 and reply.code not in (500, 501, 502, 504):
             nxt = None  # e.g. 554: refused outright, HELO would not help

@@ -401,6 +401,30 @@ async def test_command_sequence(ftp_peers: Any, path: str, commands: list[str]) 
     assert log.sessions() == [anonymous(*commands)]
 
 
+@pytest.mark.parametrize(("path", "commands"), [
+    p for p in SEQUENCES if p.id != "directory-without-slash"])  # that one falls back
+async def test_plan_is_the_dialogue_the_server_received(
+    ftp_peers: Any, path: str, commands: list[str]
+) -> None:
+    """--plan and open() come from one command list: what the server logged is the plan."""
+    log = CommandLog(ftp_peers)
+    url = base(ftp_peers, "pyftpdlib") + path
+    async with Resolver(config(), warn=lambda m: None) as resolver:
+        planned = resolver.plan(url)
+        async with resolver.open(url) as resource:
+            await resource.read()
+    [session] = log.sessions()
+    assert [line for line in planned if not line.startswith("PASS")] == [
+        line for line in session if not line.startswith("PASS")]
+
+
+async def test_type_a_with_an_empty_name_lists_the_directory(ftp_peers: Any) -> None:
+    log = CommandLog(ftp_peers)
+    body, info = await fetch(base(ftp_peers, "pyftpdlib") + "pub/;type=a")
+    assert info.kind == "directory" and b"readme.txt" in body
+    assert log.sessions() == [anonymous("CWD pub", "EPSV", "NLST")]
+
+
 async def test_command_sequence_of_errors(ftp_peers: Any) -> None:
     log = CommandLog(ftp_peers)
     with pytest.raises(RemoteFileNotFound):

@@ -399,6 +399,10 @@ def retrieval_for(parts: FTPPath) -> Retrieval:
             raise FTPCommandError("a CR or LF in an ftp path segment would end a command early")
     if parts.typecode == "d":
         return Retrieval(parts.cwd, parts.name, "list", guessed=False)
+    if parts.typecode in ("a", "i") and parts.name == "":
+        # ";type=a" on a directory path names no file: SIZE and RETR would go out with
+        # no argument. The URL names the directory, so it is listed, as for ";type=d".
+        return Retrieval(parts.cwd, "", "list", guessed=False)
     if parts.typecode in ("a", "i"):
         return Retrieval(parts.cwd, parts.name, "A" if parts.typecode == "a" else "I", False)
     if parts.name == "":
@@ -414,6 +418,11 @@ def retrieval_commands(
     ask_size: bool = True,
 ) -> list[Command]:
     """The commands after login for one retrieval, in order, on the happy path.
+
+    The one source of both ``--plan`` and the handler's dialogue: the handler walks this
+    list, sending each command and deciding on its reply, so the two cannot drift.
+    ``data_command`` stands where the data connection is opened (EPSV, or EPRT in active
+    mode; the handler may fall back to PASV or PORT there).
 
     CWD per segment; then ``NLST [name]`` for a listing, else ``TYPE``, ``SIZE`` (image
     type only: in ASCII type the count depends on line-end conversion), the data

@@ -229,8 +229,11 @@ class _Transfer:
         data: Stream,
         decoder: ASCIIDecoder | None,
         url: URL,
+        final: Reply | None = None,
     ):
         self.handler = handler
+        #: The transfer's final reply when it came before the data (a 2yz to RETR).
+        self.final = final
         self.control = control
         self.data = data
         self.decoder = decoder
@@ -257,7 +260,7 @@ class _Transfer:
             if tail:
                 yield tail
         await self.data.aclose()
-        reply = await self.control.read_reply()
+        reply = self.final or await self.control.read_reply()
         if reply.category != 2:
             raise PartialTransfer(
                 f"ftp server ended the transfer of {self.url.masked()} after {self.received} "
@@ -579,75 +582,71 @@ class FTPHandler(SchemeHandler):
                 # We cannot get back reliably: log in afresh instead.
                 raise _Stale(reply.line)
             control.at_home = True
-        for segment in retrieval.cwd:
-            control.at_home = False
-            command = Command("CWD", segment)
-            reply = await control.command(command)
-            if reply.category != 2:
-                raise self._refused(
-                    reply, command, url, RemoteAccessDenied,
-                    hint="Each path segment is one CWD from the login directory; "
-                    "start the path with %2F for an absolute directory.",
-                )
-        if retrieval.mode == "list":
-            return await self._list(control, url, retrieval.name, options)
-        command = Command("TYPE", retrieval.mode)
-        reply = await control.command(command)
-        if reply.category != 2:
-            raise self._refused(reply, command, url, ServerError)
+        # The core's command list is the dialogue (and --plan's): walk it in order.
+        data_marker = Command("EPSV")
+        commands = retrieval_commands(retrieval, offset=offset, data_command=data_marker,
+                                      ask_size=control.size is not False)
         size: int | None = None
-        if retrieval.mode == "I" and control.size is not False:
-            reply = await control.command(Command("SIZE", retrieval.name))
-            if reply.code == 213:
-                size = parse_213_size(reply)
-                control.size = True
-            elif reply.code in (500, 502):
-                control.size = False  # not implemented: do not ask this server again
-            # A 550 to SIZE proves nothing (RFC 3659 4.2): RETR will tell.
-        if offset and size is not None:
-            if offset > size:
-                raise ResumeFailed(
-                    f"cannot resume {url.masked()} at byte {offset}: the file has {size} bytes",
-                    url=url,
-                    hint="The remote file shrank or changed; download it again without -C.",
-                )
-            if offset == size:
-                control.note("the file is already complete; nothing to transfer")
-                info = ResourceInfo(
-                    url=url, size=0, total_size=size, offset=offset,
-                    content_type=mimetypes.guess_type(retrieval.name)[0],
-                    filename=retrieval.name or None,
-                )
-                return Resource(info, _empty(), on_close=lambda: self._release(control))
-        channel = await self._open_data(control, url, options)
+        channel: _DataChannel | None = None
+        data: Stream | None = None
+        final: Reply | None = None
         try:
-            if offset:
-                reply = await control.command(Command("REST", str(offset)))
-                if reply.code != 350:
-                    self.warn(
-                        f"ftp server refused REST {offset} for {url.masked()} "
-                        f"({reply.line}); fetching it whole"
-                    )
-                    offset = 0
-            command = Command("RETR", retrieval.name)
-            reply = await control.command(command)
-            if reply.category != 1:
-                await channel.aclose()
-                if reply.code in (450, 550) and retrieval.guessed:
-                    # Lynx's heuristic: a name that cannot be retrieved may be a directory.
-                    cwd = Command("CWD", retrieval.name)
-                    again = await control.command(cwd)
-                    if again.category == 2:
-                        control.at_home = False
-                        return await self._list(control, url, "", options)
-                raise self._refused(
-                    reply, command, url, RemoteFileNotFound,
-                    hint="Check the file name; names are case-sensitive on most servers.",
-                )
-            data = await channel.connected(self.config.connect_timeout)
+            for command in commands:
+                verb = command.verb
+                if command is data_marker:
+                    channel = await self._open_data(control, url, options)
+                elif verb == "CWD":
+                    control.at_home = False
+                    reply = await control.command(command)
+                    if reply.category != 2:
+                        raise self._refused(
+                            reply, command, url, RemoteAccessDenied,
+                            hint="Each path segment is one CWD from the login directory; "
+                            "start the path with %2F for an absolute directory.",
+                        )
+                elif verb == "NLST":
+                    opened, channel = channel, None
+                    return await self._list(control, url, retrieval.name, options, opened)
+                elif verb == "TYPE":
+                    reply = await control.command(command)
+                    if reply.category != 2:
+                        raise self._refused(reply, command, url, ServerError)
+                elif verb == "SIZE":
+                    reply = await control.command(command)
+                    if reply.code == 213:
+                        size = parse_213_size(reply)
+                        control.size = True
+                    elif reply.code in (500, 502):
+                        control.size = False  # not implemented: do not ask this server again
+                    # A 550 to SIZE proves nothing (RFC 3659 4.2): RETR will tell.
+                    complete = self._resume_check(url, offset, size, retrieval, control)
+                    if complete is not None:
+                        return complete
+                elif verb == "REST":
+                    reply = await control.command(command)
+                    if reply.code != 350:
+                        self.warn(
+                            f"ftp server refused REST {offset} for {url.masked()} "
+                            f"({reply.line}); fetching it whole"
+                        )
+                        offset = 0
+                elif verb == "RETR":
+                    assert channel is not None
+                    reply = await control.command(command)
+                    if reply.category != 1:
+                        listing = await self._retr_refused(control, url, retrieval, channel,
+                                                           command, reply, options)
+                        if listing is not None:
+                            return listing
+                        final = reply
+                    data = await channel.connected(self.config.connect_timeout)
+                else:  # pragma: no cover - retrieval_commands yields nothing else
+                    raise AssertionError(f"no step for {verb}")
         except BaseException:
-            await channel.aclose()
+            if channel is not None and data is None:
+                await channel.aclose()
             raise
+        assert data is not None
         info = ResourceInfo(
             url=url,
             size=None if size is None else size - offset,
@@ -659,16 +658,66 @@ class FTPHandler(SchemeHandler):
             extra={"type": retrieval.mode},
         )
         decoder = ASCIIDecoder() if retrieval.mode == "A" else None
-        transfer = _Transfer(self, control, data, decoder, url)
+        transfer = _Transfer(self, control, data, decoder, url, final)
         return Resource(info, transfer.chunks(), on_close=transfer.close)
 
+    def _resume_check(self, url: URL, offset: int, size: int | None, retrieval: Retrieval,
+                      control: _Control) -> Resource | None:
+        """After SIZE: refuse a resume past the end; an empty resource if already complete."""
+        if not offset or size is None:
+            return None
+        if offset > size:
+            raise ResumeFailed(
+                f"cannot resume {url.masked()} at byte {offset}: the file has {size} bytes",
+                url=url,
+                hint="The remote file shrank or changed; download it again without -C.",
+            )
+        if offset < size:
+            return None
+        control.note("the file is already complete; nothing to transfer")
+        info = ResourceInfo(
+            url=url, size=0, total_size=size, offset=offset,
+            content_type=mimetypes.guess_type(retrieval.name)[0],
+            filename=retrieval.name or None,
+        )
+        return Resource(info, _empty(), on_close=lambda: self._release(control))
+
+    async def _retr_refused(
+        self, control: _Control, url: URL, retrieval: Retrieval, channel: _DataChannel,
+        command: Command, reply: Reply, options: FetchOptions,
+    ) -> Resource | None:
+        """RETR answered without a 1yz: a listing (Lynx's guess), a transfer already
+        over (2yz: the data are waiting on the data connection), or the refusal."""
+        if reply.category == 2:
+            control.note(f"RETR answered {reply.line} with no preliminary reply: the data "
+                         "were sent at once")
+            return None
+        await channel.aclose()
+        if reply.code in (450, 550) and retrieval.guessed:
+            # Lynx's heuristic: a name that cannot be retrieved may be a directory.
+            cwd = Command("CWD", retrieval.name)
+            again = await control.command(cwd)
+            if again.category == 2:
+                control.at_home = False
+                return await self._list(control, url, "", options)
+        raise self._refused(
+            reply, command, url, RemoteFileNotFound,
+            hint="Check the file name; names are case-sensitive on most servers.",
+        )
+
     async def _list(
-        self, control: _Control, url: URL, name: str, options: FetchOptions
+        self, control: _Control, url: URL, name: str, options: FetchOptions,
+        opened: _DataChannel | None = None,
     ) -> Resource:
-        """``NLST [name]``; ``LIST`` when the server does not implement NLST (500/502)."""
+        """``NLST [name]``; ``LIST`` when the server does not implement NLST (500/502).
+
+        ``opened`` is a data connection already opened for the NLST (the step before it
+        in the command list).
+        """
         reply: Reply | None = None
         for verb in ("NLST", "LIST"):
-            channel = await self._open_data(control, url, options)
+            channel = opened or await self._open_data(control, url, options)
+            opened = None
             command = Command(verb, name or None)
             try:
                 reply = await control.command(command)

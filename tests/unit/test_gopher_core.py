@@ -34,9 +34,8 @@ from anyurl.protocols.gopher import (
     parse_attributes,
     parse_menu,
     parse_menu_line,
-    render_attributes,
-    render_menu,
 )
+from anyurl.schemes.gopher_render import render_attributes, render_menu
 from anyurl.url import GopherPath, parse
 
 # -- requests ---------------------------------------------------------------------------------

@@ -62,11 +62,10 @@ from anyurl.protocols.gopher import (
     framing_for_type,
     parse_attributes,
     parse_menu,
-    render_attributes,
-    render_menu,
 )
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.schemes.gopher_render import render_attributes, render_menu
 from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
 from anyurl.url import URL, GopherPath, quote
 

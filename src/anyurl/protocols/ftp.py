@@ -320,10 +320,23 @@ def parse_257(reply: Reply) -> str | None:
     return None
 
 
+#: A SIZE answer longer than this is no file size (2**64 has 20 digits).
+MAX_SIZE_DIGITS = 20
+
+
 def parse_213_size(reply: Reply) -> int | None:
-    """The size of a ``213 <digits>`` SIZE reply, or None when the text is not a number."""
+    """The size of a ``213 <digits>`` SIZE reply, or None when the text is not a number.
+
+    Raises :class:`FTPReplyError` for a number of more than :data:`MAX_SIZE_DIGITS`
+    digits: a server claiming such a size is lying, and converting 5000 digits is a
+    cost (and, past 4300, an error) a server must not be able to impose.
+    """
     text = reply.text.strip()
-    return int(text) if _SIZE.fullmatch(text) else None
+    if not _SIZE.fullmatch(text):
+        return None
+    if len(text) > MAX_SIZE_DIGITS:
+        raise FTPReplyError(f"a SIZE reply of {len(text)} digits: {reply.line[:40]!r}...")
+    return int(text)
 
 
 def format_port(host: str, port: int) -> str:

@@ -54,6 +54,7 @@ from anyurl.errors import (
     ConnectionLost,
     LoginDenied,
     PartialTransfer,
+    PolicyRefused,
     ProtocolError,
     RemoteAccessDenied,
     RemoteFileNotFound,
@@ -62,6 +63,7 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.options import FTPOptions
+from anyurl.ports import BAD_PORTS
 from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.ftp import (
     ASCIIDecoder,
@@ -614,7 +616,10 @@ class FTPHandler(SchemeHandler):
                 elif verb == "SIZE":
                     reply = await control.command(command)
                     if reply.code == 213:
-                        size = parse_213_size(reply)
+                        try:
+                            size = parse_213_size(reply)
+                        except RemoteProtocolError as exc:
+                            raise _weird(url, exc) from exc
                         control.size = True
                     elif reply.code in (500, 502):
                         control.size = False  # not implemented: do not ask this server again
@@ -774,6 +779,13 @@ class FTPHandler(SchemeHandler):
                         f"ignoring the address {named} of the 227 reply; connecting to the "
                         f"control connection's peer {host}"
                     )
+            if port in BAD_PORTS and port not in self.config.allowed_ports:
+                # Section 6 holds for the data port too: a server must not be able to
+                # make us connect to its SMTP port any more than a URL can.
+                raise PolicyRefused(
+                    f"refusing the ftp data connection of {url.masked()} to port {port}: "
+                    "the server named a port that belongs to another protocol",
+                    url=url, hint=f"If you trust this server, allow it with --allow-port {port}.")
             stream = await self.dialer.connect_tcp(
                 host,
                 port,

@@ -51,6 +51,7 @@ from anyurl.protocols.gopher import (
     GopherProtocolError,
     ItemAttributes,
     MenuItem,
+    MenuParser,
     NeedData,
     PlusError,
     PlusHeader,
@@ -76,6 +77,8 @@ __all__ = ["GopherHandler"]
 PEEK_SIZE = 4096
 #: Largest menu or attribute answer held in memory.
 MAX_LISTING = 64 * 1024 * 1024
+#: Menu items kept in ``info.extra["items"]``; a longer menu streams on, unkept.
+MAX_KEPT_ITEMS = 10_000
 
 _CONTENT_TYPES = {
     "0": "text/plain", "1": "application/gopher-menu", "4": "application/mac-binhex40",
@@ -339,15 +342,102 @@ class GopherHandler(SchemeHandler):
         return Resource(info, iterate_bytes(body))
 
     async def _menu(self, exchange: _Exchange) -> Resource:
+        """A menu rendered item by item as it arrives: memory does not grow with its size.
+
+        The first items are read before the resource is returned, so that a menu holding
+        only an error item is an error, not a listing. ``info.extra["items"]`` collects
+        the parsed items (the first :data:`MAX_KEPT_ITEMS`; ``items_truncated`` says when
+        there were more).
+        """
         url = exchange.url
         if exchange.options.raw:
             return await self._raw(exchange, ResourceInfo(
                 url=url, content_type="application/gopher-menu", kind="menu"))
-        items = parse_menu(await self._collect(exchange))
-        self._raise_error_item(url, items)
-        return self._rendered(url, lambda: render_menu(items),
-                              lambda: [i.to_json() for i in items],
-                              exchange.options, "menu", {"items": items})
+        parser = MenuParser()
+        kept: list[MenuItem] = []
+        extra: dict[str, Any] = {"items": kept, "items_truncated": False}
+        head: list[MenuItem] = []
+        ended = False
+        try:
+            held = 0
+            while held < PEEK_SIZE and sum(not i.is_info for i in head) < 2:
+                event = await exchange.next_event()
+                if isinstance(event, PlusError):
+                    raise self._plus_error(url, event)
+                if isinstance(event, Data):
+                    held += len(event.data)
+                    head += self._menu_items(url, parser, event.data)
+                elif isinstance(event, EndOfData):
+                    if event.short:
+                        raise self._partial(url, event)
+                    head += parser.close()
+                    ended = True
+                    break
+            if ended:
+                self._raise_error_item(url, head)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await exchange.stream.aclose()
+            raise
+        as_json = exchange.options.format == "json"
+
+        def keep(items: list[MenuItem]) -> None:
+            room = MAX_KEPT_ITEMS - len(kept)
+            kept.extend(items[:room])
+            if len(items) > room:
+                extra["items_truncated"] = True
+
+        def render(items: list[MenuItem], first: bool) -> bytes:
+            keep(items)
+            if not as_json:
+                return render_menu(items).encode("utf-8", "surrogateescape")
+            text = ",\n".join("  " + json.dumps(i.to_json(), ensure_ascii=False)
+                              for i in items)
+            return (("" if first else ",\n") + text).encode() if items else b""
+
+        async def chunks() -> AsyncIterator[bytes]:
+            first = True
+            try:
+                if as_json:
+                    yield b"[\n"
+                out = render(head, first)
+                first = first and not head
+                if out:
+                    yield out
+                while not ended:
+                    event = await exchange.next_event()
+                    if isinstance(event, Data):
+                        items = self._menu_items(url, parser, event.data)
+                    elif isinstance(event, EndOfData):
+                        if event.short:
+                            raise self._partial(url, event)
+                        items = parser.close()
+                    else:
+                        continue
+                    out = render(items, first)
+                    first = first and not items
+                    if out:
+                        yield out
+                    if isinstance(event, EndOfData):
+                        break
+                if as_json:
+                    yield b"\n]\n"
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await exchange.stream.aclose()
+
+        ctype = "application/json" if as_json else "text/plain; charset=utf-8"
+        info = ResourceInfo(url=url, content_type=ctype, kind="menu", extra=extra)
+        return Resource(info, chunks(), on_close=exchange.stream.aclose)
+
+    @staticmethod
+    def _menu_items(url: URL, parser: MenuParser, data: bytes) -> list[MenuItem]:
+        try:
+            return parser.feed(data)
+        except GopherProtocolError as exc:
+            raise ProtocolError(
+                f"the gopher server of {url.masked()} sent an unreadable menu: {exc}",
+                url=url) from None
 
     async def _attributes(self, exchange: _Exchange) -> Resource:
         url = exchange.url

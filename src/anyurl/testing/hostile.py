@@ -193,10 +193,12 @@ def ftp_escape_sequences(peer: _Peer) -> None:
 # -- HTTP -----------------------------------------------------------------------------
 
 
-def _http(peer: _Peer, head: str, body: Iterator[bytes] | bytes = b"") -> None:
+def _http(peer: _Peer, head: str, body: Iterator[bytes] | bytes = b"", *,
+          end_head: bool = True) -> None:
     if peer.request_head() is None:
         return
-    if not peer.send(head.replace("\n", "\r\n").encode() + b"\r\n"):
+    blank = b"\r\n" if end_head else b""
+    if not peer.send(head.replace("\n", "\r\n").encode() + blank):
         return
     if isinstance(body, bytes):
         peer.send(body)
@@ -212,7 +214,8 @@ def http_lying_length(peer: _Peer) -> None:
 
 def http_endless_header(peer: _Peer) -> None:
     """A response head that never ends: header lines for ever."""
-    _http(peer, "HTTP/1.1 200 OK\n", _repeat(b"X-Filler: " + b"z" * 1000 + b"\r\n"))
+    _http(peer, "HTTP/1.1 200 OK\n", _repeat(b"X-Filler: " + b"z" * 1000 + b"\r\n"),
+          end_head=False)
 
 
 def http_endless_body(peer: _Peer) -> None:
@@ -232,10 +235,10 @@ _BOMB: dict[int, bytes] = {}
 
 
 def http_gzip_bomb(peer: _Peer) -> None:
-    """1 GiB of zeros, gzip-compressed to about 1 MB (``--compressed`` decodes it)."""
-    bomb = _BOMB.get(1 << 30)
+    """256 MiB of zeros, gzip-compressed to about 250 KB (``--compressed`` decodes it)."""
+    bomb = _BOMB.get(1 << 28)
     if bomb is None:
-        bomb = _BOMB[1 << 30] = _gzip_bomb(1 << 30)
+        bomb = _BOMB[1 << 28] = _gzip_bomb(1 << 28)
     _http(peer, f"HTTP/1.1 200 OK\nContent-Encoding: gzip\nContent-Length: {len(bomb)}\n"
           "Content-Type: application/octet-stream\n", bomb)
 
@@ -334,7 +337,7 @@ BEHAVIOURS: dict[str, Behaviour] = {b.name: b for b in [
               description=ftp_size_digits.__doc__ or ""),
     Behaviour("ftp-pasv-refused-port", "ftp", ftp_pasv_to_refused_port,
               description=ftp_pasv_to_refused_port.__doc__ or ""),
-    Behaviour("ftp-escapes", "ftp", ftp_escape_sequences,
+    Behaviour("ftp-escapes", "ftp", ftp_escape_sequences, path="/dir/file",
               description=ftp_escape_sequences.__doc__ or ""),
     Behaviour("http-lying-length", "http", http_lying_length,
               description=http_lying_length.__doc__ or ""),

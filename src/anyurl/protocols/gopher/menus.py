@@ -11,10 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from anyurl.protocols.gopher.errors import GopherProtocolError
 from anyurl.url import quote
 from anyurl.url.charset import RESERVED, UCHAR_PLAIN, display
 
 __all__ = [
+    "MAX_MENU_LINE",
     "MenuItem",
     "MenuParser",
     "error_item_message",
@@ -122,8 +124,15 @@ def parse_menu_line(raw: bytes, primary_type: str | None = None) -> MenuItem:
     )
 
 
+#: The longest menu line accepted: a line that never ends is an error, not memory.
+MAX_MENU_LINE = 64 * 1024
+
+
 class MenuParser:
-    """Menu lines from body bytes in any chunking (LF or CR LF line ends)."""
+    """Menu lines from body bytes in any chunking (LF or CR LF line ends).
+
+    A line longer than :data:`MAX_MENU_LINE` is a :class:`GopherProtocolError`.
+    """
 
     def __init__(self) -> None:
         self._buf = bytearray()
@@ -139,6 +148,8 @@ class MenuParser:
         self._buf += data
         end = self._buf.rfind(b"\n")
         if end < 0:
+            if len(self._buf) > MAX_MENU_LINE:
+                raise GopherProtocolError(f"a menu line longer than {MAX_MENU_LINE} bytes")
             return []
         lines = bytes(self._buf[:end]).split(b"\n")
         del self._buf[: end + 1]

@@ -7,11 +7,27 @@ is bounded by the downloader's ``--max-filesize``, so a compression bomb stops t
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["Decoder", "decoder_for"]
+__all__ = ["DECODED_CHUNK", "Decoder", "decode_chunks", "decoder_for"]
 
 Decoder = Any  # zlib.Decompress: not exposed as a type by typeshed
+
+#: The most decoded bytes one step yields: a bomb (1 GiB from 1 MB) comes out in pieces
+#: of this size, each checked against --max-filesize, never at once.
+DECODED_CHUNK = 256 << 10
+
+
+def decode_chunks(decoder: Decoder, data: bytes) -> Iterator[bytes]:
+    """``data`` decoded in pieces of at most :data:`DECODED_CHUNK` bytes."""
+    while data:
+        out = decoder.decompress(data, DECODED_CHUNK)
+        data = decoder.unconsumed_tail
+        if out:
+            yield out
+        elif data:  # no progress with input left: the stream is broken or over
+            return
 
 
 def decoder_for(encoding: str) -> Decoder | None:
@@ -30,14 +46,18 @@ class _DeflateDecoder:
         self._first = True
         self._obj = zlib.decompressobj()
 
-    def decompress(self, data: bytes) -> bytes:
+    def decompress(self, data: bytes, max_length: int = 0) -> bytes:
         if self._first:
             self._first = False
             try:
-                return self._obj.decompress(data)
+                return self._obj.decompress(data, max_length)
             except zlib.error:
                 self._obj = zlib.decompressobj(-zlib.MAX_WBITS)
-        return self._obj.decompress(data)
+        return self._obj.decompress(data, max_length)
+
+    @property
+    def unconsumed_tail(self) -> bytes:
+        return self._obj.unconsumed_tail
 
     def flush(self) -> bytes:
         return self._obj.flush()

@@ -50,7 +50,7 @@ from anyurl.errors import (
 from anyurl.options import HTTPOptions
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
-from anyurl.schemes.http.decoding import Decoder, decoder_for
+from anyurl.schemes.http.decoding import Decoder, decode_chunks, decoder_for
 from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Connection, Response
 from anyurl.schemes.http.pool import ConnectionPool
@@ -415,10 +415,12 @@ class HTTPHandler(SchemeHandler):
         conn = end.conn
         try:
             async for data in conn.body(response):
-                if decoder is not None:
-                    data = decoder.decompress(data)
-                if data:
-                    yield data
+                if decoder is None:
+                    if data:
+                        yield data
+                    continue
+                for piece in decode_chunks(decoder, data):
+                    yield piece
             if decoder is not None:
                 tail = decoder.flush()
                 if tail:

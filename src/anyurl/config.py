@@ -73,6 +73,7 @@ class Config:
     max_filesize: int | None = None
 
     def replace(self, **changes: Any) -> Config:
+        """A copy with the given fields changed (``Config().replace(retry=3)``)."""
         return dataclasses.replace(self, **changes)
 
 

@@ -66,7 +66,7 @@ SERVERS: dict[str, Server] = {
     "nntp": _module("anyurl.testing.nntp"),
     "wais": _module("anyurl.testing.wais"),
     "prospero": _module("anyurl.testing.prospero", udp=True),
-    "telnet": _module("anyurl.testing.telnet"),
+    "telnet": _module("anyurl.testing.telnet", "--user", "demo"),
     "smtp": _module("anyurl.testing.smtp"),
 }
 
@@ -89,8 +89,8 @@ CASES: list[Case] = [
          "a Z39.50 search of the 'demo' database"),
     Case("prospero", "prospero://127.0.0.1:{prospero}//pub/README", "prospero",
          "GET-OBJECT-INFO over ARDP/UDP: access methods as URLs"),
-    Case("telnet", "telnet://demo:demo@127.0.0.1:{telnet}/", "telnet",
-         "login as the URL advises, type a command, the transcript until quiet",
+    Case("telnet", "telnet://demo@127.0.0.1:{telnet}/", "telnet",
+         "login as demo (RFC 1738's advice), type a command, the transcript until quiet",
          (TelnetOptions(idle=1.0, commands=("echo hello from anyurl",)),)),
     Case("mailto", "mailto:demo@example.org", "smtp", "a message submitted over SMTP",
          (MailtoOptions(subject="anyurl demo", body=b"Sent by anyurl demo.\n"),),

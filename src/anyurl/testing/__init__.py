@@ -1,7 +1,30 @@
-"""Loopback servers for every scheme: for anyurl's tests, ``anyurl demo`` and users' tests.
+"""Loopback servers for anyurl's network schemes: for its tests, ``anyurl demo`` and yours.
 
-Each module serves one protocol on 127.0.0.1 from a small data set, either in-process
-(from a test fixture) or as ``python -m anyurl.testing.<protocol> --host H --port N``.
-They exist for what no packaged server offers (Prospero, WAIS, the corners of
-Gopher+) and so that the demo runs on a machine with nothing installed.
+One module per protocol, each serving 127.0.0.1 from a small data set:
+
+======================  ==============================  ====================================
+module                  schemes it serves               in a test
+======================  ==============================  ====================================
+:mod:`.http`            ``http:`` (not ``https:``)      ``serve_http`` (a task)
+:mod:`.ftp`             ``ftp:`` (needs pyftpdlib)      ``running_ftp_server`` (a thread)
+:mod:`.gopherplus`      ``gopher:``, Gopher+            ``async with serve_gopherplus()``
+:mod:`.nntp`            ``news:``, ``nntp:``            ``NNTPServer().serve`` (a task)
+:mod:`.wais`            ``wais:``                       ``async with serve_wais()``
+:mod:`.prospero`        ``prospero:`` (ARDP over UDP)   ``async with serve_prospero()``
+:mod:`.telnet`          ``telnet:``                     ``async with open_telnet_server()``,
+                                                        ``running_telnet_server`` (a thread)
+:mod:`.smtp`            ``mailto:`` (the relay)         ``async with open_smtp_server()``,
+                                                        ``running_smtp_server`` (a thread)
+:mod:`.gateway`         a gateway (RFC 1738 section 4)  ``Gateway()`` (a thread)
+======================  ==============================  ====================================
+
+``file:`` needs no server, and ``https:`` has none here (the integration tests use nginx).
+Each binds port 0 (a free port) unless told otherwise and says which port it got: a task
+hands it to ``task_group.start``, a context manager yields a server whose ``port`` it
+is (``running_ftp_server`` yields the port itself). The anyio ones run on asyncio and
+trio alike; the thread forms serve from a thread of their own, so a synchronous test can
+use them too. Each module also runs on its own as ``python -m anyurl.testing.<module>
+--host H --port N`` (how ``anyurl demo`` starts them). They exist for what no packaged
+server offers (Prospero, WAIS, the corners of Gopher+) and so that the demo and a user's
+tests run on a machine with nothing installed.
 """

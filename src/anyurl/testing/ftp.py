@@ -50,6 +50,7 @@ def running_ftp_server(
 
 
 def main() -> None:
+    """``python -m anyurl.testing.ftp``: serve ``--root`` until interrupted."""
     import time
 
     parser = argparse.ArgumentParser(description=__doc__)

@@ -21,6 +21,8 @@ __all__ = ["Gateway", "Seen"]
 
 @dataclass
 class Seen:
+    """One request the gateway received: its request line and its headers."""
+
     line: str
     headers: dict[str, str]
 
@@ -42,6 +44,7 @@ class Gateway:
 
     @property
     def url(self) -> str:
+        """The gateway's own URL, to give as ``<scheme>_proxy``."""
         return f"http://127.0.0.1:{self.port}/"
 
     def _accept(self) -> None:
@@ -123,10 +126,12 @@ class Gateway:
         pump(conn, upstream)
 
     def close(self) -> None:
+        """Stop accepting connections (those already relayed run on)."""
         self._sock.close()
 
 
 def main() -> None:
+    """``python -m anyurl.testing.gateway``: serve until interrupted."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8001)

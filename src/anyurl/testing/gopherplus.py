@@ -81,6 +81,7 @@ class Item:
 
     @property
     def marker(self) -> str:
+        """The Gopher+ menu marker: ``?`` for an item with a +ASK form, else ``+``."""
         return "?" if self.ask else "+"
 
 
@@ -105,6 +106,8 @@ CATALOGUE: dict[str, Item] = {
 
 @dataclass
 class Request:
+    """One parsed request: selector, search, Gopher+ string and a client data block."""
+
     selector: str
     search: str | None
     plus: str | None
@@ -121,12 +124,14 @@ class GopherPlusServer:
         self.requests: list[bytes] = []  # every request line received, for tests
 
     def url(self, path: str = "") -> str:
+        """A gopher URL of this server for ``path`` (type and selector)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"gopher://{host}:{self.port}/{path}"
 
     # -- connections ------------------------------------------------------------------------
 
     async def handle(self, client: anyio.abc.ByteStream) -> None:
+        """Answer one request on an accepted connection, and close it."""
         try:
             async with client:
                 with anyio.fail_after(30):
@@ -391,6 +396,7 @@ async def _serve_forever(host: str, port: int, root: Path | None,
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m anyurl.testing.gopherplus``: serve until interrupted."""
     parser = argparse.ArgumentParser(prog="python -m anyurl.testing.gopherplus",
                                      description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--host", default="127.0.0.1")

@@ -145,6 +145,7 @@ async def serve_http(
 
 
 def main() -> None:
+    """``python -m anyurl.testing.http``: serve ``--root`` until interrupted."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8080)

@@ -53,19 +53,23 @@ class Article:
     body: tuple[bytes, ...]
 
     def header(self, name: str) -> str:
+        """The value of header ``name`` (without case), empty if absent."""
         for key, value in self.headers:
             if key.lower() == name.lower():
                 return value
         return ""
 
     def head_lines(self) -> list[bytes]:
+        """The header lines, ``Name: value``, as bytes."""
         return [f"{k}: {v}".encode() for k, v in self.headers]
 
     def lines(self) -> list[bytes]:
+        """The whole article: header lines, an empty line, the body lines."""
         return [*self.head_lines(), b"", *self.body]
 
     @property
     def size(self) -> int:
+        """Its size in octets on the wire, each line with its CR LF."""
         return sum(len(line) + 2 for line in self.lines())
 
 
@@ -370,6 +374,7 @@ class NNTPServer:
         self.connections = 0
 
     async def handle(self, stream: anyio.abc.ByteStream) -> None:
+        """Run one session on an accepted connection, and close it."""
         self.connections += 1
         async with stream:
             try:
@@ -402,6 +407,7 @@ async def serve_nntp(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m anyurl.testing.nntp``: serve until interrupted."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=1119)

@@ -89,6 +89,7 @@ class PObject:
 
     @property
     def is_directory(self) -> bool:
+        """Whether its ``BASE-TYPE`` attribute says ``DIRECTORY``."""
         return any(a[0] == "BASE-TYPE" and "DIRECTORY" in a[1:] for a in self.attributes)
 
 
@@ -100,6 +101,7 @@ def build_catalogue(
     *, ftp: tuple[str, int], gopher: tuple[str, int],
     telnet: tuple[str, int], local_file: str,
 ) -> dict[str, PObject]:
+    """The fixed catalogue, hsoname -> object, with access methods naming these peers."""
     ftp_host = _hostport(ftp[0], ftp[1], 21)
     gopher_host = _hostport(gopher[0], gopher[1], 70)
     telnet_host = _hostport(telnet[0], telnet[1], 23)
@@ -194,6 +196,7 @@ class ProsperoServer:
         self._tg: anyio.abc.TaskGroup | None = None
 
     def url(self, hsoname: str) -> str:
+        """The prospero URL of ``hsoname`` on this server."""
         from anyurl.url import quote
         from anyurl.url.charset import UCHAR_PLAIN
 
@@ -292,6 +295,7 @@ class ProsperoServer:
     # -- ARDP -------------------------------------------------------------------------------
 
     async def handle_datagram(self, data: bytes, address: tuple[str, int]) -> None:
+        """Take one ARDP datagram from ``address``: collect the request, send the reply window."""
         try:
             header, payload = parse_packet(data)
         except ARDPError as exc:
@@ -432,6 +436,7 @@ async def _serve_forever(args: argparse.Namespace,
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m anyurl.testing.prospero``: serve until interrupted."""
     parser = argparse.ArgumentParser(prog="python -m anyurl.testing.prospero",
                                      description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--host", default="127.0.0.1")

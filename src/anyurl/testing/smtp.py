@@ -1,193 +1,361 @@
-"""A loopback SMTP server (RFC 5321) that records the messages it receives.
+"""A small loopback SMTP server (RFC 5321 subset) on anyio that keeps what it receives.
 
-For ``mailto:`` URLs in tests and ``anyurl demo``: EHLO/HELO, MAIL, RCPT, DATA (the
-body dot-unstuffed), RSET, NOOP and QUIT, with the multi-line EHLO reply. Each
-accepted message is kept in :attr:`SMTPServer.messages` (sender, recipients, the
-message bytes). A recipient in ``refuse`` gets ``550``. Threads, not an event loop::
+For anyurl's tests, ``anyurl demo`` and users' tests that need a mail relay without
+installing one (the integration tests also use aiosmtpd, in tests/peers). It speaks:
 
-    with SMTPServer() as server:
+``EHLO`` (``250-8BITMIME``, ``250-SIZE``, ``250 HELP``) ``HELO`` ``MAIL FROM:<a>``
+``RCPT TO:<b>`` ``DATA`` (dot-stuffing undone) ``RSET`` ``NOOP`` ``VRFY`` (252)
+``HELP`` ``QUIT``
+
+in the order RFC 5321 requires (``503`` otherwise), and keeps every message accepted as
+a :class:`ReceivedMessage` in :attr:`SMTPServer.messages` (envelope sender, recipients,
+the data as received) and every command line in :attr:`SMTPServer.received`. Behaviour
+switches (:class:`SMTPServerConfig`) give a test the servers of the real world:
+``refuse`` answers ``RCPT`` for those addresses with 550, ``greeting`` 554 refuses the
+session, ``ehlo=False`` answers ``EHLO`` with 502 as an RFC 821 server would (clients
+fall back to ``HELO``), ``max_size`` bounds a message (552 beyond it).
+
+In a test on either anyio backend::
+
+    async with open_smtp_server() as server:
         config = Config(smtp_relay=f"127.0.0.1:{server.port}")
         ...
-        assert server.messages[0].recipients == ["bob@example.org"]
+    [message] = server.messages
 
-``python -m anyurl.testing.smtp --port N`` runs it standalone.
+(or ``port = await task_group.start(server.serve)`` in a task group of your own); from
+synchronous code, ``with running_smtp_server() as server:`` runs it in a thread. From a
+shell, printing a line for each message received::
+
+    python -m anyurl.testing.smtp --host 127.0.0.1 --port 2525
 """
 
 from __future__ import annotations
 
 import argparse
-import socket
-import threading
-import time
+import email
+import email.message
+import email.policy
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
-from types import TracebackType
 
-__all__ = ["Message", "SMTPServer"]
+import anyio
+import anyio.abc
 
-#: The longest message accepted (RFC 5321's SIZE is advertised with it).
-MAX_MESSAGE = 10 << 20
+from anyurl.testing._thread import serving_in_thread
+
+__all__ = [
+    "ReceivedMessage",
+    "SMTPServer",
+    "SMTPServerConfig",
+    "open_smtp_server",
+    "running_smtp_server",
+    "serve_smtp",
+]
+
+#: RFC 5321 4.5.3.1.4 and .6: a command line, and a text line, of at most 512 and 1000 octets.
+MAX_COMMAND = 512
+MAX_TEXT_LINE = 1000
+
+
+@dataclass(frozen=True)
+class ReceivedMessage:
+    """One message the server accepted: its envelope and its data (``CR LF`` lines)."""
+
+    sender: str
+    recipients: tuple[str, ...]
+    data: bytes
+    #: The name the client gave in EHLO or HELO.
+    helo: str
+
+    def message(self) -> email.message.EmailMessage:
+        """The data parsed as a message (:mod:`email`, default policy, ``\\n`` line ends)."""
+        data = self.data.replace(b"\r\n", b"\n")
+        msg = email.message_from_bytes(data, policy=email.policy.default)
+        assert isinstance(msg, email.message.EmailMessage)
+        return msg
 
 
 @dataclass
-class Message:
-    """One message as received: the envelope and the content."""
+class SMTPServerConfig:
+    """How the server answers (see the module docstring)."""
 
-    sender: str
-    recipients: list[str] = field(default_factory=list)
-    data: bytes = b""
+    #: The name in the greeting and EHLO reply.
+    hostname: str = "anyurl.test"
+    #: Recipients refused with 550 (compared without case).
+    refuse: Collection[str] = field(default_factory=tuple)
+    #: 220 to serve; 554 refuses the session (RFC 5321 3.1), 421 is "try later".
+    greeting: int = 220
+    #: False: answer EHLO with 502, as a server of RFC 821 only.
+    ehlo: bool = True
+    #: The largest message accepted, in bytes (announced as SIZE).
+    max_size: int = 10 << 20
+
+
+class _Session:
+    """One SMTP session: read command lines, answer them, collect the message."""
+
+    def __init__(self, server: SMTPServer, stream: anyio.abc.ByteStream):
+        self.server = server
+        self.config = server.config
+        self.stream = stream
+        self.buffer = b""
+        self.client_name: str | None = None
+        self.sender: str | None = None
+        self.recipients: list[str] = []
+
+    async def reply(self, code: int, *lines: str) -> None:
+        text = lines or ("",)
+        out = [f"{code}-{line}" for line in text[:-1]] + [f"{code} {text[-1]}"]
+        await self.stream.send("".join(f"{line}\r\n" for line in out).encode("utf-8"))
+
+    async def read_line(self, limit: int) -> bytes | None:
+        """The next line without its line end; None when the client has gone."""
+        while b"\n" not in self.buffer:
+            try:
+                data = await self.stream.receive(65536)
+            except (anyio.EndOfStream, anyio.BrokenResourceError):
+                return None
+            self.buffer += data
+            if len(self.buffer) > limit + 65536 and b"\n" not in self.buffer:
+                return None
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.rstrip(b"\r")
+
+    def reset(self) -> None:
+        self.sender = None
+        self.recipients = []
+
+    async def run(self) -> None:
+        host = self.config.hostname
+        if self.config.greeting != 220:
+            await self.reply(self.config.greeting, f"{host} no SMTP service here")
+            if self.config.greeting == 421:
+                return
+        else:
+            await self.reply(220, f"{host} anyurl loopback SMTP server ready")
+        while True:
+            raw = await self.read_line(MAX_COMMAND)
+            if raw is None:
+                return
+            line = raw.decode("utf-8", "replace")
+            self.server.received.append(line)
+            verb, _, arg = line.partition(" ")
+            verb = verb.upper()
+            if self.config.greeting != 220 and verb != "QUIT":
+                await self.reply(503, "bad sequence of commands: this server refused you")
+                continue
+            if len(raw) + 2 > MAX_COMMAND:
+                await self.reply(500, "line too long")
+                continue
+            if verb == "QUIT":
+                await self.reply(221, f"{host} closing connection")
+                return
+            handler = self.commands().get(verb)
+            if handler is None:
+                await self.reply(500, f"command {verb!r} not recognized")
+            else:
+                await handler(arg.strip())
+
+    def commands(self) -> dict[str, Callable[[str], Awaitable[None]]]:
+        return {"EHLO": self.ehlo, "HELO": self.helo, "MAIL": self.mail, "RCPT": self.rcpt,
+                "DATA": self.data, "RSET": self.rset, "NOOP": self.noop, "VRFY": self.vrfy,
+                "HELP": self.help}
+
+    async def ehlo(self, arg: str) -> None:
+        if not self.config.ehlo:
+            await self.reply(502, "EHLO not implemented; say HELO")
+            return
+        if not arg:
+            await self.reply(501, "EHLO needs a domain")
+            return
+        self.client_name = arg
+        self.reset()
+        await self.reply(250, f"{self.config.hostname} greets {arg}", "8BITMIME",
+                         f"SIZE {self.config.max_size}", "HELP")
+
+    async def helo(self, arg: str) -> None:
+        if not arg:
+            await self.reply(501, "HELO needs a domain")
+            return
+        self.client_name = arg
+        self.reset()
+        await self.reply(250, f"{self.config.hostname} greets {arg}")
+
+    async def mail(self, arg: str) -> None:
+        if self.client_name is None:
+            await self.reply(503, "say EHLO or HELO first")
+        elif self.sender is not None:
+            await self.reply(503, "nested MAIL command")
+        elif (address := _path(arg, "FROM:")) is None:
+            await self.reply(501, "syntax: MAIL FROM:<address>")
+        else:
+            self.sender = address
+            await self.reply(250, "OK")
+
+    async def rcpt(self, arg: str) -> None:
+        if self.sender is None:
+            await self.reply(503, "need MAIL before RCPT")
+        elif (address := _path(arg, "TO:")) is None or not address:
+            await self.reply(501, "syntax: RCPT TO:<address>")
+        elif address.lower() in {r.lower() for r in self.config.refuse}:
+            await self.reply(550, f"no such user: {address}")
+        else:
+            self.recipients.append(address)
+            await self.reply(250, "OK")
+
+    async def data(self, arg: str) -> None:
+        if self.sender is None or not self.recipients:
+            await self.reply(503, "need MAIL and RCPT before DATA")
+            return
+        await self.reply(354, "end data with <CR><LF>.<CR><LF>")
+        lines: list[bytes] = []
+        size = 0
+        while True:
+            raw = await self.read_line(MAX_TEXT_LINE)
+            if raw is None:
+                return
+            if raw == b".":
+                break
+            if raw.startswith(b"."):
+                raw = raw[1:]  # RFC 5321 4.5.2: undo the transparency dot
+            size += len(raw) + 2
+            if size <= self.config.max_size:
+                lines.append(raw)
+        if size > self.config.max_size:
+            await self.reply(552, f"message exceeds {self.config.max_size} bytes")
+        else:
+            data = b"".join(line + b"\r\n" for line in lines)
+            message = ReceivedMessage(self.sender, tuple(self.recipients), data,
+                                      self.client_name or "")
+            self.server.messages.append(message)
+            self.server.on_message(message)
+            await self.reply(250, f"OK: queued as {len(self.server.messages)}")
+        self.reset()
+
+    async def rset(self, arg: str) -> None:
+        self.reset()
+        await self.reply(250, "OK")
+
+    async def noop(self, arg: str) -> None:
+        await self.reply(250, "OK")
+
+    async def vrfy(self, arg: str) -> None:
+        await self.reply(252, "cannot VRFY user, but will accept message and attempt delivery")
+
+    async def help(self, arg: str) -> None:
+        await self.reply(214, "commands: EHLO HELO MAIL RCPT DATA RSET NOOP VRFY HELP QUIT")
+
+
+def _path(arg: str, keyword: str) -> str | None:
+    """The address of ``FROM:<a> [params]`` / ``TO:<b>``, None if malformed."""
+    if not arg.upper().startswith(keyword):
+        return None
+    rest = arg[len(keyword):].strip()
+    if not rest.startswith("<") or ">" not in rest:
+        return None
+    return rest[1:rest.index(">")]
 
 
 class SMTPServer:
-    """An SMTP server on 127.0.0.1 in a thread; a context manager."""
+    """The server's configuration and what it received, shared by its sessions."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *,
-                 refuse: frozenset[str] = frozenset()):
-        self.messages: list[Message] = []
-        self.refuse = refuse
-        self._sock = socket.create_server((host, port))
-        self._sock.settimeout(0.2)
-        self.host = host
-        self.port: int = self._sock.getsockname()[1]
-        self._stop = threading.Event()
-        self._acceptor = threading.Thread(target=self._accept, daemon=True)
+    def __init__(
+        self,
+        config: SMTPServerConfig | None = None,
+        on_message: Callable[[ReceivedMessage], None] | None = None,
+    ):
+        self.config = config or SMTPServerConfig()
+        #: Every message accepted, in order.
+        self.messages: list[ReceivedMessage] = []
+        #: Every command line received (message data excluded).
+        self.received: list[str] = []
+        self.connections = 0
+        #: The bound port once :meth:`serve` has started (0 before).
+        self.port = 0
+        self._on_message = on_message
 
-    @property
-    def relay(self) -> str:
-        """``host:port``, as ``Config.smtp_relay`` wants it."""
-        return f"{self.host}:{self.port}"
+    def on_message(self, message: ReceivedMessage) -> None:
+        """Called for each message accepted (after it is in :attr:`messages`)."""
+        if self._on_message is not None:
+            self._on_message(message)
 
-    def start(self) -> SMTPServer:
-        """Start accepting connections."""
-        self._acceptor.start()
-        return self
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
+    async def handle(self, stream: anyio.abc.ByteStream) -> None:
+        """Run one session on an accepted connection, and close it."""
+        self.connections += 1
+        async with stream:
             try:
-                sock, _ = self._sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(sock,), daemon=True).start()
-
-    def _serve(self, sock: socket.socket) -> None:
-        with sock:
-            try:
-                self._session(sock)
-            except OSError:
+                await _Session(self, stream).run()
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 pass
 
-    def _session(self, sock: socket.socket) -> None:
-        sock.settimeout(30)
-        reader = sock.makefile("rb")
-
-        def reply(text: str) -> None:
-            sock.sendall(text.encode() + b"\r\n")
-
-        reply("220 anyurl.test ESMTP ready")
-        current: Message | None = None
-        while True:
-            raw = reader.readline(4096)
-            if not raw:
-                return
-            line = raw.rstrip(b"\r\n").decode("utf-8", "replace")
-            verb, _, arg = line.partition(" ")
-            verb = verb.upper()
-            if verb == "EHLO":
-                reply(f"250-anyurl.test greets {arg}")
-                reply("250-8BITMIME")
-                reply(f"250 SIZE {MAX_MESSAGE}")
-            elif verb == "HELO":
-                reply("250 anyurl.test")
-            elif verb == "MAIL" and arg.upper().startswith("FROM:"):
-                current = Message(sender=_address(arg[5:]))
-                reply("250 OK")
-            elif verb == "RCPT" and arg.upper().startswith("TO:"):
-                if current is None:
-                    reply("503 MAIL first")
-                    continue
-                recipient = _address(arg[3:])
-                if recipient in self.refuse:
-                    reply(f"550 no mailbox {recipient}")
-                    continue
-                current.recipients.append(recipient)
-                reply("250 OK")
-            elif verb == "DATA":
-                if current is None or not current.recipients:
-                    reply("503 RCPT first")
-                    continue
-                reply("354 end with <CRLF>.<CRLF>")
-                lines: list[bytes] = []
-                size = 0
-                while True:
-                    data = reader.readline(65536)
-                    if not data:
-                        return
-                    if data in (b".\r\n", b".\n"):
-                        break
-                    if data.startswith(b"."):
-                        data = data[1:]
-                    size += len(data)
-                    if size > MAX_MESSAGE:
-                        reply("552 message too large")
-                        return
-                    lines.append(data)
-                current.data = b"".join(lines)
-                self.messages.append(current)
-                current = None
-                reply(f"250 OK queued as {len(self.messages)}")
-            elif verb == "RSET":
-                current = None
-                reply("250 OK")
-            elif verb == "NOOP":
-                reply("250 OK")
-            elif verb == "QUIT":
-                reply("221 bye")
-                return
-            else:
-                reply("500 command not recognized")
-
-    def close(self) -> None:
-        """Stop accepting connections."""
-        self._stop.set()
-        self._sock.close()
-        if self._acceptor.is_alive():
-            self._acceptor.join(5)
-
-    def __enter__(self) -> SMTPServer:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
+    async def serve(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Serve until cancelled; ``task_status.started`` receives the bound port."""
+        listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
+        self.port = int(listener.extra(anyio.abc.SocketAttribute.local_port))
+        task_status.started(self.port)
+        await listener.serve(self.handle)
 
 
-def _address(text: str) -> str:
-    text = text.strip()
-    if text.startswith("<"):
-        text = text[1 : text.find(">") if ">" in text else None]
-    return text.split(" ", 1)[0]
+async def serve_smtp(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    config: SMTPServerConfig | None = None,
+    *,
+    task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Accept mail (as ``config`` says) until cancelled."""
+    await SMTPServer(config).serve(host, port, task_status=task_status)
 
 
-def main() -> None:
-    """``python -m anyurl.testing.smtp [--host H] [--port N]``: prints each message."""
-    parser = argparse.ArgumentParser(prog="python -m anyurl.testing.smtp")
+@asynccontextmanager
+async def open_smtp_server(
+    config: SMTPServerConfig | None = None, host: str = "127.0.0.1", port: int = 0
+) -> AsyncIterator[SMTPServer]:
+    """A :class:`SMTPServer` serving in the caller's event loop until the block exits."""
+    server = SMTPServer(config)
+    async with anyio.create_task_group() as tg:
+        await tg.start(server.serve, host, port)
+        try:
+            yield server
+        finally:
+            tg.cancel_scope.cancel()
+
+
+@contextmanager
+def running_smtp_server(
+    config: SMTPServerConfig | None = None, host: str = "127.0.0.1", port: int = 0
+) -> Iterator[SMTPServer]:
+    """An :class:`SMTPServer` in a thread of its own; its port is ``server.port``."""
+    server = SMTPServer(config)
+    with serving_in_thread(server.serve, host, port):
+        yield server
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m anyurl.testing.smtp``: accept mail until interrupted."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=2525)
-    args = parser.parse_args()
-    with SMTPServer(args.host, args.port) as server:
-        print(f"smtp server on {server.relay}", flush=True)
-        seen = 0
-        try:
-            while True:
-                time.sleep(0.5)
-                for message in server.messages[seen:]:
-                    print(f"from {message.sender} to {', '.join(message.recipients)}: "
-                          f"{len(message.data)} bytes", flush=True)
-                seen = len(server.messages)
-        except KeyboardInterrupt:
-            pass
+    parser.add_argument("--refuse", action="append", default=[], metavar="ADDRESS",
+                        help="answer RCPT for this address with 550 (repeatable)")
+    args = parser.parse_args(argv)
+
+    def show(message: ReceivedMessage) -> None:
+        print(f"message from <{message.sender}> to {', '.join(message.recipients)}: "
+              f"{len(message.data)} bytes", flush=True)
+
+    server = SMTPServer(SMTPServerConfig(refuse=tuple(args.refuse)), on_message=show)
+    try:
+        anyio.run(server.serve, args.host, args.port)
+    except KeyboardInterrupt:
+        pass
 
 
 if __name__ == "__main__":

@@ -1,237 +1,389 @@
-"""A loopback Telnet server (RFC 854) with a login prompt and a tiny shell.
+"""A small loopback telnet server (RFC 854): option negotiation, a login, a tiny shell.
 
-Enough of a remote host for ``telnet:`` URLs in tests and ``anyurl demo``: it offers
-ECHO (and echoes what is typed, but a password) and SUPPRESS-GO-AHEAD, asks for
-TERMINAL-TYPE, refuses every other option, prompts
-``login:`` and ``Password:`` and, once logged in, answers ``echo TEXT`` with ``TEXT``,
-``whoami`` with the user, ``exit`` by closing; anything else is "command not found".
-With ``user`` set only that user and ``password`` log in ("Login incorrect" otherwise);
-with ``user=None`` anyone does. Threads, not an event loop, so one instance serves tests
-on asyncio and trio alike::
+For anyurl's tests, ``anyurl demo`` and users' tests that need a telnet peer without
+installing telnetd. On connect it offers to echo and to suppress go-ahead (``IAC WILL
+ECHO``, ``IAC WILL SGA``) and asks the client's terminal type (``IAC DO TTYPE``, then
+``SB TTYPE SEND``); every other option is refused (``DO x`` gets ``WONT x``, ``WILL x``
+gets ``DONT x``), and it answers only requests that change an option's state, so the
+negotiation cannot loop. It then prints a banner and, when a user is configured, the
+``login:`` and ``Password:`` prompts of a Unix login (the password is not echoed;
+a wrong one gives ``Login incorrect`` and the prompt again, three times at most). After
+the login comes a shell prompt (``$ ``) that understands:
 
-    with TelnetServer(user="joe", password="secret") as server:
-        url = f"telnet://joe:secret@127.0.0.1:{server.port}/"
+``echo WORDS`` (``$USER`` and ``$TERM`` expanded) ``env`` ``whoami`` ``help``
+``exit`` / ``logout`` / ``quit`` (the server closes the connection)
 
-``python -m anyurl.testing.telnet --port N`` runs it standalone.
+and answers anything else ``NAME: command not found``. A typed line is echoed when the
+client let the server echo. The server is written independently of anyurl's telnet
+core (:mod:`anyurl.protocols.telnet`), so a test against it checks the client against a
+second reading of RFC 854, not against itself.
+
+Every line typed is kept in :attr:`TelnetServer.received` (the password as ``****``),
+every negotiation in :attr:`TelnetServer.negotiation` (``"< DO ECHO"`` received,
+``"> WILL ECHO"`` sent) and every terminal type a client reported in
+:attr:`TelnetServer.terminal_types`. In a test on either anyio backend::
+
+    config = TelnetServerConfig(user="alice", password="secret")
+    async with open_telnet_server(config) as server:
+        url = f"telnet://alice:secret@127.0.0.1:{server.port}/"
+
+(or ``port = await task_group.start(server.serve)`` in a task group of your own); from
+synchronous code, ``with running_telnet_server(config) as server:`` runs it in a thread.
+From a shell::
+
+    python -m anyurl.testing.telnet --host 127.0.0.1 --port 2323 [--user U [--password P]]
 """
 
 from __future__ import annotations
 
 import argparse
-import socket
-import threading
-import time
-from types import TracebackType
+from collections import deque
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 
-__all__ = ["TelnetServer"]
+import anyio
+import anyio.abc
 
-IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
+from anyurl.testing._thread import serving_in_thread
+
+__all__ = [
+    "TelnetServer",
+    "TelnetServerConfig",
+    "open_telnet_server",
+    "running_telnet_server",
+    "serve_telnet",
+]
+
+# The bytes of RFC 854 and the options used here (RFC 857, 858, 1091), written out again
+# rather than imported from the client core (see the module docstring).
+IAC, DONT, DO, WONT, WILL, SB, GA, SE = 255, 254, 253, 252, 251, 250, 249, 240
 ECHO, SGA, TTYPE = 1, 3, 24
+TTYPE_IS, TTYPE_SEND = 0, 1
+_VERBS = {DO: "DO", DONT: "DONT", WILL: "WILL", WONT: "WONT"}
+_OPTIONS = {0: "BINARY", 1: "ECHO", 3: "SGA", 5: "STATUS", 24: "TTYPE", 31: "NAWS",
+            32: "TSPEED", 33: "LFLOW", 34: "LINEMODE", 36: "OLD-ENVIRON", 39: "NEW-ENVIRON"}
+#: Options the server performs itself, and options it lets the client perform.
+_OURS = frozenset({ECHO, SGA})
+_THEIRS = frozenset({SGA, TTYPE})
+MAX_LINE = 1024
+MASK = "****"
 
 
-class _Session:
-    """One connection: option negotiation stripped from input, lines out."""
+def _name(option: int) -> str:
+    return _OPTIONS.get(option, str(option))
 
-    def __init__(self, sock: socket.socket, server: TelnetServer):
-        self.sock = sock
+
+@dataclass
+class TelnetServerConfig:
+    """What the server asks and answers (see the module docstring)."""
+
+    #: The login name; None: no login, the shell prompt at once.
+    user: str | None = None
+    #: The password; None: a login without a ``Password:`` prompt.
+    password: str | None = None
+    banner: str = "anyurl loopback telnet server"
+    prompt: str = "$ "
+    #: Ask the client's terminal type (``IAC DO TTYPE``).
+    ask_terminal_type: bool = True
+    #: Wrong logins before the server hangs up.
+    max_attempts: int = 3
+
+
+class _Connection:
+    """One session: the byte-level parser, the negotiation state and the dialogue."""
+
+    def __init__(self, server: TelnetServer, stream: anyio.abc.ByteStream):
         self.server = server
-        self.buffer = bytearray()
-        self.terminal_type: str | None = None
-        self._agreed: set[int] = set()  # options we said WILL/DO to, answered once
+        self.config = server.config
+        self.stream = stream
+        self.state = "data"  # data, iac, verb, sb, sb-iac
+        self.verb = 0
+        self.sb = bytearray()
+        self.line = bytearray()
+        self.lines: deque[bytes] = deque()
+        self.cr = False
+        self.outgoing = bytearray()
+        #: Options enabled on each side, and the requests we sent that await an answer.
+        self.us: set[int] = set()
+        self.them: set[int] = set()
+        self.asked: set[tuple[int, int]] = set()
+        self.terminal_type = "unknown"
+        self.user = "nobody"
 
-    def send(self, data: bytes) -> None:
-        self.sock.sendall(data.replace(b"\xff", b"\xff\xff"))
+    # -- negotiation -----------------------------------------------------------------
+
+    def _send_option(self, verb: int, option: int) -> None:
+        self.outgoing += bytes((IAC, verb, option))
+        self.server.negotiation.append(f"> {_VERBS[verb]} {_name(option)}")
+
+    def _ask(self, verb: int, option: int) -> None:
+        self.asked.add((verb, option))
+        self._send_option(verb, option)
 
     def _negotiate(self, verb: int, option: int) -> None:
-        if verb == DO:
-            answer = WILL if option in (ECHO, SGA) else WONT
-        elif verb == WILL:
-            answer = DO if option in (SGA, TTYPE) else DONT
-            if option == TTYPE:
-                self.sock.sendall(bytes([IAC, SB, TTYPE, 1, IAC, SE]))  # SEND
+        self.server.negotiation.append(f"< {_VERBS[verb]} {_name(option)}")
+        if verb in (DO, DONT):
+            ours, agree, refuse, wanted = self.us, WILL, WONT, option in _OURS
+            answered = (WILL, option) in self.asked or (WONT, option) in self.asked
+            self.asked -= {(WILL, option), (WONT, option)}
         else:
-            return
-        if answer in (WILL, DO):
-            if option in self._agreed:
-                return  # an acknowledgement of what we offered: no answer (RFC 854)
-            self._agreed.add(option)
-        self.sock.sendall(bytes([IAC, answer, option]))
+            ours, agree, refuse, wanted = self.them, DO, DONT, option in _THEIRS
+            answered = (DO, option) in self.asked or (DONT, option) in self.asked
+            self.asked -= {(DO, option), (DONT, option)}
+        if verb in (DO, WILL):
+            if option in ours:
+                return  # already on: never acknowledge an acknowledgement
+            if wanted:
+                ours.add(option)
+                if not answered:
+                    self._send_option(agree, option)
+                if verb == WILL and option == TTYPE:
+                    self.outgoing += bytes((IAC, SB, TTYPE, TTYPE_SEND, IAC, SE))
+                    self.server.negotiation.append("> SB TTYPE SEND")
+            elif not answered:
+                self._send_option(refuse, option)
+        elif option in ours:
+            ours.discard(option)
+            if not answered:
+                self._send_option(refuse, option)
 
-    def _feed(self, data: bytes) -> None:
-        i = 0
-        while i < len(data):
-            b = data[i]
-            if b != IAC:
-                self.buffer.append(b)
-                i += 1
-                continue
-            if i + 1 >= len(data):
-                break
-            verb = data[i + 1]
-            if verb in (DO, DONT, WILL, WONT) and i + 2 < len(data):
-                self._negotiate(verb, data[i + 2])
-                i += 3
-            elif verb == SB:
-                end = data.find(bytes([IAC, SE]), i)
-                if end < 0:
-                    break
-                sub = data[i + 2 : end]
-                if sub[:2] == bytes([TTYPE, 0]):  # IS
-                    self.terminal_type = sub[2:].decode("ascii", "replace")
-                i = end + 2
-            elif verb == IAC:
-                self.buffer.append(IAC)
-                i += 2
-            else:
-                i += 2
+    def _subnegotiation(self, data: bytes) -> None:
+        if len(data) >= 2 and data[0] == TTYPE and data[1] == TTYPE_IS:
+            name = data[2:].decode("ascii", "replace")
+            self.terminal_type = name
+            self.server.terminal_types.append(name)
+            self.server.negotiation.append(f"< SB TTYPE IS {name}")
+        else:
+            self.server.negotiation.append(f"< SB {_name(data[0]) if data else '?'} ...")
 
-    def line(self, timeout: float = 30.0) -> str | None:
-        """The next line typed (CR LF, CR NUL or LF ended), or None when the client left."""
-        self.sock.settimeout(timeout)
-        while True:
-            for end in (b"\r\n", b"\r\0", b"\n", b"\r"):
-                at = self.buffer.find(end)
-                if at >= 0 and (end != b"\r" or at + 1 < len(self.buffer)):
-                    text = bytes(self.buffer[:at]).decode("utf-8", "replace")
-                    del self.buffer[: at + len(end)]
-                    return text
+    # -- bytes in ----------------------------------------------------------------------
+
+    def feed(self, data: bytes) -> None:
+        """Parse ``data``: commands are answered into ``outgoing``, lines queued."""
+        for byte in data:
+            if self.state == "data":
+                if byte == IAC:
+                    self.state = "iac"
+                else:
+                    self._data(byte)
+            elif self.state == "iac":
+                if byte in _VERBS:
+                    self.verb, self.state = byte, "verb"
+                elif byte == SB:
+                    self.sb.clear()
+                    self.state = "sb"
+                elif byte == IAC:  # an escaped 255 in the data
+                    self._data(byte)
+                    self.state = "data"
+                else:  # NOP, GA, AYT ...: nothing to do for a line-at-a-time server
+                    self.state = "data"
+            elif self.state == "verb":
+                self._negotiate(self.verb, byte)
+                self.state = "data"
+            elif self.state == "sb":
+                if byte == IAC:
+                    self.state = "sb-iac"
+                else:
+                    self.sb.append(byte)
+            elif self.state == "sb-iac":
+                if byte == SE:
+                    self._subnegotiation(bytes(self.sb))
+                    self.state = "data"
+                else:  # IAC IAC inside a sub-negotiation is a data 255
+                    self.sb.append(byte)
+                    self.state = "sb"
+
+    def _data(self, byte: int) -> None:
+        if self.cr:
+            self.cr = False
+            if byte in (0, 10):  # CR NUL and CR LF both end the line
+                return
+        if byte in (13, 10):
+            self.cr = byte == 13
+            self.lines.append(bytes(self.line))
+            self.line.clear()
+        elif byte in (8, 127):
+            del self.line[-1:]
+        elif len(self.line) < MAX_LINE:
+            self.line.append(byte)
+
+    # -- the dialogue --------------------------------------------------------------------
+
+    async def flush(self) -> None:
+        if self.outgoing:
+            data, self.outgoing = bytes(self.outgoing), bytearray()
+            await self.stream.send(data)
+
+    async def write(self, text: str) -> None:
+        """Send ``text`` as NVT data (``\\n`` becomes ``CR LF``, 255 doubled)."""
+        data = text.replace("\r\n", "\n").replace("\n", "\r\n").encode("utf-8")
+        self.outgoing += data.replace(bytes((IAC,)), bytes((IAC, IAC)))
+        await self.flush()
+
+    async def prompt(self, text: str) -> None:
+        await self.write(text)
+        if SGA not in self.us:  # RFC 854's go-ahead: your turn to type
+            self.outgoing += bytes((IAC, GA))
+            await self.flush()
+
+    async def read_line(self, *, hidden: bool = False) -> str | None:
+        """The next typed line (echoed if the client lets us echo), None at the end."""
+        while not self.lines:
             try:
-                data = self.sock.recv(4096)
-            except OSError:
+                data = await self.stream.receive(4096)
+            except (anyio.EndOfStream, anyio.BrokenResourceError):
                 return None
-            if not data:
-                return None
-            self._feed(data)
+            self.feed(data)
+            await self.flush()
+        line = self.lines.popleft().decode("utf-8", "replace")
+        self.server.received.append(MASK if hidden else line)
+        if ECHO in self.us:
+            await self.write(("" if hidden else line) + "\n")
+        return line
 
-    def run(self) -> None:
-        self._agreed |= {ECHO, SGA, TTYPE}
-        self.sock.sendall(bytes([IAC, WILL, ECHO, IAC, WILL, SGA, IAC, DO, TTYPE]))
-        self.send(b"\r\nanyurl test host\r\n\r\n")
-        for _ in range(3):
-            self.send(b"login: ")
-            user = self.line()
-            if user is None:
-                return
-            self.send(user.encode() + b"\r\n")  # we said WILL ECHO: typed text comes back
-            self.send(b"Password: ")
-            password = self.line()
-            if password is None:
-                return
-            self.send(b"\r\n")
-            if self.server.accepts(user, password):
-                break
-            self.send(b"Login incorrect\r\n")
-        else:
+    async def run(self) -> None:
+        self._ask(WILL, ECHO)
+        self._ask(WILL, SGA)
+        if self.config.ask_terminal_type:
+            self._ask(DO, TTYPE)
+        await self.write(self.config.banner + "\n\n")
+        if self.config.user is not None and not await self.login():
             return
-        self.server.logins.append(user)
-        self.send(f"Welcome, {user}.\r\n$ ".encode())
-        while (command := self.line()) is not None:
-            self.server.commands.append(command)
-            self.send(command.encode() + b"\r\n")
-            word, _, rest = command.strip().partition(" ")
-            if word == "exit":
-                self.send(b"logout\r\n")
+        while True:
+            await self.prompt(self.config.prompt)
+            line = await self.read_line()
+            if line is None:
                 return
-            if word == "echo":
-                reply = rest
-            elif word == "whoami":
-                reply = user
-            elif word == "":
-                reply = None
-            else:
-                reply = f"{word}: command not found"
-            if reply is not None:
-                self.send(reply.encode() + b"\r\n")
-            self.send(b"$ ")
+            answer = self.command(line)
+            if answer is None:
+                await self.write("Goodbye.\n")
+                return
+            await self.write(answer)
+
+    async def login(self) -> bool:
+        """The login prompts; True once the user is in."""
+        for _ in range(self.config.max_attempts):
+            await self.prompt("login: ")
+            name = await self.read_line()
+            if name is None:
+                return False
+            password: str | None = None
+            if self.config.password is not None:
+                await self.prompt("Password: ")
+                password = await self.read_line(hidden=True)
+                if password is None:
+                    return False
+            if name == self.config.user and password == self.config.password:
+                self.user = name
+                await self.write(f"Welcome, {name}.\n")
+                return True
+            await self.write("\nLogin incorrect\n")
+        return False
+
+    def command(self, line: str) -> str | None:
+        """The shell's answer to ``line`` (with its line end), None to hang up."""
+        words = line.split()
+        if not words:
+            return ""
+        verb, args = words[0], words[1:]
+        if verb in ("exit", "logout", "quit"):
+            return None
+        if verb == "echo":
+            text = " ".join(args).replace("$USER", self.user)
+            return text.replace("$TERM", self.terminal_type) + "\n"
+        if verb == "env":
+            return f"USER={self.user}\nTERM={self.terminal_type}\n"
+        if verb == "whoami":
+            return self.user + "\n"
+        if verb == "help":
+            return "commands: echo env whoami help exit\n"
+        return f"{verb}: command not found\n"
 
 
 class TelnetServer:
-    """A Telnet server on 127.0.0.1 in a thread; a context manager.
+    """The server's configuration and what its sessions saw, shared by its connections."""
 
-    ``logins`` and ``commands`` record what clients typed, for a test to assert.
-    """
+    def __init__(self, config: TelnetServerConfig | None = None):
+        self.config = config or TelnetServerConfig()
+        self.received: list[str] = []
+        self.negotiation: list[str] = []
+        self.terminal_types: list[str] = []
+        self.connections = 0
+        #: The bound port once :meth:`serve` has started (0 before).
+        self.port = 0
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, user: str | None = None,
-                 password: str | None = None):
-        self.user = user
-        self.password = password
-        self.logins: list[str] = []
-        self.commands: list[str] = []
-        self._sock = socket.create_server((host, port))
-        self._sock.settimeout(0.2)
-        self.host = host
-        self.port: int = self._sock.getsockname()[1]
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
-        self._acceptor = threading.Thread(target=self._accept, daemon=True)
-
-    def accepts(self, user: str, password: str) -> bool:
-        """Whether this login is let in."""
-        if self.user is None:
-            return bool(user)
-        return user == self.user and (self.password is None or password == self.password)
-
-    def url(self, user: str | None = None, password: str | None = None) -> str:
-        """A telnet: URL for this server, with a login if given."""
-        login = ""
-        if user is not None:
-            login = user + (f":{password}" if password is not None else "") + "@"
-        return f"telnet://{login}{self.host}:{self.port}/"
-
-    def start(self) -> TelnetServer:
-        """Start accepting connections."""
-        self._acceptor.start()
-        return self
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
+    async def handle(self, stream: anyio.abc.ByteStream) -> None:
+        """Run one session on an accepted connection, and close it."""
+        self.connections += 1
+        async with stream:
             try:
-                sock, _ = self._sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            t = threading.Thread(target=self._serve, args=(sock,), daemon=True)
-            self._threads.append(t)
-            t.start()
-
-    def _serve(self, sock: socket.socket) -> None:
-        with sock:
-            try:
-                _Session(sock, self).run()
-            except OSError:
+                await _Connection(self, stream).run()
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 pass
 
-    def close(self) -> None:
-        """Stop accepting; sessions end when their clients do."""
-        self._stop.set()
-        self._sock.close()
-        if self._acceptor.is_alive():
-            self._acceptor.join(5)
+    async def serve(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Serve until cancelled; ``task_status.started`` receives the bound port."""
+        listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
+        self.port = int(listener.extra(anyio.abc.SocketAttribute.local_port))
+        task_status.started(self.port)
+        await listener.serve(self.handle)
 
-    def __enter__(self) -> TelnetServer:
-        return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
+async def serve_telnet(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    config: TelnetServerConfig | None = None,
+    *,
+    task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve telnet sessions (as ``config`` says) until cancelled."""
+    await TelnetServer(config).serve(host, port, task_status=task_status)
 
 
-def main() -> None:
-    """``python -m anyurl.testing.telnet [--host H] [--port N] [--user U --password P]``."""
-    parser = argparse.ArgumentParser(prog="python -m anyurl.testing.telnet")
+@asynccontextmanager
+async def open_telnet_server(
+    config: TelnetServerConfig | None = None, host: str = "127.0.0.1", port: int = 0
+) -> AsyncIterator[TelnetServer]:
+    """A :class:`TelnetServer` serving in the caller's event loop until the block exits."""
+    server = TelnetServer(config)
+    async with anyio.create_task_group() as tg:
+        await tg.start(server.serve, host, port)
+        try:
+            yield server
+        finally:
+            tg.cancel_scope.cancel()
+
+
+@contextmanager
+def running_telnet_server(
+    config: TelnetServerConfig | None = None, host: str = "127.0.0.1", port: int = 0
+) -> Iterator[TelnetServer]:
+    """A :class:`TelnetServer` in a thread of its own; its port is ``server.port``."""
+    server = TelnetServer(config)
+    with serving_in_thread(server.serve, host, port):
+        yield server
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m anyurl.testing.telnet``: serve until interrupted."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=2323)
-    parser.add_argument("--user")
-    parser.add_argument("--password")
-    args = parser.parse_args()
-    with TelnetServer(args.host, args.port, user=args.user, password=args.password) as server:
-        print(f"telnet server on {server.host}:{server.port}", flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass
+    parser.add_argument("--user", help="ask for a login as this user")
+    parser.add_argument("--password", help="the password for --user (none: no prompt)")
+    args = parser.parse_args(argv)
+    config = TelnetServerConfig(user=args.user, password=args.password)
+    try:
+        anyio.run(serve_telnet, args.host, args.port, config)
+    except KeyboardInterrupt:
+        pass
 
 
 if __name__ == "__main__":

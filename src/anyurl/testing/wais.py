@@ -70,6 +70,8 @@ LARGE_SIZE = 25_000
 
 @dataclass(frozen=True)
 class WAISDocument:
+    """One document of the database: name, WAIS type, content, headline, docid."""
+
     name: str
     wtype: str
     content: bytes
@@ -92,6 +94,7 @@ GIF = (b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01
 
 
 def build_documents(host: str, port: int, database: str = DATABASE) -> list[WAISDocument]:
+    """The database's documents, their docids naming ``host:port``."""
     texts = [
         ("gopher.txt", "TEXT", b"The gopher protocol was designed at the University of "
          b"Minnesota.\nGopher menus list items by type.\n"),
@@ -136,13 +139,16 @@ class WAISServer:
         self.requests: list[InitRequest | SearchRequest] = []
 
     def url(self, path: str) -> str:
+        """A wais URL of this server for ``path``."""
         return f"wais://{self.host}:{self.port}/{path}"
 
     def document_url(self, name: str) -> str:
+        """The wais URL that retrieves the document called ``name``."""
         doc = self.document(name)
         return self.url(f"{self.database}/{doc.wtype}/{docid_to_wpath(doc.docid)}")
 
     def document(self, name: str) -> WAISDocument:
+        """The document called ``name``."""
         return next(d for d in self.documents if d.name == name)
 
     def _header(self, doc: WAISDocument, score: int) -> DocumentHeader:
@@ -153,6 +159,7 @@ class WAISServer:
         )
 
     def answer(self, apdu: bytes) -> bytes:
+        """The response APDU to one request APDU: Init, or Search (a retrieval is a Search)."""
         request = parse_apdu(apdu)
         if isinstance(request, InitRequest):
             self.requests.append(request)
@@ -224,6 +231,7 @@ class WAISServer:
             texts=(DocumentText(doc.docid, piece, 0),))
 
     async def handle(self, stream: anyio.abc.ByteStream) -> None:
+        """Serve one connection's requests until the client closes it."""
         conn = WAISConnection()
         async with stream:
             while True:
@@ -273,6 +281,7 @@ async def _serve_forever(host: str, port: int, database: str,
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m anyurl.testing.wais``: serve until interrupted."""
     parser = argparse.ArgumentParser(prog="python -m anyurl.testing.wais",
                                      description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--host", default="127.0.0.1")

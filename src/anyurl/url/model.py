@@ -130,6 +130,7 @@ class URL:
         return self._serialise(None if self.password is None else PASSWORD_MASK)
 
     def without_fragment(self) -> URL:
+        """This URL without its ``#fragment`` (the same object when it has none)."""
         return dataclasses.replace(self, fragment=None) if self.fragment is not None else self
 
     def replace(self, **changes: Any) -> URL:

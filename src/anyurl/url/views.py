@@ -49,6 +49,7 @@ class FTPPath:
         return self.typecode == "d" or (self.typecode is None and self.name == "")
 
     def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json``."""
         return {
             "cwd": [display(c) for c in self.cwd],
             "name": display(self.name),
@@ -67,6 +68,7 @@ def split_ftp_path(path: str | None) -> tuple[str, str | None]:
 
 
 def ftp_path(path: str | None) -> FTPPath:
+    """The :class:`FTPPath` of a raw ftp url-path (None: the login directory)."""
     fpath, typecode = split_ftp_path(path)
     segments = [decode(s) for s in fpath.split("/")]
     return FTPPath(cwd=tuple(segments[:-1]), name=segments[-1], typecode=typecode)
@@ -88,10 +90,12 @@ class HTTPPath:
         return t
 
     def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json``."""
         return {"hpath": self.hpath, "search": self.search}
 
 
 def http_path(path: str | None) -> HTTPPath:
+    """The :class:`HTTPPath` of a raw http url-path (None: the root, no search)."""
     if path is None:
         return HTTPPath(None, None)
     hpath, sep, search = path.partition("?")
@@ -117,6 +121,7 @@ class GopherPath:
         return line
 
     def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json``."""
         return {
             "gophertype": display(self.gophertype),
             "selector": display(self.selector),
@@ -139,6 +144,7 @@ def split_gopher_path(path: str | None) -> tuple[str, str, str | None, str | Non
 
 
 def gopher_path(path: str | None) -> GopherPath:
+    """The :class:`GopherPath` of a raw gopher-path (empty: type 1, the root menu)."""
     gtype, selector, search, plus = split_gopher_path(path)
     return GopherPath(
         gophertype=decode(gtype),
@@ -155,6 +161,7 @@ class MailtoPart:
     address: str
 
     def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json``."""
         return {"address": display(self.address)}
 
 
@@ -166,10 +173,12 @@ class NewsPart:
     message_id: str | None
 
     def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json``."""
         return {"group": display(self.group), "message_id": display(self.message_id)}
 
 
 def news_part(grouppart: str) -> NewsPart:
+    """The :class:`NewsPart` of a raw grouppart: a message-id if it holds ``@``."""
     if "@" in grouppart:
         return NewsPart(None, decode(grouppart))
     return NewsPart(decode(grouppart), None)
@@ -183,10 +192,12 @@ class NNTPPath:
     article: int | None
 
     def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json``."""
         return {"group": display(self.group), "article": self.article}
 
 
 def nntp_path(path: str | None) -> NNTPPath:
+    """The :class:`NNTPPath` of a raw nntp url-path (a non-numeric article: None)."""
     if not path:
         return NNTPPath(None, None)
     group, sep, article = path.partition("/")
@@ -199,6 +210,7 @@ class TelnetPart:
     """Telnet URLs name a service only; user and password are advisory (3.8)."""
 
     def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json`` (empty)."""
         return {}
 
 
@@ -212,6 +224,7 @@ class WAISPath:
     wpath: str | None
 
     def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json``."""
         return {
             "database": display(self.database),
             "search": display(self.search),
@@ -221,6 +234,7 @@ class WAISPath:
 
 
 def wais_path(path: str | None) -> WAISPath:
+    """The :class:`WAISPath` of a raw wais url-path: a search, a document or a database."""
     if path is None:
         return WAISPath(None, None, None, None)
     if "?" in path:
@@ -240,6 +254,7 @@ class FilePath:
     path: str
 
     def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json``."""
         return {"path": display(self.path)}
 
 
@@ -251,6 +266,7 @@ class ProsperoPath:
     fields: tuple[tuple[str, str], ...]
 
     def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json``."""
         return {
             "hsoname": display(self.hsoname),
             "fields": [[display(k), display(v)] for k, v in self.fields],
@@ -258,6 +274,7 @@ class ProsperoPath:
 
 
 def prospero_path(path: str | None) -> ProsperoPath:
+    """The :class:`ProsperoPath` of a raw prospero url-path and its field specs."""
     if path is None:
         return ProsperoPath("", ())
     ppath, *specs = path.split(";")
@@ -275,6 +292,7 @@ class GenericPart:
     schemepart: str
 
     def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json``."""
         return {"schemepart": self.schemepart}
 
 

@@ -34,8 +34,9 @@ DEFAULT_CONFIG_PATH = Path("~/.config/anyurl/config.toml")
 class Config:
     """Everything a resolver and its handlers may be told; every field has a default."""
 
-    #: Password for anonymous FTP (RFC 1738 3.2.1: the user's e-mail address).
-    anonymous_email: str = "anyurl@example.com"
+    #: Password for anonymous FTP (RFC 1738 3.2.1: the user's e-mail address); None:
+    #: ``$EMAIL`` when set, else ``anonymous@`` (no address of the user is made up).
+    anonymous_email: str | None = None
     connect_timeout: float = 30.0
     #: Longest wait for the next byte (a stalled transfer fails with exit 28).
     read_timeout: float = 60.0
@@ -71,6 +72,13 @@ class Config:
     #: The most bytes one resource may deliver (after decoding), or None: ``fetch()``
     #: and downloads fail with FileSizeExceeded (63) beyond it.
     max_filesize: int | None = None
+
+    def anonymous_password(self) -> str:
+        """What anonymous FTP sends as its password: the configured address, ``$EMAIL``,
+        else ``anonymous@`` (RFC 1738 3.2.1 asks for the user's address; anyurl never
+        invents one)."""
+        email = self.anonymous_email or os.environ.get("EMAIL", "").strip()
+        return email if email and "\r" not in email and "\n" not in email else "anonymous@"
 
     def replace(self, **changes: Any) -> Config:
         """A copy with the given fields changed (``Config().replace(retry=3)``)."""

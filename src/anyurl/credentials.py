@@ -21,8 +21,15 @@ class NetrcEntry:
     password: str | None
 
 
-def netrc_entry(config: Config, host: str, warn: Callable[[str], None]) -> NetrcEntry | None:
+def netrc_entry(config: Config, host: str, warn: Callable[[str], None], *,
+                user: str | None = None) -> NetrcEntry | None:
     """The entry for ``host`` (``Config.netrc_path``, ``$NETRC`` or ``~/.netrc``), or None.
+
+    ``user`` is the user the URL names, if any. The ``default`` entry applies only to a
+    URL that names that same user: it never turns a URL without a user (an anonymous one,
+    RFC 1738 3.2.1) into a personal login, which would send the user's password in clear
+    to whatever server a URL names. A ``machine`` entry of the host itself applies when
+    its login matches the URL's user, or the URL names none.
 
     A file that cannot be parsed is ignored with a warning rather than failing the
     transfer, as ftp(1) and curl do; ``Config.use_netrc = False`` turns lookups off.
@@ -33,11 +40,16 @@ def netrc_entry(config: Config, host: str, warn: Callable[[str], None]) -> Netrc
     if not os.path.isfile(path):
         return None
     try:
-        entry = netrc.netrc(path).authenticators(host)
+        parsed = netrc.netrc(path)
     except (netrc.NetrcParseError, OSError) as exc:
         warn(f"ignoring {path}: {exc}")
         return None
+    entry = parsed.hosts.get(host)
+    if entry is None and user is not None:
+        entry = parsed.hosts.get("default")
     if entry is None or not entry[0]:
         return None
     login, account, password = entry
+    if user is not None and login != user:
+        return None
     return NetrcEntry(login, account or None, password or None)

@@ -52,7 +52,8 @@ def test_mailto_with_subject_data_and_relay(peers: Peers) -> None:
     p = peers["aiosmtpd"]
     maildir = Path(str(p.extra["maildir"]))
     before = set(maildir.rglob("*")) if maildir.exists() else set()
-    r = anyurl("-s", "--smtp-relay", f"{p.host}:{p.port}", "--subject", "options test",
+    r = anyurl("-s", "--mail-from", "tester@anyurl.test", "--smtp-relay", f"{p.host}:{p.port}",
+               "--subject", "options test",
                "--data", "first line\n.starts with a dot\n", "mailto:someone@example.org")
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith(b"250")
@@ -70,7 +71,8 @@ def test_mailto_with_subject_data_and_relay(peers: Peers) -> None:
 
 def test_mailto_body_from_stdin(peers: Peers) -> None:
     p = peers["aiosmtpd"]
-    r = anyurl("-s", "--smtp-relay", f"{p.host}:{p.port}", "--data-file", "-",
+    r = anyurl("-s", "--mail-from", "tester@anyurl.test", "--smtp-relay", f"{p.host}:{p.port}",
+               "--data-file", "-",
                "mailto:someone@example.org", stdin=b"from stdin\n")
     assert r.returncode == 0, r.stderr
 

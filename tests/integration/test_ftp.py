@@ -626,3 +626,36 @@ async def test_cr_lf_never_reaches_the_wire(ftp_peers: Any) -> None:
             await fetch(base(ftp_peers, "pyftpdlib") + path)
         assert caught.value.exit_code == 3
     assert log.sessions() == []
+
+
+async def test_netrc_default_never_replaces_anonymous_login(
+    ftp_peers: Any, tmp_path: Path
+) -> None:
+    """RFC 1738 3.2.1: no user in the URL is an anonymous login, whatever netrc's default."""
+    netrc = tmp_path / "netrc"
+    netrc.write_text(f"default login {LOCAL_USER} password {LOCAL_PASSWORD}\n")
+    log = CommandLog(ftp_peers)
+    cfg = config(use_netrc=True, netrc_path=str(netrc))
+    await fetch(base(ftp_peers, "pyftpdlib") + "hello.txt", cfg=cfg)
+    # a named user may take its password from the default entry
+    await fetch(base(ftp_peers, "pyftpdlib", f"{LOCAL_USER}@") + "hello.txt", cfg=cfg)
+    sessions = log.sessions()
+    assert sessions[0][:2] == ["USER anonymous", f"PASS {EMAIL}"]
+    assert sessions[1][:2] == [f"USER {LOCAL_USER}", f"PASS {LOCAL_PASSWORD}"]
+
+
+@pytest.mark.parametrize("login", ["@", ":pw@"], ids=["empty-user", "empty-user-password"])
+async def test_an_empty_user_is_anonymous(ftp_peers: Any, login: str) -> None:
+    log = CommandLog(ftp_peers)
+    await fetch(base(ftp_peers, "pyftpdlib", login) + "hello.txt")
+    assert log.sessions()[0][:2] == ["USER anonymous", f"PASS {EMAIL}"]
+
+
+def test_the_anonymous_password_is_configured_never_made_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("EMAIL", raising=False)
+    assert Config().anonymous_password() == "anonymous@"
+    monkeypatch.setenv("EMAIL", "me@example.net")
+    assert Config().anonymous_password() == "me@example.net"
+    assert Config(anonymous_email="set@example.org").anonymous_password() == "set@example.org"

@@ -177,8 +177,15 @@ def test_plan() -> None:
     assert lines[4] == "DATA" and lines[5].startswith("<message: ") and lines[-1] == "QUIT"
 
 
+def test_no_sender_is_an_error_not_a_made_up_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EMAIL", raising=False)
+    with pytest.raises(AnyURLError, match="no sender"):
+        MailtoHandler(Config()).plan(parse("mailto:bob@example.org"),
+                                     FetchOptions(schemes=(MailtoOptions(body=b"x"),)))
+
+
 def test_plan_default_relay() -> None:
-    lines = MailtoHandler(Config()).plan(parse("mailto:bob@example.org"),
+    lines = MailtoHandler(Config(mail_from=SENDER)).plan(parse("mailto:bob@example.org"),
                                          FetchOptions(schemes=(MailtoOptions(body_from_stdin=True),)))
     assert lines[0] == "connect to the SMTP relay localhost port 25"
     assert "<message: headers and standard input>" in lines

@@ -94,7 +94,8 @@ CASES: list[Case] = [
          (TelnetOptions(idle=1.0, commands=("echo hello from anyurl",)),)),
     Case("mailto", "mailto:demo@example.org", "smtp", "a message submitted over SMTP",
          (MailtoOptions(subject="anyurl demo", body=b"Sent by anyurl demo.\n"),),
-         config=lambda ports: {"smtp_relay": f"127.0.0.1:{ports['smtp']}"}),
+         config=lambda ports: {"smtp_relay": f"127.0.0.1:{ports['smtp']}",
+                               "mail_from": "demo@anyurl.test"}),
 ]
 
 SAMPLE = {

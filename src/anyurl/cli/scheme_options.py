@@ -55,6 +55,9 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--nntp-server", metavar="HOST[:PORT]",
                    help="news: the server for news: URLs (else $NNTPSERVER, config)")
     g.add_argument("--subject", metavar="TEXT", help="mailto: the subject of the message")
+    g.add_argument("--mail-from", metavar="ADDRESS",
+                   help="mailto: the sender (as curl's --mail-from; else mail_from or "
+                   "anonymous_email in the config, else $EMAIL)")
     g.add_argument("--smtp-relay", metavar="HOST[:PORT]",
                    help="mailto: the SMTP server to submit through (default localhost:25)")
     body = g.add_mutually_exclusive_group()
@@ -129,9 +132,11 @@ def scheme_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
     elif args.data_file and args.data_file != "-":
         with open(args.data_file, "rb") as f:
             body = f.read()
-    if args.subject is not None or body is not None or args.data_file == "-":
+    if (args.subject is not None or body is not None or args.data_file == "-"
+            or args.mail_from):
         given.append(MailtoOptions(subject=args.subject, body=body,
-                                   body_from_stdin=args.data_file == "-"))
+                                   body_from_stdin=args.data_file == "-",
+                                   mail_from=args.mail_from))
     if args.telnet_command or args.idle is not None:
         telnet = TelnetOptions(commands=tuple(args.telnet_command))
         if args.idle is not None:

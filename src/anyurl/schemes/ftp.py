@@ -339,14 +339,17 @@ class FTPHandler(SchemeHandler):
     def _login(self, url: URL) -> _Login:
         """Who to log in as: the URL, else netrc, else anonymous (RFC 1738 3.2.1)."""
         user, password, account = url.user, url.password, None
+        if user == "":
+            user = None  # ftp://@host/ and ftp://:pw@host/: no name, so anonymous (3.2.1)
+            password = None
         if user is None or password is None:
-            entry = netrc_entry(self.config, url.connect_host, self.warn)
-            if entry is not None and (user is None or user == entry.login):
+            entry = netrc_entry(self.config, url.connect_host, self.warn, user=user)
+            if entry is not None:
                 user = entry.login
                 password = (entry.password or "") if password is None else password
                 account = entry.account
         if user is None:
-            return _Login("anonymous", password or self.config.anonymous_email, None, True)
+            return _Login("anonymous", self.config.anonymous_password(), None, True)
         return _Login(user, password, account, False)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:

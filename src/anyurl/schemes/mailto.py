@@ -12,10 +12,11 @@ The message goes over SMTP (:mod:`anyurl.protocols.smtp`) to a relay: ``MailtoOp
 else ``Config.smtp_relay`` (``host:port``, ``[v6]:port``), else ``localhost:25``. The
 relay comes from configuration, never from the URL, so the port policy of section 6
 (which refuses port 25 for every *other* scheme, because a crafted gopher: or ftp: URL
-could talk to a mail server) does not apply to it. The sender is ``MailtoOptions.mail_from``,
-``Config.mail_from``, or ``Config.anonymous_email``. The message carries From, To,
-Subject (RFC 2047-encoded when not ASCII), Date, Message-ID and a MIME text/plain body
-(UTF-8; quoted-printable when not ASCII, so the message is 7-bit clean for any relay).
+could talk to a mail server) does not apply to it. The sender is
+``MailtoOptions.mail_from``, ``Config.mail_from``, ``Config.anonymous_email``, or
+``$EMAIL`` (none: an error). The message carries From, To, Subject (RFC 2047-encoded
+when not ASCII), Date, Message-ID and a MIME text/plain body (UTF-8; quoted-printable
+when not ASCII, so the message is 7-bit clean for any relay).
 
 The later ``mailto:addr?subject=...&body=...`` form (RFC 6068) is understood when the
 ``?`` follows the address's ``@``; other header fields are ignored with a warning.
@@ -32,6 +33,7 @@ character or an angle bracket is :class:`~anyurl.errors.URLError` (3) before con
 from __future__ import annotations
 
 import email.policy
+import os
 import re
 import socket
 import sys
@@ -179,8 +181,12 @@ class MailtoHandler(SchemeHandler):
                 hint="Give the message body (--data, --data-file; MailtoOptions(body=...) "
                 "in a program).",
             )
-        sender = str(given.mail_from or self.config.mail_from
-                     or self.config.anonymous_email)
+        sender = (given.mail_from or self.config.mail_from or self.config.anonymous_email
+                  or os.environ.get("EMAIL", "").strip())
+        if not sender:
+            raise AnyURLError(
+                f"no sender address for {url.masked()}",
+                hint="Set mail_from (or anonymous_email) in the config, or $EMAIL.")
         try:
             check_address(sender, "sender")
         except LocalProtocolError as exc:

@@ -454,7 +454,7 @@ class NewsHandler(SchemeHandler):
     ) -> tuple[str | None, str | None]:
         target = session.target
         user, password = target.user, target.password
-        if user is None:
+        if user is None:  # the host's own entry only: never netrc's default (see netrc_entry)
             entry = netrc_entry(self.config, target.host, self.warn)
             if entry is not None:
                 user, password = entry.login, entry.password

@@ -170,3 +170,24 @@ def test_telnet_server_runs_as_a_module() -> None:
         proc.terminate()
         proc.wait(timeout=5)
     assert b"anyurl loopback telnet server" in got
+
+
+async def test_typed_login_is_reported_and_can_be_turned_off() -> None:
+    """RFC 1738 3.8: the user and password are advice; anyurl says what it typed
+    (password masked) and types nothing with TelnetOptions(login=False)."""
+    from anyurl.testing.telnet import running_telnet_server
+
+    warnings: list[str] = []
+    with running_telnet_server(TelnetServerConfig(user="joe", password="s3cret")) as server:
+        url = f"telnet://joe:s3cret@127.0.0.1:{server.port}/"
+        config = Config(connect_timeout=5, read_timeout=10,
+                        allowed_ports=frozenset({server.port}))
+        async with Resolver(config, warn=warnings.append) as resolver:
+            await resolver.fetch(url, telnet_options())
+            assert any("typed the user 'joe'" in w for w in warnings)
+            assert any("typed the password (****)" in w for w in warnings)
+            assert not any("s3cret" in w for w in warnings)
+            warnings.clear()
+            quiet = await resolver.fetch(url, telnet_options(login=False))
+    assert not any("typed" in w for w in warnings)
+    assert b"login:" in quiet and b"Welcome" not in quiet

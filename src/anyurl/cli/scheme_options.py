@@ -66,6 +66,9 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                       help="mailto: read the body from FILE ('-' for stdin)")
     g.add_argument("--telnet-command", metavar="LINE", action="append", default=[],
                    help="telnet: a line to type after login (repeatable)")
+    g.add_argument("--telnet-no-login", action="store_true",
+                   help="telnet: do not type the URL's user and password into the server's "
+                   "prompts (RFC 1738 3.8 makes them advice only)")
     g.add_argument("--idle", type=float, metavar="SECONDS",
                    help="telnet: end the session after the server is quiet this long")
     g.add_argument("--follow", action="store_true",
@@ -137,8 +140,9 @@ def scheme_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
         given.append(MailtoOptions(subject=args.subject, body=body,
                                    body_from_stdin=args.data_file == "-",
                                    mail_from=args.mail_from))
-    if args.telnet_command or args.idle is not None:
-        telnet = TelnetOptions(commands=tuple(args.telnet_command))
+    if args.telnet_command or args.idle is not None or args.telnet_no_login:
+        telnet = TelnetOptions(commands=tuple(args.telnet_command),
+                               login=not args.telnet_no_login)
         if args.idle is not None:
             telnet = dataclasses.replace(telnet, idle=args.idle)
         given.append(telnet)

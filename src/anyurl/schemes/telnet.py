@@ -336,6 +336,7 @@ class _Session:
                     hint="Check the user and password in the URL.",
                 )
             self.user_sent = True
+            self.handler.warn(f"typed the user {url.user!r} at the login prompt of {host}")
             await self._type(url.user, url.user)
         elif _PASSWORD_PROMPT.search(tail):
             if self.password_sent:
@@ -362,4 +363,5 @@ class _Session:
             self.password_sent = True
             self.awaiting_verdict = True
             self.holding = bytearray()
+            self.handler.warn(f"typed the password ({MASK}) at the password prompt of {host}")
             await self._type(password, MASK)

@@ -48,7 +48,7 @@ def doc_url(peer: Any, doc: WAISDocument) -> str:
 
 
 async def test_search_lists_documents_with_their_urls(server: Any) -> None:
-    body, info, _ = await fetch(f"wais://{server.host}:{server.port}/{DATABASE}?gopher+minnesota")
+    body, info, _ = await fetch(f"wais://{server.host}:{server.port}/{DATABASE}?gopher%20minnesota")
     text = body.decode()
     assert info.kind == "directory"
     found = info.extra["wais"]["documents"]
@@ -158,4 +158,6 @@ async def test_what_the_server_received() -> None:
         QueryTerm(b"wb ro ig ig ig ig", b"0"), Operator(b"a"),
         QueryTerm(b"wb rl ig ig ig ig", b"10000"), Operator(b"a"),
     )
-    assert (search.query_type, search.seed_words) == (b"3", b"a+b c")
+    # "+" is a plus as written (RFC 1738 has no "+ means space" rule): the view and the
+    # handler agree
+    assert (search.query_type, search.seed_words) == (b"3", b"a+b+c")

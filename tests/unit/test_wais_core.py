@@ -265,8 +265,10 @@ def test_lynx_record_longer_than_127_gets_a_two_octet_length() -> None:
     ("url", "expected"),
     [
         pytest.param("wais://h/db", ("db", None, None, None, None), id="database"),
-        pytest.param("wais://h/db?gopher+minnesota", ("db", "gopher minnesota", None, None, None),
-                     id="search-plus-is-space"),
+        pytest.param("wais://h/db?gopher+minnesota", ("db", "gopher+minnesota", None, None, None),
+                     id="search-plus-as-written"),
+        pytest.param("wais://h/db?gopher%20minnesota",
+                     ("db", "gopher minnesota", None, None, None), id="search-space"),
         pytest.param("wais://h/db?a%2Bb", ("db", "a+b", None, None, None), id="escaped-plus"),
         pytest.param("wais://h/db/TEXT/%01%02ab", ("db", None, "TEXT", b"\x01\x02ab", None),
                      id="document"),

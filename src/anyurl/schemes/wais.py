@@ -87,7 +87,9 @@ def _parse(url: URL) -> _Request:
         if len(segments) > 1:
             raise URLError(f"{url.masked()}: a search URL has only a database before '?'",
                            url=url)
-        return _Request(database, decode(search_raw.replace("+", " ")))
+        # RFC 1738 gives "+" no meaning in a wais search: it is sent as it is, as
+        # `anyurl parse` shows it (a WAIS server splits seed words at it anyway).
+        return _Request(database, decode(search_raw))
     if len(segments) == 1:
         return _Request(database, None)
     if len(segments) == 2 or not segments[2]:

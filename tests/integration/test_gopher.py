@@ -19,6 +19,7 @@ from anyurl.config import Config
 from anyurl.errors import (
     AnyURLError,
     PartialTransfer,
+    ProtocolError,
     RemoteFileNotFound,
     ServerError,
     TransferTimeout,
@@ -416,3 +417,29 @@ def test_plan_shows_the_dialogue_without_network() -> None:
     assert resolver.plan("gopher://example.org/7/find%09gopher") == [
         "connect to example.org:70", "> /find<TAB>gopher"]
     assert resolver.plan("gopher://example.org/0/f%09%09?")[1] == "> /f<TAB>!"
+
+
+def _gopher0_answer(body: bytes) -> Any:
+    from anyurl.testing.hostile import Behaviour
+
+    def run(peer: Any) -> None:
+        if peer.line() is not None:
+            peer.send(body)
+
+    return Behaviour("gopher0", "gopher", run)
+
+
+@pytest.mark.parametrize("attr", ["!", "%21%2BABSTRACT", "$"])
+async def test_attributes_from_a_gopher0_server_are_passed_through(attr: str) -> None:
+    """A server that ignores the Gopher+ string sends the item itself: never an empty
+    answer with exit 0 (issue 12)."""
+    from anyurl.testing.hostile import HostileServer
+
+    with HostileServer(_gopher0_answer(b"plain gopher0 text\r\n.\r\n")) as server:
+        body, _ = await fetch(f"gopher://127.0.0.1:{server.port}/0/x%09%09{attr}",
+                                 config=Config(allowed_ports=frozenset({server.port})))
+    assert b"plain gopher0 text" in body
+    with HostileServer(_gopher0_answer(b".\r\n")) as server, \
+            pytest.raises(ProtocolError, match="with nothing"):
+        await fetch(f"gopher://127.0.0.1:{server.port}/0/x%09%09{attr}",
+                    config=Config(allowed_ports=frozenset({server.port})))

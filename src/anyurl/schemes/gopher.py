@@ -448,6 +448,18 @@ class GopherHandler(SchemeHandler):
         attrs = parse_attributes(body)
         if not attrs:
             self._raise_error_item(url, parse_menu(body))
+            if not body.strip():
+                raise ProtocolError(
+                    f"the gopher server of {url.masked()} answered the Gopher+ attribute "
+                    "request with nothing", url=url,
+                    hint="The server may not speak Gopher+: fetch the item without !/$.")
+            # A gopher0 server ignores the Gopher+ string and sends the item itself: that
+            # body is passed through, never turned into an empty answer.
+            self.warn(f"the gopher server of {url.masked()} sent no Gopher+ attributes "
+                      "(it may not speak Gopher+); passing its answer through")
+            info = ResourceInfo(url=url, size=len(body), total_size=len(body),
+                                content_type="application/octet-stream", kind="file")
+            return Resource(info, iterate_bytes(body))
         return self._rendered(url, lambda: render_attributes(attrs),
                               lambda: [a.to_json() for a in attrs],
                               exchange.options, "attributes", {"attributes": attrs})

@@ -320,3 +320,15 @@ def test_max_filesize_refuses_an_announced_size_before_writing(tmp_path: Path,
     assert r.returncode == 63, r.stderr
     assert not target.exists() and not (tmp_path / "doc.part").exists()
     assert anyurl("get", "-s", "--max-filesize", "1M", "-o", str(target), source).returncode == 0
+
+
+def test_a_wais_document_is_saved_under_its_own_name() -> None:
+    from anyurl.cli.names import remote_name
+    from anyurl.protocols import wais
+    from anyurl.url import parse
+
+    docid = (b"\x01\x0b127.0.0.1:5\x02\x09/srv/demo"
+             b"\x03\x1e0 98 /srv/demo/docs/gopher.txt\x07\x01\x00")
+    url = parse("wais://h/demo/TEXT/" + wais.docid_to_wpath(docid))
+    assert remote_name(url) == "gopher.txt"
+    assert remote_name(parse("wais://h/demo/TEXT/plain-id")) == "plain-id"

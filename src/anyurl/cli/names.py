@@ -12,7 +12,8 @@ then the scheme, stand in).
 
 Per scheme: ``;type=`` is already gone (the ftp view strips it); a gopher type
 character is not part of the selector; a Message-ID loses its angle brackets and
-``@`` becomes ``_at_``; an NNTP article is ``group.number``.
+``@`` becomes ``_at_``; an NNTP article is ``group.number``; a WAIS document is saved
+under its own file name (from its docid) rather than the whole docid.
 """
 
 from __future__ import annotations
@@ -71,6 +72,21 @@ def _last(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
+def _wais_name(parts: WAISPath) -> str:
+    """A WAIS document's own file name (the local id of freeWAIS' docid record 3), else
+    the last segment of its wpath; never the whole mangled docid."""
+    if not parts.wpath:
+        return ""
+    from anyurl.protocols import wais  # only for wais: URLs
+
+    records = wais.docid_records(wais.wpath_to_docid(parts.wpath)) or ()
+    for kind, value in records:
+        if kind == 3:  # "0 105 /srv/docs/gopher.txt": size, then the path
+            local = value.decode("latin-1").strip()
+            return local.rsplit("/", 1)[-1] if local else ""
+    return _last(parts.wpath)
+
+
 def remote_name(url: URL, suggested: str | None = None) -> str:
     """The file name ``-O`` saves ``url`` under (``suggested``: a name the server gave)."""
     if suggested:
@@ -90,5 +106,5 @@ def remote_name(url: URL, suggested: str | None = None) -> str:
     elif isinstance(parts, NNTPPath):
         name = f"{parts.group or 'news'}.{parts.article}" if parts.article else parts.group or ""
     elif isinstance(parts, WAISPath):
-        name = parts.wpath or parts.database or ""
+        name = _wais_name(parts) or parts.database or ""
     return safe_name(name, fallback=safe_name(url.host or "", fallback=url.scheme))

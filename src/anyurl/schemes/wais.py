@@ -16,10 +16,11 @@ from :mod:`anyurl.protocols.wais`:
     10 000 bytes each (less if the server's Init answer says its records are smaller),
     streamed chunk by chunk. ``wpath`` is the docid %-escaped (RFC 1738), or the CERN/Lynx
     record form ``1=...;2=...;``; a CERN-style length segment (``/db/TEXT/105/docid``)
-    gives the size in advance. ``FetchOptions.offset`` resumes at that byte.
+    is a hint written when the URL was made: the whole document is fetched whatever it
+    says, and a difference is reported. ``FetchOptions.offset`` resumes at that byte.
 
-Without a known length the loop ends at the first short (or empty) chunk, or at a
-diagnostic after the first chunk. Errors: a diagnostic instead of results
+The loop ends at the first short (or empty) chunk, or at a diagnostic after the first
+chunk. Errors: a diagnostic instead of results
 :class:`RemoteFileNotFound` (78) for a missing database or document, :class:`ServerError`
 (22) otherwise; an InitResponse refusing us :class:`LoginDenied` (67); bytes that are not
 WAIS :class:`ProtocolError` (8); the connection closing mid-answer :class:`ConnectionLost`.
@@ -286,10 +287,13 @@ class WAISHandler(SchemeHandler):
         database = encode_wire(request.database)
         wtype = encode_wire(request.wtype) if request.wtype else None
         start = max(0, options.offset)
-        total = request.length
+        # A CERN-style length segment is a hint written when the URL was made: the
+        # document may have grown since. It is not trusted to end the transfer early;
+        # the document is read to its end, and a difference is reported.
+        hint = request.length
 
         async def fetch(offset: int) -> tuple[bytes, SearchResponse]:
-            end = offset + chunk if total is None else min(total, offset + chunk)
+            end = offset + chunk
             apdu = wais.retrieval_apdu(database, request.docid or b"", wtype, offset, end)
             reply = await session.exchange(apdu, f"Retrieve bytes {offset}-{end}")
             assert isinstance(reply, SearchResponse)
@@ -311,31 +315,23 @@ class WAISHandler(SchemeHandler):
                     if data:
                         yield data
                     offset += len(data)
-                    if total is not None:
-                        if offset >= total or not data:
-                            return
-                    elif len(data) < chunk:
-                        return
+                    if len(data) < chunk:
+                        break  # a short chunk: the document's end
                     data, more = await fetch(offset)
                     if not more.texts:
-                        if total is not None:
-                            d = more.diagnostics[0] if more.diagnostics else None
-                            raise ServerError(
-                                f"the WAIS server of {url.masked()} stopped at byte {offset} "
-                                f"of {total}"
-                                + (f": diagnostic {d.code}: {d.text}" if d else ""),
-                                url=url,
-                            )
-                        return
+                        break
+                if hint is not None and not start and offset != hint:
+                    self.warn(f"{url.masked()} says the document has {hint} bytes; it has "
+                              f"{offset} (the whole document was fetched)")
             finally:
                 with anyio.CancelScope(shield=True):
                     await session.stream.aclose()
 
-        size = None if total is None else max(0, total - start)
+        size = None
         name = _filename(request)
         return Resource(
             ResourceInfo(
-                url=url, size=size, total_size=total, offset=start,
+                url=url, size=size, total_size=None, offset=start,
                 content_type=wais.content_type_for(request.wtype), filename=name,
                 kind="file",
                 extra={"wais": {"database": request.database, "type": request.wtype,

@@ -42,6 +42,7 @@ CASES = [
     pytest.param("gopher-endless-menu", ["--max-filesize", "5M"], 63,
                  id="gopher-endless-menu"),
     pytest.param("gopher-endless-line", [], 8, id="gopher-endless-line"),
+    pytest.param("gopher-escapes", ["-o", "-"], 0, id="gopher-escapes-rendered"),
     pytest.param("nntp-endless-article", ["--max-filesize", "5M"], 63,
                  id="nntp-endless-article"),
 ]
@@ -71,13 +72,14 @@ def test_hostile_server(request: pytest.FixtureRequest, tmp_path: Path, backend:
         returncode, out, err, rss = _run(
             ["get", "--backend", backend, "--allow-port", str(server.port),
              "--connect-timeout", "5", "--max-time", "60", *extra,
-             "-o", str(target), server.url])
+             *([] if "-o" in extra else ["-o", str(target)]), server.url])
     assert returncode == code, err.decode(errors="replace")
     for mark in request.node.iter_markers("words"):
         assert mark.args[0] in err, err
     assert b"Traceback" not in err
     assert b"\x1b" not in err and b"\x07" not in err, err
+    if name == "gopher-escapes":  # a rendered menu on stdout carries no raw escape either
+        assert b"\x1b" not in out and b"\\x1b" in out, out
     assert len(err.strip().splitlines()) <= 2, err  # the error, perhaps a warning
     assert not target.exists(), "a failed transfer left a file under the final name"
     assert rss < RSS_LIMIT, f"peak RSS {rss >> 20} MiB"
-    del out

@@ -2,7 +2,9 @@
 
 Presentation, not protocol: the core (:mod:`anyurl.protocols.gopher`) parses, this
 renders. Each line shows a type label, the display string and the item's URL, so a menu
-on a terminal is a list of URLs to fetch next.
+on a terminal is a list of URLs to fetch next. Text the server chose is shown with its
+control characters escaped (:func:`~anyurl.url.charset.printable`), so a menu cannot
+carry terminal escape sequences to the screen.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Final
 
 from anyurl.protocols.gopher import ItemAttributes, MenuItem
-from anyurl.url.charset import display
+from anyurl.url.charset import printable
 
 __all__ = ["TYPE_LABELS", "render_attributes", "render_menu"]
 
@@ -28,11 +30,11 @@ def render_menu(items: Iterable[MenuItem]) -> str:
     """A menu as readable text: a type label, the display string, the item's URL."""
     out = []
     for item in items:
-        name = display(item.display) or ""
+        name = printable(item.display) or ""
         if item.is_info:
             out.append(f"       {name}".rstrip())
             continue
-        label = "(" + TYPE_LABELS.get(item.fetch_type, "?" + (display(item.type) or "")) + ")"
+        label = "(" + TYPE_LABELS.get(item.fetch_type, "?" + (printable(item.type) or "")) + ")"
         line = f"{label:<7}{name}"
         if item.plus == "?":
             line += " [form]"
@@ -56,7 +58,7 @@ def render_attributes(items: Iterable[ItemAttributes]) -> str:
         for b in attrs.blocks:
             if b.name == "+INFO" or (b.name == "+VIEWS" and attrs.views):
                 continue  # the views are listed above, as --view takes them
-            out.append(f"  {b.name}:" + (f" {display(b.value)}" if b.value else ""))
-            out.extend(f"    {display(line)}".rstrip() for line in b.lines)
+            out.append(f"  {b.name}:" + (f" {printable(b.value)}" if b.value else ""))
+            out.extend(f"    {printable(line)}".rstrip() for line in b.lines)
         out.append("")
     return "\n".join(out)

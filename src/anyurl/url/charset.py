@@ -10,6 +10,7 @@ trip back to the wire unchanged (``encode_wire``).
 
 from __future__ import annotations
 
+import re
 import string
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "decode_bytes",
     "display",
     "encode_wire",
+    "printable",
     "quote",
 ]
 
@@ -103,6 +105,21 @@ def display(text: str | None) -> str | None:
     except UnicodeEncodeError:
         return encode_wire(text).decode("latin-1")
     return text
+
+
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str | None) -> str | None:
+    """:func:`display`, with control characters but TAB and LF shown as ``\\xNN``.
+
+    For text a server chose (menu display strings, attribute blocks) that is rendered
+    for a terminal: no escape sequence of the server's reaches the terminal raw.
+    """
+    shown = display(text)
+    if shown is None:
+        return None
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", shown)
 
 
 def escape_unsafe(raw: str, keep: frozenset[str] = XCHAR_PLAIN) -> str:

@@ -246,3 +246,17 @@ async def test_follow_without_a_usable_method() -> None:
             await fetch(server.url("/pub/wais"), follow=True)
         with pytest.raises(RemoteFileNotFound, match="LOCAL"):
             await fetch(server.url("/pub/local"), follow=True)
+
+
+async def test_json_report() -> None:
+    """--json gives the report as JSON (the data of info.extra["prospero"]), not text."""
+    import json
+
+    async with serve_prospero() as server, Resolver(Config(), warn=lambda _: None) as r:
+        options = FetchOptions(format="json", schemes=(ProsperoOptions(**FAST),))
+        async with r.open(server.url("/pub/README"), options) as resource:
+            body = await resource.read()
+            assert resource.info.content_type == "application/json"
+    data = json.loads(body)
+    assert data == json.loads(json.dumps(resource.info.extra["prospero"]))
+    assert any(m["url"] and m["url"].startswith("ftp://") for m in data["access_methods"])

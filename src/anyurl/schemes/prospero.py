@@ -39,6 +39,7 @@ every retry :class:`TransferTimeout` (28).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -300,11 +301,17 @@ class ProsperoHandler(SchemeHandler):
                 trace(f"* following {chosen.method.method} -> {chosen.url}")
             return await self._follow(chosen.url, options, extra)
 
-        report = _report(url, target, info, methods, listing, forwards)
+        if options.format == "json":  # --json: the same data as info.extra["prospero"]
+            report = (json.dumps(extra["prospero"], indent=2, ensure_ascii=False)
+                      + "\n").encode()
+            ctype = "application/json"
+        else:
+            report = _report(url, target, info, methods, listing, forwards)
+            ctype = "text/plain; charset=utf-8"
         return Resource(
             ResourceInfo(
                 url=url, size=len(report), total_size=len(report),
-                content_type="text/plain; charset=utf-8",
+                content_type=ctype,
                 filename=None,
                 kind="directory" if listing is not None else "report",
                 extra=extra,

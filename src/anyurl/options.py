@@ -127,6 +127,10 @@ class GopherOptions(SchemeOptions):
     view: str | None = None
     #: Answers to a Gopher+ ``+ASK`` form.
     answers: AnswerSource | None = None
+    #: Menus and attribute blocks rendered as text with URLs (True), or saved as the
+    #: server framed them (False: the terminating ``.`` removed, dot-stuffing undone),
+    #: which is what the command line writes to files and pipes (``--render`` forces it).
+    render: bool = True
 
 
 @dataclass(frozen=True)

@@ -260,3 +260,20 @@ def test_ftp_resume_with_c(peers: Any, tmp_path: Path, backend: str) -> None:
     assert r.returncode == 0, r.stderr
     assert out.read_bytes() == content
     assert b"> REST 300" in r.stderr
+
+
+@pytest.mark.integration
+def test_a_gopher_menu_is_saved_as_sent_and_rendered_on_request(peers: Any,
+                                                                 tmp_path: Path) -> None:
+    """Files and pipes get the menu as the server framed it; --render gives the text."""
+    menu = peers["pygopherd"].url("1/pub")
+    piped = anyurl("get", "-s", menu)
+    assert piped.returncode == 0, piped.stderr
+    lines = piped.stdout.splitlines()
+    assert lines and all(b"\t" in line for line in lines if line[:1] != b"i")
+    assert not piped.stdout.rstrip().endswith(b"\n.")  # the terminator is removed
+    saved = tmp_path / "menu"
+    assert anyurl("get", "-s", "-o", str(saved), menu).returncode == 0
+    assert saved.read_bytes() == piped.stdout
+    rendered = anyurl("get", "-s", "--render", menu)
+    assert b"<gopher://" in rendered.stdout and b"\t" not in rendered.stdout

@@ -42,7 +42,7 @@ CASES = [
     pytest.param("gopher-endless-menu", ["--max-filesize", "5M"], 63,
                  id="gopher-endless-menu"),
     pytest.param("gopher-endless-line", [], 8, id="gopher-endless-line"),
-    pytest.param("gopher-escapes", ["-o", "-"], 0, id="gopher-escapes-rendered"),
+    pytest.param("gopher-escapes", ["-o", "-", "--render"], 0, id="gopher-escapes-rendered"),
     pytest.param("nntp-endless-article", ["--max-filesize", "5M"], 63,
                  id="nntp-endless-article"),
 ]

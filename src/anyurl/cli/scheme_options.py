@@ -40,6 +40,10 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("scheme options")
     g.add_argument("--view", metavar="'TYPE LANG'",
                    help="gopher+: the alternate view to fetch, e.g. 'text/plain De_DE'")
+    g.add_argument("--render", action="store_true",
+                   help="gopher: render menus and attributes as text with URLs even into a "
+                   "file or pipe (the default on a terminal; elsewhere they are saved as "
+                   "the server sent them)")
     g.add_argument("--answers", metavar="FILE.json",
                    help="gopher+: answers to a +ASK form, a JSON object {prompt: value} "
                    "(on a terminal, anyurl asks instead)")
@@ -120,8 +124,12 @@ def scheme_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
         answers = loaded
     elif sys.stdin.isatty():
         answers = _ask_on_terminal
-    if args.view or answers is not None:
-        given.append(GopherOptions(view=args.view, answers=answers))
+    # A downloader saves what the server sent (as curl, wget and Lynx -source do): a menu
+    # is rendered for a terminal, or when asked.
+    to_files = bool((args.output and args.output != "-") or args.remote_name)
+    render = bool(args.render or (not to_files and sys.stdout.isatty()))
+    if args.view or answers is not None or not render:
+        given.append(GopherOptions(view=args.view, answers=answers, render=render))
     if args.compressed or args.keep_error_body or args.http2:
         given.append(HTTPOptions(decode_content=args.compressed, http2=args.http2,
                                  keep_error_body=args.keep_error_body))

@@ -354,6 +354,10 @@ class GopherHandler(SchemeHandler):
             return await self._raw(exchange, ResourceInfo(
                 url=url, content_type="application/gopher-menu", kind="menu"))
         parser = MenuParser()
+        as_json = exchange.options.format == "json"
+        # The menu as the server framed it, for files and pipes (GopherOptions.render).
+        source = not as_json and not exchange.options.get(GopherOptions).render
+        head_bytes: list[bytes] = []
         kept: list[MenuItem] = []
         extra: dict[str, Any] = {"items": kept, "items_truncated": False}
         head: list[MenuItem] = []
@@ -366,6 +370,7 @@ class GopherHandler(SchemeHandler):
                     raise self._plus_error(url, event)
                 if isinstance(event, Data):
                     held += len(event.data)
+                    head_bytes.append(event.data)
                     head += self._menu_items(url, parser, event.data)
                 elif isinstance(event, EndOfData):
                     if event.short:
@@ -379,8 +384,6 @@ class GopherHandler(SchemeHandler):
             with anyio.CancelScope(shield=True):
                 await exchange.stream.aclose()
             raise
-        as_json = exchange.options.format == "json"
-
         def keep(items: list[MenuItem]) -> None:
             room = MAX_KEPT_ITEMS - len(kept)
             kept.extend(items[:room])
@@ -402,6 +405,9 @@ class GopherHandler(SchemeHandler):
                     yield b"[\n"
                 out = render(head, first)
                 first = first and not head
+                if source:
+                    out = b"".join(head_bytes)
+                    head_bytes.clear()
                 if out:
                     yield out
                 while not ended:
@@ -416,6 +422,10 @@ class GopherHandler(SchemeHandler):
                         continue
                     out = render(items, first)
                     first = first and not items
+                    if source and isinstance(event, Data):
+                        out = event.data
+                    elif source:
+                        out = b""
                     if out:
                         yield out
                     if isinstance(event, EndOfData):
@@ -426,7 +436,8 @@ class GopherHandler(SchemeHandler):
                 with anyio.CancelScope(shield=True):
                     await exchange.stream.aclose()
 
-        ctype = "application/json" if as_json else "text/plain; charset=utf-8"
+        ctype = ("application/json" if as_json else
+                 "application/gopher-menu" if source else "text/plain; charset=utf-8")
         info = ResourceInfo(url=url, content_type=ctype, kind="menu", extra=extra)
         return Resource(info, chunks(), on_close=exchange.stream.aclose)
 
@@ -459,6 +470,12 @@ class GopherHandler(SchemeHandler):
                       "(it may not speak Gopher+); passing its answer through")
             info = ResourceInfo(url=url, size=len(body), total_size=len(body),
                                 content_type="application/octet-stream", kind="file")
+            return Resource(info, iterate_bytes(body))
+        if (not exchange.options.get(GopherOptions).render
+                and exchange.options.format != "json"):
+            info = ResourceInfo(url=url, size=len(body), total_size=len(body),
+                                content_type="application/gopher+-attributes",
+                                kind="attributes", extra={"attributes": attrs})
             return Resource(info, iterate_bytes(body))
         return self._rendered(url, lambda: render_attributes(attrs),
                               lambda: [a.to_json() for a in attrs],

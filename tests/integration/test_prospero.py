@@ -260,3 +260,18 @@ async def test_json_report() -> None:
     data = json.loads(body)
     assert data == json.loads(json.dumps(resource.info.extra["prospero"]))
     assert any(m["url"] and m["url"].startswith("ftp://") for m in data["access_methods"])
+
+
+async def test_follow_prospero_contents() -> None:
+    """PROSPERO-CONTENTS (as Prospero 5.3's dirsrv implements it): the contents are the
+    object's CONTENTS attribute, read with GET-OBJECT-INFO CONTENTS."""
+    from anyurl.testing.prospero import CONTENTS_TEXT
+
+    trace: list[str] = []
+    async with serve_prospero() as server:
+        report, _ = await fetch(server.url("/pub/contents"))
+        body, info = await fetch(server.url("/pub/contents"), trace=trace, follow=True)
+    assert b"PROSPERO-CONTENTS" in report and b"not supported" not in report
+    assert body == CONTENTS_TEXT.encode()
+    assert any("GET-OBJECT-INFO CONTENTS ASCII '/pub/contents' 0" in line for line in trace)
+    assert info.kind == "file"

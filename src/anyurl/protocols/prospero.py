@@ -69,6 +69,8 @@ __all__ = [
     "build_message",
     "check_token_text",
     "collect",
+    "contents_request",
+    "contents_text",
     "directory_request",
     "object_info_request",
     "parse_reply",
@@ -182,6 +184,22 @@ def object_info_request(
         f"GET-OBJECT-INFO {attributes} ASCII {quote_token(hsoname, always=True)} "
         f"{quote_token(version)}"
     )
+
+
+def contents_request(hsoname: str, *, version: str = "0") -> str:
+    """``GET-OBJECT-INFO CONTENTS ASCII '<hsoname>' <version>``: a PROSPERO-CONTENTS read."""
+    return object_info_request(hsoname, version=version, attributes="CONTENTS")
+
+
+def contents_text(info: ObjectInfo) -> str | None:
+    """The text of ``ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA '<text>'``, or None."""
+    for attribute in info.attributes:
+        if attribute.name == "CONTENTS" and attribute.depth == 0:
+            values = list(attribute.values)
+            if values[:1] == ["DATA"]:
+                values = values[1:]
+            return "\n".join(values) if values else ""
+    return None
 
 
 def directory_request(
@@ -482,13 +500,16 @@ class AccessURL:
     """Where an access method leads: ``url``, or None with ``reason`` saying why not.
 
     ``local`` marks file: URLs that only make sense if the path is visible on this
-    machine (LOCAL, AFS); the handler checks before using them.
+    machine (LOCAL, AFS); the handler checks before using them. ``contents`` marks a
+    PROSPERO-CONTENTS method: no URL of another scheme, the contents come from the
+    Prospero server itself (:func:`contents_request`).
     """
 
     method: AccessMethod
     url: str | None
     reason: str | None = None
     local: bool = False
+    contents: bool = False
 
 
 _SEGMENT_SAFE = UCHAR_PLAIN
@@ -548,5 +569,8 @@ def access_method_url(method: AccessMethod) -> AccessURL:
     if m == "NFS":
         return AccessURL(method, None, "NFS needs the remote file system mounted here")
     if m == "PROSPERO-CONTENTS":
-        return AccessURL(method, None, "PROSPERO-CONTENTS is not documented, not supported")
+        # What a Prospero 5.3 dirsrv implements: the contents are an attribute of the
+        # object, read with GET-OBJECT-INFO CONTENTS from the method's host.
+        return AccessURL(method, None, "the contents are read from the Prospero server "
+                         f"{method.host} (GET-OBJECT-INFO CONTENTS)", contents=True)
     return AccessURL(method, None, f"access method {m} is not known to anyurl")

@@ -16,7 +16,8 @@ COMPONENTS`` reads its links.
 
 What comes back is a plain-text report: the object's attributes, its access methods each
 with the URL it maps to (AFTP -> ftp:, GOPHER -> gopher:, TELNET -> telnet:, LOCAL/AFS ->
-file:; FTP, NFS, WAIS and PROSPERO-CONTENTS cannot be mapped and say why), and for a
+file:, PROSPERO-CONTENTS -> the object's own CONTENTS attribute; FTP, NFS and WAIS
+cannot be mapped and say why), and for a
 directory its links as prospero: URLs. ``ResourceInfo.extra`` holds the same as data.
 
 With ``ProsperoOptions(follow=True)`` (``--follow``) the first usable access method is
@@ -69,6 +70,8 @@ from anyurl.protocols.prospero import (
     access_method_url,
     build_message,
     collect,
+    contents_request,
+    contents_text,
     directory_request,
     object_info_request,
     parse_reply,
@@ -296,6 +299,8 @@ class ProsperoHandler(SchemeHandler):
                     url=url,
                     hint="Run without follow to see the report.",
                 )
+            if chosen.contents:
+                return await self._contents(url, target, chosen, options, extra)
             assert chosen.url is not None
             if trace is not None:
                 trace(f"* following {chosen.method.method} -> {chosen.url}")
@@ -318,6 +323,33 @@ class ProsperoHandler(SchemeHandler):
             ),
             iterate_bytes(report),
         )
+
+    async def _contents(self, url: URL, target: _Target, chosen: AccessURL,
+                        options: FetchOptions, extra: dict[str, Any]) -> Resource:
+        """PROSPERO-CONTENTS: the object's contents, from its server's CONTENTS attribute."""
+        method = chosen.method
+        host, port = split_host_port(method.host)
+        host = host or target.host
+        if port is None:  # an empty host field ('') means the object's own server
+            port = target.port if host == target.host else DEFAULT_PORT
+        where = _Target(host, port, method.hsoname or target.hsoname, target.version)
+        self.gate.admit(_prospero_url(where))  # the port policy, as for any host
+        if options.trace is not None:
+            options.trace(f"* following PROSPERO-CONTENTS -> {_prospero_url(where)}")
+        lines = [*request_preamble(self._user(options)),
+                 contents_request(where.hsoname, version=where.version)]
+        info = await self._request(url, where, lines, options)
+        self._check(url, where, info)
+        text = contents_text(info)
+        if text is None:
+            raise ProtocolError(
+                f"the Prospero server of {url.masked()} answered the CONTENTS request "
+                "without a CONTENTS attribute", url=url)
+        body = text.encode("utf-8", "surrogateescape")
+        return Resource(
+            ResourceInfo(url=url, size=len(body), total_size=len(body),
+                         content_type="text/plain", filename=None, kind="file", extra=extra),
+            iterate_bytes(body))
 
     async def _follow(
         self, target_url: str, options: FetchOptions, extra: dict[str, Any]
@@ -409,6 +441,8 @@ def _link_url(link: Link) -> str | None:
 
 def _first_usable(methods: list[AccessURL]) -> AccessURL | None:
     for m in methods:
+        if m.contents:
+            return m
         if m.url is None:
             continue
         if m.local:

@@ -85,12 +85,18 @@ class PObject:
     versions: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)
     forward_to: str | None = None
     failure: str | None = None
+    #: What ``GET-OBJECT-INFO CONTENTS`` answers (a PROSPERO-CONTENTS object).
+    contents: str | None = None
     behaviour: str | None = None
 
     @property
     def is_directory(self) -> bool:
         """Whether its ``BASE-TYPE`` attribute says ``DIRECTORY``."""
         return any(a[0] == "BASE-TYPE" and "DIRECTORY" in a[1:] for a in self.attributes)
+
+
+#: The contents of ``/pub/contents`` (its PROSPERO-CONTENTS access method).
+CONTENTS_TEXT = "The contents of a Prospero object, read with GET-OBJECT-INFO CONTENTS."
 
 
 def _hostport(host: str, port: int, default: int) -> str:
@@ -132,6 +138,10 @@ def build_catalogue(
         "/pub/login": file(("TELNET", "INTERNET-D", telnet_host, "ASCII", "")),
         "/pub/local": file(("LOCAL", "", "", "ASCII", local_file)),
         "/pub/wais": file(("WAIS", "", "", "", "")),
+        "/pub/contents": PObject(
+            attributes=[("BASE-TYPE", "FILE"),
+                        ("ACCESS-METHOD", "PROSPERO-CONTENTS", "", "", "", "")],
+            contents=CONTENTS_TEXT),
         "/pub/many": PObject(
             attributes=[("BASE-TYPE", "DIRECTORY")],
             links=[(f"file{i:03d}.txt", "FILE", f"/pub/many/file{i:03d}.txt")
@@ -278,6 +288,11 @@ class ProsperoServer:
         else:
             return [f"FAILURE NOT-FOUND OBJECT version {version} of {quote_token(hsoname)}"]
         wanted = {n for n in names.split("+") if n}
+        if wanted == {"CONTENTS"}:  # as Prospero 5.3's dirsrv answers it
+            if obj.contents is None:
+                return ["NONE-FOUND"]
+            return ["ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA "
+                    + quote_token(obj.contents, always=True)]
         if not wanted & {"#ALL", "#OBJECT", "#INTERESTING", "#FIELD"}:
             attributes = [a for a in attributes if a[0] in wanted]
         return [_attr_line(a) for a in attributes] or ["NONE-FOUND"]

@@ -168,3 +168,16 @@ async def test_what_the_server_received() -> None:
     # "+" is a plus as written (RFC 1738 has no "+ means space" rule): the view and the
     # handler agree
     assert (search.query_type, search.seed_words) == (b"3", b"a+b+c")
+
+
+@pytest.mark.parametrize("path", ["nodb", "nodb?x"], ids=["bare", "with-search"])
+async def test_a_missing_database_is_78_with_and_without_a_search(path: str) -> None:
+    """freeWAIS-sf answers an empty search of a missing database with no documents and no
+    diagnostic: anyurl asks again with a word, so both URLs fail alike (issue 12)."""
+    from anyurl.testing.wais import serve_wais
+
+    async with serve_wais(quiet_empty_search=True) as srv, \
+            Resolver(Config(allowed_ports=frozenset({srv.port})), warn=lambda _: None) as r:
+        with pytest.raises(RemoteFileNotFound, match="not available"):
+            await r.fetch(srv.url(path))
+        assert b"documents" in await r.fetch(srv.url(DATABASE))  # an existing one lists

@@ -246,6 +246,13 @@ class WAISHandler(SchemeHandler):
         reply = await session.exchange(apdu, f"Search {words!r} in {request.database!r}")
         await session.stream.aclose()
         assert isinstance(reply, SearchResponse)
+        if not reply.headers and not reply.diagnostics and not words.strip():
+            # freeWAIS-sf answers an empty-word search of a missing database with no
+            # documents and no diagnostic, but a search with words with "S1 not
+            # available": ask again with a word, so both kinds of URL fail alike.
+            probe = await self._probe(url, request, options)
+            if probe is not None:
+                reply = probe
         if reply.diagnostics and not reply.headers:
             d = reply.diagnostics[0]
             cls = RemoteFileNotFound if "not available" in d.text or d.code == "S1" else ServerError
@@ -272,6 +279,20 @@ class WAISHandler(SchemeHandler):
             ),
             iterate_bytes(text),
         )
+
+    async def _probe(self, url: URL, request: _Request,
+                     options: FetchOptions) -> SearchResponse | None:
+        """A one-word search of the database, to learn whether it exists at all."""
+        session, _ = await self._connect(url, options.trace)
+        try:
+            apdu = wais.search_apdu(encode_wire(request.database), b"a", max_documents=1)
+            reply = await session.exchange(apdu, f"Search 'a' in {request.database!r} "
+                                           "(does the database exist?)")
+        finally:
+            with anyio.CancelScope(shield=True):
+                await session.stream.aclose()
+        assert isinstance(reply, SearchResponse)
+        return reply if reply.diagnostics and not reply.headers else None
 
     # -- documents ---------------------------------------------------------------------------
 

@@ -130,10 +130,14 @@ def build_documents(host: str, port: int, database: str = DATABASE) -> list[WAIS
 class WAISServer:
     """Answers WAIS APDUs from the documents of one database."""
 
-    def __init__(self, host: str, port: int, database: str = DATABASE):
+    def __init__(self, host: str, port: int, database: str = DATABASE, *,
+                 quiet_empty_search: bool = False):
         self.host = host
         self.port = port
         self.database = database
+        #: Answer an empty-word search of an unknown database with no documents and no
+        #: diagnostic, as freeWAIS-sf 2.0.65's waisserver was seen to do.
+        self.quiet_empty_search = quiet_empty_search
         self.documents = build_documents(host, port, database)
         #: Every request received, parsed (for tests).
         self.requests: list[InitRequest | SearchRequest] = []
@@ -170,6 +174,9 @@ class WAISServer:
         unknown = [d for d in request.databases if d.decode("latin-1") != self.database]
         if unknown or not request.databases:
             name = unknown[0].decode("latin-1") if unknown else ""
+            if (self.quiet_empty_search and request.query_type != b"1"
+                    and not (request.seed_words or b"").strip()):
+                return search_response_apdu(status=0, reference_id=request.reference_id)
             return search_response_apdu(
                 status=0, reference_id=request.reference_id,
                 diagnostics=(Diagnostic("S1", "The following database is not available: "
@@ -258,13 +265,13 @@ class WAISServer:
 
 
 @asynccontextmanager
-async def serve_wais(host: str = "127.0.0.1", port: int = 0,
-                     database: str = DATABASE) -> AsyncIterator[WAISServer]:
+async def serve_wais(host: str = "127.0.0.1", port: int = 0, database: str = DATABASE, *,
+                     quiet_empty_search: bool = False) -> AsyncIterator[WAISServer]:
     """Serve on ``host:port`` (port 0: a free one) until the block exits."""
     listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
     bound = listener.extra(anyio.abc.SocketAttribute.local_port)
     advertised = "127.0.0.1" if host in ("0.0.0.0", "") else host
-    server = WAISServer(advertised, bound, database)
+    server = WAISServer(advertised, bound, database, quiet_empty_search=quiet_empty_search)
     async with listener, anyio.create_task_group() as tg:
         tg.start_soon(listener.serve, server.handle)
         try:

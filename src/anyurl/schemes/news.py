@@ -635,9 +635,24 @@ class NewsHandler(SchemeHandler):
     ) -> AsyncIterator[bytes]:
         target = session.target
         if fmt == "json":
-            entries = [e for chunk in [c async for c in session.blocks()]
-                       for e in self._overview(session, chunk)]
-            yield self._render_group(target, group, entries, fmt, low)
+            # The same document _render_group builds, written as the overview arrives:
+            # memory does not grow with the number of articles a server sends.
+            head = self._render_group(target, group, [], fmt, low).decode(
+                "utf-8", "surrogateescape")
+            cut = head.rindex('"articles": []') + len('"articles": [')
+            yield head[:cut].encode("utf-8", "surrogateescape")
+            first = True
+            async for chunk in session.blocks():
+                for e in self._overview(session, chunk):
+                    item = {**e.to_json(), "url": _article_url(target, e.number),
+                            "news_url": _news_url(e.message_id)}
+                    text = json.dumps(item, indent=2, ensure_ascii=False).replace(
+                        "\n", "\n    ")
+                    yield (("\n    " if first else ",\n    ") + text).encode(
+                        "utf-8", "surrogateescape")
+                    first = False
+            yield ("\n  " if not first else "").encode() + head[cut:].encode(
+                "utf-8", "surrogateescape")
             return
         yield _group_header(target, group, low).encode("utf-8", "surrogateescape")
         async for chunk in session.blocks():

@@ -439,7 +439,9 @@ async def test_command_sequence_of_errors(ftp_peers: Any) -> None:
 
 
 async def test_command_sequence_of_pool_reuse_and_resume(ftp_peers: Any) -> None:
-    """Reuse goes back with `CWD <what PWD said>` only after a URL that made CWDs."""
+    """Reuse goes back with `CWD <what PWD said>` only when the next URL's directory is not
+    where the connection already is, and sends TYPE only when it changes (RFC 1738 3.2.5:
+    remembered, not guessed)."""
     log = CommandLog(ftp_peers)
     root = base(ftp_peers, "pyftpdlib")
     async with Resolver(config(), warn=lambda m: None) as resolver:
@@ -451,9 +453,22 @@ async def test_command_sequence_of_pool_reuse_and_resume(ftp_peers: Any) -> None
             assert res.info.offset == 5
     assert log.sessions() == [anonymous(
         "CWD pub", "CWD nested", "CWD deeper", "TYPE A", "EPSV", "RETR file.txt",
-        "CWD /", "TYPE A", "EPSV", "RETR hello.txt",
+        "CWD /", "EPSV", "RETR hello.txt",
         "TYPE I", "SIZE bin1k.dat", "EPSV", "RETR bin1k.dat",
-        "CWD pub", "TYPE I", "SIZE readme.txt", "EPSV", "REST 5", "RETR readme.txt",
+        "CWD pub", "SIZE readme.txt", "EPSV", "REST 5", "RETR readme.txt",
+    )]
+
+
+async def test_reuse_in_the_same_directory_sends_no_cwd(ftp_peers: Any) -> None:
+    log = CommandLog(ftp_peers)
+    root = base(ftp_peers, "pyftpdlib")
+    async with Resolver(config(), warn=lambda m: None) as resolver:
+        for name in ("readme.txt", "readme.txt;type=a", "nested/deeper/file.txt"):
+            await resolver.fetch(root + "pub/" + name)
+    assert log.sessions() == [anonymous(
+        "CWD pub", "TYPE A", "EPSV", "RETR readme.txt",
+        "EPSV", "RETR readme.txt",  # same directory, same type: nothing to send again
+        "CWD nested", "CWD deeper", "EPSV", "RETR file.txt",  # a prefix: only the rest
     )]
 
 

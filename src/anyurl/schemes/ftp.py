@@ -128,7 +128,12 @@ class _Control:
         self.core = FTPClient()
         self.trace: Trace | None = None
         self.home: str | None = None  # what PWD said after login
-        self.at_home = True
+        #: The CWD segments this connection walked from the login directory (RFC 1738
+        #: 3.2.5: remembered, never guessed); None when unknown (a Lynx-style CWD into a
+        #: name). ``()`` is the login directory itself.
+        self.cwd: tuple[str, ...] | None = ()
+        #: The TYPE last set on this connection (None: not set yet).
+        self.type: str | None = None
         self.epsv: bool | None = None  # None: not tried yet
         self.eprt: bool | None = None
         self.size: bool | None = None
@@ -481,7 +486,8 @@ class FTPHandler(SchemeHandler):
         control.home = parse_257(pwd) if pwd.code == 257 else None
         if control.home is None:
             control.note("the login directory is unknown: this connection will not be reused")
-        control.at_home = True
+        control.cwd = ()
+        control.type = None
 
     async def _ask_password(self, url: URL, reply: Reply, options: FetchOptions) -> str:
         key = self._key(url)
@@ -579,14 +585,25 @@ class FTPHandler(SchemeHandler):
         options: FetchOptions,
         reused: bool,
     ) -> Resource:
-        if reused and not control.at_home:
-            assert control.home is not None
-            back = Command("CWD", control.home)
-            reply = await control.command(back)
-            if reply.category != 2:
-                # We cannot get back reliably: log in afresh instead.
-                raise _Stale(reply.line)
-            control.at_home = True
+        # Reuse that knows where it is: when the connection already walked a prefix of
+        # this URL's CWD segments from the login directory, only the rest is walked;
+        # otherwise it goes back to the login directory first (3.2.5).
+        walked = control.cwd
+        if walked is not None and retrieval.cwd[: len(walked)] == walked:
+            skip = len(walked)
+        else:
+            skip = 0
+            if reused:
+                assert control.home is not None
+                back = Command("CWD", control.home)
+                reply = await control.command(back)
+                if reply.category != 2:
+                    # We cannot get back reliably: log in afresh instead.
+                    raise _Stale(reply.line)
+            control.cwd = ()
+        if skip:
+            control.note(f"already in {'/'.join(walked or ())!r} from the login directory: "
+                         f"{skip} CWD not sent again")
         # The core's command list is the dialogue (and --plan's): walk it in order.
         data_marker = Command("EPSV")
         commands = retrieval_commands(retrieval, offset=offset, data_command=data_marker,
@@ -601,8 +618,12 @@ class FTPHandler(SchemeHandler):
                 if command is data_marker:
                     channel = await self._open_data(control, url, options)
                 elif verb == "CWD":
-                    control.at_home = False
+                    if skip:
+                        skip -= 1
+                        continue
                     reply = await control.command(command)
+                    if reply.category == 2 and control.cwd is not None:
+                        control.cwd = (*control.cwd, command.argument or "")
                     if reply.category != 2:
                         raise self._refused(
                             reply, command, url, RemoteAccessDenied,
@@ -613,9 +634,12 @@ class FTPHandler(SchemeHandler):
                     opened, channel = channel, None
                     return await self._list(control, url, retrieval.name, options, opened)
                 elif verb == "TYPE":
+                    if control.type == command.argument:
+                        continue  # already in that type on this connection
                     reply = await control.command(command)
                     if reply.category != 2:
                         raise self._refused(reply, command, url, ServerError)
+                    control.type = command.argument
                 elif verb == "SIZE":
                     reply = await control.command(command)
                     if reply.code == 213:
@@ -706,7 +730,7 @@ class FTPHandler(SchemeHandler):
             cwd = Command("CWD", retrieval.name)
             again = await control.command(cwd)
             if again.category == 2:
-                control.at_home = False
+                control.cwd = None  # in a directory no URL segment names: unknown
                 return await self._list(control, url, "", options)
         raise self._refused(
             reply, command, url, RemoteFileNotFound,

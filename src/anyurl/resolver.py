@@ -81,10 +81,14 @@ class Resolver:
         *,
         strict: bool = False,
         warn: Callable[[str], None] | None = None,
+        note: Callable[[str], None] | None = None,
     ):
         self.config = config or Config()
         self.strict = strict
         self.warn = warn or log.warning
+        #: Receives what is worth knowing but not a warning (a non-default port); the
+        #: command line shows it with -v only. Default: the ``anyurl`` logger at DEBUG.
+        self.note = note or log.debug
         self._factories: dict[str, HandlerFactory] = dict(BUILTIN_HANDLERS)
         self._plugins_loaded = False
         self._warned_ports: set[tuple[str, str, int]] = set()
@@ -142,7 +146,7 @@ class Resolver:
             where = (parsed.scheme, parsed.host.lower(), port)
             if warning and where not in self._warned_ports:
                 self._warned_ports.add(where)  # once per resolver, not per URL or retry
-                self.warn(warning)
+                self.note(warning)  # a note, not a warning: such ports are common
         return parsed
 
     def gateway_for(self, url: URL) -> Gateway | None:

@@ -277,3 +277,12 @@ def test_a_gopher_menu_is_saved_as_sent_and_rendered_on_request(peers: Any,
     assert saved.read_bytes() == piped.stdout
     rendered = anyurl("get", "-s", "--render", menu)
     assert b"<gopher://" in rendered.stdout and b"\t" not in rendered.stdout
+
+
+def test_a_non_default_port_is_a_note_shown_with_v_only(tmp_path: Path) -> None:
+    """Port 8080 is common: the note appears with -v, never as a warning otherwise."""
+    url = "http://127.0.0.1:9/"  # refused: nothing listens on the discard port
+    quiet = anyurl("get", "--allow-port", "9", url)
+    assert b"uses port" not in quiet.stderr
+    loud = anyurl("get", "-v", "--allow-port", "9", url)
+    assert b"uses port 9, not the http default 80" in loud.stderr

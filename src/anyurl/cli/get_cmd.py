@@ -364,7 +364,8 @@ class _Stdout:
 async def _plan(args: argparse.Namespace, config: Config, urls: list[str]) -> int:
     failures: list[AnyURLError] = []
     async with Resolver(config, strict=args.strict,
-                        warn=(lambda m: None) if args.silent else print_warning) as resolver:
+                        warn=(lambda m: None) if args.silent else print_warning,
+                        note=print_warning if args.verbose else (lambda m: None)) as resolver:
         for text in urls:
             try:
                 for line in resolver.plan(text, make_options(args)):
@@ -392,7 +393,8 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
     results: dict[int, TransferResult] = {}
     done: list[TransferResult] = []
     async with Resolver(config, strict=args.strict,
-                        warn=(lambda m: None) if args.silent else print_warning) as resolver:
+                        warn=(lambda m: None) if args.silent else print_warning,
+                        note=print_warning if args.verbose else (lambda m: None)) as resolver:
         policy = DownloadPolicy.from_config(
             config, resume=args.resume,
             clobber=True if args.clobber else False if args.no_clobber else None,

@@ -198,10 +198,15 @@ class Resolver:
         factory = self._factory(key)
         if factory is None:
             assert url is not None
+            import difflib  # only on this error path
+
+            known = [s for s in self.schemes if s != "gateway"]
+            close = difflib.get_close_matches(url.scheme, known, n=1, cutoff=0.6)
+            guess = f"Did you mean {close[0]}:? " if close else ""
             raise UnsupportedScheme(
                 f"no handler for {url.scheme}: URLs ({url.masked()})",
                 url=url,
-                hint=f"anyurl handles {', '.join(self.schemes)}; a package can add "
+                hint=f"{guess}anyurl handles {', '.join(known)}; a package can add "
                 f"{url.scheme}: through the 'anyurl.schemes' entry point.",
             )
         cache_key: tuple[HandlerFactory, Gateway | None] = (factory, gateway)

@@ -286,3 +286,19 @@ def test_a_non_default_port_is_a_note_shown_with_v_only(tmp_path: Path) -> None:
     assert b"uses port" not in quiet.stderr
     loud = anyurl("get", "-v", "--allow-port", "9", url)
     assert b"uses port 9, not the http default 80" in loud.stderr
+
+
+def test_a_url_without_a_scheme_is_guessed_as_curl_does() -> None:
+    r = anyurl("get", "--plan", "ftp.example.org/pub/README")
+    assert r.returncode == 0, r.stderr
+    assert b"no scheme; fetching ftp://ftp.example.org/pub/README" in r.stderr
+    assert b"RETR README" in r.stdout
+    r = anyurl("get", "--plan", "www.example.org/index.html")
+    assert b"fetching http://www.example.org/index.html" in r.stderr
+    assert b"GET /index.html HTTP/1.1" in r.stdout
+
+
+def test_a_typoed_scheme_gets_a_did_you_mean() -> None:
+    r = anyurl("get", "htpp://example.org/")
+    assert r.returncode == 1
+    assert b"Did you mean http:?" in r.stderr

@@ -453,8 +453,31 @@ def _report_interrupt(args: argparse.Namespace, jobs: list[Job], events: CLIEven
     return error.exit_code
 
 
+_SCHEMELESS = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]+)?(/.*)?\Z", re.S)
+
+
+def guess_scheme(text: str) -> str | None:
+    """``example.org/x`` as curl reads it: ``ftp://`` for an ``ftp.`` host, else
+    ``http://``; None when ``text`` has a scheme or is not a bare host[/path]."""
+    head = text.split("/", 1)[0]
+    if "://" in text or not _SCHEMELESS.match(text) or "." not in head:
+        return None
+    if ":" in head and not head.rsplit(":", 1)[1].isdigit():
+        return None  # "scheme:rest" with a scheme of its own (mailto:, news:)
+    scheme = "ftp" if head.lower().startswith("ftp.") else "http"
+    return f"{scheme}://{text}"
+
+
 def _urls(args: argparse.Namespace) -> list[str]:
-    return list(args.urls) + _read_inputs(args.input_file)
+    urls = []
+    for text in list(args.urls) + _read_inputs(args.input_file):
+        guessed = guess_scheme(text)
+        if guessed is not None:
+            print(f"anyurl: note: {text!r} has no scheme; fetching {guessed} "
+                  "(as curl guesses)", file=sys.stderr)
+            text = guessed
+        urls.append(text)
+    return urls
 
 
 def run(args: argparse.Namespace) -> int:

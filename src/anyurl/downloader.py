@@ -97,7 +97,9 @@ class Opener(Protocol):
 
     config: Config
 
-    def parse(self, url: URL | str) -> URL: ...
+    def parse(self, url: URL | str) -> URL:
+        """``url`` as a parsed URL (text is parsed in the resolver's strictness)."""
+        ...
 
     def open(
         self, url: URL | str, options: FetchOptions | None = None
@@ -110,7 +112,9 @@ TRANSIENT_HTTP_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 class Sink(Protocol):
     """Where jobs without a target file write: ``sys.stdout.buffer``, a BytesIO ..."""
 
-    def write(self, data: bytes, /) -> object: ...
+    def write(self, data: bytes, /) -> object:
+        """Write ``data`` (all of it); an OSError is reported as LocalWriteError."""
+        ...
 
     def flush(self) -> object: ...
 
@@ -141,6 +145,7 @@ class DownloadPolicy:
 
     @classmethod
     def from_config(cls, config: Config, **changes: Any) -> DownloadPolicy:
+        """A policy whose limits come from ``config``, changed by ``changes``."""
         values: dict[str, Any] = {
             "parallel": config.parallel,
             "per_host": config.per_host,
@@ -211,6 +216,7 @@ class TransferResult:
 
     @property
     def exit_code(self) -> int:
+        """0 for success, else the error's exit code (curl's numbering)."""
         return 0 if self.error is None else self.error.exit_code
 
     def to_json(self) -> dict[str, Any]:

@@ -145,10 +145,14 @@ class NetworkError(AnyURLError):
 
 
 class HostNotResolved(NetworkError):
+    """The host name does not resolve (curl's CURLE_COULDNT_RESOLVE_HOST)."""
+
     exit_code = 6
 
 
 class ConnectFailed(NetworkError):
+    """The connection was refused or the host is unreachable (curl's CURLE_COULDNT_CONNECT)."""
+
     exit_code = 7
 
 
@@ -171,10 +175,14 @@ class ConnectionLost(NetworkError):
 
 
 class TransferTimeout(AnyURLError):
+    """Connecting, a read, a stall or the whole transfer took too long (curl's 28)."""
+
     exit_code = 28
 
 
 class LoginDenied(AnyURLError):
+    """Bad credentials, or a login is needed and there is no way to ask (curl's 67)."""
+
     exit_code = 67
 
 
@@ -185,6 +193,8 @@ class RemoteAccessDenied(AnyURLError):
 
 
 class RemoteFileNotFound(AnyURLError):
+    """The server says the resource does not exist (curl's CURLE_REMOTE_FILE_NOT_FOUND)."""
+
     exit_code = 78
 
 
@@ -231,18 +241,26 @@ class ServerError(AnyURLError):
 
 
 class ResumeFailed(AnyURLError):
+    """The server cannot continue a transfer where asked (curl's CURLE_RANGE_ERROR, 36)."""
+
     exit_code = 36
 
 
 class TooManyRedirects(AnyURLError):
+    """More redirects than ``Config.max_redirects``, or a loop (curl's 47)."""
+
     exit_code = 47
 
 
 class FileReadError(AnyURLError):
+    """A local file (``file:``) exists but cannot be read (curl's 37)."""
+
     exit_code = 37
 
 
 class FileExists(AnyURLError):
+    """Refusing to overwrite an existing file, or two URLs of one run for one file (73)."""
+
     exit_code = 73
 
 
@@ -257,6 +275,8 @@ class FileSizeExceeded(AnyURLError):
 
 
 class LocalWriteError(AnyURLError):
+    """A local file or directory cannot be written (curl's CURLE_WRITE_ERROR, 23)."""
+
     exit_code = 23
 
 

@@ -57,6 +57,7 @@ class Gateway:
 
     @property
     def text(self) -> str:
+        """The gateway as written in configuration, password masked."""
         return (TUNNEL_PREFIX if self.tunnel else "") + self.url.masked()
 
 

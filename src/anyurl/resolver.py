@@ -120,6 +120,7 @@ class Resolver:
 
     @property
     def schemes(self) -> list[str]:
+        """The schemes this resolver can open, sorted (plug-ins included)."""
         self._load_plugins()
         return sorted(self._factories)
 

@@ -61,6 +61,7 @@ class Resource:
 
     @property
     def url(self) -> URL:
+        """The URL the bytes come from (``info.url``: after redirects)."""
         return self.info.url
 
     def __aiter__(self) -> AsyncIterator[bytes]:

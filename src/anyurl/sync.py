@@ -93,6 +93,7 @@ class SyncResource:
         return self._chunks
 
     def read(self) -> bytes:
+        """The whole body in memory (for small resources; iterate for large ones)."""
         return b"".join(self._chunks)
 
 

@@ -84,6 +84,7 @@ class Stream:
 
     @property
     def raw(self) -> anyio.abc.ByteStream:
+        """The anyio byte stream underneath (for a TLS upgrade or a test)."""
         return self._stream
 
     @property
@@ -96,11 +97,13 @@ class Stream:
 
     @property
     def local_address(self) -> tuple[str, int]:
+        """(host, port) of our end of the connection."""
         addr = self._stream.extra(anyio.abc.SocketAttribute.local_address)
         return (str(addr[0]), int(addr[1]))
 
     @property
     def remote_address(self) -> tuple[str, int]:
+        """(host, port) of the peer."""
         addr = self._stream.extra(anyio.abc.SocketAttribute.remote_address)
         return (str(addr[0]), int(addr[1]))
 
@@ -170,6 +173,7 @@ class Stream:
             raise _tls_error(exc, f"{server_hostname}", self.url) from exc
 
     async def send_eof(self) -> None:
+        """Close our sending side (a half-close); errors are ignored."""
         try:
             await self._stream.send_eof()
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
@@ -579,10 +583,12 @@ class Listener:
 
     @property
     def address(self) -> tuple[str, int]:
+        """(host, port) the listener is bound to, for an FTP PORT/EPRT."""
         addr = self._listener.extra(anyio.abc.SocketAttribute.local_address)
         return (str(addr[0]), int(addr[1]))
 
     async def accept(self, timeout: float | None, what: str = "the data connection") -> Stream:
+        """The first connection to arrive, within ``timeout`` seconds (TransferTimeout after)."""
         try:
             with anyio.fail_after(timeout):
                 sock = await self._listener.accept()
@@ -653,6 +659,7 @@ class Datagrams:
 
     @property
     def local_address(self) -> tuple[str, int]:
+        """(host, port) of our UDP socket."""
         addr = self._sock.extra(anyio.abc.SocketAttribute.local_address)
         return (str(addr[0]), int(addr[1]))
 

@@ -38,4 +38,5 @@ def print_error(exc: AnyURLError) -> int:
 
 
 def print_warning(message: str) -> None:
+    """Print ``message`` as one ``anyurl: warning:`` line on stderr, controls escaped."""
     print(escape_controls(f"{PROG}: warning: {message}"), file=sys.stderr)

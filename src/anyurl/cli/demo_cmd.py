@@ -106,6 +106,7 @@ SAMPLE = {
 
 
 def add_parser(sub: Any) -> None:
+    """Add ``anyurl demo`` to the subcommands."""
     p = sub.add_parser(
         "demo",
         help="start loopback servers and fetch one URL of every scheme",
@@ -198,6 +199,7 @@ async def _fetch_all(cases: list[tuple[Case, str]], config: Config) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``anyurl demo``: start the loopback servers, fetch a URL of every scheme, stop them."""
     with ExitStack() as stack:
         data = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="anyurl-demo-")))
         for rel, content in SAMPLE.items():

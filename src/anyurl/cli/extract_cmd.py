@@ -12,6 +12,7 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> None:
+    """Add ``anyurl extract`` to the subcommands."""
     p = sub.add_parser(
         "extract",
         help="find URLs in text (<URL:...> wrappers and bare URLs)",
@@ -23,6 +24,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``anyurl extract``: print the URLs found in text, one a line (RFC 1738 Appendix)."""
     if args.file in (None, "-"):
         text = sys.stdin.read()
     else:

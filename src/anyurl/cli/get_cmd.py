@@ -85,6 +85,7 @@ JSON_HELP = ("with -o/-O: one JSON line per transfer on stdout (url, status, exi
 
 
 def add_parser(sub: Any) -> None:
+    """Add ``anyurl get`` to the subcommands."""
     p = sub.add_parser(
         "get",
         help="fetch URLs (to stdout, or to files with -o/-O)",
@@ -131,6 +132,7 @@ def parse_size(text: str) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``anyurl get`` (output, many URLs, protocol, scheme options)."""
     p.add_argument("urls", nargs="*", metavar="URL")
     p.add_argument("-i", "--input-file", metavar="FILE", action="append", default=[],
                    help="read URLs from FILE ('-' for stdin): one per line, or found in "
@@ -205,6 +207,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_config(args: argparse.Namespace) -> Config:
+    """The Config of a run: the config file, then the command line's options."""
     config = load_config(args.config)
     changes: dict[str, Any] = {}
     for name in ("connect_timeout", "read_timeout", "max_time", "parallel", "per_host",
@@ -272,6 +275,7 @@ def make_password_prompt() -> Callable[[URL], Any]:
 def make_options(args: argparse.Namespace, *, index: int | None = None,
                  password: Callable[[URL], Any] | None = None,
                  menu_json: bool | None = None) -> FetchOptions:
+    """The FetchOptions of one URL: trace, password prompt, format, scheme options."""
     trace = None
     if args.verbose:
         prefix = f"[{index + 1}] " if index is not None else ""
@@ -285,6 +289,7 @@ def make_options(args: argparse.Namespace, *, index: int | None = None,
 
 
 def writes_files(args: argparse.Namespace) -> bool:
+    """Whether bodies go to files (``-o FILE``, ``-O``) rather than stdout."""
     return bool((args.output and args.output != "-") or args.remote_name)
 
 
@@ -310,22 +315,26 @@ class CLIEvents(DownloadEvents):
         self.interrupted = False
 
     def started(self, job: Job, info: ResourceInfo, have: int) -> None:
+        """Start a progress bar for the transfer."""
         self.running.add(job.index)
         if self.bars:
             self.bars.started(job, info, have)
 
     def progress(self, job: Job, done: int, total: int | None) -> None:
+        """Move the transfer's progress bar."""
         if self.bars:
             self.bars.progress(job, done, total)
 
     def retrying(self, job: Job, error: AnyURLError, retry: int, delay: float,
                  resume_at: int) -> None:
+        """Say on stderr that a transfer is retried, when, and from which byte."""
         if not self.args.silent:
             where = f" from byte {resume_at}" if resume_at else ""
             print_warning(f"{error}; retry {retry} of {self.retries} in "
                           f"{delay:g}s{where}")
 
     def finished(self, result: TransferResult) -> None:
+        """Report a finished transfer: its error, its --json line, its bar."""
         self.running.discard(result.job.index)
         if self.bars:
             self.bars.finished(result)
@@ -379,6 +388,7 @@ async def _plan(args: argparse.Namespace, config: Config, urls: list[str]) -> in
 
 
 async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -> int:
+    """Fetch every URL of the run (or print plans); the exit status."""
     if args.plan:
         return await _plan(args, config, urls)
     files = writes_files(args)
@@ -481,6 +491,7 @@ def _urls(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``anyurl get``: read the URLs and options, fetch, and return the exit status."""
     if args.resume is not None and args.resume != "-":
         # ``-C URL``: the flag without its optional '-', followed by the first URL
         args.urls = [args.resume, *args.urls]

@@ -19,6 +19,7 @@ TOP_LEVEL = ("-h", "--help", "--version")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``anyurl`` argument parser with every subcommand."""
     parser = argparse.ArgumentParser(
         prog="anyurl",
         description="Fetch any RFC 1738 URL by speaking its scheme's own protocol.",
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; the exit status (``anyurl URL`` is ``anyurl get URL``)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] not in COMMANDS and args_list[0] not in TOP_LEVEL:
         args_list.insert(0, "get")  # anyurl [-s] URL, as curl [-s] URL

@@ -20,6 +20,7 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> None:
+    """Add ``anyurl parse`` to the subcommands."""
     p = sub.add_parser(
         "parse",
         help="show how a URL is parsed (RFC 1738 section 5)",
@@ -51,6 +52,7 @@ def _text(url: URL) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``anyurl parse``: print each URL's model, or its syntax error (exit 3)."""
     if args.url != "-":
         try:
             url = parse(args.url, strict=args.strict)

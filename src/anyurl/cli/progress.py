@@ -107,6 +107,7 @@ class TransferProgress(DownloadEvents):
     # -- DownloadEvents ------------------------------------------------------------
 
     def started(self, job: Job, info: ResourceInfo, have: int) -> None:
+        """Add a bar for ``job`` (a known size, or a spinner)."""
         row = self._row(job)
         row.started = True
         row.done = have
@@ -116,12 +117,14 @@ class TransferProgress(DownloadEvents):
         self._update_total()
 
     def progress(self, job: Job, done: int, total: int | None) -> None:
+        """Advance ``job``'s bar to ``done`` bytes."""
         row = self._row(job)
         row.done, row.total = done, total
         self.bars.update(row.task, completed=done, total=total)
         self._update_total()
 
     def finished(self, result: TransferResult) -> None:
+        """Close ``job``'s bar and count it in the total (done or failed)."""
         row = self.rows.pop(result.job.index, None)
         if row is not None:
             self.bars.remove_task(row.task)

@@ -37,6 +37,7 @@ __all__ = ["add_scheme_arguments", "apply_to_config", "scheme_options"]
 
 
 def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that reach one scheme's handler (``--view``, ``--follow`` ...)."""
     g = p.add_argument_group("scheme options")
     g.add_argument("--view", metavar="'TYPE LANG'",
                    help="gopher+: the alternate view to fetch, e.g. 'text/plain De_DE'")

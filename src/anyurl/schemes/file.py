@@ -35,6 +35,7 @@ CHUNK_SIZE = 120 << 10  # see transport.DEFAULT_RECEIVE_SIZE: larger reads page-
 
 
 def is_local_host(host: str | None) -> bool:
+    """Whether a file: URL's host names this machine (none, empty or ``localhost``)."""
     return host in (None, "", "localhost") or (host or "").lower() == "localhost"
 
 
@@ -44,6 +45,7 @@ class FileHandler(SchemeHandler):
     schemes = ("file",)
 
     def local_path(self, url: URL) -> bytes:
+        """The local path of ``url`` as bytes (UnsupportedHost: another host; URLError: NUL)."""
         if not is_local_host(url.host):
             raise UnsupportedHost(
                 f"{url.masked()} names a file on host {url.host!r}, which the file scheme "

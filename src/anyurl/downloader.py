@@ -567,9 +567,13 @@ class Downloader:
                 await self._attempt(job, url, state, attempt)
 
     def _options(self, job: Job, offset: int, state: _State) -> FetchOptions:
-        options = dataclasses.replace(job.options) if job.options else FetchOptions()
+        options = job.options
+        if_range = state.validator if offset else None
+        if options is not None and options.offset == offset and options.if_range == if_range:
+            return options  # nothing to change: no copy per attempt
+        options = dataclasses.replace(options) if options else FetchOptions()
         options.offset = offset
-        options.if_range = state.validator if offset else None
+        options.if_range = if_range
         return options
 
     @staticmethod
@@ -630,17 +634,23 @@ class Downloader:
                     raise _write_error(part, exc) from exc
                 state.part_ours = True
                 done = kept
-                pace = _Pace(policy.limit_rate)
+                pace = _Pace(policy.limit_rate) if policy.limit_rate else None
+                capped = limit.limit is not None
+                progress = self.events.progress
+                touch = watch.touch
                 try:
-                    async for chunk in res:
-                        limit.check(done + len(chunk))
+                    async for chunk in res:  # once per network chunk: see _attempt_to_sink
+                        n = len(chunk)
+                        if capped:
+                            limit.check(done + n)
                         await f.write(chunk)
-                        done += len(chunk)
-                        state.received += len(chunk)
-                        self.events.progress(job, done, total)
-                        watch.touch()
-                        await pace(len(chunk))
-                        watch.touch()
+                        done += n
+                        state.received += n
+                        progress(job, done, total)
+                        touch()
+                        if pace is not None:
+                            await pace(n)
+                            touch()
                 except OSError as exc:
                     raise _write_error(part, exc) from exc
                 finally:
@@ -687,14 +697,21 @@ class Downloader:
                 total = _total(info, kept)
                 limit = _SizeLimit(job, self.policy.max_filesize, total)
                 self.events.started(job, info, offset)
-                pace = _Pace(self.policy.limit_rate)
+                pace = _Pace(self.policy.limit_rate) if self.policy.limit_rate else None
+                capped = limit.limit is not None
+                progress = self.events.progress
+                touch = watch.touch
                 position = kept  # where this attempt's bytes are in the resource
+                # The loop runs once per network chunk (thousands per GiB): checks that
+                # are off (no size limit, no rate limit) cost nothing here.
                 async for chunk in res:
-                    position += len(chunk)
-                    limit.check(position)
-                    state.received += len(chunk)
+                    n = len(chunk)
+                    position += n
+                    if capped:
+                        limit.check(position)
+                    state.received += n
                     if skip:
-                        dropped = min(skip, len(chunk))
+                        dropped = min(skip, n)
                         skip -= dropped
                         chunk = chunk[dropped:]
                     if chunk:
@@ -705,10 +722,11 @@ class Downloader:
                                 f"cannot write {job.shown} to the output: "
                                 f"{exc.strerror or exc}") from exc
                         state.written += len(chunk)
-                    self.events.progress(job, state.written, total)
-                    watch.touch()
-                    await pace(len(chunk))
-                    watch.touch()
+                    progress(job, state.written, total)
+                    touch()
+                    if pace is not None:
+                        await pace(n)
+                        touch()
                 try:
                     sink.flush()
                 except OSError as exc:

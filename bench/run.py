@@ -1,0 +1,304 @@
+"""The performance table of issue 13 in one run: anyurl against curl, as ratios.
+
+Usage::
+
+    python bench/run.py                    # every row, 3 paired runs, 1 GiB bodies
+    python bench/run.py --size 256M --small 500 --repeat 5
+    python bench/run.py --rows http-bulk,http-z20 --backends asyncio
+
+It starts its own servers on 127.0.0.1 (nginx, and the vsftpd and gophernicus peers of
+``tests/peers``, installed by ``scripts/install-peers.sh``) over a private temporary
+directory, byte-compiles anyurl as an installed package would be, and for each row runs curl
+and the ``anyurl`` command (once per anyio backend) alternately, so that drift of the machine
+hits every client alike. Bodies go to this script's pipe-less stdout, ``/dev/null`` opened by
+the parent (as ``> /dev/null`` in a shell): no client is given a device path to write.
+
+It prints, per row and client: the median wall time, the ratio to curl's median, the median
+CPU seconds (user + system of the client and its children) and its ratio to curl's, and the
+peak resident set. The peak is GNU time's ``%M`` (``/usr/bin/time``, Debian's ``time``
+package): a child forked straight from this Python process would report this process's own
+RSS, which Linux keeps in ``ru_maxrss`` across ``execve``.
+
+The rows are those of issue 13; ``--rows`` picks some of them:
+
+=========== ===============================================================================
+http-bulk   one ``--size`` body from nginx (Content-Length, no coding)
+ftp-bulk    the same from vsftpd (TYPE I, passive)
+gopher-bulk the same from gophernicus (item type 9)
+http-small  ``--small`` 1 KiB files in one command, keep-alive
+ftp-small   ``--small`` 1 KiB files in one command, one control connection reused
+http-z20    ``--small`` 1 KiB files, ``-Z 20`` against ``curl -Z --parallel-max 20``
+rss-z200    ``--many16k`` 16 KiB files saved with ``-O`` into a directory, ``-Z 200``
+=========== ===============================================================================
+
+Timings are of this machine on this day: record them in ``bench/README.md`` with the date
+and the machine, and never assert them in a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compiled import compile_anyurl  # bench/compiled.py
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+GNU_TIME = "/usr/bin/time"
+
+NGINX_CONF = """
+daemon off;
+worker_processes 1;
+pid {root}/nginx.pid;
+error_log {root}/error.log;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000;
+    default_type application/octet-stream;
+    client_body_temp_path {root}/tmp;
+    proxy_temp_path {root}/tmp;
+    fastcgi_temp_path {root}/tmp;
+    uwsgi_temp_path {root}/tmp;
+    scgi_temp_path {root}/tmp;
+    server {{
+        listen 127.0.0.1:{port} backlog=1024;
+        root {www};
+    }}
+}}
+"""
+
+ROWS = ("http-bulk", "ftp-bulk", "gopher-bulk", "http-small", "ftp-small", "http-z20",
+        "rss-z200")
+
+
+@dataclass
+class Client:
+    name: str
+    argv: list[str]
+    #: a directory emptied before each run (files written with -O)
+    scratch: Path | None = None
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    rss_kib: list[int] = field(default_factory=list)
+    failed: str | None = None
+
+
+def parse_size(text: str) -> int:
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    text = text.strip().upper().removesuffix("B").removesuffix("I")
+    if text and text[-1] in units:
+        return int(float(text[:-1]) * units[text[-1]])
+    return int(text)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run_once(argv: list[str], cwd: Path | None) -> tuple[float, float, int, str]:
+    """Wall seconds, CPU seconds, peak RSS (KiB) and an error text ('' when it worked)."""
+    fd, rss_file = tempfile.mkstemp(prefix="anyurl-bench-rss-")
+    os.close(fd)
+    timed = [GNU_TIME, "-f", "%M", "-o", rss_file, *argv] if os.path.exists(GNU_TIME) else argv
+    started = time.perf_counter()
+    with open(os.devnull, "wb") as sink:  # as `> /dev/null` in a shell
+        proc = subprocess.Popen(timed, stdout=sink, stderr=subprocess.PIPE, cwd=cwd)
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    try:
+        text = Path(rss_file).read_text().split()
+        rss = int(text[-1]) if text and text[-1].isdigit() else usage.ru_maxrss
+    finally:
+        os.unlink(rss_file)
+    error = "" if proc.returncode == 0 else (
+        f"exit status {proc.returncode}: {err.decode(errors='replace')[-300:]}")
+    return elapsed, usage.ru_utime + usage.ru_stime, rss, error
+
+
+def measure(clients: list[Client], repeat: int) -> None:
+    for i in range(repeat):
+        order = clients if i % 2 == 0 else list(reversed(clients))
+        for client in order:
+            if client.failed:
+                continue
+            if client.scratch is not None:
+                shutil.rmtree(client.scratch, ignore_errors=True)
+                client.scratch.mkdir(parents=True)
+            wall, cpu, rss, error = run_once(client.argv, client.scratch)
+            if error:
+                client.failed = error
+                continue
+            client.wall.append(wall)
+            client.cpu.append(cpu)
+            client.rss_kib.append(rss)
+
+
+def report(row: str, title: str, clients: list[Client]) -> list[str]:
+    """Print one row's table; return its lines for the summary."""
+    base = clients[0]
+    base_wall = statistics.median(base.wall) if base.wall else None
+    base_cpu = statistics.median(base.cpu) if base.cpu else None
+    lines = [f"\n[{row}] {title}",
+             f"{'client':24}{'median s':>9}{'x curl':>8}{'cpu s':>8}{'cpu x':>7}"
+             f"{'peak MiB':>10}  wall of each run"]
+    for c in clients:
+        if c.failed or not c.wall:
+            lines.append(f"{c.name:24}  failed: {c.failed}")
+            continue
+        wall, cpu = statistics.median(c.wall), statistics.median(c.cpu)
+        ratio = f"{wall / base_wall:8.2f}" if base_wall else f"{'':>8}"
+        cpu_ratio = f"{cpu / base_cpu:7.2f}" if base_cpu else f"{'':>7}"
+        runs = " ".join(f"{x:.2f}" for x in c.wall)
+        lines.append(f"{c.name:24}{wall:9.3f}{ratio}{cpu:8.2f}{cpu_ratio}"
+                     f"{max(c.rss_kib) / 1024:10.1f}  {runs}")
+    print("\n".join(lines), flush=True)
+    return lines
+
+
+def anyurl(backend: str, *args: str) -> list[str]:
+    return [sys.executable, "-m", "anyurl", "get", "-s", "--backend", backend, *args]
+
+
+def start_nginx(root: Path, www: Path) -> tuple[subprocess.Popen[bytes], int]:
+    (root / "tmp").mkdir(exist_ok=True)
+    port = free_port()
+    conf = root / "nginx.conf"
+    conf.write_text(NGINX_CONF.format(root=root, www=www, port=port))
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(root)],
+                            stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("nginx did not start: is it installed (scripts/install-peers.sh)?")
+
+
+def add_small_files(data_root: Path, small: int, many16k: int) -> None:
+    """`bench/small/fNNNNN` of 1 KiB and `bench/k16/fNNNNN` of 16 KiB, world-readable."""
+    block = os.urandom(1 << 20)
+    for sub, count, size in (("small", small, 1024), ("k16", many16k, 16384)):
+        folder = data_root / "bench" / sub
+        folder.mkdir(parents=True, exist_ok=True)
+        for i in range(count):
+            start = (i * 4099) % (len(block) - size)
+            (folder / f"f{i:05d}").write_bytes(block[start:start + size])
+    for dirpath, _dirs, filenames in os.walk(data_root / "bench"):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o644)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--size", default="1G", help="bulk body size (default 1G)")
+    ap.add_argument("--small", type=int, default=2000, help="small files (default 2000)")
+    ap.add_argument("--many16k", type=int, default=2000,
+                    help="16 KiB files for the -Z 200 memory row (default 2000)")
+    ap.add_argument("--repeat", type=int, default=3, help="paired runs per client")
+    ap.add_argument("--backends", default="asyncio,trio")
+    ap.add_argument("--rows", default=",".join(ROWS), help=f"some of {','.join(ROWS)}")
+    args = ap.parse_args()
+    rows = [r for r in args.rows.split(",") if r]
+    unknown = set(rows) - set(ROWS)
+    if unknown:
+        ap.error(f"unknown rows: {', '.join(sorted(unknown))}")
+    size = parse_size(args.size)
+    backends = [b for b in args.backends.split(",") if b]
+    if not shutil.which("curl"):
+        raise SystemExit("curl is not installed (apt-get install curl)")
+
+    compile_anyurl()
+    from tests.peers import launcher
+
+    root = Path(tempfile.mkdtemp(prefix="anyurl-bench-"))
+    os.chmod(root, 0o755)
+    need = [name for name, wanted in (("vsftpd", {"ftp-bulk", "ftp-small"}),
+                                      ("gophernicus", {"gopher-bulk"})) if wanted & set(rows)]
+    nginx = None
+    summary: list[str] = []
+    try:
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
+              f"{time.strftime('%Y-%m-%d %H:%M')}; starting servers in {root} ...", flush=True)
+        state = launcher.start(need, root / "peers", large_size=size, log=lambda *_: None)
+        data_root = Path(state["data_root"])
+        add_small_files(data_root, args.small, args.many16k)
+        nginx, port = start_nginx(root, data_root)
+        base = {"http": f"http://127.0.0.1:{port}/"}
+        for name in need:
+            peer = state["peers"][name]
+            if peer["status"] != "running":
+                raise SystemExit(f"{name}: {peer['error']}")
+            base[name] = f"{peer['host']}:{peer['port']}"
+        small = [f"bench/small/f{i:05d}" for i in range(args.small)]
+        k16 = [f"bench/k16/f{i:05d}" for i in range(args.many16k)]
+
+        def row(name: str, title: str, curl: list[str], ours: list[str],
+                scratch: bool = False) -> None:
+            clients = [Client("curl", ["curl", "-sS", *curl],
+                              root / "out-curl" if scratch else None)]
+            for b in backends:
+                clients.append(Client(f"anyurl ({b})", anyurl(b, *ours),
+                                      root / f"out-{b}" if scratch else None))
+            measure(clients, args.repeat)
+            summary.extend(report(name, title, clients))
+
+        for name in rows:
+            if name.endswith("-bulk"):
+                scheme = name.split("-")[0]
+                url = {"http": base["http"] + "large.dat",
+                       "ftp": f"ftp://{base.get('vsftpd')}/large.dat",
+                       "gopher": f"gopher://{base.get('gophernicus')}/9/large.dat"}[scheme]
+                row(name, f"{args.size} {scheme} body to stdout ({url})", [url], [url])
+            elif name == "http-small":
+                urls = [base["http"] + p for p in small]
+                row(name, f"{args.small} x 1 KiB http, one command, keep-alive", urls, urls)
+            elif name == "ftp-small":
+                urls = [f"ftp://{base['vsftpd']}/{p}" for p in small]
+                row(name, f"{args.small} x 1 KiB ftp, one command, reuse", urls, urls)
+            elif name == "http-z20":
+                urls = [base["http"] + p for p in small]
+                row(name, f"{args.small} x 1 KiB http, -Z 20 against "
+                    "curl -Z --parallel-max 20", ["-Z", "--parallel-max", "20", *urls],
+                    ["-Z", "20", "--per-host", "20", *urls])
+            elif name == "rss-z200":
+                urls = [base["http"] + p for p in k16]
+                row(name, f"{args.many16k} x 16 KiB http saved with -O, -Z 200 "
+                    f"(goal: peak <= 64 MiB + 256 KiB x 200 = 114 MiB)",
+                    ["-Z", "--parallel-max", "200", "--remote-name-all", *urls],
+                    ["-Z", "200", "--per-host", "200", "-O", *urls], scratch=True)
+        print("\n== summary (" + time.strftime("%Y-%m-%d") + f", {os.cpu_count()} cpus, "
+              f"median of {args.repeat}) ==")
+        print("\n".join(summary))
+    finally:
+        if nginx is not None:
+            nginx.send_signal(signal.SIGQUIT)
+            nginx.wait(timeout=10)
+        launcher.stop(root / "peers", log=lambda *_: None)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

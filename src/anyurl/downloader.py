@@ -385,9 +385,12 @@ class _PartWriter:
     #: A slow transfer still reaches the disk this often (someone may be watching it grow).
     INTERVAL = 0.5
 
-    def __init__(self, fd: int, capacity: int = BATCH):
+    def __init__(self, fd: int, capacity: int = BATCH, *, inline: bool = False):
         self._fd = fd
         self._capacity = max(1, capacity)
+        #: Write in the event loop's thread: for a small body one ``write`` to the page
+        #: cache costs microseconds, a worker-thread hop ten times that.
+        self._inline = inline
         self._buffer: memoryview | None = None  # allocated on the first write
         self._used = 0
         self._flushed = anyio.current_time()
@@ -403,7 +406,10 @@ class _PartWriter:
         if self._used + size > self._capacity:
             await self.flush()
         if size >= self._capacity:
-            await anyio.to_thread.run_sync(_write_all, self._fd, memoryview(chunk))
+            if self._inline:
+                _write_all(self._fd, memoryview(chunk))
+            else:
+                await anyio.to_thread.run_sync(_write_all, self._fd, memoryview(chunk))
             return
         if self._buffer is None:
             self._buffer = memoryview(bytearray(self._capacity))
@@ -416,7 +422,10 @@ class _PartWriter:
         self._flushed = anyio.current_time()
         if self._used and self._buffer is not None:
             pending, self._used = self._buffer[: self._used], 0
-            await anyio.to_thread.run_sync(_write_all, self._fd, pending)
+            if self._inline:
+                _write_all(self._fd, pending)
+            else:
+                await anyio.to_thread.run_sync(_write_all, self._fd, pending)
 
     async def aclose(self) -> None:
         try:
@@ -625,11 +634,18 @@ class Downloader:
                 self.events.started(job, info, kept)
                 try:
                     capacity = _PartWriter.capacity_for(info.size, policy.parallel)
+                    # A small regular file is opened and written without thread hops
+                    # (they were most of the cost of -Z 200 of 16 KiB files); a device
+                    # or FIFO may block, and a large body's batches wait on the disk.
+                    small = (not in_place and info.size is not None
+                             and info.size <= _PartWriter.MIN_BATCH)
                     if in_place:
                         fd = await anyio.to_thread.run_sync(open_in_place, part)
+                    elif small:
+                        fd = open_part(part, kept)
                     else:
                         fd = await anyio.to_thread.run_sync(open_part, part, kept)
-                    f = _PartWriter(fd, capacity)
+                    f = _PartWriter(fd, capacity, inline=small)
                 except OSError as exc:
                     raise _write_error(part, exc) from exc
                 state.part_ours = True

@@ -193,7 +193,8 @@ def _check_part_mode(part: Path, mode: int) -> None:
 def open_part(part: Path, offset: int) -> int:
     """Open ``part`` for writing at ``offset`` (truncated there), never through a link.
 
-    Blocking: call it in a worker thread.
+    Blocking, briefly on a local disk: the downloader calls it in a worker thread,
+    except for a small body, where the thread hop costs more than the open.
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
     if not offset:

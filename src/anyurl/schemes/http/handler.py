@@ -53,7 +53,7 @@ from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.schemes.http.decoding import Decoder, decode_chunks, decoder_for
 from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Connection, Response
-from anyurl.schemes.http.pool import ConnectionPool
+from anyurl.schemes.http.pool import MAX_IDLE_PER_ROUTE, ConnectionPool
 from anyurl.schemes.http.routes import (
     HTTP_SCHEMES,
     USER_AGENT,
@@ -109,7 +109,9 @@ class HTTPHandler(SchemeHandler):
     ):
         super().__init__(config, warn=warn, gate=gate, dialer=dialer)
         self.router: Router = router or direct_route
-        self.pool = ConnectionPool()
+        # Room for as many idle connections to a host as transfers may run on it at
+        # once: with fewer, a -Z run closes and reopens connections all along.
+        self.pool = ConnectionPool(max(MAX_IDLE_PER_ROUTE, config.per_host))
         #: Connections opened (not reused) so far; tests and ``-v`` read it.
         self.connections_opened = 0
         self._http2_available: bool | None = None

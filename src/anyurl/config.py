@@ -44,6 +44,8 @@ class Config:
     max_time: float | None = None
     parallel: int = 4
     per_host: int = 2
+    #: Connect over IPv4 (4) or IPv6 (6) only (``-4``/``-6``); None: whatever resolves.
+    ip_version: int | None = None
     nntp_server: str | None = None
     smtp_relay: str | None = None
     #: Sender of mailto: messages (envelope and From:); None: ``anonymous_email``.

@@ -16,6 +16,8 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     │   │   └── TLSHandshakeFailed  35  the TLS handshake failed (curl's SSL connect error)
     │   │       └── TLSCertificateError 60  the server's certificate was not accepted
     │   └── ConnectionLost          56  the peer reset or closed the connection mid-dialogue
+    ├── TLSSetupError               77  a CA file or directory that cannot be used
+    │   └── TLSClientCertificateError 58  a client certificate or key that cannot be used
     ├── TransferTimeout             28
     ├── LoginDenied                 67  bad credentials, or no way to ask for a password
     ├── RemoteAccessDenied           9  curl's "access denied to remote resource" (FTP CWD)
@@ -64,7 +66,9 @@ __all__ = [
     "ServerError",
     "StreamClosed",
     "TLSCertificateError",
+    "TLSClientCertificateError",
     "TLSHandshakeFailed",
+    "TLSSetupError",
     "TooManyRedirects",
     "TransferTimeout",
     "URLError",
@@ -166,6 +170,18 @@ class TLSCertificateError(TLSHandshakeFailed):
     """The server's certificate did not verify (curl's CURLE_PEER_FAILED_VERIFICATION)."""
 
     exit_code = 60
+
+
+class TLSSetupError(AnyURLError):
+    """A CA file or directory cannot be used (``--cacert``, ``--capath``: curl's 77)."""
+
+    exit_code = 77
+
+
+class TLSClientCertificateError(TLSSetupError):
+    """A client certificate or its key cannot be used (``--cert``: curl's 58)."""
+
+    exit_code = 58
 
 
 class ConnectionLost(NetworkError):

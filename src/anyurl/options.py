@@ -55,6 +55,8 @@ class SchemeOptions:
         mapping, a callable callable): enough to catch ``idle="2"`` or ``passive=1``
         from a program that built the options from untyped data.
         """
+        if self.__dict__.get("_checked"):
+            return  # frozen: once checked, always right (the check runs per request)
         hints = typing.get_type_hints(type(self))
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
@@ -63,6 +65,7 @@ class SchemeOptions:
                     f"{self.label} option {f.name}={value!r} is not of type "
                     f"{_type_name(hints[f.name])}"
                 )
+        object.__setattr__(self, "_checked", True)
 
 
 def _conforms(value: object, hint: Any) -> bool:
@@ -103,6 +106,9 @@ class FTPOptions(SchemeOptions):
     passive: bool | None = None
     #: The ``ACCT`` text for servers that ask for an account after ``PASS``.
     account: str | None = None
+    #: ``-I``: no transfer; the resource is the file's size (``SIZE``) and modification
+    #: time (``MDTM``) as curl prints them (``Content-Length:``, ``Last-Modified:``).
+    head: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,6 +122,45 @@ class HTTPOptions(SchemeOptions):
     http2: bool = False
     #: Return a 4xx/5xx body as the resource instead of raising (``--keep-error-body``).
     keep_error_body: bool = False
+    #: The request method (``-X``); None: GET, POST when there is a ``body``, HEAD
+    #: with ``head``. An explicit method is kept across redirects, as curl keeps it.
+    method: str | None = None
+    #: Request headers in order (``-H``, ``-A``, ``-e``). One replaces anyurl's header
+    #: of the same name (``Host``, ``User-Agent``, ``Accept``); a value of None removes
+    #: it (curl's ``-H 'Accept:'``). CR and LF are refused (:meth:`check`).
+    headers: tuple[tuple[str, str | None], ...] = ()
+    #: A request body (``-d``, ``--data-binary``): sent with POST unless ``method`` says
+    #: otherwise, with curl's ``Content-Type: application/x-www-form-urlencoded``
+    #: unless ``headers`` give one. A 301, 302 or 303 turns it into a GET without it.
+    body: bytes | None = None
+    #: HEAD (``-I``): the resource is the response head, as curl prints it.
+    head: bool = False
+    #: Verify the server's certificate and name (``-k`` turns it off).
+    verify: bool = True
+    #: CA certificates to trust instead of the system's (``--cacert``, ``--capath``).
+    cafile: str | None = None
+    capath: str | None = None
+    #: A client certificate (PEM, ``--cert``) and its key when not in the same file.
+    client_cert: str | None = None
+    client_key: str | None = None
+    #: Look the host up in ``~/.netrc`` when the URL has no user (``--netrc``).
+    netrc: bool = False
+
+    def check(self) -> None:
+        """The type check, and no CR or LF in a method or header (RFC 1738 section 6:
+        nothing smuggled into the request)."""
+        super().check()
+        texts = [self.method or ""]
+        for name, value in self.headers:
+            texts += [name, value or ""]
+            if not name or any(c in name for c in " \t:"):
+                raise OptionError(f"http header name {name!r} is not a token")
+        if any(c in t for t in texts for c in "\r\n\0"):
+            raise OptionError("http method and headers may not contain CR, LF or NUL")
+        if self.method is not None and (not self.method or not self.method.isascii()
+                                        or any(not (c.isalnum() or c in "!#$%&'*+-.^_`|~")
+                                               for c in self.method)):
+            raise OptionError(f"http method {self.method!r} is not a token")
 
 
 @dataclass(frozen=True)

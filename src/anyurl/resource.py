@@ -29,7 +29,14 @@ class ResourceInfo:
     by ``offset`` for a resumed transfer); ``total_size`` the size of the whole remote
     object when known. ``offset`` is where the stream starts within the object (non-zero
     only when a resume was asked for and the server honoured it). ``kind`` says what the
-    bytes are: ``"file"``, ``"directory"`` (a listing), ``"menu"``, ``"article"`` ...
+    bytes are: ``"file"``, ``"directory"`` (a listing), ``"menu"``, ``"article"``,
+    ``"headers"`` (an HTTP HEAD) ...
+
+    ``url`` is the final URL (after redirects), ``filename`` the name the server or the
+    URL suggests. For HTTP, ``status``, ``reason`` and ``headers`` (names lower-cased,
+    in the order received; :meth:`header` looks one up) are the final response's; they
+    are None and empty for the other schemes. ``extra`` holds what is particular to one
+    handler (the protocol dialogue's details).
     """
 
     url: URL
@@ -40,7 +47,18 @@ class ResourceInfo:
     filename: str | None = None
     kind: str = "file"
     validator: str | None = None  # ETag / Last-Modified, for a safe resume later
+    status: int | None = None
+    reason: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def header(self, name: str) -> str | None:
+        """The first value of response header ``name`` (any case), or None."""
+        key = name.lower()
+        for k, v in self.headers:
+            if k == key:
+                return v
+        return None
 
 
 class Resource:

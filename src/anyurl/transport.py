@@ -334,10 +334,17 @@ def _literal_address(host: str, port: int) -> list[tuple[Any, ...]] | None:
     return None
 
 
-async def _open_raw_tcp(host: str, port: int) -> _RawSocketStream:
-    """Connect to the first address of ``host`` that accepts, one after another."""
+async def _open_raw_tcp(host: str, port: int, family: int = 0) -> _RawSocketStream:
+    """Connect to the first address of ``host`` that accepts, one after another
+    (only addresses of ``family`` when it is not 0: ``-4``/``-6``)."""
     infos = _literal_address(host, port) or await anyio.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM)
+        host, port, family=family, type=socket.SOCK_STREAM)
+    if family:
+        infos = [info for info in infos if info[0] == family]
+        if not infos:
+            kind = "IPv4" if family == socket.AF_INET else "IPv6"
+            raise socket.gaierror(socket.EAI_ADDRFAMILY if hasattr(
+                socket, "EAI_ADDRFAMILY") else socket.EAI_NONAME, f"no {kind} address")
     last: OSError | None = None
     for family, kind, proto, _name, address in infos:
         sock = socket.socket(family, kind, proto)
@@ -467,6 +474,7 @@ async def connect_tcp(
     ssl_context: ssl.SSLContext | None = None,
     alpn_protocols: Sequence[str] | None = None,
     what: str = "the connection",
+    family: int = 0,
 ) -> Stream:
     """Connect to ``host:port`` directly and return a :class:`Stream`; errors name ``url``.
 
@@ -481,7 +489,7 @@ async def connect_tcp(
     shown = f"{host}:{port}"
     try:
         with anyio.fail_after(connect_timeout):
-            sock = await _open_raw_tcp(host, port)
+            sock = await _open_raw_tcp(host, port, family)
             stream: anyio.abc.ByteStream = sock
             if tls:
                 ctx = ssl_context or ssl.create_default_context()
@@ -531,8 +539,10 @@ class Dialer:
     tunnel is an explicit object the handler holds, not ambient state.
     """
 
-    def __init__(self, tunnel: Tunnel | None = None):
+    def __init__(self, tunnel: Tunnel | None = None, family: int = 0):
         self.tunnel = tunnel
+        #: ``socket.AF_INET`` or ``AF_INET6`` to connect over that only (``-4``/``-6``).
+        self.family = family
 
     async def connect_tcp(
         self,
@@ -553,7 +563,8 @@ class Dialer:
             return await connect_tcp(
                 host, port, url=url, connect_timeout=connect_timeout,
                 read_timeout=read_timeout, tls=tls, server_hostname=server_hostname,
-                ssl_context=ssl_context, alpn_protocols=alpn_protocols, what=what)
+                ssl_context=ssl_context, alpn_protocols=alpn_protocols, what=what,
+                family=self.family)
         if tls and alpn_protocols:
             ssl_context = ssl_context or ssl.create_default_context()
             ssl_context.set_alpn_protocols(list(alpn_protocols))

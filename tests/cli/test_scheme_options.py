@@ -36,7 +36,7 @@ def test_answers_file_fills_in_an_ask_form(peers: Peers, tmp_path: Path) -> None
     url = f"gopher://{p.host}:{p.port}/0/form%09%09?"
     missing = anyurl("-s", url, "--answers", str(tmp_path / "none.json"))
     assert missing.returncode == 2  # the file does not exist: a usage error
-    form = anyurl("-s", url + "", "--answers", str(_write(tmp_path, {"x": "y"})))
+    form = anyurl("-sS", url + "", "--answers", str(_write(tmp_path, {"x": "y"})))
     assert form.returncode != 0
     assert b"--answers" in form.stderr
     assert b"Your name?" in form.stderr

@@ -137,7 +137,7 @@ def test_a_part_file_that_is_a_fifo_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("extra", [[], ["--clobber"]], ids=["default", "clobber"])
 def test_a_device_target_stays_a_device(tmp_path: Path, source: str, extra: list[str]) -> None:
     node = _null_node(tmp_path)
-    r = anyurl("get", "-s", *extra, "-o", str(node), source)
+    r = anyurl("get", "-sS", *extra, "-o", str(node), source)
     assert r.returncode == 0, r.stderr
     assert stat.S_ISCHR(os.lstat(node).st_mode)
     assert not (tmp_path / "null-node.part").exists()
@@ -154,7 +154,7 @@ def test_a_fifo_target_is_written_in_place(tmp_path: Path, source: str) -> None:
 
     reader = threading.Thread(target=read)
     reader.start()
-    r = anyurl("get", "-s", "-o", str(fifo), source)
+    r = anyurl("get", "-sS", "-o", str(fifo), source)
     reader.join(10)
     assert r.returncode == 0, r.stderr
     assert got == [BODY]
@@ -164,13 +164,13 @@ def test_a_fifo_target_is_written_in_place(tmp_path: Path, source: str) -> None:
 def test_a_fifo_without_a_reader_fails_at_once(tmp_path: Path, source: str) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    r = anyurl("get", "-s", "-o", str(fifo), source)
+    r = anyurl("get", "-sS", "-o", str(fifo), source)
     assert r.returncode == 23
     assert b"nothing is reading" in r.stderr
 
 
 def test_dash_o_dash_is_stdout(source: str, tmp_path: Path) -> None:
-    r = anyurl("get", "-s", "-o", "-", source, cwd=tmp_path)
+    r = anyurl("get", "-sS", "-o", "-", source, cwd=tmp_path)
     assert (r.returncode, r.stdout) == (0, BODY)
     assert not (tmp_path / "-").exists()
 
@@ -180,15 +180,15 @@ def test_dash_o_replaces_an_existing_file_and_dash_O_does_not(
 ) -> None:
     mine = tmp_path / "mine.txt"
     mine.write_bytes(b"mine")
-    assert anyurl("get", "-s", "-o", str(mine), source).returncode == 0
+    assert anyurl("get", "-sS", "-o", str(mine), source).returncode == 0
     assert mine.read_bytes() == BODY
     mine.write_bytes(b"mine")
-    assert anyurl("get", "-s", "--no-clobber", "-o", str(mine), source).returncode == 73
+    assert anyurl("get", "-sS", "--no-clobber", "-o", str(mine), source).returncode == 73
     assert mine.read_bytes() == b"mine"
     out = tmp_path / "out"
     out.mkdir()
     (out / "doc.txt").write_bytes(b"mine")
-    r = anyurl("get", "-s", "-O", "--output-dir", str(out), source)
+    r = anyurl("get", "-sS", "-O", "--output-dir", str(out), source)
     assert r.returncode == 73
     assert (out / "doc.txt").read_bytes() == b"mine"
 
@@ -202,14 +202,14 @@ def test_links_planted_in_the_output_directory_lead_nowhere(
     out.mkdir()
     (out / "doc.txt.part").symlink_to(victim)
     for extra in ([], ["-C", "-"], ["--clobber"]):
-        r = anyurl("get", "-s", *extra, "-O", "--output-dir", str(out), source)
+        r = anyurl("get", "-sS", *extra, "-O", "--output-dir", str(out), source)
         assert r.returncode == 23, (extra, r.stderr)
         assert b"symbolic link" in r.stderr
     assert victim.read_bytes() == b"keep"
     (out / "doc.txt.part").unlink()
     (out / "doc.txt").symlink_to(victim)
-    assert anyurl("get", "-s", "-O", "--output-dir", str(out), source).returncode == 73
-    r = anyurl("get", "-s", "--clobber", "-O", "--output-dir", str(out), source)
+    assert anyurl("get", "-sS", "-O", "--output-dir", str(out), source).returncode == 73
+    r = anyurl("get", "-sS", "--clobber", "-O", "--output-dir", str(out), source)
     assert r.returncode == 0, r.stderr
     assert victim.read_bytes() == b"keep"
     assert not (out / "doc.txt").is_symlink() and (out / "doc.txt").read_bytes() == BODY
@@ -220,7 +220,7 @@ def test_a_user_named_link_is_followed_and_kept(tmp_path: Path, source: str) -> 
     real.write_bytes(b"old")
     link = tmp_path / "link.txt"
     link.symlink_to(real)
-    r = anyurl("get", "-s", "-o", str(link), source)
+    r = anyurl("get", "-sS", "-o", str(link), source)
     assert r.returncode == 0, r.stderr
     assert link.is_symlink() and real.read_bytes() == BODY
 
@@ -229,9 +229,9 @@ def test_refusals_come_before_any_transfer(tmp_path: Path) -> None:
     # the URL's host does not resolve: a refusal that waited for the connection would
     # exit 6, not 23
     url = "http://host.invalid/doc.txt"
-    r = anyurl("get", "-s", "-o", str(tmp_path), url)
+    r = anyurl("get", "-sS", "-o", str(tmp_path), url)
     assert r.returncode == 23 and b"is a directory" in r.stderr
-    r = anyurl("get", "-s", "-o", str(tmp_path / "no" / "such" / "f"), url)
+    r = anyurl("get", "-sS", "-o", str(tmp_path / "no" / "such" / "f"), url)
     assert r.returncode == 23 and b"--create-dirs" in r.stderr
 
 
@@ -242,11 +242,11 @@ def test_a_long_remote_name_is_shortened_to_fit_with_its_part(tmp_path: Path) ->
     (src / name).write_bytes(b"x")
     out = tmp_path / "out"
     out.mkdir()
-    r = anyurl("get", "-s", "-O", "--output-dir", str(out), f"file://{src}/{name}")
+    r = anyurl("get", "-sS", "-O", "--output-dir", str(out), f"file://{src}/{name}")
     assert r.returncode == 0, r.stderr
     longer = "m" * 251 + ".txt"
     (src / longer[:255]).write_bytes(b"y")
-    r = anyurl("get", "-s", "-O", "--output-dir", str(out), f"file://{src}/{longer[:255]}")
+    r = anyurl("get", "-sS", "-O", "--output-dir", str(out), f"file://{src}/{longer[:255]}")
     assert r.returncode == 0, r.stderr
     saved = sorted(p.name for p in out.iterdir())
     assert all(len(n.encode()) <= 250 and n.endswith(".txt") for n in saved), saved
@@ -307,7 +307,7 @@ def test_ctrl_c_ends_a_wait_on_a_fifo_within_a_second(tmp_path: Path) -> None:
 def test_max_filesize_stops_an_endless_body(tmp_path: Path, where: str) -> None:
     target = tmp_path / "zero"
     out = ["-o", str(target)] if where == "file" else []
-    r = anyurl("get", "-s", "--max-filesize", "100K", *out, "file:///dev/zero")
+    r = anyurl("get", "-sS", "--max-filesize", "100K", *out, "file:///dev/zero")
     assert r.returncode == 63, r.stderr
     assert not target.exists()
     assert len(r.stdout) <= 100 << 10
@@ -316,10 +316,10 @@ def test_max_filesize_stops_an_endless_body(tmp_path: Path, where: str) -> None:
 def test_max_filesize_refuses_an_announced_size_before_writing(tmp_path: Path,
                                                                source: str) -> None:
     target = tmp_path / "doc"
-    r = anyurl("get", "-s", "--max-filesize", "1K", "-o", str(target), source)
+    r = anyurl("get", "-sS", "--max-filesize", "1K", "-o", str(target), source)
     assert r.returncode == 63, r.stderr
     assert not target.exists() and not (tmp_path / "doc.part").exists()
-    assert anyurl("get", "-s", "--max-filesize", "1M", "-o", str(target), source).returncode == 0
+    assert anyurl("get", "-sS", "--max-filesize", "1M", "-o", str(target), source).returncode == 0
 
 
 def test_a_wais_document_is_saved_under_its_own_name() -> None:

@@ -14,6 +14,8 @@ EXIT_CODES = {
     "StreamClosed": 1,
     "TLSHandshakeFailed": 35,
     "TLSCertificateError": 60,
+    "TLSSetupError": 77,
+    "TLSClientCertificateError": 58,
     "FileSizeExceeded": 63,
     "URLError": 3,
     "URLSyntaxError": 3,

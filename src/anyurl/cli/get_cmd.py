@@ -38,6 +38,7 @@ from anyurl.cli.names import remote_name
 from anyurl.cli.scheme_options import (
     add_scheme_arguments,
     apply_to_config,
+    byte_range,
     scheme_options,
 )
 from anyurl.cli.terminal import wanted
@@ -188,7 +189,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     proto.add_argument("-v", "--verbose", action="store_true",
                        help="print the protocol dialogue on stderr (passwords masked)")
     proto.add_argument("-s", "--silent", action="store_true",
-                       help="no warnings and no progress bars")
+                       help="no warnings, no progress bars and no error messages (as "
+                       "curl; add -S for the errors)")
+    proto.add_argument("-S", "--show-error", action="store_true",
+                       help="with -s: still print error messages")
+    proto.add_argument("-u", "--user", metavar="USER[:PASSWORD]",
+                       help="the login for ftp, http(s) Basic, nntp AUTHINFO and telnet, "
+                       "instead of the URL's (asked for on a terminal without ':PASSWORD')")
+    proto.add_argument("-w", "--write-out", metavar="FORMAT",
+                       help="after each transfer print FORMAT with curl's variables: "
+                       "%%{http_code} %%{response_code} %%{size_download} %%{time_total} "
+                       "%%{url_effective} %%{exitcode} %%{filename_effective} "
+                       "%%{content_type}; '@FILE' reads FORMAT from FILE")
+    family = proto.add_mutually_exclusive_group()
+    family.add_argument("-4", "--ipv4", dest="ip_version", action="store_const", const=4,
+                        help="connect over IPv4 only")
+    family.add_argument("-6", "--ipv6", dest="ip_version", action="store_const", const=6,
+                        help="connect over IPv6 only")
+    proto.add_argument("-f", "--fail", action="store_true",
+                       help="accepted for curl users: anyurl always fails (exit 22) on an "
+                       "HTTP error status (--keep-error-body saves the page instead)")
+    proto.add_argument("-L", "--location", action="store_true",
+                       help="accepted for curl users: anyurl always follows http redirects "
+                       "(up to max_redirects of the config)")
     proto.add_argument("--strict", action="store_true", help="parse URLs strictly")
     proto.add_argument("--search", metavar="TEXT", help="search term for gopher type 7")
     proto.add_argument("--allow-port", metavar="PORT", type=int, action="append", default=[],
@@ -196,7 +219,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     proto.add_argument("--connect-timeout", type=float, metavar="SECONDS")
     proto.add_argument("--read-timeout", type=float, metavar="SECONDS",
                        help="fail when one read waits longer than SECONDS")
-    proto.add_argument("--max-time", type=float, metavar="SECONDS",
+    proto.add_argument("-m", "--max-time", type=float, metavar="SECONDS",
                        help="fail an attempt that takes longer than SECONDS (exit 28)")
     proto.add_argument("--file-ftp-fallback", action="store_true",
                        help="retry file://otherhost/ URLs as ftp://otherhost/")
@@ -212,7 +235,7 @@ def build_config(args: argparse.Namespace) -> Config:
     changes: dict[str, Any] = {}
     for name in ("connect_timeout", "read_timeout", "max_time", "parallel", "per_host",
                  "retry", "retry_delay", "retry_max_delay", "stall_timeout", "limit_rate",
-                 "max_filesize"):
+                 "max_filesize", "ip_version"):
         value = getattr(args, name, None)
         if value is not None:
             changes[name] = value
@@ -283,6 +306,7 @@ def make_options(args: argparse.Namespace, *, index: int | None = None,
     json_format = args.json if menu_json is None else menu_json
     return FetchOptions(trace=trace, password_callback=password, search=args.search,
                         raw=args.raw, format="json" if json_format else "text",
+                        byte_range=byte_range(args.range),
                         schemes=tuple(getattr(args, "scheme_options", ())))
 
 
@@ -336,10 +360,13 @@ class CLIEvents(DownloadEvents):
         self.running.discard(result.job.index)
         if self.bars:
             self.bars.finished(result)
-        if result.error is not None:
+        if result.error is not None and shows_errors(self.args):
             print_error(result.error)
         if self.json_lines:
             print(json.dumps(result.to_json()), flush=True)
+        if self.args.write_out:
+            sys.stdout.write(write_out(self.args.write_out, result))
+            sys.stdout.flush()
 
 
 class _Stdout:
@@ -413,6 +440,7 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         for i, text in enumerate(urls):
             try:
                 url = resolver.parse(text)  # once: the job carries the URL, not its text
+                url = with_login(url, args.login)
                 target = output_path(args, url)
             except AnyURLError as exc:
                 results[i] = TransferResult(Job(text, index=i), error=exc)
@@ -434,7 +462,7 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         results[position] = result
     ordered = [results[i] for i in sorted(results)]
     failures = [r for r in ordered if r.error is not None]
-    if len(failures) > 1:
+    if len(failures) > 1 and shows_errors(args):
         print(f"anyurl: {len(failures)} of {len(ordered)} URLs failed:", file=sys.stderr)
         for r in failures:
             print(escape_controls(f"  {r.job.shown}: exit {r.exit_code}"), file=sys.stderr)
@@ -507,15 +535,97 @@ def run(args: argparse.Namespace) -> int:
         print("anyurl: -o names one file; use -O or --output-dir for several URLs",
               file=sys.stderr)
         return 2
+    if args.range is not None and args.resume:
+        print("anyurl: -r and -C cannot be combined: a range is fetched whole",
+              file=sys.stderr)
+        return 2
     try:
         config = build_config(args)
         args.scheme_options = scheme_options(args)
+        byte_range(args.range)
+        args.write_out = read_write_out(args.write_out)
+        args.login = login_from(args.user)
     except (OSError, ValueError) as exc:
         print(f"anyurl: {exc}", file=sys.stderr)
         return 2
+    except AnyURLError as exc:
+        print_error(exc)
+        return exc.exit_code
     try:
         return anyio.run(fetch_all, args, config, urls, backend=args.backend)
     except KeyboardInterrupt:  # before the signal handler was in place, or after
         print_error(Aborted("interrupted"))
         return Aborted.exit_code
 
+
+
+def shows_errors(args: argparse.Namespace) -> bool:
+    """Error messages are printed unless ``-s`` without ``-S`` (curl's rule)."""
+    return not args.silent or bool(getattr(args, "show_error", False))
+
+
+#: Schemes whose URLs carry a login that ``-u`` replaces (RFC 1738 3.1's user:password).
+LOGIN_SCHEMES = frozenset({"ftp", "http", "https", "nntp", "telnet"})
+
+
+def login_from(text: str | None) -> tuple[str, str | None] | None:
+    """``-u USER[:PASSWORD]``; without a password one is asked on a terminal (as curl)."""
+    if text is None:
+        return None
+    user, colon, password = text.partition(":")
+    if not user:
+        raise ValueError("-u needs a user name (-u USER[:PASSWORD])")
+    if colon:
+        return user, password
+    if sys.stdin.isatty():
+        return user, getpass.getpass(f"Enter password for user '{user}': ")
+    return user, None  # a server that wants one says so; ftp asks through its callback
+
+
+def with_login(url: URL, login: tuple[str, str | None] | None) -> URL:
+    """``url`` with the ``-u`` login in place of its own, for schemes with a login."""
+    if login is None or url.scheme not in LOGIN_SCHEMES:
+        return url
+    user, password = login
+    return url.replace(user=user, password=password)
+
+
+_WRITE_OUT = re.compile(r"%\{([a-z_]+)\}|%%|\\[nrt\\]")
+
+
+def read_write_out(text: str | None) -> str | None:
+    """``-w FORMAT``, or the format in FILE for ``-w @FILE`` (``@-``: stdin)."""
+    if text is None or not text.startswith("@"):
+        return text
+    if text == "@-":
+        return sys.stdin.read()
+    with open(text[1:], encoding="utf-8") as f:
+        return f.read()
+
+
+def write_out(template: str, result: TransferResult) -> str:
+    """curl's ``-w``: the template with ``%{variable}``, ``%%`` and ``\\n`` replaced.
+
+    ``http_code``/``response_code`` is the HTTP status (0 for other schemes, or when no
+    response came); an unknown variable is left as written.
+    """
+    info = result.info
+    code = info.status if info is not None and info.status is not None else 0
+    values = {
+        "http_code": f"{code:03d}",
+        "response_code": str(code),
+        "size_download": str(result.bytes),
+        "time_total": f"{result.seconds:.6f}",
+        "url_effective": (info.url.masked() if info is not None else result.job.shown),
+        "exitcode": str(result.exit_code),
+        "filename_effective": os.fsdecode(result.job.target) if result.job.target else "",
+        "content_type": (info.content_type or "") if info is not None else "",
+    }
+    escapes = {"%%": "%", "\\n": "\n", "\\r": "\r", "\\t": "\t", "\\\\": "\\"}
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(1) is not None:
+            return values.get(m.group(1), m.group(0))
+        return escapes[m.group(0)]
+
+    return _WRITE_OUT.sub(one, template)

@@ -55,6 +55,34 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    "needs pip install 'anyurl[http2]')")
     g.add_argument("--keep-error-body", action="store_true",
                    help="http: save an error page (4xx/5xx) as the result anyway")
+    h = p.add_argument_group("http requests (curl's options)")
+    h.add_argument("-X", "--request", metavar="METHOD",
+                   help="http: the request method (default GET; POST with -d; HEAD with -I)")
+    h.add_argument("-H", "--header", metavar="'NAME: VALUE'", action="append", default=[],
+                   help="http: add a header, replacing anyurl's of that name; 'NAME:' "
+                   "removes it, 'NAME;' sends it empty (repeatable)")
+    h.add_argument("-A", "--user-agent", metavar="TEXT", help="http: the User-Agent header")
+    h.add_argument("-e", "--referer", metavar="URL", help="http: the Referer header")
+    h.add_argument("-d", "--data", metavar="TEXT", action="append", default=[],
+                   help="http: POST TEXT (form-urlencoded; '@FILE' reads FILE without its "
+                   "CR and LF, '@-' stdin; several are joined with '&'); mailto: the "
+                   "body of the message")
+    h.add_argument("--data-binary", metavar="TEXT", action="append", default=[],
+                   help="http: POST TEXT, '@FILE' read exactly as it is")
+    h.add_argument("-I", "--head", action="store_true",
+                   help="http: HEAD, print the response head; ftp: the size and "
+                   "modification time")
+    h.add_argument("-r", "--range", metavar="FIRST-[LAST]",
+                   help="only these bytes (0-499, 500-): http Range, ftp REST and a count")
+    h.add_argument("-k", "--insecure", action="store_true",
+                   help="https: do not verify the server's certificate")
+    h.add_argument("--cacert", metavar="FILE", help="https: trust the CA certificates in FILE")
+    h.add_argument("--capath", metavar="DIR", help="https: trust the CA certificates in DIR")
+    h.add_argument("-E", "--cert", metavar="FILE", help="https: a client certificate (PEM)")
+    h.add_argument("--key", metavar="FILE", help="https: the client certificate's key")
+    h.add_argument("--netrc", "--netrc-optional", dest="netrc", action="store_true",
+                   help="http: take a login from ~/.netrc for a URL without one (ftp and "
+                   "nntp always read it)")
     g.add_argument("--ftp-active", action="store_true",
                    help="ftp: active mode (EPRT/PORT) instead of passive")
     g.add_argument("--nntp-server", metavar="HOST[:PORT]",
@@ -65,10 +93,8 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    "anonymous_email in the config, else $EMAIL)")
     g.add_argument("--smtp-relay", metavar="HOST[:PORT]",
                    help="mailto: the SMTP server to submit through (default localhost:25)")
-    body = g.add_mutually_exclusive_group()
-    body.add_argument("--data", metavar="TEXT", help="mailto: the body of the message")
-    body.add_argument("--data-file", metavar="FILE",
-                      help="mailto: read the body from FILE ('-' for stdin)")
+    g.add_argument("--data-file", metavar="FILE",
+                   help="mailto: read the body from FILE ('-' for stdin)")
     g.add_argument("--telnet-command", metavar="LINE", action="append", default=[],
                    help="telnet: a line to type after login (repeatable)")
     g.add_argument("--telnet-no-login", action="store_true",
@@ -131,16 +157,18 @@ def scheme_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
     render = bool(args.render or (not to_files and sys.stdout.isatty()))
     if args.view or answers is not None or not render:
         given.append(GopherOptions(view=args.view, answers=answers, render=render))
-    if args.compressed or args.keep_error_body or args.http2:
-        given.append(HTTPOptions(decode_content=args.compressed, http2=args.http2,
-                                 keep_error_body=args.keep_error_body))
-    if args.ftp_active:
-        given.append(FTPOptions(passive=False))
+    http = http_options(args)
+    if http != HTTPOptions():
+        given.append(http)
+    if args.ftp_active or args.head:
+        given.append(FTPOptions(passive=False if args.ftp_active else None, head=args.head))
     if args.nntp_server:
         given.append(NewsOptions(server=args.nntp_server))
     body: bytes | None = None
-    if args.data is not None:
-        body = args.data.encode("utf-8")
+    if args.data and args.data_file:
+        raise ValueError("give the message body with --data or --data-file, not both")
+    if args.data:
+        body = "\n".join(args.data).encode("utf-8")  # mailto: the text as written
     elif args.data_file and args.data_file != "-":
         with open(args.data_file, "rb") as f:
             body = f.read()
@@ -178,3 +206,62 @@ def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
     if args.smtp_relay:
         changes["smtp_relay"] = args.smtp_relay
     return config.replace(**changes)
+
+
+def _data_item(text: str, *, binary: bool) -> bytes:
+    """One ``-d``/``--data-binary`` value: the text, or ``@FILE`` read (curl's rules)."""
+    if not text.startswith("@"):
+        return text.encode("utf-8")
+    path = text[1:]
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+    return data if binary else data.replace(b"\r", b"").replace(b"\n", b"")
+
+
+def _header(text: str) -> tuple[str, str | None]:
+    """curl's ``-H``: 'Name: value', 'Name:' (remove the header), 'Name;' (empty)."""
+    name, colon, value = text.partition(":")
+    if not colon:
+        if text.endswith(";"):
+            return text[:-1].strip(), ""
+        raise ValueError(f"-H {text!r}: a header is 'Name: value' ('Name:' removes one)")
+    value = value.strip()
+    return name.strip(), value or None
+
+
+def http_options(args: argparse.Namespace) -> HTTPOptions:
+    """The HTTPOptions of the command line (curl's request options)."""
+    headers = [_header(h) for h in args.header]
+    if args.user_agent is not None:
+        headers.insert(0, ("User-Agent", args.user_agent))
+    if args.referer is not None:
+        headers.insert(0, ("Referer", args.referer))
+    body: bytes | None = None
+    items = [_data_item(d, binary=False) for d in args.data]
+    items += [_data_item(d, binary=True) for d in args.data_binary]
+    if items:
+        body = b"&".join(items)
+    http = HTTPOptions(
+        decode_content=args.compressed, http2=args.http2,
+        keep_error_body=args.keep_error_body, method=args.request,
+        headers=tuple(headers), body=body, head=args.head, verify=not args.insecure,
+        cafile=args.cacert, capath=args.capath, client_cert=args.cert,
+        client_key=args.key, netrc=args.netrc)
+    http.check()
+    return http
+
+
+def byte_range(text: str | None) -> tuple[int, int | None] | None:
+    """``-r FIRST-[LAST]`` as (first, last or None); ValueError for anything else."""
+    if text is None:
+        return None
+    first, dash, last = text.strip().partition("-")
+    if not dash or not first.isdigit() or (last and not last.isdigit()):
+        raise ValueError(f"-r {text!r}: a range is FIRST-LAST or FIRST- (bytes, from 0)")
+    end = int(last) if last else None
+    if end is not None and end < int(first):
+        raise ValueError(f"-r {text!r}: the last byte comes before the first")
+    return int(first), end

@@ -19,6 +19,7 @@ Two things come from the resolver when it creates a handler:
 from __future__ import annotations
 
 import dataclasses
+import socket
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -49,6 +50,10 @@ class FetchOptions:
     offset: int = 0
     #: The validator (ETag / Last-Modified) of the partial data, for HTTP If-Range.
     if_range: str | None = None
+    #: Only bytes ``first`` to ``last`` (inclusive; None: to the end) of the resource
+    #: (``-r``): HTTP Range, FTP REST and a byte count. A server that cannot serve a
+    #: range sends the whole resource (as curl writes it).
+    byte_range: tuple[int, int | None] | None = None
     #: Protocol dialogue, passwords masked by the handler.
     trace: Trace | None = None
     password_callback: PasswordCallback | None = None
@@ -136,6 +141,10 @@ class SchemeHandler(ABC):
         self.config = config
         self.warn = warn or (lambda message: None)
         self._gate = gate
+        if config.ip_version in (4, 6) and dialer.tunnel is None and not dialer.family:
+            # -4/-6: every connection of this handler, FTP data connections too.
+            dialer = Dialer(family=socket.AF_INET if config.ip_version == 4
+                            else socket.AF_INET6)
         #: Opens this handler's connections: directly, or through a gateway's tunnel.
         self.dialer = dialer
 

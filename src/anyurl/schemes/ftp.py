@@ -83,7 +83,7 @@ from anyurl.protocols.ftp import (
     retrieval_commands,
     retrieval_for,
 )
-from anyurl.resource import Resource, ResourceInfo
+from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.transport import (
     DEFAULT_RECEIVE_SIZE,
@@ -285,6 +285,30 @@ class _Transfer:
                 await self.handler._release(self.control)
             else:
                 await self.control.goodbye(abort=True)
+
+
+async def _limited(chunks: AsyncIterator[bytes], count: int | None) -> AsyncIterator[bytes]:
+    """``chunks`` cut after ``count`` bytes (all of them for None); the rest is closed."""
+    if count is None:
+        async for chunk in chunks:
+            yield chunk
+        return
+    left = count
+    try:
+        while left > 0:
+            try:
+                chunk = await chunks.__anext__()
+            except StopAsyncIteration:
+                return
+            if len(chunk) >= left:
+                yield chunk[:left]
+                return
+            left -= len(chunk)
+            yield chunk
+    finally:
+        aclose = getattr(chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 def _empty() -> AsyncIterator[bytes]:
@@ -520,12 +544,48 @@ class FTPHandler(SchemeHandler):
         retrieval = self._retrieval(url)
         login = self._login(url)
         offset = options.offset
+        brange = options.byte_range
+        if brange is not None and retrieval.mode != "I":
+            self.warn(f"not fetching a range of {url.masked()}: byte offsets only hold in "
+                      "image type (RFC 3659 5.1); fetching it whole")
+            brange = None
+        if brange is not None:
+            offset += brange[0]  # REST to the range's first byte (and what a retry has)
         if offset and retrieval.mode != "I":
             self.warn(
                 f"not resuming {url.masked()}: byte offsets only hold in image type "
                 "(RFC 3659 5.1); fetching it whole"
             )
             offset = 0
+        resource = await self._open_at(url, retrieval, login, offset, options)
+        if brange is None or resource.info.kind != "file":
+            return resource
+        return await self._ranged(resource, url, offset, brange, options)
+
+    async def _ranged(self, resource: Resource, url: URL, offset: int,
+                      brange: tuple[int, int | None], options: FetchOptions) -> Resource:
+        """``-r``: REST to the first byte, and the transfer cut after the last."""
+        info = resource.info
+        if info.offset != offset:  # the server refused REST: the data starts at byte 0
+            await resource.aclose()
+            raise ResumeFailed(
+                f"the ftp server of {url.masked()} refused REST {offset}: it cannot send "
+                "a range", url=url, hint="Fetch the whole file without -r.")
+        last = brange[1]
+        count = None if last is None else last - offset + 1
+        if count is not None and info.size is not None:
+            count = min(count, info.size)
+        size = count if count is not None else info.size
+        ranged = ResourceInfo(
+            url=info.url, size=size,
+            total_size=None if size is None else options.offset + size,
+            offset=options.offset, content_type=info.content_type,
+            filename=info.filename, kind=info.kind, extra=dict(info.extra))
+        chunks = resource.__aiter__()
+        return Resource(ranged, _limited(chunks, count), on_close=resource.aclose)
+
+    async def _open_at(self, url: URL, retrieval: Retrieval, login: _Login,
+                       offset: int, options: FetchOptions) -> Resource:
         for attempt in (1, 2):
             control, reused = await self._acquire(url, login, options, fresh=attempt == 2)
             try:
@@ -553,6 +613,31 @@ class FTPHandler(SchemeHandler):
                     await control.goodbye(abort=control.core.state is not State.IDLE)
                 raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _head(self, control: _Control, url: URL, retrieval: Retrieval,
+                    size: int | None) -> Resource:
+        """``-I``: SIZE (already asked) and MDTM, as curl prints them for ftp."""
+        modified: str | None = None
+        command = Command("MDTM", retrieval.name)
+        reply = await control.command(command)
+        stamp = reply.line[4:].strip() if reply.code == 213 else ""
+        try:
+            when = time.strptime(stamp[:14], "%Y%m%d%H%M%S")
+            modified = time.strftime("%a, %d %b %Y %H:%M:%S GMT", when)
+        except ValueError:
+            pass  # no MDTM (502), or an answer that is not a time: not printed
+        await self._release(control)
+        lines = []
+        if modified is not None:
+            lines.append(f"Last-Modified: {modified}\r\n")
+        if size is not None:
+            lines.append(f"Content-Length: {size}\r\n")
+        lines.append("Accept-ranges: bytes\r\n")
+        data = "".join(lines).encode("ascii")
+        info = ResourceInfo(url=url, size=len(data), kind="headers", content_type="text/plain",
+                            filename=retrieval.name or None,
+                            extra={"remote_size": size, "modified": modified})
+        return Resource(info, iterate_bytes(data))
 
     def _refused(
         self,
@@ -616,6 +701,8 @@ class FTPHandler(SchemeHandler):
             for command in commands:
                 verb = command.verb
                 if command is data_marker:
+                    if options.get(FTPOptions).head and retrieval.mode != "list":
+                        return await self._head(control, url, retrieval, size)
                     channel = await self._open_data(control, url, options)
                 elif verb == "CWD":
                     if skip:

@@ -30,6 +30,7 @@ gateway (``GET wais://host/db?q HTTP/1.1``) or through its ``CONNECT`` tunnel.
 from __future__ import annotations
 
 import dataclasses
+import ssl
 from collections.abc import AsyncIterator, Callable
 from urllib.parse import unquote, urljoin
 
@@ -38,6 +39,7 @@ from anyurl.errors import (
     AnyURLError,
     ConnectionLost,
     LoginDenied,
+    OptionError,
     PartialTransfer,
     ProtocolError,
     RemoteFileNotFound,
@@ -48,7 +50,7 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.options import HTTPOptions
-from anyurl.resource import Resource, ResourceInfo
+from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.schemes.http.decoding import Decoder, decode_chunks, decoder_for
 from anyurl.schemes.http.http11 import HTTP11Connection
@@ -69,6 +71,7 @@ from anyurl.schemes.http.routes import (
     request_target,
 )
 from anyurl.schemes.http.tunnel import tunnel_to
+from anyurl.tls import make_ssl_context
 from anyurl.transport import DIRECT, Dialer
 from anyurl.url import URL, HTTPPath, parse
 
@@ -115,16 +118,25 @@ class HTTPHandler(SchemeHandler):
         #: Connections opened (not reused) so far; tests and ``-v`` read it.
         self.connections_opened = 0
         self._http2_available: bool | None = None
+        self._contexts: dict[tuple[object, ...], ssl.SSLContext] = {}
 
     # -- requests --------------------------------------------------------------------
 
     def _headers(
-        self, url: URL, route: Route, options: FetchOptions, authorization: str | None
+        self, url: URL, route: Route, options: FetchOptions, authorization: str | None,
+        body: bytes | None = None,
     ) -> list[tuple[str, str]]:
+        http = options.get(HTTPOptions)
         headers = [("Host", host_header(url)), ("User-Agent", USER_AGENT), ("Accept", "*/*")]
-        if options.get(HTTPOptions).decode_content:
+        if http.decode_content:
             headers.append(("Accept-Encoding", "gzip, deflate"))
-        if options.offset:
+        if options.byte_range is not None:
+            first, last = options.byte_range
+            end = "" if last is None else str(last)
+            headers.append(("Range", f"bytes={first + options.offset}-{end}"))
+            if options.offset and options.if_range:
+                headers.append(("If-Range", options.if_range))
+        elif options.offset:
             headers.append(("Range", f"bytes={options.offset}-"))
             if options.if_range:
                 headers.append(("If-Range", options.if_range))
@@ -132,14 +144,23 @@ class HTTPHandler(SchemeHandler):
             headers.append(("Authorization", authorization))
         if route.proxy_authorization:
             headers.append(("Proxy-Authorization", route.proxy_authorization))
+        if body is not None:
+            headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+        headers = merge_headers(headers, http.headers)
+        if body is not None:  # framing is ours: a header of the caller cannot break it
+            headers.append(("Content-Length", str(len(body))))
         return headers
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         route = self.router(url)
-        authorization = basic_credentials(url.user, url.password) if url.user else None
-        lines = [f"GET {masked_target(url, route)} HTTP/1.1"]
+        http = options.get(HTTPOptions)
+        authorization, _ = self._credentials(url, http, quiet=True)
+        method, body = request_method(http)
+        lines = [f"{method} {masked_target(url, route)} HTTP/1.1"]
         lines += [f"{k}: {mask_header(k, v)}" for k, v in
-                  self._headers(url, route, options, authorization)]
+                  self._headers(url, route, options, authorization, body)]
+        if body:
+            lines.append(f"({len(body)} bytes of body)")
         if route.tunnel is not None:
             lines.insert(0, f"CONNECT {route.host}:{route.port} HTTP/1.1 "
                             f"(to {route.tunnel.masked()})")
@@ -149,16 +170,22 @@ class HTTPHandler(SchemeHandler):
         current = url.without_fragment()
         visited = [*options.redirect_chain, current]
         first = visited[0]
-        authorization, auth_origin = self._credentials(current)
+        http = options.get(HTTPOptions)
+        authorization, auth_origin = self._credentials(current, http)
+        method, body = request_method(http)
+        tls_settings = _tls_settings(http)
         max_redirects = self.config.max_redirects
         while True:
             route = self.router(current)
+            if route.tls and tls_settings != _DEFAULT_TLS:
+                route = dataclasses.replace(route, tls_settings=tls_settings)
             auth = authorization if origin(current) == auth_origin else None
-            conn, response = await self._exchange(current, route, options, auth)
+            conn, response = await self._exchange(current, route, options, auth, method, body)
             if response.status in REDIRECT_STATUSES and response.header("location"):
                 location = response.header("location") or ""
                 await self._discard(conn, response)
                 target = self._redirect_target(current, location, response)
+                method, body = redirected_method(response.status, method, body, http)
                 if len(visited) > max_redirects:
                     raise TooManyRedirects(
                         f"{first.masked()} redirected more than {max_redirects} times "
@@ -180,15 +207,25 @@ class HTTPHandler(SchemeHandler):
                     return await handler.open(
                         target, dataclasses.replace(options, redirect_chain=tuple(visited[:-1])))
                 if target.user is not None:
-                    authorization, auth_origin = self._credentials(target)
+                    authorization, auth_origin = self._credentials(target, http)
                 current = target
                 continue
-            return await self._resource(url, current, conn, response, options)
+            return await self._resource(url, current, conn, response, options, method)
 
-    def _credentials(self, url: URL) -> tuple[str | None, tuple[str, str, int] | None]:
+    def _credentials(
+        self, url: URL, http: HTTPOptions, *, quiet: bool = False
+    ) -> tuple[str | None, tuple[str, str, int] | None]:
+        """Basic credentials from the URL, else (with ``netrc``) from the netrc file,
+        with the origin they may be sent to."""
         if url.user is None:
+            if http.netrc and url.host:
+                from anyurl.credentials import netrc_entry
+
+                entry = netrc_entry(self.config, url.host, self.warn)
+                if entry is not None:
+                    return basic_credentials(entry.login, entry.password), origin(url)
             return None, None
-        if url.password:
+        if url.password and not quiet and url.scheme == "http":
             self.warn(
                 f"{url.masked()} carries a password: it is sent as HTTP Basic "
                 "authentication, readable by anyone who can see the connection"
@@ -215,9 +252,10 @@ class HTTPHandler(SchemeHandler):
                 url=current,
             ) from exc
 
-    def _wants_http2(self, route: Route, options: FetchOptions) -> bool:
-        """HTTP/2 when asked for, spoken to the origin (not a GET gateway), h2 installed."""
-        if not options.get(HTTPOptions).http2 or route.absolute_form:
+    def _wants_http2(self, route: Route, options: FetchOptions, body: bytes | None) -> bool:
+        """HTTP/2 when asked for, spoken to the origin (not a GET gateway), h2 installed,
+        for a request without a body (see :meth:`.http2.HTTP2Connection.request`)."""
+        if not options.get(HTTPOptions).http2 or route.absolute_form or body:
             return False
         if self._http2_available is None:
             try:
@@ -231,21 +269,24 @@ class HTTPHandler(SchemeHandler):
         return self._http2_available
 
     async def _exchange(
-        self, url: URL, route: Route, options: FetchOptions, authorization: str | None
+        self, url: URL, route: Route, options: FetchOptions, authorization: str | None,
+        method: str = "GET", body: bytes | None = None,
     ) -> tuple[Connection, Response]:
         """Send the request and read the response head, retrying once on a stale connection."""
-        headers = self._headers(url, route, options, authorization)
+        headers = self._headers(url, route, options, authorization, body)
         target = request_target(url, route)
         trace = options.trace
-        http2 = self._wants_http2(route, options)
+        http2 = self._wants_http2(route, options, body)
         while True:
             conn = await self._connection(route, url, trace, http2=http2)
             if trace:
-                trace(f"> GET {masked_target(url, route)} HTTP/{conn.http_version}")
+                trace(f"> {method} {masked_target(url, route)} HTTP/{conn.http_version}")
                 for k, v in headers:
                     trace(f"> {k}: {mask_header(k, v)}")
+                if body:
+                    trace(f"> ({len(body)} bytes of body)")
             try:
-                response = await conn.request(url.scheme, target, headers)
+                response = await conn.request(url.scheme, target, headers, method, body)
             except (ConnectionLost, PartialTransfer):
                 await conn.aclose()
                 if conn.cycles:  # a pooled connection the server had closed: try a new one
@@ -288,6 +329,7 @@ class HTTPHandler(SchemeHandler):
             connect_timeout=self.config.connect_timeout,
             read_timeout=self.config.read_timeout,
             tls=route.tls, server_hostname=route.server_hostname,
+            ssl_context=self._ssl_context(route.tls_settings) if route.tls else None,
             alpn_protocols=("h2", "http/1.1") if http2 and route.tls else None,
             what="the HTTP connection",
         )
@@ -297,6 +339,15 @@ class HTTPHandler(SchemeHandler):
 
             return await open_h2(stream, route)
         return HTTP11Connection(stream, route)
+
+    def _ssl_context(self, settings: tuple[object, ...]) -> ssl.SSLContext | None:
+        """The context for ``settings`` (see :func:`_tls_settings`); None: the default."""
+        if not settings or settings == _DEFAULT_TLS:
+            return None
+        context = self._contexts.get(settings)
+        if context is None:
+            context = self._contexts[settings] = make_ssl_context(*settings)  # type: ignore[arg-type]
+        return context
 
     async def _release(self, conn: Connection) -> None:
         """Back to the pool if the exchange ended cleanly, else closed."""
@@ -314,16 +365,17 @@ class HTTPHandler(SchemeHandler):
 
     async def _resource(
         self, url: URL, final: URL, conn: Connection, response: Response,
-        options: FetchOptions,
+        options: FetchOptions, method: str = "GET",
     ) -> Resource:
         status = response.status
         length = response.content_length
         offset = 0
         size = length
         total = length
-        if status == 206 and options.offset:
+        ranged = options.byte_range is not None
+        if status == 206 and (options.offset or ranged):
             offset, size, total = self._check_content_range(final, response, options, conn)
-        elif status == 416 and options.offset:
+        elif status == 416 and options.offset and not ranged:
             return await self._range_not_satisfiable(final, conn, response, options)
         elif status >= 300 and not options.get(HTTPOptions).keep_error_body:
             await self._discard(conn, response)
@@ -333,6 +385,8 @@ class HTTPHandler(SchemeHandler):
             raise ProtocolError(
                 f"{final.masked()} answered '{response.status_line}' to a request without "
                 "Range", url=final)
+        if method == "HEAD":
+            return await self._head_resource(final, conn, response)
         encoding = (response.header("content-encoding") or "").strip().lower()
         decoder = None
         if encoding and options.get(HTTPOptions).decode_content:
@@ -350,6 +404,9 @@ class HTTPHandler(SchemeHandler):
             content_type=response.header("content-type"),
             filename=_filename(final, response),
             validator=validator,
+            status=status,
+            reason=response.reason,
+            headers=tuple(response.headers),
             extra={
                 "status": status,
                 "status_line": response.status_line,
@@ -362,6 +419,21 @@ class HTTPHandler(SchemeHandler):
         )
         end = _BodyEnd(conn)
         return Resource(info, self._body(end, response, decoder), on_close=end.close)
+
+    async def _head_resource(self, final: URL, conn: Connection, response: Response) -> Resource:
+        """HEAD (``-I``): the response head is the resource, as curl prints it."""
+        async for _ in conn.body(response):
+            pass  # nothing: h11 and h2 know a HEAD response has no body
+        await self._release(conn)
+        head = (response.status_line + "\r\n"
+                + "".join(f"{k}: {v}\r\n" for k, v in response.headers) + "\r\n")
+        data = head.encode("latin-1", "replace")
+        info = ResourceInfo(
+            url=final, size=len(data), kind="headers", content_type="text/plain",
+            status=response.status, reason=response.reason, headers=tuple(response.headers),
+            extra={"status": response.status, "status_line": response.status_line,
+                   "headers": response.headers, "http_version": conn.http_version})
+        return Resource(info, iterate_bytes(data))
 
     def _check_content_range(
         self, url: URL, response: Response, options: FetchOptions, conn: Connection
@@ -381,13 +453,17 @@ class HTTPHandler(SchemeHandler):
                 f"{text!r}, which anyurl cannot use to resume",
                 url=url,
             ) from None
-        if first != options.offset:
+        start = options.offset + (options.byte_range[0] if options.byte_range else 0)
+        if first != start:
             raise ResumeFailed(
                 f"{url.masked()} resumed at byte {first} (Content-Range {text!r}) where byte "
-                f"{options.offset} was asked for",
+                f"{start} was asked for",
                 url=url,
                 hint="Download the file again from the start.",
             )
+        if options.byte_range is not None:
+            # The range is the resource: its bytes before this attempt are the offset.
+            return options.offset, last - first + 1, options.offset + last - first + 1
         return first, last - first + 1, total
 
     async def _range_not_satisfiable(
@@ -434,6 +510,55 @@ class HTTPHandler(SchemeHandler):
 
 
 # -- helpers -----------------------------------------------------------------------------
+
+#: Headers whose framing anyurl writes itself: a caller's would break the exchange.
+_FRAMING = ("content-length", "transfer-encoding")
+
+
+def merge_headers(
+    defaults: list[tuple[str, str]], given: tuple[tuple[str, str | None], ...]
+) -> list[tuple[str, str]]:
+    """``defaults`` with the caller's ``given`` headers applied as curl's ``-H`` does.
+
+    A given header replaces every default of the same name (case-insensitive) and
+    follows them in the given order; a value of None only removes the default.
+    ``Content-Length`` and ``Transfer-Encoding`` are anyurl's own (the body's framing).
+    """
+    if not given:
+        return defaults
+    names = {name.lower() for name, _ in given}
+    for name in names & set(_FRAMING):
+        raise OptionError(f"the {name} header is set by anyurl from the body; not replacing it")
+    merged = [(k, v) for k, v in defaults if k.lower() not in names]
+    merged += [(k, v) for k, v in given if v is not None]
+    return merged
+
+
+def request_method(http: HTTPOptions) -> tuple[str, bytes | None]:
+    """The method and body of a request: ``method`` if given, else HEAD for ``head``,
+    POST with a ``body``, GET; a HEAD carries no body."""
+    method = http.method or ("HEAD" if http.head else "POST" if http.body is not None else "GET")
+    return method, (None if method == "HEAD" else http.body)
+
+
+def redirected_method(
+    status: int, method: str, body: bytes | None, http: HTTPOptions
+) -> tuple[str, bytes | None]:
+    """The method and body after a redirect, as curl and browsers do: 303 turns
+    anything but HEAD into a GET; 301 and 302 turn a POST into a GET, unless the
+    method was given (``-X``); 307 and 308 keep both."""
+    if method != "HEAD" and (status == 303 or (
+            status in (301, 302) and method == "POST" and http.method is None)):
+        return "GET", None
+    return method, body
+
+
+def _tls_settings(http: HTTPOptions) -> tuple[object, ...]:
+    return (http.verify, http.cafile, http.capath, http.client_cert, http.client_key)
+
+
+_DEFAULT_TLS = _tls_settings(HTTPOptions())
+
 
 
 def _filename(url: URL, response: Response) -> str | None:

@@ -41,6 +41,9 @@ class HTTP11Connection:
         #: keeps the state, else whether the response allows another request.
         self.bypassed: bool | None = None
         self.keep_alive = True
+        #: The method of the current request: a response to HEAD has no body, whatever
+        #: its Content-Length says.
+        self.method = "GET"
 
     async def _send(self, *events: Any) -> None:
         data = b"".join(self.h11.send(event) or b"" for event in events)
@@ -77,10 +80,16 @@ class HTTP11Connection:
             )
         return ProtocolError(f"the server of {url.masked()} broke HTTP/1.1: {text}", url=url)
 
-    async def request(self, scheme: str, target: str, headers: list[tuple[str, str]]) -> Response:
-        """Send the GET and read the response head (1xx skipped)."""
-        await self._send(h11.Request(method="GET", target=target, headers=headers),
-                         h11.EndOfMessage())
+    async def request(self, scheme: str, target: str, headers: list[tuple[str, str]],
+                      method: str = "GET", body: bytes | None = None) -> Response:
+        """Send the request (``headers`` frame ``body``) and read the response head
+        (1xx skipped)."""
+        self.method = method
+        events: list[Any] = [h11.Request(method=method, target=target, headers=headers)]
+        if body:
+            events.append(h11.Data(data=body))
+        events.append(h11.EndOfMessage())
+        await self._send(*events)
         while True:
             event = await self._next_event()
             if isinstance(event, h11.InformationalResponse):
@@ -108,9 +117,10 @@ class HTTP11Connection:
     def body(self, response: Response) -> AsyncIterator[bytes]:
         """Counted when the length is known and h11 expects a body, else h11's framing."""
         length = response.content_length
-        if length is not None and self.h11.their_state is h11.SEND_BODY:
+        if (length is not None and self.h11.their_state is h11.SEND_BODY
+                and self.method != "HEAD" and response.status not in (204, 304)):
             return self._counted_body(response, length)
-        return self._h11_body()
+        return self._h11_body()  # h11 knows that HEAD, 204 and 304 have no body
 
     async def _h11_body(self) -> AsyncIterator[bytes]:
         """Chunked and close-delimited bodies, framed by h11."""

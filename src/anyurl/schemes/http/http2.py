@@ -80,9 +80,9 @@ _CONNECTION_SPECIFIC = frozenset(
 
 
 def request_headers(
-    scheme: str, target: str, headers: Iterable[tuple[str, str]]
+    scheme: str, target: str, headers: Iterable[tuple[str, str]], method: str = "GET"
 ) -> list[tuple[str, str]]:
-    """The header block of a GET for ``target``, from HTTP/1.1-style ``headers``.
+    """The header block of a request for ``target``, from HTTP/1.1-style ``headers``.
 
     ``Host`` becomes ``:authority``; connection-specific headers are dropped; names are
     lower-cased, as HTTP/2 requires. Pseudo-headers come first.
@@ -95,7 +95,7 @@ def request_headers(
             authority = value
         elif lower not in _CONNECTION_SPECIFIC:
             rest.append((lower, value))
-    pseudo = [(":method", "GET"), (":scheme", scheme), (":authority", authority),
+    pseudo = [(":method", method), (":scheme", scheme), (":authority", authority),
               (":path", target)]
     return pseudo + rest
 
@@ -217,13 +217,19 @@ class H2Connection:
             self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
         return other
 
-    async def request(self, scheme: str, target: str, headers: list[tuple[str, str]]) -> Response:
-        """Send a GET on a new stream and return the response head (1xx skipped)."""
+    async def request(self, scheme: str, target: str, headers: list[tuple[str, str]],
+                      method: str = "GET", body: bytes | None = None) -> Response:
+        """Send a request on a new stream and return the response head (1xx skipped).
+
+        A body is not sent over HTTP/2 (the handler sends such requests over HTTP/1.1):
+        it would need the flow-control windows of the upload direction.
+        """
+        assert not body, "request bodies go over HTTP/1.1"
         url = self.stream.url
         stream_id = self.h2.get_next_available_stream_id()
         self._stream_id = stream_id
         self._ended = False
-        self.h2.send_headers(stream_id, request_headers(scheme, target, headers),
+        self.h2.send_headers(stream_id, request_headers(scheme, target, headers, method),
                              end_stream=True)
         await self._flush()
         while True:

@@ -60,8 +60,9 @@ class Connection(Protocol):
     #: Responses completed on it; a stale pooled connection (``cycles > 0``) is retried.
     cycles: int
 
-    async def request(self, scheme: str, target: str, headers: list[tuple[str, str]]) -> Response:
-        """Send ``GET target`` with ``headers`` and return the response head.
+    async def request(self, scheme: str, target: str, headers: list[tuple[str, str]],
+                      method: str = "GET", body: bytes | None = None) -> Response:
+        """Send ``method target`` with ``headers`` (and ``body``); the response head.
 
         A connection that ends before a response is :class:`~anyurl.errors.ConnectionLost`.
         """

@@ -48,6 +48,10 @@ class Route:
     tunnel: URL | None = None
     #: ``Proxy-Authorization`` for a GET-mode gateway that wants a login.
     proxy_authorization: str | None = None
+    #: The TLS choices a connection was made with (verification, CAs, client
+    #: certificate): part of the pool's key, so a request that verifies never reuses a
+    #: connection opened with ``verify=False``.
+    tls_settings: tuple[object, ...] = ()
 
 
 Router = Callable[[URL], Route]

@@ -335,10 +335,13 @@ class _Watch:
         if self.scope.cancelled_caught:
             if anyio.current_time() >= self.hard:
                 raise TransferTimeout(
-                    f"{self.job.shown} took longer than --max-time {self.max_time:g} seconds")
+                    f"{self.job.shown} took longer than the time limit of "
+                    f"{self.max_time:g} seconds", hint="Raise max_time if it needs longer.",
+                    remedy=("max_time",))
             raise TransferTimeout(
                 f"{self.job.shown} stalled: no byte arrived for {self.stall:g} seconds",
-                hint="Raise --stall-timeout if the server is merely slow.")
+                hint="Raise stall_timeout if the server is merely slow.",
+                remedy=("stall_timeout",))
 
 
 class _Pace:
@@ -659,7 +662,10 @@ class Downloader:
                         n = len(chunk)
                         if capped:
                             limit.check(done + n)
-                        await f.write(chunk)
+                        try:  # only the write: a read's TransferTimeout is a TimeoutError
+                            await f.write(chunk)
+                        except OSError as exc:
+                            raise _write_error(part, exc) from exc
                         done += n
                         state.received += n
                         progress(job, done, total)
@@ -667,8 +673,6 @@ class Downloader:
                         if pace is not None:
                             await pace(n)
                             touch()
-                except OSError as exc:
-                    raise _write_error(part, exc) from exc
                 finally:
                     with anyio.CancelScope(shield=True):
                         try:
@@ -767,7 +771,8 @@ class _SizeLimit:
     def _error(self, size: int) -> FileSizeExceeded:
         return FileSizeExceeded(
             f"{self.job.shown} is larger than the limit of {self.limit} bytes "
-            f"({size} or more)", hint="Raise --max-filesize if you want it anyway.")
+            f"({size} or more)", hint="Raise max_filesize if you want it anyway.",
+            remedy=("max_filesize",))
 
 
 def _total(info: ResourceInfo, kept: int) -> int | None:

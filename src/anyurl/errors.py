@@ -82,14 +82,19 @@ class AnyURLError(Exception):
     """Base of every anyurl error; ``exit_code`` is the process exit status for it.
 
     ``url`` (a string, already masked, or an object whose ``masked()`` gives one) is
-    kept for callers; ``hint`` is a short "what to try" appended to the message.
+    kept for callers; ``hint`` is a short "what to try" appended to the message, in
+    the words of the API (``clobber=True``), never of the command line. ``remedy``
+    names the remedy for front ends that say it in their own words: the command line
+    turns ``("clobber",)`` into "Use --clobber ..." (``anyurl.cli.hints``).
     """
 
     exit_code: ClassVar[int] = 1
 
-    def __init__(self, message: str, *, url: object | None = None, hint: str | None = None):
+    def __init__(self, message: str, *, url: object | None = None, hint: str | None = None,
+                 remedy: tuple[str, ...] | None = None):
         self.url = _masked(url) if url is not None else None
         self.hint = hint
+        self.remedy = remedy
         self.message = message
         text = message
         if hint:
@@ -190,7 +195,7 @@ class ConnectionLost(NetworkError):
     exit_code = 56
 
 
-class TransferTimeout(AnyURLError):
+class TransferTimeout(AnyURLError, TimeoutError):
     """Connecting, a read, a stall or the whole transfer took too long (curl's 28)."""
 
     exit_code = 28
@@ -227,10 +232,11 @@ class PartialTransfer(AnyURLError):
         expected: int | None = None,
         url: object | None = None,
         hint: str | None = None,
+        remedy: tuple[str, ...] | None = ("resume",),
     ):
         self.received = received
         self.expected = expected
-        super().__init__(message, url=url, hint=hint)
+        super().__init__(message, url=url, hint=hint, remedy=remedy)
 
 
 class ProtocolError(AnyURLError):
@@ -251,9 +257,10 @@ class ServerError(AnyURLError):
         status: int | None = None,
         url: object | None = None,
         hint: str | None = None,
+        remedy: tuple[str, ...] | None = None,
     ):
         self.status = status
-        super().__init__(message, url=url, hint=hint)
+        super().__init__(message, url=url, hint=hint, remedy=remedy)
 
 
 class ResumeFailed(AnyURLError):

@@ -139,7 +139,7 @@ def plan_target(
         if stat.S_ISDIR(st.st_mode):
             raise LocalWriteError(
                 f"{shown} is a directory",
-                hint="Name a file inside it, or use -O with --output-dir for remote names.")
+                hint="Name a file inside it.", remedy=("output_is_directory",))
         if _is_special(st.st_mode):
             if not named_by_user:
                 raise FileExists(
@@ -148,7 +148,8 @@ def plan_target(
             return TargetPlan(Placement.IN_PLACE, path)
         if not (replace or resume):
             raise FileExists(f"{shown} exists; not overwriting it",
-                             hint="Use --clobber to overwrite it, or -C to continue it.")
+                             hint="Pass clobber=True to overwrite it, or resume=True to "
+                             "continue it.", remedy=("clobber",))
     _check_directory(path.parent, create_dirs)
     return TargetPlan(Placement.PART_AND_RENAME, path)
 
@@ -164,7 +165,7 @@ def _check_directory(directory: Path, create: bool) -> None:
     if not directory.is_dir():
         raise LocalWriteError(
             f"the directory {str(directory)!r} does not exist",
-            hint="Create it, or add --create-dirs.")
+            hint="Create it, or pass create_dirs=True.", remedy=("create_dirs",))
     if not os.access(directory, os.W_OK | os.X_OK):
         raise LocalWriteError(f"cannot write in the directory {str(directory)!r}: "
                               "permission denied")

@@ -32,7 +32,8 @@ def check_port(url: URL, port: int, default: int | None, allowed: frozenset[int]
             f"refusing to connect to port {port} for {url.masked()}: that port belongs to "
             "another protocol, and a crafted URL could make it run commands there",
             url=url,
-            hint=f"If you trust this URL, allow it with --allow-port {port}.",
+            hint=f"If you trust this URL, allow it with Config(allowed_ports={{{port}}}).",
+            remedy=("allow_port", str(port)),
         )
     if default is None:
         return None

@@ -342,5 +342,5 @@ class _Deadline:
         if self._scope.cancelled_caught:
             shown = mask(self.url)
             raise TransferTimeout(
-                f"{shown} took longer than --max-time {self.seconds:g} seconds"
-            )
+                f"{shown} took longer than the time limit of {self.seconds:g} seconds",
+                hint="Raise max_time if it needs longer.", remedy=("max_time",))

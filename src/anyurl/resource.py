@@ -98,7 +98,7 @@ class Resource:
                 received=self.bytes_received,
                 expected=expected,
                 url=self.info.url,
-                hint="Try again with resume (-C) to continue where it stopped.",
+                hint="Try again with resume (resume=True) to continue where it stopped.",
             )
 
     async def read(self, limit: int | None = None) -> bytes:
@@ -145,7 +145,7 @@ class Resource:
 def _too_large(url: URL, size: int, limit: int) -> FileSizeExceeded:
     return FileSizeExceeded(
         f"{url.masked()} is larger than the limit of {limit} bytes ({size} or more)",
-        url=url, hint="Raise --max-filesize if you want it anyway.")
+        url=url, hint="Raise the limit if you want it anyway.", remedy=("max_filesize",))
 
 
 async def iterate_bytes(data: bytes, chunk_size: int = 65536) -> AsyncIterator[bytes]:

@@ -32,7 +32,8 @@ def make_ssl_context(
         what = cafile or capath
         raise TLSSetupError(
             f"cannot use the CA certificates {what!r}: {getattr(exc, 'strerror', None) or exc}",
-            hint="Give a PEM file to --cacert, or a directory made by c_rehash to --capath.",
+            hint="Give a PEM file as cafile, or a directory made by c_rehash as capath.",
+            remedy=("cacert",),
         ) from None
     if not verify:
         context.check_hostname = False
@@ -44,7 +45,7 @@ def make_ssl_context(
             raise TLSClientCertificateError(
                 f"cannot use the client certificate {client_cert!r}: "
                 f"{getattr(exc, 'strerror', None) or exc}",
-                hint="Give a PEM certificate to --cert, and its key to --key if it is "
-                "in another file.",
+                hint="Give a PEM certificate as client_cert, and its key as client_key "
+                "if it is in another file.", remedy=("client_cert",),
             ) from None
     return context

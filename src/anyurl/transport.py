@@ -124,7 +124,8 @@ class Stream:
                 f"no data from {self.what} of {self.url.masked()} for "
                 f"{self.read_timeout:g} seconds",
                 url=self.url,
-                hint="The server may be stalled; raise --max-time or --read-timeout, or retry.",
+                hint="The server may be stalled; raise Config.read_timeout or max_time, or retry.",
+                remedy=("read_timeout",),
             ) from None
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, ssl.SSLError,
                 OSError) as exc:
@@ -504,7 +505,8 @@ async def connect_tcp(
             f"connecting to {shown} for {url.masked()} timed out after "
             f"{connect_timeout:g} seconds",
             url=url,
-            hint="Check the host and port, or raise --connect-timeout.",
+            hint="Check the host and port, or raise Config.connect_timeout.",
+            remedy=("connect_timeout",),
         ) from None
     except socket.gaierror as exc:
         raise HostNotResolved(

@@ -286,7 +286,10 @@ async def test_stall_timeout_fails_with_28_then_retry_resumes(tmp_path: Path) ->
 async def test_max_time_fails_with_28(tmp_path: Path) -> None:
     [result] = await run_jobs([Job(script("slow-max", "stall"), tmp_path / "a")], max_time=0.2)
     assert isinstance(result.error, TransferTimeout)
-    assert "--max-time" in str(result.error)
+    assert "time limit of 0.2 seconds" in str(result.error)
+    assert isinstance(result.error, TimeoutError)  # as a program catches any timeout
+    assert "--" not in str(result.error)  # the library speaks of max_time, not the CLI
+    assert result.error.remedy == ("max_time",)
 
 
 @pytest.mark.anyio

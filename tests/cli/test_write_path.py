@@ -102,9 +102,10 @@ def test_a_remote_name_that_is_a_link_is_never_followed(tmp_path: Path) -> None:
 def test_directories_are_checked_before_connecting(tmp_path: Path) -> None:
     with pytest.raises(LocalWriteError, match="is a directory"):
         plan_target(tmp_path, named_by_user=True, clobber=None)
-    with pytest.raises(LocalWriteError, match="--create-dirs") as info:
+    with pytest.raises(LocalWriteError, match="create_dirs=True") as info:
         plan_target(tmp_path / "a" / "b" / "f", named_by_user=True, clobber=None)
     assert info.value.exit_code == 23
+    assert info.value.remedy == ("create_dirs",)  # the command line says --create-dirs
     plan = plan_target(tmp_path / "a" / "b" / "f", named_by_user=True, clobber=None,
                        create_dirs=True)
     assert plan.path.parent.is_dir()

@@ -292,8 +292,9 @@ async def test_loopback_form_with_async_callback(peers) -> None:
 
 
 async def test_loopback_form_without_answers_says_how(peers) -> None:
-    with pytest.raises(AnyURLError, match=re.escape("--answers FILE.json")):
+    with pytest.raises(AnyURLError, match=re.escape("GopherOptions(answers=...)")) as info:
         await fetch(peers["gopherplus"].url("0/form%09%09?"))
+    assert info.value.remedy == ("answers",)  # the command line says --answers FILE.json
 
 
 async def test_loopback_form_with_a_bad_choice(peers) -> None:
@@ -371,7 +372,7 @@ def closed_port() -> int:
 
 
 async def test_search_without_term_fails_before_connecting() -> None:
-    with pytest.raises(URLError, match="--search TEXT"):
+    with pytest.raises(URLError, match=r"search=\.\.\."):
         await fetch(f"gopher://127.0.0.1:{closed_port()}/7/search")
 
 

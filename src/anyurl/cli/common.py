@@ -27,8 +27,14 @@ def escape_controls(text: str) -> str:
 
 
 def error_line(exc: AnyURLError) -> str:
-    """The one line an error is printed as: ``anyurl: <message>. <hint>``."""
-    return escape_controls(f"{PROG}: {exc}")
+    """The one line an error is printed as: ``anyurl: <message>. <hint>``, the hint in
+    the command line's words (:mod:`anyurl.cli.hints`)."""
+    from anyurl.cli.hints import cli_hint
+
+    hint = cli_hint(exc)
+    if hint is None:
+        return escape_controls(f"{PROG}: {exc}")
+    return escape_controls(f"{PROG}: {exc.message.rstrip('.')}. {hint}")
 
 
 def print_error(exc: AnyURLError) -> int:

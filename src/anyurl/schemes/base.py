@@ -174,7 +174,8 @@ class SchemeHandler(ABC):
         """
         raise AnyURLError(
             f"no dry-run plan for {url.scheme}: URLs",
-            hint="--plan is available for schemes whose dialogue is fixed by the URL.",
+            hint="plan() is available for schemes whose dialogue is fixed by the URL.",
+            remedy=("plan",),
         )
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most handlers pool nothing

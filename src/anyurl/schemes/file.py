@@ -52,7 +52,7 @@ class FileHandler(SchemeHandler):
                 "cannot reach",
                 url=url,
                 hint="Use file:///path for a local file, or an ftp:// URL for that host "
-                "(--file-ftp-fallback retries it as ftp).",
+                "(Config.file_ftp_fallback retries it as ftp).", remedy=("file_ftp_fallback",),
             )
         parts = url.parts
         assert isinstance(parts, FilePath)

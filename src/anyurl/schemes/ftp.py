@@ -274,7 +274,7 @@ class _Transfer:
                 f"bytes with: {reply.line}",
                 received=self.received,
                 url=self.url,
-                hint="Try again with resume (-C) to continue where it stopped.",
+                hint="Try again with resume (resume=True) to continue where it stopped.",
             )
         self.completed = True
 
@@ -789,7 +789,7 @@ class FTPHandler(SchemeHandler):
             raise ResumeFailed(
                 f"cannot resume {url.masked()} at byte {offset}: the file has {size} bytes",
                 url=url,
-                hint="The remote file shrank or changed; download it again without -C.",
+                hint="The remote file shrank or changed; download it again from the start.",
             )
         if offset < size:
             return None
@@ -899,7 +899,8 @@ class FTPHandler(SchemeHandler):
                 raise PolicyRefused(
                     f"refusing the ftp data connection of {url.masked()} to port {port}: "
                     "the server named a port that belongs to another protocol",
-                    url=url, hint=f"If you trust this server, allow it with --allow-port {port}.")
+                    url=url, hint=f"If you trust this server, allow it with "
+                    f"Config(allowed_ports={{{port}}}).", remedy=("allow_port", str(port)))
             stream = await self.dialer.connect_tcp(
                 host,
                 port,

@@ -157,7 +157,8 @@ class GopherHandler(SchemeHandler):
                 f"{url.masked()} already asks for {parts.gopher_plus!r}, which a view cannot "
                 "be combined with",
                 url=url,
-                hint="Drop --view, or the Gopher+ string (%09%09...) from the URL.",
+                hint="Drop GopherOptions(view=...), or the Gopher+ string (%09%09...) "
+                "from the URL.", remedy=("gopher_view",),
             )
         if any(c in str(view) for c in "\t\r\n"):
             raise URLError(f"the view {view!r} for {url.masked()} contains a TAB or line end",
@@ -178,8 +179,8 @@ class GopherHandler(SchemeHandler):
             raise URLError(
                 f"{url.masked()} is a gopher search item and needs a search term",
                 url=url,
-                hint="This is a search item: give a term with --search TEXT "
-                "(or in the URL after %09).",
+                hint="This is a search item: give a term as FetchOptions(search=...) "
+                "(or in the URL after %09).", remedy=("search",),
             )
         return search
 
@@ -593,8 +594,8 @@ class GopherHandler(SchemeHandler):
             raise AnyURLError(
                 f"{url.masked()} is a Gopher+ form asking {prompts}, and no answers were given",
                 url=url,
-                hint="Give the answers with --answers FILE.json, an object mapping each "
-                "prompt to its answer.",
+                hint="Give the answers as GopherOptions(answers=...), a mapping of each "
+                "prompt to its answer.", remedy=("answers",),
             )
         answers: Any = source
         if callable(source):
@@ -616,7 +617,8 @@ class GopherHandler(SchemeHandler):
         except FormError as exc:
             raise AnyURLError(
                 f"the answers do not fill in the form of {url.masked()}: {exc}", url=url,
-                hint=f"The form asks {prompts}; give each in --answers FILE.json.",
+                hint=f"The form asks {prompts}; give each in GopherOptions(answers=...).",
+                remedy=("answers_prompts", prompts),
             ) from None
         return lines, file, secrets
 

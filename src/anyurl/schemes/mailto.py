@@ -178,8 +178,8 @@ class MailtoHandler(SchemeHandler):
                 f"{url.masked()} names a mailbox; there is nothing to fetch, and no message "
                 "was given to send",
                 url=url,
-                hint="Give the message body (--data, --data-file; MailtoOptions(body=...) "
-                "in a program).",
+                hint="Give the message body: MailtoOptions(body=...).",
+                remedy=("mail_body",),
             )
         sender = (given.mail_from or self.config.mail_from or self.config.anonymous_email
                   or os.environ.get("EMAIL", "").strip())

@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import ssl
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 from urllib.parse import unquote, urljoin
 
 from anyurl.config import Config
@@ -180,7 +181,8 @@ class HTTPHandler(SchemeHandler):
             if route.tls and tls_settings != _DEFAULT_TLS:
                 route = dataclasses.replace(route, tls_settings=tls_settings)
             auth = authorization if origin(current) == auth_origin else None
-            conn, response = await self._exchange(current, route, options, auth, method, body)
+            conn, response, sent = await self._exchange(
+                current, route, options, auth, method, body)
             if response.status in REDIRECT_STATUSES and response.header("location"):
                 location = response.header("location") or ""
                 await self._discard(conn, response)
@@ -210,7 +212,7 @@ class HTTPHandler(SchemeHandler):
                     authorization, auth_origin = self._credentials(target, http)
                 current = target
                 continue
-            return await self._resource(url, current, conn, response, options, method)
+            return await self._resource(url, current, conn, response, options, method, sent)
 
     def _credentials(
         self, url: URL, http: HTTPOptions, *, quiet: bool = False
@@ -271,8 +273,12 @@ class HTTPHandler(SchemeHandler):
     async def _exchange(
         self, url: URL, route: Route, options: FetchOptions, authorization: str | None,
         method: str = "GET", body: bytes | None = None,
-    ) -> tuple[Connection, Response]:
-        """Send the request and read the response head, retrying once on a stale connection."""
+    ) -> tuple[Connection, Response, dict[str, Any]]:
+        """Send the request and read the response head, retrying once on a stale connection.
+
+        The third value describes the request as sent (method, target, version, headers
+        with credentials masked, body): a WARC ``request`` record is written from it.
+        """
         headers = self._headers(url, route, options, authorization, body)
         target = request_target(url, route)
         trace = options.trace
@@ -301,7 +307,10 @@ class HTTPHandler(SchemeHandler):
                 trace(f"< {response.status_line}")
                 for k, v in response.headers:
                     trace(f"< {k}: {v}")
-            return conn, response
+            sent = {"method": method, "target": masked_target(url, route),
+                    "http_version": conn.http_version,
+                    "headers": [(k, mask_header(k, v)) for k, v in headers], "body": body}
+            return conn, response, sent
 
     # -- connections -----------------------------------------------------------------
 
@@ -365,7 +374,7 @@ class HTTPHandler(SchemeHandler):
 
     async def _resource(
         self, url: URL, final: URL, conn: Connection, response: Response,
-        options: FetchOptions, method: str = "GET",
+        options: FetchOptions, method: str = "GET", sent: dict[str, Any] | None = None,
     ) -> Resource:
         status = response.status
         length = response.content_length
@@ -386,7 +395,7 @@ class HTTPHandler(SchemeHandler):
                 f"{final.masked()} answered '{response.status_line}' to a request without "
                 "Range", url=final)
         if method == "HEAD":
-            return await self._head_resource(final, conn, response)
+            return await self._head_resource(final, conn, response, sent)
         encoding = (response.header("content-encoding") or "").strip().lower()
         decoder = None
         if encoding and options.get(HTTPOptions).decode_content:
@@ -415,12 +424,14 @@ class HTTPHandler(SchemeHandler):
                 "decoded": decoder is not None,
                 "connection_reused": conn.cycles > 0,
                 "http_version": conn.http_version,
+                "request": sent,
             },
         )
         end = _BodyEnd(conn)
         return Resource(info, self._body(end, response, decoder), on_close=end.close)
 
-    async def _head_resource(self, final: URL, conn: Connection, response: Response) -> Resource:
+    async def _head_resource(self, final: URL, conn: Connection, response: Response,
+                             sent: dict[str, Any] | None) -> Resource:
         """HEAD (``-I``): the response head is the resource, as curl prints it."""
         async for _ in conn.body(response):
             pass  # nothing: h11 and h2 know a HEAD response has no body
@@ -432,7 +443,8 @@ class HTTPHandler(SchemeHandler):
             url=final, size=len(data), kind="headers", content_type="text/plain",
             status=response.status, reason=response.reason, headers=tuple(response.headers),
             extra={"status": response.status, "status_line": response.status_line,
-                   "headers": response.headers, "http_version": conn.http_version})
+                   "headers": response.headers, "http_version": conn.http_version,
+                   "request": sent})
         return Resource(info, iterate_bytes(data))
 
     def _check_content_range(
@@ -596,6 +608,9 @@ def status_error(url: URL, response: Response) -> AnyURLError:
     if status == 407:
         return LoginDenied(f"the gateway for {url.masked()} answered '{line}'", url=url,
                            hint="Put the gateway's user and password in its URL.")
-    hint = ("--keep-error-body saves what the server sent." if status >= 400 else
-            "The server did not send the file itself.")
-    return ServerError(f"{url.masked()} answered '{line}'", status=status, url=url, hint=hint)
+    if status >= 400:
+        return ServerError(f"{url.masked()} answered '{line}'", status=status, url=url,
+                           hint="HTTPOptions(keep_error_body=True) returns what the server "
+                           "sent.", remedy=("keep_error_body",))
+    return ServerError(f"{url.masked()} answered '{line}'", status=status, url=url,
+                       hint="The server did not send the file itself.")

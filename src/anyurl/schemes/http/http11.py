@@ -71,7 +71,7 @@ class HTTP11Connection:
                 f"the server closed the connection before the end of the body of "
                 f"{url.masked()} ({text.split('(', 1)[-1].rstrip(')')})",
                 url=url,
-                hint="Try again with resume (-C) to continue where it stopped.",
+                hint="Try again with resume (resume=True) to continue where it stopped.",
             )
         if state is h11.SEND_RESPONSE and "ConnectionClosed" in text:
             return ConnectionLost(
@@ -153,7 +153,7 @@ class HTTP11Connection:
                     f"the server closed the connection after {length - remaining} of "
                     f"{length} bytes of the body of {stream.url.masked()}",
                     received=length - remaining, expected=length, url=stream.url,
-                    hint="Try again with resume (-C) to continue where it stopped.",
+                    hint="Try again with resume (resume=True) to continue where it stopped.",
                 )
             remaining -= len(data)
             yield data

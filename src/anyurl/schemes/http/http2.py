@@ -190,7 +190,7 @@ class H2Connection:
                 f"the HTTP/2 stream of {url.masked()} ended after {exc.actual_length} of "
                 f"{exc.expected_length} bytes (content-length)",
                 received=exc.actual_length, expected=exc.expected_length, url=url,
-                hint="Try again with resume (-C) to continue where it stopped.",
+                hint="Try again with resume (resume=True) to continue where it stopped.",
             )
         return ProtocolError(f"the server of {url.masked()} broke HTTP/2: {exc}", url=url)
 
@@ -271,7 +271,7 @@ class H2Connection:
                 raise PartialTransfer(
                     f"the server of {url.masked()} {why} after {received}{of} bytes of the "
                     "body", received=received, expected=length, url=url,
-                    hint="Try again with resume (-C) to continue where it stopped.")
+                    hint="Try again with resume (resume=True) to continue where it stopped.")
             if self._other_stream(event, stream_id):
                 continue
             if isinstance(event, h2.events.DataReceived):

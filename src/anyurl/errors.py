@@ -89,6 +89,9 @@ class AnyURLError(Exception):
     """
 
     exit_code: ClassVar[int] = 1
+    #: The server's status code when the error is its answer (HTTP 404, FTP 550), for
+    #: ``-w %{response_code}`` and programs; None otherwise.
+    status: int | None = None
 
     def __init__(self, message: str, *, url: object | None = None, hint: str | None = None,
                  remedy: tuple[str, ...] | None = None):

@@ -37,6 +37,7 @@ from anyurl.errors import (
 )
 from anyurl.gateways import Gateway, gateway_for
 from anyurl.ports import check_port
+from anyurl.request import Data, Headers, RequestDefaults, apply, headers_of
 from anyurl.resource import Resource
 from anyurl.schemes import BUILTIN_HANDLERS
 from anyurl.schemes.base import FetchOptions, SchemeHandler
@@ -82,8 +83,15 @@ class Resolver:
         strict: bool = False,
         warn: Callable[[str], None] | None = None,
         note: Callable[[str], None] | None = None,
+        headers: Headers | None = None,
+        auth: tuple[str, str | None] | None = None,
+        verify: bool | str = True,
+        timeout: float | None = None,
     ):
         self.config = config or Config()
+        #: Carried by every request (httpx's ``Client`` defaults): see :mod:`anyurl.request`.
+        self.defaults = RequestDefaults(headers=headers_of(headers), auth=auth,
+                                        verify=verify, timeout=timeout)
         self.strict = strict
         self.warn = warn or log.warning
         #: Receives what is worth knowing but not a warning (a non-default port); the
@@ -235,21 +243,50 @@ class Resolver:
 
     @asynccontextmanager
     async def open(
-        self, url: URL | str, options: FetchOptions | None = None
+        self, url: URL | str, options: FetchOptions | None = None, *,
+        method: str | None = None, headers: Headers | None = None, data: Data | None = None,
+        auth: tuple[str, str | None] | None = None, verify: bool | str | None = None,
+        timeout: float | None = None,
     ) -> AsyncIterator[Resource]:
-        """Open ``url``: ``async with r.open(url) as res: async for chunk in res: ...``."""
-        resource = await self.open_resource(url, options)
+        """Open ``url``: ``async with r.open(url) as res: async for chunk in res: ...``.
+
+        The keywords are per-request choices as httpx takes them (:mod:`anyurl.request`);
+        ``timeout`` limits the opening here (iterate within your own limit).
+        """
+        url, options = self._request(url, options, method, headers, data, auth, verify)
+        with _Deadline(timeout if timeout is not None else self.defaults.timeout, url):
+            resource = await self.open_resource(url, options)
         try:
             yield resource
         finally:
             with anyio.CancelScope(shield=True):
                 await resource.aclose()
 
-    async def fetch(self, url: URL | str, options: FetchOptions | None = None) -> bytes:
-        """The whole resource as bytes (for small resources)."""
-        with self._max_time(url):
+    async def fetch(
+        self, url: URL | str, options: FetchOptions | None = None, *,
+        method: str | None = None, headers: Headers | None = None, data: Data | None = None,
+        auth: tuple[str, str | None] | None = None, verify: bool | str | None = None,
+        timeout: float | None = None,
+    ) -> bytes:
+        """The whole resource as bytes (for small resources); keywords as :meth:`open`,
+        ``timeout`` for the whole request."""
+        url, options = self._request(url, options, method, headers, data, auth, verify)
+        limit = timeout if timeout is not None else self.defaults.timeout
+        with self._max_time(url), _Deadline(limit, url):
             async with self.open(url, options) as res:
                 return await res.read(limit=self.config.max_filesize)
+
+    def _request(
+        self, url: URL | str, options: FetchOptions | None, method: str | None,
+        headers: Headers | None, data: Data | None, auth: tuple[str, str | None] | None,
+        verify: bool | str | None,
+    ) -> tuple[URL | str, FetchOptions | None]:
+        """The URL and options with this resolver's defaults and a call's keywords."""
+        if self.defaults.empty and method is None and headers is None and data is None \
+                and auth is None and verify is None:
+            return url, options  # nothing to merge: no parse here, no copy
+        return apply(self.parse(url), options, self.defaults, method=method,
+                     headers=headers, data=data, auth=auth, verify=verify)
 
     async def download(
         self,

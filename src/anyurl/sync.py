@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from anyurl.config import Config
 from anyurl.downloader import TransferResult
@@ -25,15 +26,17 @@ from anyurl.url import URL
 __all__ = ["SyncResource", "download", "fetch", "fetch_many", "get", "open"]
 
 
-def fetch(url: URL | str, *, config: Config | None = None, backend: str = "asyncio") -> bytes:
-    """Fetch ``url`` and return its bytes (``Resolver.fetch``)."""
+def fetch(url: URL | str, options: FetchOptions | None = None, *,
+          config: Config | None = None, backend: str = "asyncio", **request: Any) -> bytes:
+    """Fetch ``url`` and return its bytes (``Resolver.fetch``; ``request`` keywords as
+    it takes them: method, headers, data, auth, verify, timeout)."""
     from anyio.from_thread import start_blocking_portal
 
     with start_blocking_portal(backend) as portal:
 
         async def run() -> bytes:
             async with Resolver(config) as resolver:
-                return await resolver.fetch(url)
+                return await resolver.fetch(url, options, **request)
 
         return portal.call(run)
 
@@ -104,14 +107,16 @@ def open(
     *,
     config: Config | None = None,
     backend: str = "asyncio",
+    **request: Any,
 ) -> Iterator[SyncResource]:
-    """``with anyurl.open(url) as res: for chunk in res: ...``"""
+    """``with anyurl.open(url) as res: for chunk in res: ...`` (``request`` keywords as
+    ``Resolver.open`` takes them)."""
     from anyio.from_thread import start_blocking_portal
 
     with start_blocking_portal(backend) as portal:
         resolver = Resolver(config)
         try:
-            cm = resolver.open(url, options)
+            cm = resolver.open(url, options, **request)
             resource = portal.call(cm.__aenter__)
             iterator = resource.__aiter__()
 

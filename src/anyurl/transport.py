@@ -18,6 +18,7 @@ closed the stream and is :class:`~anyurl.errors.StreamClosed`, a bug never retri
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import ssl
@@ -338,7 +339,12 @@ def _literal_address(host: str, port: int) -> list[tuple[Any, ...]] | None:
 async def _open_raw_tcp(host: str, port: int, family: int = 0) -> _RawSocketStream:
     """Connect to the first address of ``host`` that accepts, one after another
     (only addresses of ``family`` when it is not 0: ``-4``/``-6``)."""
-    infos = _literal_address(host, port) or await anyio.getaddrinfo(
+    literal = _literal_address(host, port)
+    if literal and family and literal[0][0] != family:
+        have, want = ("IPv4", "IPv6") if family == socket.AF_INET6 else ("IPv6", "IPv4")
+        raise OSError(errno.EAFNOSUPPORT, f"{host} is an {have} address, and only {want} "
+                      "was allowed")
+    infos = literal or await anyio.getaddrinfo(
         host, port, family=family, type=socket.SOCK_STREAM)
     if family:
         infos = [info for info in infos if info[0] == family]

@@ -50,6 +50,7 @@ class Request:
     connection: int
     line: str
     headers: dict[str, str]
+    body: bytes = b""
 
     @property
     def path(self) -> str:
@@ -129,14 +130,27 @@ class ScriptedServer:
                 for line in lines[1:]:
                     name, _, value = line.partition(":")
                     headers[name.strip().lower()] = value.strip()
-                request = Request(number, lines[0], headers)
+                length = int(headers.get("content-length", "0") or 0)
+                while len(buffer) < length:
+                    try:
+                        more = conn.recv(65536)
+                    except OSError:
+                        return
+                    if not more:
+                        return
+                    buffer += more
+                body, buffer = buffer[:length], buffer[length:]
+                request = Request(number, lines[0], headers, body)
                 self.requests.append(request)
                 route = self.routes.get(request.path.split("?")[0])
                 reply = route(request) if route else Reply(404, "Not Found", body=b"no")
                 if reply.delay:
                     time.sleep(reply.delay)
+                wire = reply.encode()
+                if request.line.startswith("HEAD ") and reply.raw is None:
+                    wire = wire[: wire.index(b"\r\n\r\n") + 4]  # a head, no body
                 try:
-                    conn.sendall(reply.encode())
+                    conn.sendall(wire)
                 except OSError:
                     return
                 if reply.close:

@@ -611,6 +611,8 @@ def write_out(template: str, result: TransferResult) -> str:
     """
     info = result.info
     code = info.status if info is not None and info.status is not None else 0
+    if not code and result.error is not None and result.error.status is not None:
+        code = result.error.status  # the answer that failed it (404 ...)
     values = {
         "http_code": f"{code:03d}",
         "response_code": str(code),

@@ -594,7 +594,13 @@ async def _empty() -> AsyncIterator[bytes]:
 
 
 def status_error(url: URL, response: Response) -> AnyURLError:
-    """The error for a status the handler does not follow or serve."""
+    """The error for a status the handler does not follow or serve (``status`` set)."""
+    error = _status_error(url, response)
+    error.status = response.status
+    return error
+
+
+def _status_error(url: URL, response: Response) -> AnyURLError:
     status = response.status
     line = response.status_line
     if status in (404, 410):

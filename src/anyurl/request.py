@@ -1,0 +1,122 @@
+"""Per-request choices as an httpx user writes them: ``fetch(url, headers=..., auth=...)``.
+
+:class:`RequestDefaults` is what a :class:`~anyurl.resolver.Resolver` holds for every
+request (the ``Client`` of httpx: ``Resolver(headers=..., auth=..., verify=...)``);
+:func:`apply` merges a call's keywords over them into the URL and the
+:class:`~anyurl.schemes.base.FetchOptions` the handlers understand, so that the keywords
+are one more way to say what ``FetchOptions`` and ``HTTPOptions`` already say:
+
+* ``method``, ``headers``, ``data``, ``verify`` -> :class:`~anyurl.options.HTTPOptions`
+  (``data``: bytes as they are, text in UTF-8, a mapping form-urlencoded);
+* ``auth=(user, password)`` -> the URL's login, for the schemes whose URLs carry one
+  (ftp, http, https, nntp, telnet), as ``-u`` does on the command line;
+* ``timeout`` -> a limit on the whole request in seconds (a
+  :class:`~anyurl.errors.TransferTimeout`, which is also a ``TimeoutError``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from anyurl.errors import OptionError
+from anyurl.options import HTTPOptions
+from anyurl.schemes.base import FetchOptions
+from anyurl.url import URL
+
+__all__ = ["LOGIN_SCHEMES", "Headers", "RequestDefaults", "apply", "headers_of"]
+
+#: Schemes whose URLs carry the login that ``auth`` (``-u``) sets (RFC 1738 3.1).
+LOGIN_SCHEMES = frozenset({"ftp", "http", "https", "nntp", "telnet"})
+
+Headers = Mapping[str, str | None] | Iterable[tuple[str, str | None]]
+Data = bytes | str | Mapping[str, str]
+Verify = bool | str
+
+
+def headers_of(headers: Headers | None) -> tuple[tuple[str, str | None], ...]:
+    """Headers as ``HTTPOptions.headers`` holds them: (name, value or None), in order."""
+    if headers is None:
+        return ()
+    items = headers.items() if isinstance(headers, Mapping) else headers
+    return tuple((str(k), None if v is None else str(v)) for k, v in items)
+
+
+@dataclass(frozen=True)
+class RequestDefaults:
+    """What every request of a resolver carries unless the call says otherwise."""
+
+    headers: tuple[tuple[str, str | None], ...] = ()
+    auth: tuple[str, str | None] | None = None
+    #: False: no certificate verification; a path: trust that CA file (httpx's meaning).
+    verify: Verify = True
+    timeout: float | None = None
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to apply: the call's options pass through untouched."""
+        return self == _NONE
+
+
+_NONE = RequestDefaults()
+
+
+def apply(
+    url: URL,
+    options: FetchOptions | None,
+    defaults: RequestDefaults,
+    *,
+    method: str | None = None,
+    headers: Headers | None = None,
+    data: Data | None = None,
+    auth: tuple[str, str | None] | None = None,
+    verify: Verify | None = None,
+) -> tuple[URL, FetchOptions | None]:
+    """``url`` and ``options`` with the defaults and the call's keywords applied.
+
+    The call's headers follow the defaults' (so one of the same name wins, as
+    ``HTTPOptions.headers`` are applied in order); ``auth`` and ``verify`` replace the
+    defaults'. Nothing given and no defaults: ``url`` and ``options`` as they were.
+    """
+    given = (method, headers, data, auth, verify)
+    if defaults.empty and all(v is None for v in given):
+        return url, options
+    login = auth if auth is not None else defaults.auth
+    if login is not None and url.scheme in LOGIN_SCHEMES:
+        user, password = login
+        if not user:
+            raise OptionError("auth needs a user name: auth=(user, password)")
+        url = url.replace(user=user, password=password)
+    base = options or FetchOptions()
+    http = base.get(HTTPOptions)
+    changes: dict[str, object] = {}
+    extra = defaults.headers + headers_of(headers)
+    if extra:
+        changes["headers"] = http.headers + extra
+    if method is not None:
+        changes["method"] = method.upper()
+    if data is not None:
+        changes["body"] = _body(data)
+    trust = verify if verify is not None else defaults.verify
+    if trust is not True:
+        if trust is False:
+            changes["verify"] = False
+        elif isinstance(trust, str):
+            changes["cafile"] = trust
+        else:
+            raise OptionError(f"verify={trust!r}: give True, False or a CA file's path")
+    if not changes:
+        return url, options
+    return url, base.with_scheme(dataclasses.replace(http, **changes))  # type: ignore[arg-type]
+
+
+def _body(data: Data) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    if isinstance(data, str):
+        return data.encode("utf-8")
+    if isinstance(data, Mapping):
+        return urlencode(list(data.items())).encode("ascii")
+    raise OptionError(f"data={type(data).__name__}: give bytes, text or a mapping")

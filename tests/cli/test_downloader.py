@@ -699,6 +699,26 @@ def test_progress_bars_with_known_and_unknown_sizes(tmp_path: Path) -> None:
     assert "total 2/2" in screen.getvalue()
 
 
+def test_total_counts_failures_apart_and_a_summary_table_ends_the_run(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from anyurl.cli.progress import TransferProgress
+    from anyurl.errors import RemoteFileNotFound
+
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=140)
+    good, bad = Job("file:///a", tmp_path / "a.bin", index=0), Job("ftp://h/missing", index=1)
+    with TransferProgress(2, console=console) as bars:
+        bars.started(good, ResourceInfo(url=parse("file:///a"), size=2048), 0)
+        bars.finished(TransferResult(good, bytes=2048, seconds=0.5))
+        bars.finished(TransferResult(bad, error=RemoteFileNotFound("ftp://h/missing: 550")))
+        assert bars._total_label() == "total 1/2, 1 failed"
+    table = screen.getvalue()
+    assert "1 of 2 done, 1 failed" in table
+    assert "a.bin" in table and "OK" in table and "2.0 KiB" in table and "4.0 KiB/s" in table
+    assert "ftp://h/missing" in table and "exit 78" in table
+
+
 def test_write_buffers_are_sized_to_the_body_and_shared_among_transfers() -> None:
     from anyurl.downloader import WRITE_BUFFER_BUDGET, _PartWriter
 

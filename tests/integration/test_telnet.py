@@ -196,3 +196,15 @@ async def test_password_echo_is_masked() -> None:
     assert transcript == b"login: Password: ****\nwelcome\n$ "
     assert b"s3cret" not in transcript
     assert "> ****" in trace
+
+
+async def test_commands_are_typed_when_no_login_is_asked() -> None:
+    """A URL with a user, a server that asks for none (RFC 1738 3.8: the user is
+    advice): the commands are still typed once the server goes quiet."""
+    from anyurl.testing.telnet import TelnetServerConfig, running_telnet_server
+
+    with running_telnet_server(TelnetServerConfig(user=None)) as server:
+        transcript, trace, _ = await session(
+            f"telnet://joe@127.0.0.1:{server.port}/", commands=("echo typed-anyway",))
+    assert b"typed-anyway" in transcript
+    assert any("no login prompt came" in line for line in trace)

@@ -2,9 +2,12 @@
 
 A transfer whose size is known shows bytes, rate and time left; one whose size is
 not (a menu, a listing, a chunked HTTP body) shows a spinner and the bytes so far.
-A transfer's row goes when it ends, the total row stays. The bars are drawn on
-stderr, and only when stderr is a terminal (:func:`wanted`): in a pipe, a log or
-with ``-s`` nothing is drawn and nothing changes in the output.
+A transfer's row goes when it ends, the total row stays and counts the transfers
+done apart from the failed ones. At the end of a run of several URLs a summary table
+lists each one (as aria2 prints it): its file or URL, OK or its exit code and why,
+the bytes, the time and the rate. The bars and the table are drawn on stderr, and only
+when stderr is a terminal (:func:`wanted`): in a pipe, a log or with ``-s`` nothing is
+drawn and nothing changes in the output.
 
 Lines printed to stderr while the bars are up (warnings, errors, ``-v``) appear
 above them: rich's live display takes over ``sys.stderr`` for that time.
@@ -29,9 +32,10 @@ from rich.progress import (
     TimeRemainingColumn,
     TransferSpeedColumn,
 )
-from rich.table import Column
+from rich.table import Column, Table
 from rich.text import Text
 
+from anyurl.cli.common import escape_controls
 from anyurl.cli.terminal import wanted
 from anyurl.downloader import DownloadEvents, Job, TransferResult
 from anyurl.resource import ResourceInfo
@@ -81,11 +85,15 @@ class TransferProgress(DownloadEvents):
         )
         self.rows: dict[int, _Row] = {}
         self.finished_count = 0
+        self.failed_count = 0
         self.finished_bytes = 0
+        self.results: list[TransferResult] = []
         self.total_task = self.bars.add_task(self._total_label(), total=None)
 
     def _total_label(self) -> str:
-        return f"total {self.finished_count}/{self.count}"
+        done = self.finished_count - self.failed_count
+        failed = f", {self.failed_count} failed" if self.failed_count else ""
+        return f"total {done}/{self.count}{failed}"
 
     def _row(self, job: Job) -> _Row:
         row = self.rows.get(job.index)
@@ -129,9 +137,35 @@ class TransferProgress(DownloadEvents):
         if row is not None:
             self.bars.remove_task(row.task)
         self.finished_count += 1
+        self.results.append(result)
         if result.ok:  # a failed transfer counts neither in what is done nor in the total
             self.finished_bytes += result.resumed_from + result.bytes
+        else:
+            self.failed_count += 1
         self._update_total()
+
+    def summary(self) -> Table:
+        """One row per transfer, in the order of the URLs: what a run of many left."""
+        table = Table(title=f"{self.finished_count - self.failed_count} of {self.count} "
+                      f"done" + (f", {self.failed_count} failed" if self.failed_count else ""),
+                      title_justify="left", box=None, pad_edge=False)
+        table.add_column("#", justify="right")
+        table.add_column("file or URL", overflow="ellipsis", max_width=48, no_wrap=True)
+        table.add_column("result", overflow="ellipsis", max_width=40, no_wrap=True)
+        table.add_column("bytes", justify="right")
+        table.add_column("time", justify="right")
+        table.add_column("rate", justify="right")
+        for r in sorted(self.results, key=lambda r: r.job.index):
+            name = str(r.job.target) if r.job.target is not None else r.job.shown
+            if r.ok:
+                outcome = Text("OK", style="green")
+            else:
+                why = r.error.message if r.error is not None else ""
+                outcome = Text(f"exit {r.exit_code}: {why}", style="red")
+            rate = _human(r.bytes / r.seconds) + "/s" if r.seconds > 0 and r.bytes else ""
+            table.add_row(str(r.job.index + 1), escape_controls(name), outcome,
+                          _human(r.resumed_from + r.bytes), f"{r.seconds:.2f}s", rate)
+        return table
 
     def __enter__(self) -> TransferProgress:
         self.bars.start()
@@ -144,3 +178,14 @@ class TransferProgress(DownloadEvents):
         tb: TracebackType | None,
     ) -> None:
         self.bars.stop()
+        if self.count > 1 and self.results and exc_type is None:
+            self.console.print(self.summary())
+
+
+def _human(n: float) -> str:
+    """Bytes as people read them: 512 B, 1.5 KiB, 3.2 MiB."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"  # pragma: no cover - the loop returns first

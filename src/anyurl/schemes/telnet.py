@@ -192,6 +192,11 @@ class _Session:
         self.tail = bytearray()  # the current (unfinished) line, for prompt matching
         self.recent = bytearray()  # the last few lines, to quote in errors
         self.user_sent = False
+        #: A login or password prompt was seen. A server that shows none before it goes
+        #: quiet wants no login: the URL's user was advice only (RFC 1738 3.8), and the
+        #: commands are typed anyway.
+        self.prompted = False
+        self.no_login_asked = False
         self.password_sent = False
         self.warned_login = False
         self.typing = False  # commands have started: prompts are no longer login prompts
@@ -231,6 +236,10 @@ class _Session:
                 if data is None:  # quiet
                     if self.holding is not None:
                         yield self._release()
+                    if self.pending and not self._logged_in() and not self.prompted:
+                        self.no_login_asked = True
+                        self._note("* no login prompt came; the URL's user is advice only "
+                                   "(RFC 1738 3.8): typing the commands")
                     if self.pending and self._logged_in():
                         command = self.pending.pop(0)
                         self.typing = True
@@ -255,7 +264,8 @@ class _Session:
 
     def _logged_in(self) -> bool:
         """Whether commands may be typed: no login asked for, or ours was sent."""
-        return not self.settings.login or self.url.user is None or self.user_sent
+        return (not self.settings.login or self.url.user is None or self.user_sent
+                or self.no_login_asked)
 
     def _events(self) -> bytes:
         """Drain the core's events; return the transcript bytes to hand on."""
@@ -320,6 +330,7 @@ class _Session:
         url = self.url
         host = f"{url.connect_host}"
         if _LOGIN_PROMPT.search(tail):
+            self.prompted = True
             if url.user is None:
                 if not self.warned_login:
                     self.warned_login = True
@@ -339,6 +350,7 @@ class _Session:
             self.handler.warn(f"typed the user {url.user!r} at the login prompt of {host}")
             await self._type(url.user, url.user)
         elif _PASSWORD_PROMPT.search(tail):
+            self.prompted = True
             if self.password_sent:
                 raise LoginDenied(
                     f"the telnet server at {host} asked for the password again "

@@ -6,6 +6,7 @@
     python -m tests.peers env [--docker]     ANYURL_PEER_<NAME>=HOST:PORT lines
     python -m tests.peers compose            the docker-compose.yml made from the peers table
     python -m tests.peers serve NAME --port N  one peer in the foreground (containers)
+    python -m tests.peers docker-state       a state.json for the compose peers (tests)
 
 The run directory is ANYURL_PEERS_DIR or .peers/ in the repo root; the large file's size is
 ANYURL_PEERS_LARGE_SIZE bytes (default 16 MiB).
@@ -14,6 +15,8 @@ ANYURL_PEERS_LARGE_SIZE bytes (default 16 MiB).
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 import signal
 import sys
@@ -21,7 +24,7 @@ import time
 from pathlib import Path
 
 from . import compose, data, launcher, servers
-from .table import PEERS, PEERS_BY_NAME
+from .table import PEERS, PEERS_BY_NAME, Peer
 
 
 def _run_dir(args: argparse.Namespace) -> Path:
@@ -61,7 +64,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_env(args: argparse.Namespace) -> int:
     if args.docker:
         for peer in PEERS:
-            print(f"{peer.env_var}=127.0.0.1:{peer.docker_port}")
+            print(f"{peer.env_var}=127.0.0.1:{_docker_port(peer)}")
         return 0
     run_dir = _run_dir(args)
     state = launcher.read_state(run_dir)
@@ -77,9 +80,49 @@ def cmd_compose(args: argparse.Namespace) -> int:
     return 0
 
 
+def _docker_port(peer: Peer) -> int:
+    """The host port of a compose peer: ``ANYURL_<NAME>_PORT``, else its docker_port."""
+    return int(os.environ.get(peer.port_var) or peer.docker_port)
+
+
+def _passive(text: str | None, default: tuple[int, int] | None) -> tuple[int, int] | None:
+    if not text:
+        return default
+    lo, _, hi = text.partition("-")
+    return int(lo), int(hi)
+
+
+def cmd_docker_state(args: argparse.Namespace) -> int:
+    """A state.json for the peers of docker/docker-compose.yml, for ANYURL_PEERS_STATE.
+
+    The tests then talk to the containers as to native peers; what lives inside a
+    container (its data root, its logs) is not on this machine, so the few tests that
+    read a peer's files or logs fail with a message saying so.
+    """
+    large = data.large_size_from_env() if args.large_size is None else args.large_size
+    state: dict[str, object] = {
+        "run_dir": "(docker compose)", "data_root": "(in the containers)",
+        "large_size": large, "files": data.manifest(large), "started_at": time.time(),
+        "peers": {},
+    }
+    peers: dict[str, object] = {}
+    for peer in PEERS:
+        record = launcher._peer_record(peer, "127.0.0.1", _docker_port(peer),
+                                       Path("(in the container)"))
+        record["passive_ports"] = _passive(os.environ.get(peer.passive_var),
+                                           peer.passive_ports)
+        record.update(status="running", container=True)
+        peers[peer.name] = record
+    state["peers"] = peers
+    print(json.dumps(state, indent=1))
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """One peer in the foreground until SIGTERM/SIGINT: the command of each container."""
     peer = PEERS_BY_NAME[args.name]
+    if args.passive_ports:
+        peer = dataclasses.replace(peer, passive_ports=_passive(args.passive_ports, None))
     reason = servers.missing(peer)
     if reason:
         print(f"peers: {reason}", file=sys.stderr)
@@ -134,7 +177,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--host", default=os.environ.get("ANYURL_PEERS_BIND", "127.0.0.1"))
     p.add_argument("--large-size", type=int, default=None)
+    p.add_argument("--passive-ports", metavar="LO-HI", help="an FTP peer's passive range")
     p.set_defaults(func=cmd_serve)
+    p = sub.add_parser("docker-state",
+                       help="a state.json for docker-compose's peers (ANYURL_PEERS_STATE)")
+    p.add_argument("--large-size", type=int, default=None)
+    p.set_defaults(func=cmd_docker_state)
     args = parser.parse_args(argv)
     return args.func(args)
 

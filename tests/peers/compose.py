@@ -1,10 +1,12 @@
 """docker/docker-compose.yml, generated from the peers table.
 
 Every service runs the same image (docker/Dockerfile: Debian 12, scripts/install-peers.sh, this
-package) as `python3 -m tests.peers serve NAME --port DOCKER_PORT`, which writes the same configs
-and sample data as the native launcher. Inside each container the peer listens on its docker_port
-on all addresses, published on the host's 127.0.0.1 at the same number (and FTP passive ranges
-likewise), so FTP PASV replies and Gopher menus name addresses the host can reach.
+package) as `python3 -m tests.peers serve NAME --port PORT`, which writes the same configs
+and sample data as the native launcher. Inside each container the peer listens on PORT on all
+addresses, published on the host's 127.0.0.1 at the same number (and FTP passive ranges
+likewise), so FTP PASV replies and Gopher menus name addresses the host can reach. PORT is the
+peer's docker_port unless the variable `ANYURL_<NAME>_PORT` says otherwise (and
+`ANYURL_<NAME>_PASV=LO-HI` for a passive range), for hosts where a port is taken.
 
     python -m tests.peers compose > docker/docker-compose.yml
 """
@@ -20,7 +22,10 @@ HEADER = """\
 # tests/peers/table.py: do not edit by hand (tests/unit/test_peers_table.py checks it).
 #
 #   docker compose -f docker/docker-compose.yml up --build -d
-#   python -m tests.peers env --docker > .peers-docker.env   # ANYURL_PEER_<NAME>=127.0.0.1:PORT
+#   python -m tests.peers docker-state > .peers-docker.json   # then, for the tests:
+#   ANYURL_PEERS_STATE=.peers-docker.json bash scripts/run-tests.sh
+# A port taken on the host: ANYURL_<NAME>_PORT=N (and ANYURL_<NAME>_PASV=LO-HI) for both
+# commands. See docker/README.md.
 """
 
 
@@ -29,13 +34,34 @@ def _q(value: object) -> str:
     return json.dumps(str(value))
 
 
+def port_value(peer: Peer) -> str:
+    """The peer's port as compose interpolates it: the variable, else docker_port."""
+    return f"${{{peer.port_var}:-{peer.docker_port}}}"
+
+
+def passive_value(peer: Peer) -> str | None:
+    if not peer.passive_ports:
+        return None
+    lo, hi = peer.passive_ports
+    return f"${{{peer.passive_var}:-{lo}-{hi}}}"
+
+
 def published_ports(peer: Peer) -> list[str]:
     suffix = "/udp" if peer.transport == "udp" else ""
-    ports = [f"127.0.0.1:{peer.docker_port}:{peer.docker_port}{suffix}"]
-    if peer.passive_ports:
-        lo, hi = peer.passive_ports
-        ports.append(f"127.0.0.1:{lo}-{hi}:{lo}-{hi}")
+    port = port_value(peer)
+    ports = [f"127.0.0.1:{port}:{port}{suffix}"]
+    passive = passive_value(peer)
+    if passive:
+        ports.append(f"127.0.0.1:{passive}:{passive}")
     return ports
+
+
+def command(peer: Peer) -> list[str]:
+    args = ["serve", peer.name, "--port", port_value(peer)]
+    passive = passive_value(peer)
+    if passive:
+        args += ["--passive-ports", passive]
+    return args
 
 
 def render() -> str:
@@ -47,8 +73,7 @@ def render() -> str:
             "      context: ..",
             "      dockerfile: docker/Dockerfile",
             "    image: anyurl-peers:latest",
-            "    command: [" + ", ".join(
-                _q(arg) for arg in ("serve", peer.name, "--port", peer.docker_port)) + "]",
+            "    command: [" + ", ".join(_q(arg) for arg in command(peer)) + "]",
             "    ports:",
             *(f"      - {_q(port)}" for port in published_ports(peer)),
             "    labels:",

@@ -71,7 +71,9 @@ class Peers(Mapping[str, PeerInfo]):
                         f" {', '.join(self.state['peers'])})", pytrace=False)
         if record["status"] != "running":
             pytest.fail(record["error"] or f"peer {name!r} is {record['status']}", pytrace=False)
-        if not launcher._alive(record["pid"], record.get("starttime")):
+        if record.get("container"):
+            pass  # a docker compose peer: no local process to check (docker-state)
+        elif not launcher._alive(record["pid"], record.get("starttime")):
             pytest.fail(f"peer {name!r} (pid {record['pid']}) is no longer running; see"
                         f" {record['logs'].get('output')}", pytrace=False)
         passive = record.get("passive_ports")

@@ -62,6 +62,17 @@ class Peer:
         """The variable of the env file that holds this peer's `host:port`."""
         return "ANYURL_PEER_" + self.name.upper().replace("-", "_")
 
+    @property
+    def port_var(self) -> str:
+        """The compose variable that moves this peer to another host port (8080 is often
+        taken): `ANYURL_NGINX_PORT=18080 docker compose up`."""
+        return "ANYURL_" + self.name.upper().replace("-", "_") + "_PORT"
+
+    @property
+    def passive_var(self) -> str:
+        """The compose variable for an FTP peer's passive port range, `LO-HI`."""
+        return "ANYURL_" + self.name.upper().replace("-", "_") + "_PASV"
+
 
 def _apt(package: str) -> str:
     return f"run `{INSTALL_SCRIPT}` as root (or: apt-get install --no-install-recommends {package})"

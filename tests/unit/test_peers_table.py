@@ -28,12 +28,15 @@ def test_compose_file_lists_the_same_peers_and_ports():
     assert list(services) == [peer.name for peer in PEERS]
     for peer in PEERS:
         service = services[peer.name]
-        assert service["command"] == ["serve", peer.name, "--port", str(peer.docker_port)]
+        port = f"${{{peer.port_var}:-{peer.docker_port}}}"  # a variable moves it
+        assert service["command"][:4] == ["serve", peer.name, "--port", port]
         suffix = "/udp" if peer.transport == "udp" else ""
-        assert f"127.0.0.1:{peer.docker_port}:{peer.docker_port}{suffix}" in service["ports"]
+        assert f"127.0.0.1:{port}:{port}{suffix}" in service["ports"]
         if peer.passive_ports:
             lo, hi = peer.passive_ports
-            assert f"127.0.0.1:{lo}-{hi}:{lo}-{hi}" in service["ports"]
+            passive = f"${{{peer.passive_var}:-{lo}-{hi}}}"
+            assert f"127.0.0.1:{passive}:{passive}" in service["ports"]
+            assert service["command"][4:] == ["--passive-ports", passive]
         assert service["build"] == {"context": "..", "dockerfile": "docker/Dockerfile"}
 
 

@@ -430,6 +430,10 @@ class _PartWriter:
             else:
                 await anyio.to_thread.run_sync(_write_all, self._fd, pending)
 
+    def fileno(self) -> int:
+        """The file's descriptor (flush first: bytes may wait in the buffer)."""
+        return self._fd
+
     async def aclose(self) -> None:
         try:
             await self.flush()
@@ -655,24 +659,16 @@ class Downloader:
                 done = kept
                 pace = _Pace(policy.limit_rate) if policy.limit_rate else None
                 capped = limit.limit is not None
-                progress = self.events.progress
                 touch = watch.touch
                 try:
-                    async for chunk in res:  # once per network chunk: see _attempt_to_sink
-                        n = len(chunk)
-                        if capped:
-                            limit.check(done + n)
-                        try:  # only the write: a read's TransferTimeout is a TimeoutError
-                            await f.write(chunk)
-                        except OSError as exc:
-                            raise _write_error(part, exc) from exc
-                        done += n
-                        state.received += n
-                        progress(job, done, total)
-                        touch()
-                        if pace is not None:
-                            await pace(n)
-                            touch()
+                    if _can_move(res, pace, capped, total):
+                        # The kernel moves the body into the file (anyurl.bulk).
+                        await f.flush()
+                        await self._move(job, res, f.fileno(), state, done, total, touch,
+                                         part=part)
+                    else:
+                        await self._write_chunks(job, res, f, part, state, done, total,
+                                                 limit if capped else None, pace, touch)
                 finally:
                     with anyio.CancelScope(shield=True):
                         try:
@@ -687,6 +683,56 @@ class Downloader:
             raise LocalWriteError(
                 f"cannot rename {str(part)!r} to {str(plan.path)!r}: {exc.strerror or exc}"
             ) from exc
+
+    async def _write_chunks(
+        self, job: Job, res: Resource, f: _PartWriter, part: Path, state: _State, done: int,
+        total: int | None, limit: _SizeLimit | None, pace: _Pace | None,
+        touch: Callable[[], None],
+    ) -> None:
+        """``res`` chunk by chunk into ``f``. The loop runs once per network chunk
+        (thousands per GiB): checks that are off (no size limit, no rate limit) cost
+        nothing here."""
+        progress = self.events.progress
+        async for chunk in res:
+            n = len(chunk)
+            if limit is not None:
+                limit.check(done + n)
+            try:  # only the write: a read's TransferTimeout is a TimeoutError
+                await f.write(chunk)
+            except OSError as exc:
+                raise _write_error(part, exc) from exc
+            done += n
+            state.received += n
+            progress(job, done, total)
+            touch()
+            if pace is not None:
+                await pace(n)
+                touch()
+
+    async def _move(self, job: Job, res: Resource, fd: int, state: _State, start: int,
+                    total: int | None, touch: Callable[[], None],
+                    part: Path | None) -> int:
+        """``res``'s raw body to ``fd`` by the kernel; its bytes. Progress, stall clock
+        and counts as the chunk loops keep them; an error of the target is a write error
+        (of ``part``, or of the output), an error of the network stays the network's."""
+        received, written = state.received, state.written
+        progress = self.events.progress
+
+        def moved(n: int) -> None:
+            state.received = received + n
+            state.written = written + n
+            progress(job, start + n, total)
+            touch()
+
+        try:
+            return await res.copy_to(fd, moved)
+        except AnyURLError:
+            raise  # the network's (a timeout is also an OSError: not a write error)
+        except OSError as exc:
+            if part is not None:
+                raise _write_error(part, exc) from exc
+            raise LocalWriteError(
+                f"cannot write {job.shown} to the output: {exc.strerror or exc}") from exc
 
     @staticmethod
     def _opened(job: Job, info: ResourceInfo, offset: int, state: _State) -> int:
@@ -722,6 +768,19 @@ class Downloader:
                 progress = self.events.progress
                 touch = watch.touch
                 position = kept  # where this attempt's bytes are in the resource
+                sink_fd = _sink_fd(sink) if not skip and _can_move(
+                    res, pace, capped, total) else None
+                if sink_fd is not None:
+                    # The kernel moves the body to the output (anyurl.bulk).
+                    try:
+                        await self._move(job, res, sink_fd, state, state.written, total,
+                                         touch, part=None)
+                    except LocalWriteError:
+                        broken = getattr(sink, "broken", None)
+                        if broken is not None:
+                            broken()
+                        raise
+                    return
                 # The loop runs once per network chunk (thousands per GiB): checks that
                 # are off (no size limit, no rate limit) cost nothing here.
                 async for chunk in res:
@@ -753,6 +812,25 @@ class Downloader:
                     raise LocalWriteError(
                         f"cannot write {job.shown} to the output: {exc.strerror or exc}"
                     ) from exc
+
+
+def _can_move(res: Resource, pace: object, capped: bool, total: int | None) -> bool:
+    """Whether ``res`` goes by the kernel: a raw body, no rate limit, and a size limit
+    only when the size is known (checked before the first byte)."""
+    return res.raw is not None and pace is None and (not capped or total is not None)
+
+
+def _sink_fd(sink: Sink) -> int | None:
+    """The descriptor behind ``sink``, its buffer flushed first; None if it has none."""
+    fileno = getattr(sink, "fileno", None)
+    if fileno is None:
+        return None
+    try:
+        sink.flush()
+        fd = fileno()
+    except (OSError, ValueError):  # io.UnsupportedOperation (BytesIO) is both
+        return None
+    return fd if isinstance(fd, int) else None
 
 
 class _SizeLimit:

@@ -10,13 +10,17 @@ closes the iterator, which is where handlers release their connection.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anyurl.errors import FileSizeExceeded, PartialTransfer
 from anyurl.url import URL
+
+if TYPE_CHECKING:
+    from anyurl.bulk import RawBody
 
 __all__ = ["Resource", "ResourceInfo"]
 
@@ -70,12 +74,17 @@ class Resource:
         chunks: AsyncIterator[bytes],
         *,
         on_close: Callable[[], Awaitable[None]] | None = None,
+        raw: RawBody | None = None,
     ):
         self.info = info
         self._chunks = chunks
         self._on_close = on_close
         self._closed = False
         self.bytes_received = 0
+        #: The body as plain bytes on a socket, when the handler can offer it so
+        #: (:mod:`anyurl.bulk`): :meth:`copy_to` moves it without copying it through
+        #: Python. Set only before anything was read; consumed by the first read.
+        self.raw = raw
 
     @property
     def url(self) -> URL:
@@ -83,7 +92,54 @@ class Resource:
         return self.info.url
 
     def __aiter__(self) -> AsyncIterator[bytes]:
+        self.raw = None  # read as chunks from now on
         return self._iterate()
+
+    async def copy_to(self, fd: int, progress: Callable[[int], None] | None = None) -> int:
+        """Write the whole body to the file descriptor ``fd``; the bytes written.
+
+        With a raw body the kernel moves it (``splice``); otherwise the chunks are
+        written in turn. ``progress(bytes so far)`` is called as it goes. A body that
+        ends short of the announced size raises :class:`PartialTransfer`, as iterating
+        does; an error of the target is the ``OSError`` of the write.
+        """
+        raw, self.raw = self.raw, None
+        if raw is None:
+            async for chunk in self:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view):]
+                if progress is not None:
+                    progress(self.bytes_received)
+            return self.bytes_received
+        from anyurl.bulk import move
+
+        done = 0
+        if raw.prefix:
+            view = memoryview(raw.prefix)
+            while view:
+                view = view[os.write(fd, view):]
+            done = len(raw.prefix)
+            if progress is not None:
+                progress(done)
+
+        def moved_so_far(n: int) -> None:
+            self.bytes_received = done + n
+            if progress is not None:
+                progress(done + n)
+
+        moved = await move(raw.stream, fd, raw.remaining, moved_so_far)
+        self.bytes_received = done + moved
+        expected = self.info.size
+        if (raw.remaining is not None and moved < raw.remaining) or (
+                expected is not None and self.bytes_received < expected):
+            raise PartialTransfer(
+                f"transfer of {self.info.url.masked()} ended after {self.bytes_received} of "
+                f"{expected if expected is not None else done + (raw.remaining or 0)} bytes",
+                received=self.bytes_received, expected=expected, url=self.info.url,
+                hint="Try again with resume (resume=True) to continue where it stopped.")
+        await raw.finish(moved)
+        return self.bytes_received
 
     async def _iterate(self) -> AsyncIterator[bytes]:
         async for chunk in self._chunks:

@@ -56,6 +56,7 @@ __all__ = [
     "map_error",
     "open_listener",
     "open_udp",
+    "stream_error",
 ]
 
 #: Receive size for bulk data: just under glibc's 128 KiB mmap threshold. Each receive
@@ -87,6 +88,16 @@ class Stream:
     def raw(self) -> anyio.abc.ByteStream:
         """The anyio byte stream underneath (for a TLS upgrade or a test)."""
         return self._stream
+
+    @property
+    def plain_socket(self) -> socket.socket | None:
+        """The TCP socket when bytes on it are the stream's bytes as they are (no TLS, no
+        bytes put back, not closed): a raw body can then move from it to a file without
+        passing through Python (:mod:`anyurl.bulk`). None otherwise."""
+        stream = self._stream
+        if isinstance(stream, _RawSocketStream) and not stream._closed:
+            return stream._sock
+        return None
 
     @property
     def alpn_protocol(self) -> str | None:
@@ -452,6 +463,12 @@ def map_error(table: Mapping[type[BaseException], type[AnyURLError]],
         if found is not None:
             return found
     return None
+
+
+def stream_error(exc: BaseException, url: URL, what: str, doing: str) -> AnyURLError:
+    """The anyurl error for ``exc`` raised by a stream's socket (``doing``: "while
+    receiving"); for code that uses the socket itself (:mod:`anyurl.bulk`)."""
+    return _stream_error(exc, url, what, doing)
 
 
 def _stream_error(exc: BaseException, url: URL, what: str, doing: str) -> AnyURLError:

@@ -389,6 +389,14 @@ class _Stdout:
             self._detach()
             raise
 
+    def fileno(self) -> int:
+        """stdout's descriptor: a raw body is moved into it by the kernel (anyurl.bulk)."""
+        return self.buffer.fileno()
+
+    def broken(self) -> None:
+        """A move into stdout failed (the reader went away): later writes go nowhere."""
+        self._detach()
+
     def _detach(self) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

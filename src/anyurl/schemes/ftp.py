@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 import anyio
 
+from anyurl.bulk import RawBody
 from anyurl.config import Config
 from anyurl.credentials import netrc_entry
 from anyurl.errors import (
@@ -266,6 +267,12 @@ class _Transfer:
             tail = decoder.flush()
             if tail:
                 yield tail
+        await self.settle(self.received)
+
+    async def settle(self, received: int) -> None:
+        """After the data connection's end: close it, and read the transfer's final
+        reply (a 2yz, or the data was not all of it)."""
+        self.received = received
         await self.data.aclose()
         reply = self.final or await self.control.read_reply()
         if reply.category != 2:
@@ -778,7 +785,12 @@ class FTPHandler(SchemeHandler):
         )
         decoder = ASCIIDecoder() if retrieval.mode == "A" else None
         transfer = _Transfer(self, control, data, decoder, url, final)
-        return Resource(info, transfer.chunks(), on_close=transfer.close)
+        raw = None
+        if decoder is None and data.plain_socket is not None:
+            # Image type on plain TCP: the data connection's bytes are the file's, to be
+            # moved by the kernel up to the server's close (anyurl.bulk).
+            raw = RawBody(data, b"", None, transfer.settle)
+        return Resource(info, transfer.chunks(), on_close=transfer.close, raw=raw)
 
     def _resume_check(self, url: URL, offset: int, size: int | None, retrieval: Retrieval,
                       control: _Control) -> Resource | None:

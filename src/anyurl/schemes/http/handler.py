@@ -35,6 +35,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import unquote, urljoin
 
+from anyurl.bulk import RawBody
 from anyurl.config import Config
 from anyurl.errors import (
     AnyURLError,
@@ -428,7 +429,26 @@ class HTTPHandler(SchemeHandler):
             },
         )
         end = _BodyEnd(conn)
-        return Resource(info, self._body(end, response, decoder), on_close=end.close)
+        raw = self._raw_body(end, response) if decoder is None else None
+        return Resource(info, self._body(end, response, decoder), on_close=end.close, raw=raw)
+
+    def _raw_body(self, end: _BodyEnd, response: Response) -> RawBody | None:
+        """The body as bytes on the socket, for a move without Python (HTTP/1.1 with a
+        Content-Length over plain TCP): see :mod:`anyurl.bulk`."""
+        conn = end.conn
+        if not isinstance(conn, HTTP11Connection):
+            return None
+        found = conn.raw_body(response)
+        if found is None:
+            return None
+        prefix, remaining = found
+
+        async def finish(moved: int) -> None:
+            conn.raw_done(response)
+            end.released = True
+            await self._release(conn)
+
+        return RawBody(conn.stream, prefix, remaining, finish)
 
     async def _head_resource(self, final: URL, conn: Connection, response: Response,
                              sent: dict[str, Any] | None) -> Resource:

@@ -122,6 +122,24 @@ class HTTP11Connection:
             return self._counted_body(response, length)
         return self._h11_body()  # h11 knows that HEAD, 204 and 304 have no body
 
+    def raw_body(self, response: Response) -> tuple[bytes, int] | None:
+        """(bytes already read, bytes still on the socket) of a counted body that can
+        be moved without Python (:mod:`anyurl.bulk`), else None. After the move,
+        :meth:`raw_done` settles the connection as :meth:`_counted_body` does."""
+        length = response.content_length
+        if (length is None or self.h11.their_state is not h11.SEND_BODY
+                or self.method == "HEAD" or response.status in (204, 304)
+                or self.stream.plain_socket is None):
+            return None
+        leftover, _ = self.h11.trailing_data
+        if len(leftover) > length:
+            return None  # more than the body: let the chunked path see it
+        return bytes(leftover), length - len(leftover)
+
+    def raw_done(self, response: Response) -> None:
+        """The raw body of ``response`` has moved: the connection is as after a read."""
+        self.bypassed = _keep_alive(response)
+
     async def _h11_body(self) -> AsyncIterator[bytes]:
         """Chunked and close-delimited bodies, framed by h11."""
         while True:

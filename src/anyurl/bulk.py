@@ -1,0 +1,210 @@
+"""Moving a raw body from a socket to a file descriptor without copying it through Python.
+
+A body that needs no decoding (HTTP with a Content-Length and no content coding, FTP
+data in image type) is, after its head, just bytes on a socket that belong in a file or
+a pipe. Read into Python, every chunk becomes a new ``bytes`` object, is copied into the
+write buffer and written again: about three times curl's CPU per byte. Here the kernel
+moves it: ``os.splice`` from the socket into a pipe and from the pipe into the target
+(Linux), so no byte is copied into user space. Where ``splice`` is missing or the target
+refuses it (a terminal), the bytes go through one reused buffer (``recv_into``) instead,
+still without a new object per chunk.
+
+The move waits for the socket the way the stream's reads do (anyio's ``wait_readable``,
+the stream's read timeout), so cancellation, ``--max-time`` and other tasks behave as
+with chunked reads; it yields to other tasks once per :data:`YIELD_EVERY` bytes, and
+reports progress to a callback per chunk, which is where stall timers are touched.
+
+A handler offers such a body as a :class:`RawBody` on its
+:class:`~anyurl.resource.Resource`; :meth:`Resource.copy_to` is the consumer's side.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import socket
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import anyio
+import anyio.lowlevel
+
+from anyurl.errors import TransferTimeout
+from anyurl.transport import Stream, stream_error
+
+__all__ = ["CHUNK", "RawBody", "move"]
+
+#: Bytes asked of one splice: as large as the pipe between socket and target.
+CHUNK = 1 << 20
+#: A move yields to other tasks at least this often (bytes), as stream reads do.
+YIELD_EVERY = 4 << 20
+_F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+
+
+@dataclass
+class RawBody:
+    """The rest of a body that needs no decoding, offered for a kernel-side move.
+
+    ``prefix`` is what the handler had already read past the head (written first);
+    ``remaining`` the bytes after it on the stream (None: until the peer closes).
+    ``finish(moved)`` does the protocol's bookkeeping once every byte has moved (release
+    the keep-alive connection, read FTP's final reply); it is not called when the move
+    fails, and the resource's close then cleans up as it does after an abandoned read.
+    """
+
+    stream: Stream
+    prefix: bytes
+    remaining: int | None
+    finish: Callable[[int], Awaitable[None]]
+
+
+async def move(
+    stream: Stream,
+    fd: int,
+    count: int | None,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Move ``count`` bytes (None: until the peer closes) from ``stream`` to ``fd``.
+
+    Returns the bytes moved, fewer than ``count`` when the peer closed early (the
+    caller decides whether that is a short transfer). Errors of the target are OSError
+    (the caller's write error); errors of the socket are anyurl's network errors.
+    """
+    sock = stream.plain_socket
+    if sock is None:
+        raise ValueError("the stream has no plain socket to move bytes from")
+    if hasattr(os, "splice"):
+        try:
+            return await _splice(stream, sock, fd, count, progress)
+        except _NoSplice as exc:
+            return exc.moved + await _copy(
+                stream, sock, fd, None if count is None else count - exc.moved, progress,
+                exc.moved)
+    return await _copy(stream, sock, fd, count, progress, 0)
+
+
+class _NoSplice(Exception):
+    """The target refused splice before anything was lost: copy the rest instead."""
+
+    def __init__(self, moved: int):
+        self.moved = moved
+
+
+async def _wait(stream: Stream, sock: socket.socket) -> None:
+    try:
+        if stream.read_timeout is None:
+            await anyio.wait_readable(sock)
+        else:
+            with anyio.fail_after(stream.read_timeout):
+                await anyio.wait_readable(sock)
+    except TimeoutError:
+        raise TransferTimeout(
+            f"no data from {stream.what} of {stream.url.masked()} for "
+            f"{stream.read_timeout:g} seconds", url=stream.url,
+            hint="The server may be stalled; raise Config.read_timeout or max_time, or retry.",
+            remedy=("read_timeout",)) from None
+
+
+async def _wait_writable(fd: int) -> None:
+    await anyio.wait_writable(fd)
+
+
+async def _splice(
+    stream: Stream, sock: socket.socket, fd: int, count: int | None,
+    progress: Callable[[int], None] | None,
+) -> int:
+    read_end, write_end = os.pipe()
+    try:
+        try:
+            fcntl.fcntl(write_end, _F_SETPIPE_SZ, CHUNK)
+        except OSError:
+            pass  # the default 64 KiB pipe: more calls, same result
+        moved = unyielded = 0
+        source = sock.fileno()
+        flags_in = os.SPLICE_F_MOVE | os.SPLICE_F_NONBLOCK
+        while count is None or moved < count:
+            await anyio.lowlevel.checkpoint_if_cancelled()
+            want = CHUNK if count is None else min(CHUNK, count - moved)
+            try:
+                n = os.splice(source, write_end, want, flags=flags_in)
+            except BlockingIOError:
+                await _wait(stream, sock)
+                unyielded = 0
+                continue
+            except OSError as exc:
+                raise stream_error(exc, stream.url, stream.what, "while receiving") from exc
+            if n == 0:
+                break  # the peer closed
+            left = n
+            while left:
+                try:
+                    m = os.splice(read_end, fd, left, flags=os.SPLICE_F_MOVE | os.SPLICE_F_NONBLOCK)
+                except BlockingIOError:
+                    await _wait_writable(fd)  # a pipe whose reader is slower
+                    continue
+                except OSError as exc:
+                    if exc.errno in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP) and left == n:
+                        # The target takes no splice (a terminal): hand over what sits
+                        # in the pipe by read/write and copy the rest.
+                        _drain(read_end, fd, left)
+                        raise _NoSplice(moved + n) from None
+                    raise
+                left -= m
+            moved += n
+            unyielded += n
+            if progress is not None:
+                progress(moved)
+            if unyielded >= YIELD_EVERY:
+                unyielded = 0
+                await anyio.lowlevel.cancel_shielded_checkpoint()
+        return moved
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def _drain(read_end: int, fd: int, left: int) -> None:
+    while left:
+        data = os.read(read_end, left)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        left -= len(data)
+
+
+async def _copy(
+    stream: Stream, sock: socket.socket, fd: int, count: int | None,
+    progress: Callable[[int], None] | None, before: int,
+) -> int:
+    """The portable move: ``recv_into`` one reused buffer, ``write`` it out."""
+    buffer = bytearray(min(CHUNK, count) if count else CHUNK)
+    view = memoryview(buffer)
+    moved = unyielded = 0
+    while count is None or moved < count:
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        want = len(buffer) if count is None else min(len(buffer), count - moved)
+        try:
+            n = sock.recv_into(view[:want])
+        except BlockingIOError:
+            await _wait(stream, sock)
+            unyielded = 0
+            continue
+        except OSError as exc:
+            raise stream_error(exc, stream.url, stream.what, "while receiving") from exc
+        if n == 0:
+            break
+        out = view[:n]
+        while out:
+            try:
+                out = out[os.write(fd, out):]
+            except BlockingIOError:
+                await _wait_writable(fd)
+        moved += n
+        unyielded += n
+        if progress is not None:
+            progress(before + moved)
+        if unyielded >= YIELD_EVERY:
+            unyielded = 0
+            await anyio.lowlevel.cancel_shielded_checkpoint()
+    return moved

@@ -31,6 +31,7 @@ from typing import Any
 
 import anyio
 
+from anyurl.bulk import RawBody
 from anyurl.errors import (
     AnyURLError,
     PartialTransfer,
@@ -518,6 +519,17 @@ class GopherHandler(SchemeHandler):
                 self._raise_error_item(url, parse_menu(b"".join(head)))
         if exchange.header is not None and exchange.header >= 0:
             info.size = info.total_size = exchange.header
+        raw = None
+        if (end is None and exchange.header is None and exchange.reader.framing is Framing.CLOSE
+                and exchange.stream.plain_socket is not None):
+            # A gopher0 binary item: after the peek, the bytes up to the server's close
+            # are the file's, moved by the kernel (anyurl.bulk).
+            stream = exchange.stream
+
+            async def finish(moved: int) -> None:
+                await stream.aclose()
+
+            raw = RawBody(stream, b"".join(head), None, finish)
 
         async def chunks() -> AsyncIterator[bytes]:
             try:
@@ -536,7 +548,7 @@ class GopherHandler(SchemeHandler):
                 with anyio.CancelScope(shield=True):
                     await exchange.stream.aclose()
 
-        return Resource(info, chunks(), on_close=exchange.stream.aclose)
+        return Resource(info, chunks(), on_close=exchange.stream.aclose, raw=raw)
 
     # -- +ASK forms ---------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ import pytest
 
 from anyurl import Resolver
 from anyurl.cli.get_cmd import parse_rate, read_url_list
-from anyurl.cli.names import remote_name, safe_name
+from anyurl.names import remote_name, safe_name
 from anyurl.downloader import (
     Downloader,
     DownloadEvents,

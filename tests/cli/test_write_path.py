@@ -324,7 +324,7 @@ def test_max_filesize_refuses_an_announced_size_before_writing(tmp_path: Path,
 
 
 def test_a_wais_document_is_saved_under_its_own_name() -> None:
-    from anyurl.cli.names import remote_name
+    from anyurl.names import remote_name
     from anyurl.protocols import wais
     from anyurl.url import parse
 

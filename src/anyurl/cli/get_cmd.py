@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import anyio
 
 from anyurl.cli.common import escape_controls, print_error, print_warning
-from anyurl.cli.names import remote_name
 from anyurl.cli.scheme_options import (
     add_scheme_arguments,
     apply_to_config,
@@ -45,6 +44,7 @@ from anyurl.cli.terminal import wanted
 from anyurl.config import Config, load_config
 from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
 from anyurl.errors import Aborted, AnyURLError
+from anyurl.names import remote_name
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions

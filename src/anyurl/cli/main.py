@@ -8,13 +8,13 @@ import sys
 from collections.abc import Sequence
 
 from anyurl import __version__
-from anyurl.cli import demo_cmd, extract_cmd, get_cmd, parse_cmd
+from anyurl.cli import demo_cmd, extract_cmd, get_cmd, mirror_cmd, parse_cmd
 from anyurl.cli.common import print_error
 from anyurl.errors import Aborted, AnyURLError
 
 __all__ = ["main"]
 
-COMMANDS = ("parse", "extract", "get", "demo")
+COMMANDS = ("parse", "extract", "get", "mirror", "demo")
 TOP_LEVEL = ("-h", "--help", "--version")
 
 
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parse_cmd.add_parser(sub)
     extract_cmd.add_parser(sub)
     get_cmd.add_parser(sub)
+    mirror_cmd.add_parser(sub)
     demo_cmd.add_parser(sub)
     return parser
 

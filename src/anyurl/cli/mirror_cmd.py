@@ -1,0 +1,178 @@
+"""``anyurl mirror``: copy a Gopher hole, an FTP tree, a site or a newsgroup, resumably.
+
+The crawl itself is :mod:`anyurl.mirror`; this module reads the options, shows
+progress (found / done / failed / bytes on one line of stderr, on a terminal) and says
+at the end what was done and what failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from anyurl.cli.common import escape_controls, print_error, print_warning
+from anyurl.cli.terminal import wanted
+from anyurl.config import load_config
+from anyurl.errors import Aborted, AnyURLError
+from anyurl.mirror import Mirror, MirrorOptions, MirrorSummary
+from anyurl.resolver import Resolver
+
+__all__ = ["add_parser", "run"]
+
+EXAMPLES = """\
+examples:
+  anyurl mirror -o hole gopher://gopher.example.org/1/
+  anyurl mirror -o tree --depth 3 --exclude '*.iso' ftp://ftp.example.org/pub/
+  anyurl mirror -o site --warc site.warc.gz https://example.org/docs/
+  anyurl mirror -o news nntp://news.example.org/comp.lang.python
+  anyurl mirror -o hole            # resume the crawl kept in hole/ after Ctrl-C or a kill
+
+The tree mirrors the URLs (DIR/SCHEME/HOST[_PORT]/PATH); listings and menus are kept as
+the server sent them (.listing, gophermap, index.html, .group); DIR/manifest.jsonl has
+one line per file (url, file, size, sha256, time); the crawl's state is
+DIR/.anyurl-mirror.sqlite, so the same command continues where it stopped.
+"""
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``anyurl mirror`` to the subcommands."""
+    p = sub.add_parser(
+        "mirror", help="copy a site, an FTP tree, a Gopher hole or a newsgroup recursively",
+        description="Copy what the URLs lead to, recursively, into a directory; resumable.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("urls", nargs="*", metavar="URL",
+                   help="where to start (none: resume the crawl in -o DIR)")
+    p.add_argument("-o", "--output-dir", metavar="DIR", default=".",
+                   help="the mirror's directory (default: the current one)")
+    p.add_argument("--depth", type=int, metavar="N",
+                   help="follow links at most N deep (default: no limit)")
+    p.add_argument("--include", metavar="PATTERN", action="append", default=[],
+                   help="only URLs matching this shell pattern (repeatable)")
+    p.add_argument("--exclude", metavar="PATTERN", action="append", default=[],
+                   help="never URLs matching this shell pattern (repeatable; wins)")
+    p.add_argument("--span-hosts", action="store_true",
+                   help="follow links to other hosts (default: the start URLs' servers, "
+                   "under their paths)")
+    p.add_argument("--no-robots", action="store_true", help="ignore robots.txt (http)")
+    p.add_argument("-Z", "--parallel", type=int, default=4, metavar="N",
+                   help="transfers at once (default 4)")
+    p.add_argument("--per-host", type=int, default=2, metavar="N",
+                   help="transfers at once to one host (default 2)")
+    p.add_argument("--wait", type=float, default=0.1, metavar="SECONDS",
+                   help="pause between two requests to one host (default 0.1)")
+    p.add_argument("--retry", type=int, default=3, metavar="N",
+                   help="retry a transient failure up to N times, with backoff (default 3)")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="try the URLs that failed in an earlier run again")
+    p.add_argument("--limit-rate", metavar="RATE",
+                   help="cap each transfer at RATE bytes per second (500K, 2M)")
+    p.add_argument("--warc", metavar="FILE.warc.gz",
+                   help="also write every response to this WARC file (appended on resume)")
+    p.add_argument("--config", metavar="FILE", help="config file (TOML)")
+    p.add_argument("-s", "--silent", action="store_true",
+                   help="no progress and no messages but errors")
+    p.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio",
+                   help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+class _Status:
+    """found / done / failed / bytes on one line of stderr, redrawn at most 5 times a second."""
+
+    def __init__(self, show: bool):
+        self.show = show
+        self.last = 0.0
+        self.drawn = False
+
+    def __call__(self, counts: dict[str, int]) -> None:
+        if not self.show:
+            return
+        now = anyio.current_time()
+        if now - self.last < 0.2:
+            return
+        self.last = now
+        sys.stderr.write("\r" + _line(counts) + "\x1b[K")
+        sys.stderr.flush()
+        self.drawn = True
+
+    def end(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\n")
+
+
+def _line(counts: dict[str, int]) -> str:
+    found = sum(counts.get(k, 0) for k in ("queued", "running", "done", "failed"))
+    return (f"mirror: found {found}, done {counts.get('done', 0)}, failed "
+            f"{counts.get('failed', 0)}, {_bytes(counts.get('bytes', 0))}")
+
+
+def _bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"
+
+
+def run(args: argparse.Namespace) -> int:
+    """``anyurl mirror``: crawl, and return the exit status (0, or the first failure's)."""
+    from anyurl.cli.get_cmd import guess_scheme, parse_rate
+
+    try:
+        config = load_config(args.config)
+        rate = parse_rate(args.limit_rate) if args.limit_rate else None
+    except (OSError, ValueError, argparse.ArgumentTypeError) as exc:
+        print(f"anyurl: {exc}", file=sys.stderr)
+        return 2
+    urls = [guess_scheme(u) or u for u in args.urls]
+    options = MirrorOptions(
+        root=Path(args.output_dir), max_depth=args.depth, include=tuple(args.include),
+        exclude=tuple(args.exclude), span_hosts=args.span_hosts, robots=not args.no_robots,
+        parallel=max(1, args.parallel), per_host=max(1, args.per_host), wait=args.wait,
+        retry=args.retry, limit_rate=rate,
+        warc=Path(args.warc) if args.warc else None, retry_failed=args.retry_failed)
+    status = _Status(not args.silent and wanted(silent=args.silent, body_to_stdout=False))
+
+    async def crawl() -> MirrorSummary | None:
+        """The summary; None when Ctrl-C or SIGTERM stopped it (the state is kept)."""
+        async with Resolver(config.replace(per_host=options.per_host),
+                            warn=(lambda m: None) if args.silent else print_warning,
+                            note=lambda m: None) as resolver, anyio.create_task_group() as tg:
+            tg.start_soon(_cancel_on_signal, tg.cancel_scope)
+            summary = await Mirror(resolver, options, status).run(urls)
+            tg.cancel_scope.cancel()
+            return summary
+        return None  # cancelled by a signal
+
+    try:
+        summary = anyio.run(crawl, backend=args.backend)
+    except KeyboardInterrupt:
+        summary = None
+    except AnyURLError as exc:
+        status.end()
+        return print_error(exc)
+    status.end()
+    if summary is None:
+        return print_error(Aborted(
+            "interrupted; the crawl is kept",
+            hint=f"Run the same command to continue ({args.output_dir})."))
+    for url, failure in summary.errors:
+        print(escape_controls(f"anyurl: {url}: {failure}"), file=sys.stderr)
+    if not args.silent:
+        print(f"anyurl: mirror of {len(urls) or 'the stored URLs'} start URL(s) in "
+              f"{args.output_dir}: {summary.done} done ({summary.fetched_now} now), "
+              f"{summary.failed} failed, {_bytes(summary.bytes)}", file=sys.stderr)
+    return summary.exit_code
+
+
+async def _cancel_on_signal(scope: anyio.CancelScope) -> None:
+    """Ctrl-C or SIGTERM: stop every transfer; running URLs stay queued in the state."""
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return

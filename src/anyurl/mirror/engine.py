@@ -1,0 +1,331 @@
+"""The crawl: take a URL, fetch it through the downloader, save it, follow its links.
+
+Workers (``parallel`` of them) take URLs from the :class:`~.state.CrawlState` one at a
+time. Each URL passes the resolver's one gate (port policy, registry, gateways) when it
+is opened, robots.txt for HTTP, and the per-host politeness (at most ``per_host`` at
+once, ``wait`` seconds between two requests to a host); it is fetched by the
+:class:`~anyurl.downloader.Downloader` into its place in the tree (retries with backoff,
+``.part`` files continued after a kill, ``--limit-rate``) as the server sent it
+(``FetchOptions(raw=True)``: a menu or listing is saved as served). A resource that lists
+others (a menu, a listing, an HTML page, a news group) is read back, bounded, and its
+handler names the links (:meth:`~anyurl.schemes.base.SchemeHandler.links`): those in
+:class:`~.scope.Scope` join the frontier. Each completed URL adds a line to
+``manifest.jsonl`` (URL, file, size, SHA-256, time) and, when asked, records to a WARC
+file; then the state marks it done, so a crawl that is killed at any point resumes
+without fetching it again (at worst it is written to the manifest twice).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+
+from anyurl.downloader import Downloader, DownloadPolicy, Job, TransferResult
+from anyurl.errors import AnyURLError, LocalWriteError
+from anyurl.mirror.paths import INDEX_NAMES, local_path
+from anyurl.mirror.robots import Robots
+from anyurl.mirror.scope import Scope
+from anyurl.mirror.state import CrawlState, Entry
+from anyurl.options import FTPOptions, GopherOptions
+from anyurl.resolver import Resolver
+from anyurl.resource import ResourceInfo
+from anyurl.schemes.base import FetchOptions
+from anyurl.url import URL
+
+if TYPE_CHECKING:
+    from anyurl.warc import WARCOutput
+
+__all__ = ["MAX_PAGE", "STATE_NAME", "Mirror", "MirrorOptions", "MirrorSummary"]
+
+#: The crawl's SQLite file, in the mirror's root.
+STATE_NAME = ".anyurl-mirror.sqlite"
+MANIFEST_NAME = "manifest.jsonl"
+#: A page is read back for its links up to this size; a larger one is kept, not parsed.
+MAX_PAGE = 16 << 20
+#: Kinds of resources that list other resources.
+PAGE_KINDS = frozenset({"menu", "directory"})
+
+
+@dataclass(frozen=True)
+class MirrorOptions:
+    """How a mirror runs (the ``anyurl mirror`` options)."""
+
+    root: Path
+    max_depth: int | None = None
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    span_hosts: bool = False
+    robots: bool = True
+    parallel: int = 4
+    per_host: int = 2
+    #: Seconds between two requests to one host.
+    wait: float = 0.0
+    retry: int = 3
+    limit_rate: float | None = None
+    warc: Path | None = None
+    #: Queue the URLs that failed in an earlier run again.
+    retry_failed: bool = False
+
+
+@dataclass
+class MirrorSummary:
+    """What a run did: URLs found, done and failed (all runs of the crawl), bytes."""
+
+    found: int = 0
+    done: int = 0
+    failed: int = 0
+    bytes: int = 0
+    fetched_now: int = 0
+    errors: list[tuple[str, AnyURLError]] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when nothing failed in this run, else the first failure's code."""
+        return self.errors[0][1].exit_code if self.errors else 0
+
+
+class Mirror:
+    """One crawl into ``options.root`` (see the module docstring)."""
+
+    def __init__(self, resolver: Resolver, options: MirrorOptions,
+                 progress: Callable[[dict[str, int]], None] | None = None):
+        self.resolver = resolver
+        self.options = options
+        self.progress = progress
+        self.root = options.root
+        self.robots = Robots(resolver) if options.robots else None
+        self._host_busy: dict[str, int] = {}
+        self._host_next: dict[str, float] = {}
+        #: Set (and replaced) whenever a URL finishes or joins the frontier: idle workers
+        #: look again.
+        self._changed = anyio.Event()
+        self._running = 0
+        self._warc: WARCOutput | None = None
+        self._warc_lock = anyio.Lock()
+        self._summary = MirrorSummary()
+
+    async def run(self, start: list[str]) -> MirrorSummary:
+        """Crawl from the ``start`` URLs (or resume the crawl already in ``root``)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        state = CrawlState(self.root / STATE_NAME)
+        try:
+            roots = [self.resolver.admit(u) for u in start] if start else self._stored(state)
+            if not roots:
+                raise LocalWriteError(f"{str(self.root)!r} holds no crawl to resume",
+                                      hint="Give the URLs to mirror.")
+            state.set_setting("start", json.dumps([str(r) for r in roots]))
+            self.scope = Scope(tuple(roots), self.options.max_depth, self.options.include,
+                               self.options.exclude, self.options.span_hosts)
+            state.recover()
+            if self.options.retry_failed:
+                state.requeue_failed()
+            for root in roots:
+                state.add(str(root), 0)
+            policy = DownloadPolicy(
+                parallel=max(1, self.options.parallel), per_host=max(1, self.options.per_host),
+                retry=self.options.retry, limit_rate=self.options.limit_rate, resume=True,
+                clobber=True, create_dirs=True)
+            self.downloader = Downloader(self.resolver, policy)
+            if self.options.warc is not None:
+                from anyurl.warc import WARCOutput
+
+                self._warc = WARCOutput(self.options.warc, append=True)
+            async with anyio.create_task_group() as tg:
+                for _ in range(max(1, self.options.parallel)):
+                    tg.start_soon(self._worker, state)
+            counts = state.counts()
+            self._summary.found = sum(counts[k] for k in ("queued", "running", "done",
+                                                           "failed"))
+            self._summary.done, self._summary.failed = counts["done"], counts["failed"]
+            self._summary.bytes = counts["bytes"]
+            return self._summary
+        finally:
+            if self._warc is not None:
+                self._warc.close()
+            state.close()
+
+    def _stored(self, state: CrawlState) -> list[URL]:
+        text = state.setting("start")
+        return [self.resolver.admit(u) for u in json.loads(text)] if text else []
+
+    # -- workers ------------------------------------------------------------------------
+
+    async def _worker(self, state: CrawlState) -> None:
+        while True:
+            busy = frozenset(h for h, n in self._host_busy.items()
+                             if n >= self.options.per_host)
+            entry = state.take(busy)
+            if entry is None:
+                if self._running == 0:
+                    self._changed.set()  # nothing queued, nothing that could queue more
+                    return
+                await self._changed.wait()
+                continue
+            self._running += 1
+            try:
+                await self._one(state, entry)
+            finally:
+                self._running -= 1
+                self._signal()
+                self._report(state)
+
+    def _signal(self) -> None:
+        changed, self._changed = self._changed, anyio.Event()
+        changed.set()
+
+    def _report(self, state: CrawlState) -> None:
+        if self.progress is not None:
+            self.progress(state.counts())
+
+    async def _one(self, state: CrawlState, entry: Entry) -> None:
+        try:
+            url = self.resolver.admit(entry.url)
+            if self.robots is not None and not await self.robots.allows(url):
+                state.failed(entry.url, exit_code=0, error="disallowed by robots.txt")
+                return
+        except AnyURLError as exc:
+            self._failed(state, entry.url, exc)
+            return
+        host = (url.host or "").lower()
+        await self._polite(host)
+        self._host_busy[host] = self._host_busy.get(host, 0) + 1
+        try:
+            result, dialogue = await self._fetch(url)
+        finally:
+            self._host_busy[host] -= 1
+            if self.options.wait:
+                self._host_next[host] = time.monotonic() + self.options.wait
+        if result.error is not None:
+            self._failed(state, entry.url, result.error)
+            return
+        try:
+            await self._completed(state, entry, url, result, dialogue)
+        except (AnyURLError, OSError) as exc:
+            error = exc if isinstance(exc, AnyURLError) else LocalWriteError(
+                f"cannot keep {url.masked()} in the mirror: {exc}")
+            self._failed(state, entry.url, error)
+
+    async def _polite(self, host: str) -> None:
+        while True:
+            delay = self._host_next.get(host, 0.0) - time.monotonic()
+            if delay <= 0:
+                return
+            await anyio.sleep(delay)
+
+    async def _fetch(self, url: URL) -> tuple[TransferResult, list[str]]:
+        dialogue: list[str] = []
+        options = FetchOptions(
+            raw=True, trace=dialogue.append,
+            schemes=(FTPOptions(listing="mlsd"), GopherOptions(render=False)))
+        target = local_path(self.root, url)
+        job = Job(url, target, options, named_by_user=False)
+        return await self.downloader.transfer(job), dialogue
+
+    def _failed(self, state: CrawlState, url: str, error: AnyURLError) -> None:
+        state.failed(url, exit_code=error.exit_code, error=str(error))
+        self._summary.errors.append((url, error))
+
+    # -- a completed URL ----------------------------------------------------------------
+
+    async def _completed(self, state: CrawlState, entry: Entry, url: URL,
+                         result: TransferResult, dialogue: list[str]) -> None:
+        info = result.info
+        assert info is not None and result.job.target is not None
+        path = Path(result.job.target)
+        page = _is_page(info)
+        if page and info.kind in PAGE_KINDS and path.name != INDEX_NAMES.get(url.scheme):
+            path = _into_directory(path, INDEX_NAMES.get(url.scheme, ".index"))
+        digest, size = await anyio.to_thread.run_sync(_sha256, path)
+        if page:
+            await self._follow(state, entry, url, info, path)
+        if self._warc is not None:
+            await self._archive(info, path, dialogue)
+        relative = os.fsdecode(path.relative_to(self.root))
+        line = {"url": info.url.masked(), "file": relative,
+                "size": size, "sha256": digest, "kind": info.kind,
+                "content_type": info.content_type, "status": info.status,
+                "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        with open(self.root / MANIFEST_NAME, "a", encoding="utf-8") as manifest:
+            manifest.write(json.dumps(line) + "\n")
+        state.done(entry.url, file=relative, size=size, sha256=digest, kind=info.kind)
+        self._summary.fetched_now += 1
+
+    async def _follow(self, state: CrawlState, entry: Entry, url: URL, info: ResourceInfo,
+                      path: Path) -> None:
+        if path.stat().st_size > MAX_PAGE:
+            return
+        body = await anyio.to_thread.run_sync(path.read_bytes)
+        handler = self.resolver.handler_for(url)
+        links = handler.links(info, body)
+        found: list[tuple[str, int, str | None]] = []
+        for link in links:
+            try:
+                target = self.resolver.parse(link.url).without_fragment()
+            except AnyURLError:
+                continue  # a page may name what RFC 1738 cannot parse: not ours to fetch
+            if self.scope.admits(target, entry.depth + 1):
+                found.append((str(target), entry.depth + 1, entry.url))
+        if found:
+            state.add_many(found)
+            self._signal()
+
+    async def _archive(self, info: ResourceInfo, path: Path, dialogue: list[str]) -> None:
+        warc = self._warc
+        assert warc is not None
+
+        def write() -> None:
+            with open(path, "rb") as payload:
+                request = info.extra.get("request")
+                if info.url.scheme in ("http", "https") and request and info.status:
+                    warc.write_http(
+                        info.url.masked(), method=request["method"],
+                        request_target=request["target"],
+                        http_version=request["http_version"],
+                        request_headers=list(request["headers"]),
+                        request_body=request.get("body"), status=info.status,
+                        reason=info.reason or "", response_headers=list(info.headers),
+                        payload=payload)
+                else:
+                    warc.write_resource(info.url.masked(), content_type=info.content_type,
+                                        payload=payload, dialogue=dialogue)
+
+        async with self._warc_lock:
+            await anyio.to_thread.run_sync(write)
+
+
+def _is_page(info: ResourceInfo) -> bool:
+    """Whether a resource lists others: a menu, a listing, an HTML page."""
+    if info.kind in PAGE_KINDS:
+        return True
+    ctype = (info.content_type or "").split(";")[0].strip().lower()
+    return ctype in ("text/html", "application/xhtml+xml")
+
+
+def _into_directory(path: Path, index: str) -> Path:
+    """Move a listing saved as a file (``pub``) to ``pub/<index>``: what it lists goes in
+    ``pub/`` (an FTP or Gopher directory named without its final ``/``)."""
+    temporary = path.with_name(path.name + ".anyurl-moving")
+    os.replace(path, temporary)
+    path.mkdir(exist_ok=True)
+    target = path / index
+    os.replace(temporary, target)
+    return target
+
+
+def _sha256(path: Path) -> tuple[str, int]:
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
+

@@ -17,6 +17,7 @@ from anyurl.errors import (
     UnsupportedScheme,
     URLSyntaxError,
 )
+from anyurl.links import Link
 from anyurl.options import (
     FTPOptions,
     GopherOptions,
@@ -53,6 +54,7 @@ __all__ = [
     "HTTPOptions",
     "HostNotResolved",
     "Job",
+    "Link",
     "LoginDenied",
     "MailtoOptions",
     "NewsOptions",

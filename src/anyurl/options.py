@@ -109,6 +109,17 @@ class FTPOptions(SchemeOptions):
     #: ``-I``: no transfer; the resource is the file's size (``SIZE``) and modification
     #: time (``MDTM``) as curl prints them (``Content-Length:``, ``Last-Modified:``).
     head: bool = False
+    #: How a directory is listed: ``"nlst"``, its names one a line (RFC 959), or
+    #: ``"mlsd"``, one line of facts per entry as the server sent it (RFC 3659 7), which
+    #: says which names are directories (what a recursive mirror needs). A server without
+    #: MLSD (500, 502) is listed with NLST instead; ``info.extra["command"]`` says which.
+    listing: str = "nlst"
+
+    def check(self) -> None:
+        """The type check, and a ``listing`` anyurl knows."""
+        super().check()
+        if self.listing not in ("nlst", "mlsd"):
+            raise OptionError(f"ftp option listing={self.listing!r} is not 'nlst' or 'mlsd'")
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ import pytest
 
 from anyurl import Resolver
 from anyurl.cli.get_cmd import parse_rate, read_url_list
-from anyurl.names import remote_name, safe_name
 from anyurl.downloader import (
     Downloader,
     DownloadEvents,
@@ -52,6 +51,7 @@ from anyurl.errors import (
     ServerError,
     TransferTimeout,
 )
+from anyurl.names import remote_name, safe_name
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.url import URL, parse

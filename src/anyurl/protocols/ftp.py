@@ -38,7 +38,7 @@ Typecode guessing (RFC 1738 section 3.2.3)
 Without ``;type=``, the client must guess. anyurl's rule, :func:`guess_type`:
 
 * an empty name (the URL ends with ``/`` or has no path) is a directory: it is listed
-  with ``NLST``;
+  with ``NLST`` (or ``MLSD`` when the caller asks for it: :data:`LISTING_VERBS`);
 * a name whose suffix (after the last ``.``, case-insensitive) is in
   :data:`TEXT_SUFFIXES` is text: ``TYPE A``, CRLF converted to local ``\\n``;
 * everything else, including names without a suffix, is ``TYPE I``: bytes unchanged,
@@ -68,6 +68,7 @@ from anyurl.protocols.replies import (
 from anyurl.url import FTPPath, encode_wire
 
 __all__ = [
+    "LISTING_VERBS",
     "NEED_DATA",
     "TEXT_SUFFIXES",
     "TRANSITIONS",
@@ -78,6 +79,7 @@ __all__ = [
     "FTPCommandError",
     "FTPCoreError",
     "FTPReplyError",
+    "ListEntry",
     "NeedData",
     "Reply",
     "ReplyReader",
@@ -90,6 +92,9 @@ __all__ = [
     "parse_227",
     "parse_229",
     "parse_257",
+    "parse_list",
+    "parse_mlsd",
+    "parse_nlst",
     "retrieval_commands",
     "retrieval_for",
 ]
@@ -381,6 +386,15 @@ class ASCIIDecoder:
 
 Mode = Literal["list", "A", "I"]
 
+#: The listing command of each listing mode (``FTPOptions.listing``): names only
+#: (``NLST``, RFC 959), or one line of facts per entry (``MLSD``, RFC 3659 7), which
+#: says what is a directory. A server without the one asked for gets the next in
+#: line: MLSD, then NLST, then LIST (each on 500 or 502).
+LISTING_VERBS: Final[dict[str, tuple[str, ...]]] = {
+    "nlst": ("NLST", "LIST"),
+    "mlsd": ("MLSD", "NLST", "LIST"),
+}
+
 
 def guess_type(name: str) -> Literal["A", "I"]:
     """``"A"`` for a name with a text suffix, else ``"I"`` (see the module docstring)."""
@@ -429,6 +443,7 @@ def retrieval_commands(
     offset: int = 0,
     data_command: Command = Command("EPSV"),
     ask_size: bool = True,
+    listing: str = "NLST",
 ) -> list[Command]:
     """The commands after login for one retrieval, in order, on the happy path.
 
@@ -437,7 +452,8 @@ def retrieval_commands(
     ``data_command`` stands where the data connection is opened (EPSV, or EPRT in active
     mode; the handler may fall back to PASV or PORT there).
 
-    CWD per segment; then ``NLST [name]`` for a listing, else ``TYPE``, ``SIZE`` (image
+    CWD per segment; then ``NLST [name]`` for a listing (``listing`` names another
+    listing verb: ``MLSD``), else ``TYPE``, ``SIZE`` (image
     type only: in ASCII type the count depends on line-end conversion), the data
     connection command, ``REST`` when resuming an image transfer (it must be the last
     command before the transfer, RFC 3659 5.3) and ``RETR``.
@@ -445,7 +461,7 @@ def retrieval_commands(
     commands = [Command("CWD", segment) for segment in retrieval.cwd]
     if retrieval.mode == "list":
         commands.append(data_command)
-        commands.append(Command("NLST", retrieval.name or None))
+        commands.append(Command(listing, retrieval.name or None))
         return commands
     commands.append(Command("TYPE", retrieval.mode))
     if retrieval.mode == "I" and ask_size:
@@ -455,3 +471,105 @@ def retrieval_commands(
         commands.append(Command("REST", str(offset)))
     commands.append(Command("RETR", retrieval.name))
     return commands
+
+
+# -- listings -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ListEntry:
+    """One entry of a directory listing: its name, and whether it is a directory.
+
+    ``is_directory`` is None when the listing does not say (``NLST`` gives names only).
+    ``facts`` are an MLSD line's facts, names lower-cased (``("type", "file")``).
+    """
+
+    name: str
+    is_directory: bool | None = None
+    facts: tuple[tuple[str, str], ...] = ()
+
+
+def _lines(body: bytes) -> list[str]:
+    """A listing's lines, CR LF or LF ended, as text that keeps every octet."""
+    text = body.decode("utf-8", "surrogateescape")
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
+def _usable(name: str) -> bool:
+    return name not in ("", ".", "..") and "\0" not in name
+
+
+def parse_nlst(body: bytes) -> list[ListEntry]:
+    """The names of an ``NLST`` listing, one per line.
+
+    A server answering ``NLST dir`` may write each name with the directory in front
+    (``dir/name``, as vsftpd does): only the last segment is the entry's name. ``.``
+    and ``..`` are not entries.
+    """
+    entries = []
+    for line in _lines(body):
+        name = line.rstrip("/").rsplit("/", 1)[-1]
+        if _usable(name):
+            entries.append(ListEntry(name))
+    return entries
+
+
+def parse_mlsd(body: bytes) -> list[ListEntry]:
+    """The entries of an ``MLSD`` listing (RFC 3659 7.2): ``fact=value;...<SP>name``.
+
+    Fact values hold no space, so the first space ends the facts and everything after
+    it, spaces and ``;`` included, is the name. ``type=cdir`` (the directory itself)
+    and ``type=pdir`` (its parent) are not entries; ``dir`` is a directory; ``file`` and
+    anything else (``OS.unix=slink``) are not known to be. A line without a space, or
+    whose facts do not end with ``;``, is not an entry.
+    """
+    entries = []
+    for line in _lines(body):
+        facts_text, sep, name = line.partition(" ")
+        if not sep or not _usable(name) or (facts_text and not facts_text.endswith(";")):
+            continue  # facts are "fact=value;" each, so they end with ";"
+        facts = []
+        for fact in facts_text.split(";"):
+            key, eq, value = fact.partition("=")
+            if eq:
+                facts.append((key.strip().lower(), value))
+        kind = dict(facts).get("type", "").lower()
+        if kind in ("cdir", "pdir"):
+            continue
+        entries.append(ListEntry(name, kind == "dir", tuple(facts)))
+    return entries
+
+
+#: ``ls -l`` months, the anchor of a ``LIST`` line (the name follows the date).
+_MONTHS = frozenset(m.lower() for m in (
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"))
+
+
+def parse_list(body: bytes) -> list[ListEntry]:
+    """The entries of a ``LIST`` listing in the Unix ``ls -l`` form, as far as it is.
+
+    ``LIST`` output has no standard (RFC 959 4.1.3: "the information ... may be
+    hardware or system dependent"); this reads the form nearly every server writes,
+    ``drwxr-xr-x 2 user group 4096 Nov 25 05:03 name``: the first letter says
+    directory (``d``), file (``-``) or symbolic link (``l``, ``name -> target``), and
+    the name is what follows the date. Other lines (``total 12``, another system's
+    format) are no entries.
+    """
+    entries = []
+    for line in _lines(body):
+        if not line or line[0] not in "-dl":
+            continue
+        words = line.split(" ")
+        fields = [i for i, w in enumerate(words) if w]
+        # mode links owner group size MONTH day time-or-year name: find the month
+        for n, i in enumerate(fields[:-3]):
+            if words[i].lower() in _MONTHS and n >= 3:
+                name = " ".join(words[fields[n + 3]:]) if n + 3 < len(fields) else ""
+                break
+        else:
+            continue
+        if line[0] == "l":
+            name = name.split(" -> ", 1)[0]
+        if _usable(name):
+            entries.append(ListEntry(name, line[0] == "d"))
+    return entries

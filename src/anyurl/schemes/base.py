@@ -27,8 +27,9 @@ from typing import ClassVar, Literal, Protocol, TypeVar
 
 from anyurl.config import Config
 from anyurl.errors import AnyURLError, OptionError
+from anyurl.links import Link
 from anyurl.options import SchemeOptions
-from anyurl.resource import Resource
+from anyurl.resource import Resource, ResourceInfo
 from anyurl.transport import DIRECT, Dialer
 from anyurl.url import URL
 
@@ -177,6 +178,19 @@ class SchemeHandler(ABC):
             hint="plan() is available for schemes whose dialogue is fixed by the URL.",
             remedy=("plan",),
         )
+
+    def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
+        """The URLs a fetched resource points to; [] for a plain file.
+
+        A menu's items, a listing's entries, a page's links, each once (as
+        :class:`~anyurl.links.Link`: absolute URL text, ``"page"`` or ``"file"``, a label).
+        ``info`` is the resource's :class:`ResourceInfo` and ``body`` its bytes as
+        fetched with ``FetchOptions(raw=True)``: the server's own listing, not a
+        rendering. Reading a resource's links is its scheme's business (a mirror
+        knows no format), so each handler that serves listings overrides this; it
+        does no I/O, and never raises for a body it cannot read (it finds no links).
+        """
+        return []
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most handlers pool nothing
         """Release pooled connections; called when the resolver closes."""

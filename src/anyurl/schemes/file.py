@@ -1,7 +1,8 @@
 """The file scheme (RFC 1738 3.10): files of the machine interpreting the URL.
 
 ``file:///path`` and ``file://localhost/path`` read a local file (a directory gives a
-listing, one name a line, directories marked with a trailing ``/``). Any other host
+listing, one name a line, directories marked with a trailing ``/``; :meth:`FileHandler.links`
+turns it into the entries' file: URLs). Any other host
 names a file on *another* machine, which this scheme gives no way to reach: that is
 an error (exit 3, as curl), unless the resolver was asked for the historical
 fallback of retrying it as ``ftp://`` (``Config.file_ftp_fallback``).
@@ -25,13 +26,17 @@ import anyio
 import anyio.lowlevel
 
 from anyurl.errors import FileReadError, RemoteFileNotFound, UnsupportedHost, URLError
+from anyurl.links import FILE, PAGE, Link, checked
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
-from anyurl.url import URL, FilePath, encode_wire
+from anyurl.url import URL, FilePath, encode_wire, quote
+from anyurl.url.charset import UCHAR_PLAIN, display
 
 __all__ = ["FileHandler", "is_local_host"]
 
 CHUNK_SIZE = 120 << 10  # see transport.DEFAULT_RECEIVE_SIZE: larger reads page-fault
+#: What a path segment of a file: URL may hold unescaped (RFC 1738 3.10, 3.2.2's fsegment).
+_FSEGMENT = UCHAR_PLAIN | frozenset(":@&=")
 
 
 def is_local_host(host: str | None) -> bool:
@@ -61,6 +66,31 @@ class FileHandler(SchemeHandler):
             raise URLError(f"{url.masked()} holds a NUL byte (%00), which no file name can",
                            url=url)
         return path
+
+    def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
+        """A directory listing's entries as file: URLs; directories (``name/``) are pages.
+
+        Each URL is the directory's with the entry's name as one more segment, escaped
+        octet for octet (a name that is not UTF-8 keeps its bytes), on the same host as
+        written (none, or ``localhost``).
+        """
+        parts = info.url.parts
+        if info.kind != "directory" or not isinstance(parts, FilePath):
+            return []
+        directory = parts.path.removesuffix("/")
+        prefix = "/".join(quote(segment, _FSEGMENT) for segment in directory.split("/"))
+        base = info.url.without_fragment()
+        links = []
+        for line in body.split(b"\n"):
+            name = line.decode("utf-8", "surrogateescape")
+            is_dir = name.endswith("/")
+            name = name.removesuffix("/")
+            if name in ("", ".", "..") or "/" in name:
+                continue
+            path = (prefix + "/" + quote(name, _FSEGMENT)).removeprefix("/")
+            links.append(Link(str(base.replace(path=path + ("/" if is_dir else ""))),
+                              PAGE if is_dir else FILE, display(name)))
+        return checked(links)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         path = self.local_path(url)

@@ -10,7 +10,8 @@ connects, feeds it bytes, opens data connections and maps replies to
     TYPE I / SIZE name                  SIZE only in image type: it checks completeness
     EPSV (PASV on 5xx) or EPRT/PORT     a fresh data connection per transfer
     REST n                              only when resuming an image transfer
-    RETR name                           or NLST [name] for a listing
+    RETR name                           or NLST [name] for a listing (MLSD [name] with
+                                        FTPOptions(listing="mlsd"))
 
 Login (3.2.1): the URL's user and password; without a user, ``~/.netrc`` (or
 ``Config.netrc_path``), else ``anonymous`` with ``Config.anonymous_email`` as password.
@@ -63,14 +64,17 @@ from anyurl.errors import (
     ServerError,
     URLError,
 )
+from anyurl.links import FILE, PAGE, Link, checked
 from anyurl.options import FTPOptions
 from anyurl.ports import BAD_PORTS
 from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.ftp import (
+    LISTING_VERBS,
     ASCIIDecoder,
     Command,
     ConnectionClosed,
     FTPClient,
+    ListEntry,
     NeedData,
     Reply,
     Retrieval,
@@ -81,6 +85,9 @@ from anyurl.protocols.ftp import (
     parse_227,
     parse_229,
     parse_257,
+    parse_list,
+    parse_mlsd,
+    parse_nlst,
     retrieval_commands,
     retrieval_for,
 )
@@ -94,7 +101,8 @@ from anyurl.transport import (
     Stream,
     open_listener,
 )
-from anyurl.url import URL, FTPPath
+from anyurl.url import URL, FTPPath, quote
+from anyurl.url.charset import UCHAR_PLAIN, display
 
 __all__ = ["FTPHandler"]
 
@@ -105,6 +113,10 @@ CONTROL_RECEIVE_SIZE = 65536
 GOODBYE_TIMEOUT = 2.0
 
 PoolKey = tuple[str, int, str | None, str | None]
+
+#: What an fsegment of RFC 1738 3.2.2 may hold unescaped; ``;``, ``/`` and ``?`` are
+#: always escaped in a name (``;type=`` and a CWD step must not appear from one).
+_FSEGMENT = UCHAR_PLAIN | frozenset(":@&=")
 
 
 @dataclass(frozen=True)
@@ -136,6 +148,7 @@ class _Control:
         #: The TYPE last set on this connection (None: not set yet).
         self.type: str | None = None
         self.epsv: bool | None = None  # None: not tried yet
+        self.mlsd: bool | None = None  # None: not tried yet (FTPOptions.listing="mlsd")
         self.eprt: bool | None = None
         self.size: bool | None = None
         self.idle_since = 0.0
@@ -346,6 +359,15 @@ class FTPHandler(SchemeHandler):
         #: Counters for tests and the benchmark: logins made and connections reused.
         self.stats = {"connections": 0, "reused": 0}
 
+    def _listing_verbs(self, options: FetchOptions,
+                       control: _Control | None = None) -> tuple[str, ...]:
+        """The listing commands to try in order (``FTPOptions.listing``); MLSD is left
+        out on a connection whose server already said it has none."""
+        verbs = LISTING_VERBS[options.get(FTPOptions).listing]
+        if control is not None and control.mlsd is False:
+            verbs = tuple(v for v in verbs if v != "MLSD")
+        return verbs
+
     def _passive(self, options: FetchOptions) -> bool:
         chosen = options.get(FTPOptions).passive
         return self.config.ftp_passive if chosen is None else chosen
@@ -398,10 +420,49 @@ class FTPHandler(SchemeHandler):
         if login.account is not None:
             commands.append(Command("ACCT", login.account))
         commands.append(Command("PWD"))
-        commands += retrieval_commands(retrieval, offset=offset, data_command=data_command)
+        commands += retrieval_commands(retrieval, offset=offset, data_command=data_command,
+                                       listing=self._listing_verbs(options)[0])
         commands.append(Command("QUIT"))
         # PASS is listed although a server may not ask for it (230 right after USER).
         return [command.display() for command in commands]
+
+    # -- links ---------------------------------------------------------------------------
+
+    def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
+        """The entries of a directory listing, as ftp: URLs of that directory.
+
+        Each entry's URL is the listed directory's URL path with the entry's name as one
+        more segment, %-escaped as RFC 1738 3.2.2 asks (``/`` and ``;`` in a name are
+        data, never separators): the same login, the same CWD steps. An ``MLSD`` listing
+        (``FTPOptions(listing="mlsd")``) says what is a directory: those get a ``/`` at
+        the end (a listing again) and the kind ``"page"``, files ``"file"``, and its
+        ``cdir``/``pdir`` lines are not entries. An ``NLST`` listing says nothing of the
+        kind, so every name is a ``"file"`` (fetching a directory's name still lists
+        it: a RETR refused for a name without a typecode is retried as a directory). A
+        ``LIST`` listing (a server without NLST) is read where it has the Unix form.
+        """
+        parts = info.url.parts
+        if info.kind != "directory" or not isinstance(parts, FTPPath):
+            return []
+        command = info.extra.get("command")
+        entries: list[ListEntry]
+        if command == "MLSD":
+            entries = parse_mlsd(body)
+        elif command == "LIST":
+            entries = parse_list(body)
+        else:
+            entries = parse_nlst(body)
+        directory = (*parts.cwd, parts.name) if parts.name else parts.cwd
+        prefix = "".join(quote(segment, _FSEGMENT) + "/" for segment in directory)
+        base = info.url.without_fragment()
+        links = []
+        for entry in entries:
+            path = prefix + quote(entry.name, _FSEGMENT)
+            if entry.is_directory:
+                links.append(Link(str(base.replace(path=path + "/")), PAGE, display(entry.name)))
+            else:
+                links.append(Link(str(base.replace(path=path)), FILE, display(entry.name)))
+        return checked(links)
 
     # -- the pool --------------------------------------------------------------------------
 
@@ -699,7 +760,8 @@ class FTPHandler(SchemeHandler):
         # The core's command list is the dialogue (and --plan's): walk it in order.
         data_marker = Command("EPSV")
         commands = retrieval_commands(retrieval, offset=offset, data_command=data_marker,
-                                      ask_size=control.size is not False)
+                                      ask_size=control.size is not False,
+                                      listing=self._listing_verbs(options, control)[0])
         size: int | None = None
         channel: _DataChannel | None = None
         data: Stream | None = None
@@ -724,7 +786,7 @@ class FTPHandler(SchemeHandler):
                             hint="Each path segment is one CWD from the login directory; "
                             "start the path with %2F for an absolute directory.",
                         )
-                elif verb == "NLST":
+                elif verb in ("NLST", "MLSD"):
                     opened, channel = channel, None
                     return await self._list(control, url, retrieval.name, options, opened)
                 elif verb == "TYPE":
@@ -840,13 +902,17 @@ class FTPHandler(SchemeHandler):
         self, control: _Control, url: URL, name: str, options: FetchOptions,
         opened: _DataChannel | None = None,
     ) -> Resource:
-        """``NLST [name]``; ``LIST`` when the server does not implement NLST (500/502).
+        """``NLST [name]`` (``MLSD [name]`` first with ``FTPOptions(listing="mlsd")``);
+        the next command when the server does not implement one (500/502), LIST last.
 
-        ``opened`` is a data connection already opened for the NLST (the step before it
-        in the command list).
+        ``opened`` is a data connection already opened for the first command (the step
+        before it in the command list). An MLSD listing is passed on as sent: RFC 3659
+        7.2 sends it as if in ``TYPE L 8``, so its CR LF are the format, not a text
+        conversion; NLST and LIST use an implied ``TYPE A`` (RFC 1123 4.1.2.7).
         """
         reply: Reply | None = None
-        for verb in ("NLST", "LIST"):
+        verbs = self._listing_verbs(options, control)
+        for verb in verbs:
             channel = opened or await self._open_data(control, url, options)
             opened = None
             command = Command(verb, name or None)
@@ -861,15 +927,21 @@ class FTPHandler(SchemeHandler):
             await channel.aclose()
             if reply.code not in (500, 502):
                 raise self._refused(reply, command, url, RemoteFileNotFound)
+            if verb == "MLSD":
+                control.mlsd = False  # not implemented: NLST, now and on this connection
+                control.note("the server has no MLSD: listing with NLST")
         else:
             assert reply is not None
             raise self._refused(reply, command, url, RemoteFileNotFound)
+        if verb == "MLSD":
+            control.mlsd = True
         info = ResourceInfo(
             url=url, content_type="text/plain", kind="directory", filename=None,
             extra={"command": verb},
         )
-        # Listings use an implied TYPE AN (RFC 1123 4.1.2.7): convert line ends.
-        transfer = _Transfer(self, control, data, ASCIIDecoder(), url)
+        # NLST and LIST use an implied TYPE AN (RFC 1123 4.1.2.7): convert line ends.
+        decoder = None if verb == "MLSD" else ASCIIDecoder()
+        transfer = _Transfer(self, control, data, decoder, url)
         return Resource(info, transfer.chunks(), on_close=transfer.close)
 
     async def _open_data(

@@ -31,7 +31,8 @@ from collections.abc import Callable
 from anyurl.config import Config
 from anyurl.errors import AnyURLError
 from anyurl.gateways import Gateway, gateway_for
-from anyurl.resource import Resource
+from anyurl.links import Link
+from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.schemes.http import (
     HTTP_SCHEMES,
@@ -146,6 +147,17 @@ class GatewayHandler(SchemeHandler):
         except AnyURLError:
             lines.append(f"(then {url.scheme} through the tunnel)")
         return lines
+
+    def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
+        """The links of what came through the gateway: its HTTP answer's (an HTML page)
+        in GET mode, the scheme's own handler's in tunnel mode."""
+        url = info.url
+        gateway = self._gateway(url)
+        if url.scheme in HTTP_SCHEMES or (gateway is not None and not gateway.tunnel):
+            return self.http.links(info, body)
+        if gateway is None:  # no_proxy matched: the scheme's own handler fetched it
+            return self.gate.handler_for(url).links(info, body)
+        return self.tunnelled_handler(url.scheme, gateway)[0].links(info, body)
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
         gateway = self._gateway(url)

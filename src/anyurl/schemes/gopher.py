@@ -19,6 +19,10 @@ One TCP connection per request, driven by the sans-I/O core
   connection, the body is the target URL and ``info.extra["target"]`` holds it.
 
 ``options.raw`` gives the bytes the server sent, header and terminator included.
+
+:meth:`GopherHandler.links` reads such a menu back into the URLs of its items, for a
+recursive mirror: each fetchable item's gopher URL (RFC 1738 3.4), and the http(s)
+target of a ``URL:`` item.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from anyurl.errors import (
     ServerError,
     URLError,
 )
+from anyurl.links import FILE, PAGE, Link, checked
 from anyurl.options import GopherOptions
 from anyurl.protocols.gopher import (
     MENU_TYPES,
@@ -70,6 +75,7 @@ from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.gopher_render import render_attributes, render_menu
 from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
 from anyurl.url import URL, GopherPath, quote
+from anyurl.url.charset import display
 
 __all__ = ["GopherHandler"]
 
@@ -87,6 +93,13 @@ _CONTENT_TYPES = {
     "g": "image/gif", "I": "image/*", "h": "text/html", "s": "audio/*", "<": "audio/*",
     "P": "application/pdf", "M": "multipart/mixed", ";": "video/*", ":": "image/*",
 }
+#: Item types a mirror does not follow: information lines, errors, CSO phone books,
+#: telnet and tn3270 sessions (nothing to fetch), searches (they need a search term),
+#: and Gopher+ alternate-server lines (``+``: the item above, again, elsewhere).
+_NOT_LINKS = frozenset({"i", "3", "2", "8", "T", "7", "+"})
+#: The targets of ``URL:`` items a mirror follows (the convention's own: web pages).
+_URL_ITEM_SCHEMES = frozenset({"http", "https"})
+
 _NOT_FETCHABLE = {
     "2": ("a CSO phone-book item", "Use a ph/qi client for it."),
     "T": ("a tn3270 session item", "Use a tn3270 client for it."),
@@ -206,6 +219,48 @@ class GopherHandler(SchemeHandler):
             what, hint = _NOT_FETCHABLE[gtype]
             raise URLError(f"{url.masked()} is {what}, not a gopher document", url=url,
                            hint=hint)
+
+    def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
+        """The items of a menu as they were sent (``raw``, or ``render=False``).
+
+        Type ``1`` items (menus) are ``"page"``, the fetchable others (``0``, ``9``,
+        ``g``, ``I``, ``h`` ...) ``"file"``, each as the gopher URL of RFC 1738 3.4
+        (``gopher://host:port/<type><selector %-escaped>``, the parser's
+        :meth:`~anyurl.protocols.gopher.MenuItem.url`). An item whose selector is
+        ``URL:http://...`` (the ``h`` convention) is its http or https target, a
+        ``"page"``; a ``URL:`` item of another scheme is left out, as are information
+        lines, errors, telnet, tn3270 and CSO items, searches (``7``: no search term to
+        give), items with a Gopher+ form (``?``) and Gopher+ alternate-server lines.
+        The label is the item's display string. A rendered menu (text, JSON) has no
+        links: fetch with ``raw`` to read them.
+        """
+        if info.kind != "menu" or not (info.content_type or "").startswith(
+                "application/gopher-menu"):
+            return []
+        try:
+            items = parse_menu(body)
+        except GopherProtocolError:
+            return []  # a line longer than any menu line: not a menu
+        links = []
+        for item in items:
+            gtype = item.fetch_type
+            if item.is_info or item.type in _NOT_LINKS or gtype in _NOT_LINKS:
+                continue
+            label = (display(item.display) or "").strip() or None
+            if item.selector.startswith("URL:"):
+                target = item.selector[4:].strip()
+                if target.partition(":")[0].lower() not in _URL_ITEM_SCHEMES:
+                    continue
+                kind = PAGE
+            else:
+                if item.plus == "?":
+                    continue
+                found = item.url()
+                if found is None:
+                    continue
+                target, kind = found, PAGE if gtype == "1" else FILE
+            links.append(Link(target, kind, label))
+        return checked(links)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         parts = self._parts(url)

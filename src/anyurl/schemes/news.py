@@ -50,6 +50,9 @@ Output: an article streams as it arrives, dot-stuffing undone, lines ended with 
 with ``FetchOptions.format == "json"``; ``raw`` gives the server's OVER/LIST lines as sent
 (CRLF, unstuffed). ``NewsOptions.limit`` caps a group listing to the newest N articles
 (default :data:`DEFAULT_LISTING_LIMIT`, 0 for all).
+
+:meth:`NewsHandler.links` reads those raw listings back into URLs for a recursive mirror:
+a group's articles, and ``news:*``'s groups.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ from anyurl.errors import (
     ServerError,
     URLError,
 )
+from anyurl.links import FILE, PAGE, Link, checked
 from anyurl.options import NewsOptions
 from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.nntp import (
@@ -100,7 +104,7 @@ from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.transport import DIRECT, Dialer, Stream
 from anyurl.url import URL, NewsPart, NNTPPath, quote
-from anyurl.url.charset import UCHAR_PLAIN
+from anyurl.url.charset import UCHAR_PLAIN, display
 
 __all__ = ["DEFAULT_LISTING_LIMIT", "DEFAULT_PORT", "DEFAULT_SERVER", "NewsHandler",
            "news_server"]
@@ -367,6 +371,53 @@ class NewsHandler(SchemeHandler):
                 raise URLError(f"refusing {url.masked()}: {exc}", url=url,
                                hint="RFC 1738 section 6: a decoded CR or LF must not reach "
                                "the server as a line end.") from exc
+
+    def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
+        """A raw group listing's articles, or a raw ``news:*`` listing's groups.
+
+        Each article of an ``OVER`` listing is one ``"file"`` link, labelled with its
+        subject, in the form of the URL that listed it: from ``nntp://host/group`` the
+        article number, ``nntp://host/group/n`` (RFC 1738 3.7); from ``news:group`` the
+        message-id, ``news:<id>`` (3.6), which the same server (the one ``news:`` URLs
+        are sent to) answers, with the host kept for ``news://host/group``. An article
+        whose message-id no URL can carry gets the nntp form on the server that listed
+        it (``info.extra["server"]``). Each group of ``news:*`` is a ``"page"``:
+        ``news:group`` (``news://host/group``). A rendered listing has no links: fetch
+        with ``raw`` to read them.
+        """
+        if info.kind != "directory" or info.content_type != "text/plain":
+            return []  # a rendering (its type carries a charset, or is JSON)
+        url, parts = info.url, info.url.parts
+        server = str(info.extra.get("server") or "")
+        lines = [line for line in body.split(b"\n") if line.strip()]
+        links = []
+        if isinstance(parts, NewsPart) and parts.group == "*":
+            for line in lines:
+                try:
+                    name = parse_active_line(line.rstrip(b"\r")).group
+                except RemoteProtocolError:
+                    continue
+                text = _news_form(url, quote(name, _GROUP_SAFE))
+                links.append(Link(text, PAGE, display(name)))
+            return checked(links)
+        group = info.extra.get("group")
+        if not isinstance(group, str) or not group or not server:
+            return []
+        for line in lines:
+            try:
+                entry = parse_overview_line(line)
+            except RemoteProtocolError:
+                continue
+            path = f"{quote(group, _GROUP_SAFE)}/{entry.number}"
+            article: str | None = None
+            if isinstance(parts, NNTPPath):
+                article = str(url.replace(path=path, fragment=None))
+            elif (mid := _news_url(entry.message_id)) is not None:
+                article = _news_form(url, mid.removeprefix("news:"))
+            if article is None:
+                article = f"nntp://{server}/{path}"
+            links.append(Link(article, FILE, display(entry.subject.strip()) or None))
+        return checked(links)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         target = self._target(url, options)
@@ -764,6 +815,13 @@ def _news_url(message_id: str) -> str | None:
     if not (mid.startswith("<") and mid.endswith(">") and "@" in mid):
         return None
     return "news:" + quote(mid[1:-1], _ID_SAFE)
+
+
+def _news_form(url: URL, grouppart: str) -> str:
+    """``news:<grouppart>``, or ``news://host/<grouppart>`` when ``url`` names a host."""
+    if url.host is None:
+        return f"news:{grouppart}"
+    return str(url.replace(path=grouppart, fragment=None))
 
 
 def _group_header(target: _Target, group: GroupInfo, low: int) -> str:

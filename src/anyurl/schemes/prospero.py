@@ -59,6 +59,8 @@ from anyurl.errors import (
     TransferTimeout,
     URLError,
 )
+from anyurl.links import FILE, PAGE, RETRIEVABLE_SCHEMES, checked
+from anyurl.links import Link as FoundLink
 from anyurl.options import ProsperoOptions
 from anyurl.protocols import ardp
 from anyurl.protocols.prospero import (
@@ -83,7 +85,7 @@ from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.transport import DIRECT, Datagrams, Dialer, open_udp
 from anyurl.url import URL, ProsperoPath, parse, quote
-from anyurl.url.charset import UCHAR_PLAIN
+from anyurl.url.charset import UCHAR_PLAIN, display
 
 __all__ = ["MAX_FORWARDS", "ProsperoHandler"]
 
@@ -152,6 +154,37 @@ class ProsperoHandler(SchemeHandler):
     def _info_lines(self, target: _Target, options: FetchOptions) -> list[str]:
         return [*request_preamble(self._user(options)),
                 object_info_request(target.hsoname, version=target.version)]
+
+    def links(self, info: ResourceInfo, body: bytes) -> list[FoundLink]:
+        """A directory's links as prospero: URLs, or an object's access methods.
+
+        Read from ``info.extra["prospero"]``, the data the report (text or JSON: the
+        handler has no raw form) is rendered from. A directory's links are
+        ``"page"`` when their target is a DIRECTORY, ``"file"`` otherwise; EXTERNAL
+        links and links without a host have no prospero: URL and are left out. An
+        object that is no directory (a ``"report"``) points to its contents through
+        its access methods: their ftp:, gopher:, wais: ... URLs are ``"file"`` links,
+        but not file: (LOCAL, AFS: this machine's files, named by a remote server) nor
+        telnet:, and not the methods anyurl cannot map to a URL.
+        """
+        record = info.extra.get("prospero")
+        if not isinstance(record, dict):
+            return []
+        found: list[FoundLink] = []
+        if info.kind == "directory":
+            for link in record.get("links") or ():
+                target = link.get("url") if isinstance(link, dict) else None
+                if isinstance(target, str):
+                    kind = PAGE if "DIRECTORY" in str(link.get("target", "")).upper() else FILE
+                    name = link.get("name")
+                    found.append(FoundLink(target, kind, display(name) if name else None))
+        elif info.kind == "report":
+            for method in record.get("access_methods") or ():
+                target = method.get("url") if isinstance(method, dict) else None
+                if (isinstance(target, str)
+                        and target.partition(":")[0].lower() in RETRIEVABLE_SCHEMES):
+                    found.append(FoundLink(target, FILE, method.get("method") or None))
+        return checked(found)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         target = self._target(url)

@@ -44,6 +44,7 @@ from anyurl.errors import (
     ServerError,
     URLError,
 )
+from anyurl.links import FILE, Link, checked
 from anyurl.options import WAISOptions
 from anyurl.protocols import wais
 from anyurl.protocols.wais import (
@@ -58,6 +59,7 @@ from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
 from anyurl.transport import Stream
 from anyurl.url import URL, decode, encode_wire, quote
+from anyurl.url.charset import display
 
 __all__ = ["WAISHandler"]
 
@@ -180,6 +182,29 @@ class WAISHandler(SchemeHandler):
 
     schemes = ("wais",)
     options_type = WAISOptions
+
+    def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
+        """The documents of a search result or of a bare database's listing.
+
+        Each hit's document URL (``wais://host/db/<type>/<docid %-escaped>``, RFC 1738
+        3.9) is a ``"file"`` link labelled with its headline, read from
+        ``info.extra["wais"]``, the data the listing is rendered from (the handler has
+        no raw form: a search answer is binary Z39.50). A document, the catalogue
+        (``Catalog for database``) included, is a ``"file"`` with no links: a
+        catalogue's lines give at most the local part of a docid (freeWAIS-sf's
+        ``DocID: start end path``), and a URL needs the whole docid as the server sent
+        it in a search answer; the same documents are reached by a search.
+        """
+        record = info.extra.get("wais")
+        if info.kind != "directory" or not isinstance(record, dict):
+            return []
+        links = []
+        for document in record.get("documents") or ():
+            target = document.get("url") if isinstance(document, dict) else None
+            if isinstance(target, str):
+                headline = display(str(document.get("headline") or "").strip()) or None
+                links.append(Link(target, FILE, headline))
+        return checked(links)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         request = _parse(url)

@@ -51,12 +51,14 @@ from anyurl.errors import (
     UnsupportedScheme,
     URLError,
 )
+from anyurl.links import Link
 from anyurl.options import HTTPOptions
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.schemes.http.decoding import Decoder, decode_chunks, decoder_for
 from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Connection, Response
+from anyurl.schemes.http.links import html_links
 from anyurl.schemes.http.pool import MAX_IDLE_PER_ROUTE, ConnectionPool
 from anyurl.schemes.http.routes import (
     HTTP_SCHEMES,
@@ -152,6 +154,11 @@ class HTTPHandler(SchemeHandler):
         if body is not None:  # framing is ours: a header of the caller cannot break it
             headers.append(("Content-Length", str(len(body))))
         return headers
+
+    def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
+        """An HTML page's links (:mod:`.links`): anchors, frames, images, scripts, style
+        sheets, resolved against ``<base href>`` or the final URL; [] for other types."""
+        return html_links(info, body)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         route = self.router(url)

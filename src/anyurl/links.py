@@ -1,0 +1,92 @@
+"""Links: the URLs a fetched resource points to, as a recursive mirror follows them.
+
+Which URLs a resource names depends on its scheme (a Gopher menu's items, an FTP
+listing's names, an HTML page's ``href``), so each handler reads its own resources
+(:meth:`anyurl.schemes.base.SchemeHandler.links`) and nothing here knows a scheme's
+format. This module holds only what the handlers' answers have in common: the
+:class:`Link` value, and :func:`checked`, so that every handler returns each URL once and
+only URLs that parse (a server's listing may name what no URL can carry: a file name with
+a line end, a group name with a space).
+
+It imports no handler, so a program can hold links without loading protocol code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from anyurl.errors import URLError
+from anyurl.url import parse
+
+__all__ = ["FILE", "PAGE", "RETRIEVABLE_SCHEMES", "Link", "checked", "unique"]
+
+#: ``Link.kind`` of something that itself has links: a directory, a menu, an HTML page,
+#: a newsgroup. A mirror fetches it and asks for its links in turn.
+PAGE: Final = "page"
+#: ``Link.kind`` of everything else: a leaf the mirror saves and does not read.
+FILE: Final = "file"
+
+#: Schemes a link may lead to when it comes from a document (an HTML page, a Gopher
+#: ``URL:`` item): the ones a mirror can fetch. ``mailto:`` sends mail and ``telnet:``
+#: opens a session, so a mirror must never follow them; ``file:`` is left to the
+#: handlers, which allow it only from a local document (a remote page must not make a
+#: mirror read this machine's files).
+RETRIEVABLE_SCHEMES: Final = frozenset(
+    {"ftp", "http", "https", "gopher", "news", "nntp", "wais", "prospero"}
+)
+
+
+@dataclass(frozen=True)
+class Link:
+    """One URL a resource points to.
+
+    ``url`` is absolute URL text as RFC 1738 writes it (escaped, no fragment), ready for
+    :func:`anyurl.parse`. ``kind`` is :data:`PAGE` for what has links of its own (a
+    directory, a menu, an HTML page, a group) and :data:`FILE` otherwise: a hint from
+    the listing, which the mirror confirms with the fetched resource's ``info.kind``.
+    ``text`` is the label the resource shows for it (a menu item's display string, an
+    anchor's text, an article's subject), or None.
+    """
+
+    url: str
+    kind: str = FILE
+    text: str | None = None
+
+
+def unique(links: Iterable[Link]) -> list[Link]:
+    """``links`` with each URL once, in the order first seen.
+
+    A URL named twice (an image and an anchor to the same address, the same item in
+    two places of a menu) is a :data:`PAGE` if any mention says so, and keeps the first
+    label given.
+    """
+    seen: dict[str, Link] = {}
+    for link in links:
+        before = seen.get(link.url)
+        if before is None:
+            seen[link.url] = link
+            continue
+        kind = PAGE if PAGE in (before.kind, link.kind) else before.kind
+        text = before.text if before.text else link.text
+        if (kind, text) != (before.kind, before.text):
+            seen[link.url] = Link(before.url, kind, text)
+    return list(seen.values())
+
+
+def checked(links: Iterable[Link]) -> list[Link]:
+    """:func:`unique` of ``links`` that parse, each URL as the parser writes it.
+
+    A URL built from a server's listing that does not parse (an ftp name holding a CR,
+    which no CWD or RETR could send; a newsgroup name with a character RFC 1738 3.6 does
+    not allow) is left out rather than handed to a mirror that could not fetch it.
+    """
+    kept = []
+    for link in links:
+        try:
+            url = str(parse(link.url).without_fragment())
+        except URLError:
+            continue
+        kept.append(link if url == link.url else Link(url, link.kind, link.text))
+    return unique(kept)

@@ -1,0 +1,244 @@
+"""Scale-out on a Dask distributed cluster: many URLs, sharded by host, one worker per host.
+
+``anyurl get -i URLS --dask tcp://scheduler:8786`` and :func:`fetch_many_dask` give each
+host (scheme, host, port) to one worker of the cluster, chosen by a stable hash of the
+host over the workers' sorted addresses, and send each worker one task holding all the
+URLs of its hosts. The worker runs an ordinary :class:`~anyurl.downloader.Downloader`
+over them: per-host politeness (``per_host`` at once, retries with backoff, FTP
+connection reuse) holds across the cluster because no other worker ever speaks to that
+host, and a failure is retried there, by the downloader that owns the host; a task
+that dies with its worker is retried by Dask on another (``retries``).
+
+Each worker writes its files under the output directory (which all workers must see:
+a shared file system, or each machine's own disk when the results are collected
+later) and its own ``manifest-<worker>.jsonl``; the caller gets one
+:class:`ShardResult` per URL. Mirrors on Dask use the same sharding
+(:func:`mirror_dask`): each worker crawls the start URLs of its hosts with its own
+SQLite state beside its part of the tree, so a cluster resumes as one machine does.
+
+Dask (``pip install 'anyurl[dask]'``) is imported only here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ShardResult", "assign", "fetch_many_dask", "mirror_dask", "shard_key"]
+
+
+@dataclass(frozen=True)
+class ShardResult:
+    """The outcome of one URL on the cluster."""
+
+    url: str
+    worker: str
+    exit_code: int
+    bytes: int = 0
+    file: str | None = None
+    error: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class _Task:
+    """What one worker is asked to do (it must pickle)."""
+
+    urls: tuple[str, ...]
+    output_dir: str
+    config: dict[str, Any] = field(default_factory=dict)
+    retry: int = 3
+    per_host: int = 2
+    parallel: int = 8
+    remote_name: bool = True
+
+
+def shard_key(url: str) -> str:
+    """The host a URL is sharded by: ``scheme://host:port`` (lower-cased), from its text."""
+    from anyurl.url import parse
+
+    try:
+        parsed = parse(url)
+    except Exception:  # an unparsable URL fails on whichever worker gets it
+        return url
+    return f"{parsed.scheme}://{(parsed.host or '').lower()}:{parsed.effective_port or ''}"
+
+
+def assign(urls: Iterable[str], workers: list[str]) -> dict[str, list[str]]:
+    """Worker address -> its URLs: every URL of one host to the same worker.
+
+    The worker is the host's SHA-256 modulo the number of workers, over their sorted
+    addresses: stable for a given cluster, independent of the order of the URLs.
+    """
+    if not workers:
+        raise ValueError("the Dask cluster has no workers")
+    ordered = sorted(workers)
+    shards: dict[str, list[str]] = {w: [] for w in ordered}
+    for url in urls:
+        digest = hashlib.sha256(shard_key(url).encode()).digest()
+        shards[ordered[int.from_bytes(digest[:8], "big") % len(ordered)]].append(url)
+    return {w: u for w, u in shards.items() if u}
+
+
+def _run_shard(task: _Task) -> list[dict[str, Any]]:
+    """On a worker: fetch the task's URLs with a downloader; one dict per URL."""
+    import anyio
+
+    from anyurl.config import Config
+    from anyurl.downloader import Downloader, DownloadPolicy, Job
+    from anyurl.names import remote_name
+    from anyurl.resolver import Resolver
+
+    worker = _worker_name()
+    out = Path(task.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = out / f"manifest-{_safe(worker)}.jsonl"
+
+    async def main() -> list[dict[str, Any]]:
+        config = Config(**task.config) if task.config else Config()
+        async with Resolver(config, warn=lambda m: None, note=lambda m: None) as resolver:
+            policy = DownloadPolicy(parallel=task.parallel, per_host=task.per_host,
+                                    retry=task.retry, clobber=True, create_dirs=True,
+                                    resume=True)
+            jobs = []
+            for i, text in enumerate(task.urls):
+                try:
+                    url = resolver.parse(text)
+                    host = (url.host or "localhost").lower()
+                    port = f"_{url.port}" if url.port else ""
+                    target = out / _safe(host + port) / remote_name(url)
+                except Exception:
+                    target = out / "_unparsable" / f"{i}"
+                jobs.append(Job(text, target, named_by_user=False))
+            results = await Downloader(resolver, policy).run(jobs)
+        rows = []
+        with open(manifest, "a", encoding="utf-8") as f:
+            for r in results:
+                row = asdict(ShardResult(
+                    url=r.job.shown, worker=worker, exit_code=r.exit_code, bytes=r.bytes,
+                    file=os.fsdecode(r.job.target) if r.ok and r.job.target else None,
+                    error=str(r.error) if r.error else None, seconds=round(r.seconds, 3)))
+                row["time"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+                f.write(json.dumps(row) + "\n")
+                rows.append(row)
+        return rows
+
+    return anyio.run(main)
+
+
+def _worker_name() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return socket.gethostname()
+
+
+def _safe(text: str) -> str:
+    from anyurl.names import safe_name
+
+    return safe_name(text.replace("://", "_").replace(":", "_").replace("/", "_"))
+
+
+def fetch_many_dask(
+    urls: Iterable[str],
+    scheduler: Any,
+    output_dir: str | os.PathLike[str],
+    *,
+    config: dict[str, Any] | None = None,
+    retry: int = 3,
+    per_host: int = 2,
+    parallel: int = 8,
+    task_retries: int = 2,
+) -> list[ShardResult]:
+    """Fetch ``urls`` on the Dask cluster at ``scheduler`` (an address such as
+    ``tcp://10.0.0.1:8786``, or a ``distributed.Client``) into ``output_dir``.
+
+    ``config`` holds :class:`~anyurl.config.Config` fields for the workers' resolvers
+    (plain values: it travels to them). Blocks until every URL has a result.
+    """
+    from distributed import Client
+
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        workers = list(client.scheduler_info()["workers"])
+        futures = []
+        for worker, shard in assign(list(urls), workers).items():
+            task = _Task(tuple(shard), os.fspath(output_dir), dict(config or {}), retry,
+                         per_host, parallel)
+            futures.append(client.submit(_run_shard, task, workers=[worker],
+                                         allow_other_workers=False, pure=False,
+                                         retries=task_retries))
+        rows = [row for batch in client.gather(futures) for row in batch]
+    finally:
+        if not isinstance(scheduler, Client):
+            client.close()
+    return [ShardResult(**{k: v for k, v in row.items() if k != "time"}) for row in rows]
+
+
+def _run_mirror(start: tuple[str, ...], root: str, options: dict[str, Any],
+                config: dict[str, Any]) -> dict[str, Any]:
+    """On a worker: crawl ``start`` into ``root`` (this worker's part of the mirror)."""
+    import anyio
+
+    from anyurl.config import Config
+    from anyurl.mirror import Mirror, MirrorOptions
+    from anyurl.resolver import Resolver
+
+    async def main() -> dict[str, Any]:
+        mirror_options = MirrorOptions(root=Path(root), **options)
+        async with Resolver(Config(**config) if config else Config(), warn=lambda m: None,
+                            note=lambda m: None) as resolver:
+            summary = await Mirror(resolver, mirror_options).run(list(start))
+        return {"worker": _worker_name(), "root": root, "found": summary.found,
+                "done": summary.done, "failed": summary.failed, "bytes": summary.bytes,
+                "fetched_now": summary.fetched_now,
+                "errors": [(u, str(e)) for u, e in summary.errors]}
+
+    return anyio.run(main)
+
+
+def mirror_dask(
+    start: Iterable[str],
+    scheduler: Any,
+    output_dir: str | os.PathLike[str],
+    *,
+    options: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+    task_retries: int = 2,
+) -> list[dict[str, Any]]:
+    """Mirror ``start`` on the cluster: each start URL's host is crawled by the worker
+    that owns it, into ``output_dir/<host>/`` with its own state (resumable per host).
+
+    ``options`` are :class:`~anyurl.mirror.MirrorOptions` fields other than ``root``.
+    Links to hosts outside a start URL's server are not followed across workers (the
+    default scope keeps a crawl on its server anyway).
+    """
+    from distributed import Client
+
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        workers = list(client.scheduler_info()["workers"])
+        futures = []
+        for worker, shard in assign(list(start), workers).items():
+            by_host: dict[str, list[str]] = {}
+            for url in shard:
+                by_host.setdefault(shard_key(url), []).append(url)
+            for host, urls in by_host.items():
+                root = os.path.join(os.fspath(output_dir), _safe(host))
+                futures.append(client.submit(
+                    _run_mirror, tuple(urls), root, dict(options or {}), dict(config or {}),
+                    workers=[worker], allow_other_workers=False, pure=False,
+                    retries=task_retries))
+        return list(client.gather(futures))
+    finally:
+        if not isinstance(scheduler, Client):
+            client.close()

@@ -33,6 +33,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from anyurl import __version__
+from anyurl.resource import ResourceInfo
 
 __all__ = ["WARCOutput", "mask_dialogue"]
 
@@ -155,6 +156,22 @@ class WARCOutput:
             self._writer.write_record(metadata)
         self._file.flush()
         return resource_id
+
+    def write_result(self, info: ResourceInfo, payload: BinaryIO,
+                     dialogue: Sequence[str] = ()) -> str:
+        """The records of one fetched resource: HTTP's request and response when the
+        handler recorded the request (``info.extra["request"]``), else a resource record
+        and its dialogue. ``payload`` is the body as saved."""
+        request = info.extra.get("request")
+        if info.url.scheme in ("http", "https") and request and info.status:
+            return self.write_http(
+                info.url.masked(), method=request["method"],
+                request_target=request["target"], http_version=request["http_version"],
+                request_headers=list(request["headers"]), request_body=request.get("body"),
+                status=info.status, reason=info.reason or "",
+                response_headers=list(info.headers), payload=payload)
+        return self.write_resource(info.url.masked(), content_type=info.content_type,
+                                   payload=payload, dialogue=dialogue)
 
     def close(self) -> None:
         """Flush and close the file."""

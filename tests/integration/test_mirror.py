@@ -184,3 +184,31 @@ def test_warc_passes_warcio_check_and_replays(peers: Any, tmp_path: Path) -> Non
     assert "RETR file.txt" in dialogue  # the protocol dialogue, for the archive
     assert all(line.endswith("PASS ****") for line in dialogue.splitlines() if "PASS" in line)
     assert ("warcinfo", None) in seen
+
+
+def test_get_warc_records_every_scheme_and_replays(peers: Any, tmp_path: Path) -> None:
+    from warcio.archiveiterator import ArchiveIterator
+
+    warc = tmp_path / "get.warc.gz"
+    env = dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+               NETRC=os.devnull)
+    urls = [peers["nginx"].url("hello.txt"), peers["vsftpd"].url("pub/readme.txt"),
+            peers["pygopherd"].url("0/pub/nested/deeper/file.txt")]
+    for extra in ([], ["-O", "--output-dir", str(tmp_path / "files")]):
+        warc.unlink(missing_ok=True)
+        r = subprocess.run([sys.executable, "-m", "anyurl", "get", "-sS", "--create-dirs",
+                            "--warc", str(warc), *extra, *urls], capture_output=True,
+                           timeout=60, env=env, stdin=subprocess.DEVNULL)
+        assert r.returncode == 0, r.stderr
+        assert subprocess.run(["warcio", "check", str(warc)]).returncode == 0
+        with open(warc, "rb") as f:
+            bodies = {(rec.rec_type, rec.rec_headers.get_header("WARC-Target-URI")):
+                      rec.content_stream().read() for rec in ArchiveIterator(f)}
+        assert bodies[("response", urls[0])] == data.expected_bytes("hello.txt")
+        assert bodies[("resource", urls[1])] == data.expected_bytes("pub/readme.txt")
+        assert ("metadata", urls[1]) in bodies
+        assert bodies[("resource", urls[2])].replace(b"\r\n", b"\n") == \
+            data.expected_bytes("pub/nested/deeper/file.txt")
+    again = subprocess.run([sys.executable, "-m", "anyurl", "get", "-sS", "--warc", str(warc),
+                            urls[0]], capture_output=True, timeout=60, env=env)
+    assert again.returncode == 73  # an archive is never overwritten

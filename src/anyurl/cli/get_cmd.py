@@ -43,7 +43,7 @@ from anyurl.cli.scheme_options import (
 from anyurl.cli.terminal import wanted
 from anyurl.config import Config, load_config
 from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
-from anyurl.errors import Aborted, AnyURLError
+from anyurl.errors import Aborted, AnyURLError, FileExists
 from anyurl.names import remote_name
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
@@ -161,6 +161,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     out.add_argument("--raw", action="store_true",
                      help="the bytes the server sent (gopher menus), not a rendering")
     out.add_argument("--json", action="store_true", help=JSON_HELP)
+    out.add_argument("--warc", metavar="FILE.warc.gz",
+                     help="also record every response in a new WARC/1.1 file (HTTP as "
+                     "request and response, other schemes as resource and the dialogue)")
     out.add_argument("--no-progress", action="store_true",
                      help="no progress bars (they are drawn only when stderr is a terminal)")
     many = p.add_argument_group("many URLs, retries, limits")
@@ -295,14 +298,20 @@ def make_password_prompt() -> Callable[[URL], Any]:
 
 def make_options(args: argparse.Namespace, *, index: int | None = None,
                  password: Callable[[URL], Any] | None = None,
-                 menu_json: bool | None = None) -> FetchOptions:
-    """The FetchOptions of one URL: trace, password prompt, format, scheme options."""
+                 menu_json: bool | None = None,
+                 record: Callable[[str], None] | None = None) -> FetchOptions:
+    """The FetchOptions of one URL: trace (on stderr with -v, and to ``record``: the
+    dialogue kept for a WARC file), password prompt, format, scheme options."""
     trace = None
-    if args.verbose:
+    if args.verbose or record is not None:
         prefix = f"[{index + 1}] " if index is not None else ""
+        verbose = bool(args.verbose)
 
         def trace(line: str) -> None:
-            print(escape_controls(prefix + line), file=sys.stderr, flush=True)
+            if record is not None:
+                record(line)
+            if verbose:
+                print(escape_controls(prefix + line), file=sys.stderr, flush=True)
     json_format = args.json if menu_json is None else menu_json
     return FetchOptions(trace=trace, password_callback=password, search=args.search,
                         raw=args.raw, format="json" if json_format else "text",
@@ -336,11 +345,16 @@ class CLIEvents(DownloadEvents):
         #: Set by Ctrl-C / SIGTERM.
         self.interrupted = False
 
+    #: The WARC recorder of ``--warc`` (None without it).
+    archive: _Archive | None = None
+
     def started(self, job: Job, info: ResourceInfo, have: int) -> None:
-        """Start a progress bar for the transfer."""
+        """Start a progress bar for the transfer (and a WARC capture of stdout)."""
         self.running.add(job.index)
         if self.bars:
             self.bars.started(job, info, have)
+        if self.archive is not None:
+            self.archive.begin(job)
 
     def progress(self, job: Job, done: int, total: int | None) -> None:
         """Move the transfer's progress bar."""
@@ -362,11 +376,72 @@ class CLIEvents(DownloadEvents):
             self.bars.finished(result)
         if result.error is not None and shows_errors(self.args):
             print_error(result.error)
+        if self.archive is not None and result.ok:
+            self.archive.record(result)
         if self.json_lines:
             print(json.dumps(result.to_json()), flush=True)
         if self.args.write_out:
             sys.stdout.write(write_out(self.args.write_out, result))
             sys.stdout.flush()
+
+
+class _Archive:
+    """``--warc``: the records of each finished transfer, from its file or, for bodies on
+    stdout, from a copy taken as they are written (stdout jobs run one after another)."""
+
+    def __init__(self, path: str):
+        from anyurl.warc import WARCOutput
+
+        self.out = WARCOutput(path)
+        self.dialogues: dict[int, list[str]] = {}
+        self.spool: Any = None
+
+    def recorder(self, index: int) -> Callable[[str], None]:
+        """Where URL ``index`` leaves its protocol dialogue."""
+        return self.dialogues.setdefault(index, []).append
+
+    def begin(self, job: Job) -> None:
+        if job.target is None:
+            import tempfile
+
+            self.spool = tempfile.SpooledTemporaryFile(max_size=16 << 20)  # noqa: SIM115 - closed in record()
+
+    def record(self, result: TransferResult) -> None:
+        info, job = result.info, result.job
+        if info is None:
+            return
+        dialogue = self.dialogues.pop(job.index, [])
+        if job.target is not None:
+            with open(job.target, "rb") as payload:
+                self.out.write_result(info, payload, dialogue)
+        elif self.spool is not None:
+            self.spool.seek(0)
+            self.out.write_result(info, self.spool, dialogue)
+            self.spool.close()
+            self.spool = None
+
+    def tee(self, sink: _Stdout) -> _Teed:
+        return _Teed(sink, self)
+
+    def close(self) -> None:
+        self.out.close()
+
+
+class _Teed:
+    """stdout that also keeps what it is given for the WARC record (no ``fileno``: the
+    bytes pass through Python so that they can be kept)."""
+
+    def __init__(self, sink: _Stdout, archive: _Archive):
+        self.sink = sink
+        self.archive = archive
+
+    def write(self, data: bytes) -> int:
+        if self.archive.spool is not None:
+            self.archive.spool.write(data)
+        return self.sink.write(data)
+
+    def flush(self) -> None:
+        self.sink.flush()
 
 
 class _Stdout:
@@ -443,7 +518,11 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
             clobber=True if args.clobber else False if args.no_clobber else None,
             create_dirs=args.create_dirs)
         events.retries = policy.retry
-        downloader = Downloader(resolver, policy, events=events, sink=_Stdout())
+        stdout: Any = _Stdout()
+        if args.warc:
+            events.archive = _Archive(args.warc)
+            stdout = events.archive.tee(stdout)
+        downloader = Downloader(resolver, policy, events=events, sink=stdout)
         jobs: list[Job] = []
         for i, text in enumerate(urls):
             try:
@@ -454,16 +533,22 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
                 results[i] = TransferResult(Job(text, index=i), error=exc)
                 events.finished(results[i])
                 continue
-            options = make_options(args, index=i if len(urls) > 1 else None,
-                                   password=password, menu_json=args.json and not files)
+            options = make_options(
+                args, index=i if len(urls) > 1 else None, password=password,
+                menu_json=args.json and not files,
+                record=events.archive.recorder(i) if events.archive is not None else None)
             jobs.append(Job(url, target, options, index=i,
                             named_by_user=not (args.remote_name and not args.output)))
         positions = [job.index for job in jobs]
-        with bars if bars is not None else contextlib.nullcontext():
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(_cancel_on_signal, tg.cancel_scope, events)
-                done = await downloader.run(jobs)
-                tg.cancel_scope.cancel()  # the run is over: stop listening for signals
+        try:
+            with bars if bars is not None else contextlib.nullcontext():
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(_cancel_on_signal, tg.cancel_scope, events)
+                    done = await downloader.run(jobs)
+                    tg.cancel_scope.cancel()  # the run is over: stop listening for signals
+        finally:
+            if events.archive is not None:
+                events.archive.close()
     if events.interrupted:
         return _report_interrupt(args, jobs, events)
     for position, result in zip(positions, done, strict=True):
@@ -543,6 +628,9 @@ def run(args: argparse.Namespace) -> int:
         print("anyurl: -o names one file; use -O or --output-dir for several URLs",
               file=sys.stderr)
         return 2
+    if args.warc and os.path.lexists(args.warc):
+        return print_error(FileExists(f"{args.warc!r} exists; not adding to it",
+                                      hint="Name a new WARC file."))
     if args.range is not None and args.resume:
         print("anyurl: -r and -C cannot be combined: a range is fetched whole",
               file=sys.stderr)

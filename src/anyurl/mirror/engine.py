@@ -283,19 +283,7 @@ class Mirror:
 
         def write() -> None:
             with open(path, "rb") as payload:
-                request = info.extra.get("request")
-                if info.url.scheme in ("http", "https") and request and info.status:
-                    warc.write_http(
-                        info.url.masked(), method=request["method"],
-                        request_target=request["target"],
-                        http_version=request["http_version"],
-                        request_headers=list(request["headers"]),
-                        request_body=request.get("body"), status=info.status,
-                        reason=info.reason or "", response_headers=list(info.headers),
-                        payload=payload)
-                else:
-                    warc.write_resource(info.url.masked(), content_type=info.content_type,
-                                        payload=payload, dialogue=dialogue)
+                warc.write_result(info, payload, dialogue)
 
         async with self._warc_lock:
             await anyio.to_thread.run_sync(write)

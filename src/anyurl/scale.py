@@ -185,7 +185,7 @@ def fetch_many_dask(
 
 
 def _run_mirror(start: tuple[str, ...], root: str, options: dict[str, Any],
-                config: dict[str, Any]) -> dict[str, Any]:
+                config: dict[str, Any], warc_name: str | None = None) -> dict[str, Any]:
     """On a worker: crawl ``start`` into ``root`` (this worker's part of the mirror)."""
     import anyio
 
@@ -194,7 +194,8 @@ def _run_mirror(start: tuple[str, ...], root: str, options: dict[str, Any],
     from anyurl.resolver import Resolver
 
     async def main() -> dict[str, Any]:
-        mirror_options = MirrorOptions(root=Path(root), **options)
+        warc = Path(root) / warc_name if warc_name else None
+        mirror_options = MirrorOptions(root=Path(root), warc=warc, **options)
         async with Resolver(Config(**config) if config else Config(), warn=lambda m: None,
                             note=lambda m: None) as resolver:
             summary = await Mirror(resolver, mirror_options).run(list(start))
@@ -214,6 +215,7 @@ def mirror_dask(
     options: dict[str, Any] | None = None,
     config: dict[str, Any] | None = None,
     task_retries: int = 2,
+    warc_name: str | None = None,
 ) -> list[dict[str, Any]]:
     """Mirror ``start`` on the cluster: each start URL's host is crawled by the worker
     that owns it, into ``output_dir/<host>/`` with its own state (resumable per host).
@@ -236,7 +238,7 @@ def mirror_dask(
                 root = os.path.join(os.fspath(output_dir), _safe(host))
                 futures.append(client.submit(
                     _run_mirror, tuple(urls), root, dict(options or {}), dict(config or {}),
-                    workers=[worker], allow_other_workers=False, pure=False,
+                    warc_name, workers=[worker], allow_other_workers=False, pure=False,
                     retries=task_retries))
         return list(client.gather(futures))
     finally:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import getpass
 import json
 import os
@@ -169,6 +170,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     many = p.add_argument_group("many URLs, retries, limits")
     many.add_argument("-Z", "--parallel", type=_positive_int, metavar="N",
                       help="transfers at once (default: 'parallel' of the config, 4)")
+    many.add_argument("--dask", metavar="ADDRESS",
+                      help="fetch on the Dask cluster whose scheduler is at ADDRESS "
+                      "(tcp://host:8786), each host on one worker; needs -O and an "
+                      "--output-dir every worker can write (pip install 'anyurl[dask]')")
     many.add_argument("--per-host", type=_positive_int, metavar="N",
                       help="transfers at once to one host (default: 'per_host', 2)")
     many.add_argument("--retry", type=_non_negative_int, metavar="N",
@@ -582,6 +587,43 @@ def _report_interrupt(args: argparse.Namespace, jobs: list[Job], events: CLIEven
     return error.exit_code
 
 
+def _fetch_on_dask(args: argparse.Namespace, config: Config, urls: list[str]) -> int:
+    """``--dask``: the URLs sharded by host over the cluster's workers (anyurl.scale)."""
+    if not args.remote_name:
+        print("anyurl: --dask saves files on the workers: add -O (and --output-dir DIR "
+              "on storage they share)", file=sys.stderr)
+        return 2
+    try:
+        from anyurl.scale import fetch_many_dask
+    except ImportError:  # pragma: no cover - the dask extra is missing
+        print("anyurl: --dask needs Dask: pip install 'anyurl[dask]'", file=sys.stderr)
+        return 2
+    settings = {name: getattr(config, name) for name in (
+        "connect_timeout", "read_timeout", "max_time", "stall_timeout", "limit_rate",
+        "max_filesize", "ip_version", "use_netrc")}
+    try:
+        results = fetch_many_dask(urls, args.dask, os.path.abspath(args.output_dir),
+                                  config=settings, retry=config.retry,
+                                  per_host=config.per_host, parallel=config.parallel)
+    except OSError as exc:
+        print(f"anyurl: cannot use the Dask cluster at {args.dask}: {exc}", file=sys.stderr)
+        return 7
+    failures = [r for r in results if r.exit_code]
+    for r in failures:
+        if shows_errors(args):
+            print(escape_controls(f"anyurl: {r.url}: {r.error}"), file=sys.stderr)
+    if args.json:
+        for r in results:
+            print(json.dumps(dataclasses.asdict(r)))
+    if not args.silent:
+        workers = len({r.worker for r in results})
+        print(f"anyurl: {len(results) - len(failures)} of {len(results)} URLs done on "
+              f"{workers} worker(s), {len(failures)} failed", file=sys.stderr)
+    order = {u: i for i, u in enumerate(urls)}
+    failures.sort(key=lambda r: order.get(r.url, len(order)))
+    return failures[0].exit_code if failures else 0
+
+
 _SCHEMELESS = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]+)?(/.*)?\Z", re.S)
 
 
@@ -647,6 +689,8 @@ def run(args: argparse.Namespace) -> int:
     except AnyURLError as exc:
         print_error(exc)
         return exc.exit_code
+    if args.dask:
+        return _fetch_on_dask(args, config, urls)
     try:
         return anyio.run(fetch_all, args, config, urls, backend=args.backend)
     except KeyboardInterrupt:  # before the signal handler was in place, or after

@@ -73,6 +73,9 @@ def add_parser(sub: Any) -> None:
                    help="cap each transfer at RATE bytes per second (500K, 2M)")
     p.add_argument("--warc", metavar="FILE.warc.gz",
                    help="also write every response to this WARC file (appended on resume)")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="crawl on the Dask cluster at ADDRESS (tcp://host:8786): each start "
+                   "URL's host on one worker, into DIR/<host>/ (storage every worker sees)")
     p.add_argument("--config", metavar="FILE", help="config file (TOML)")
     p.add_argument("-s", "--silent", action="store_true",
                    help="no progress and no messages but errors")
@@ -137,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
         retry=args.retry, limit_rate=rate,
         warc=Path(args.warc) if args.warc else None, retry_failed=args.retry_failed)
     status = _Status(not args.silent and wanted(silent=args.silent, body_to_stdout=False))
+    if args.dask:
+        return _mirror_on_dask(args, options, urls)
 
     async def crawl() -> MirrorSummary | None:
         """The summary; None when Ctrl-C or SIGTERM stopped it (the state is kept)."""
@@ -168,6 +173,37 @@ def run(args: argparse.Namespace) -> int:
               f"{args.output_dir}: {summary.done} done ({summary.fetched_now} now), "
               f"{summary.failed} failed, {_bytes(summary.bytes)}", file=sys.stderr)
     return summary.exit_code
+
+
+def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list[str]) -> int:
+    """``--dask``: each start URL's host crawled by the worker that owns it."""
+    if not urls:
+        print("anyurl: --dask needs the start URLs", file=sys.stderr)
+        return 2
+    from anyurl.scale import mirror_dask
+
+    fields = {k: getattr(options, k) for k in (
+        "max_depth", "include", "exclude", "span_hosts", "robots", "parallel", "per_host",
+        "wait", "retry", "limit_rate", "retry_failed")}
+    if options.warc is not None:
+        print("anyurl: with --dask each worker writes its own WARC file: "
+              "DIR/<host>/mirror.warc.gz", file=sys.stderr)
+    try:
+        reports = mirror_dask(urls, args.dask, str(options.root.resolve()), options=fields,
+                              warc_name="mirror.warc.gz" if options.warc else None)
+    except OSError as exc:
+        print(f"anyurl: cannot use the Dask cluster at {args.dask}: {exc}", file=sys.stderr)
+        return 7
+    failed = 0
+    for report in reports:
+        failed += len(report["errors"])
+        for url, error in report["errors"]:
+            print(escape_controls(f"anyurl: {url}: {error}"), file=sys.stderr)
+        if not args.silent:
+            print(f"anyurl: {report['root']} on {report['worker']}: {report['done']} done "
+                  f"({report['fetched_now']} now), {report['failed']} failed, "
+                  f"{_bytes(report['bytes'])}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 async def _cancel_on_signal(scope: anyio.CancelScope) -> None:

@@ -1,0 +1,118 @@
+"""Scale-out on Dask: a LocalCluster of two worker processes against the loopback peers.
+
+The same transfers and mirrors as on one machine, sharded by host: every URL of a host
+on one worker (so per-host politeness holds across the cluster), files exact, each
+worker's manifest, a mirror that resumes on the cluster without fetching again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.peers import data
+
+pytestmark = [pytest.mark.integration]
+
+distributed = pytest.importorskip("distributed", reason="pip install 'anyurl[dask]'")
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True,
+                                  dashboard_address=None, silence_logs=logging.ERROR,
+                                  env={"NETRC": os.devnull}) as local, \
+            distributed.Client(local) as client:
+        client.wait_for_workers(2)
+        yield client
+
+
+def _sha(blob: bytes) -> str:
+    return hashlib.sha256(blob).hexdigest()
+
+
+def test_assign_keeps_each_host_on_one_worker() -> None:
+    from anyurl.scale import assign, shard_key
+
+    urls = [f"http://h{i % 7}.example:80/f{i}" for i in range(70)]
+    workers = ["tcp://10.0.0.2:1", "tcp://10.0.0.1:1"]
+    shards = assign(urls, workers)
+    assert sum(len(v) for v in shards.values()) == 70
+    owner = {shard_key(u): w for w, us in shards.items() for u in us}
+    assert len(owner) == 7  # one owner per host
+    again = assign(list(reversed(urls)), list(reversed(workers)))  # any order: same owners
+    assert {w: set(u) for w, u in again.items()} == {w: set(u) for w, u in shards.items()}
+    assert shard_key("http://H0.example/x") == shard_key("http://h0.example:80/y")
+
+
+def test_fetch_many_on_two_workers(cluster: Any, peers: Any, tmp_path: Path) -> None:
+    from anyurl.scale import fetch_many_dask, shard_key
+
+    names = [f"many/file{i:03d}.txt" for i in range(0, 40)]
+    urls = [peers["nginx"].url(n) for n in names] + [peers["vsftpd"].url(n) for n in names] \
+        + [peers["pygopherd"].url("0/" + n) for n in names[:10]]
+    results = fetch_many_dask(urls, cluster, tmp_path, retry=1)
+    assert len(results) == len(urls)
+    assert all(r.exit_code == 0 for r in results), [r.error for r in results if r.error]
+    per_host: dict[str, set[str]] = {}
+    for r in results:
+        per_host.setdefault(shard_key(r.url), set()).add(r.worker)
+        name = Path(r.file or "").name
+        assert Path(r.file or "").read_bytes().replace(b"\r\n", b"\n") == \
+            data.expected_bytes(f"many/{name}")
+    assert all(len(workers) == 1 for workers in per_host.values())  # one owner per host
+    manifests = list(tmp_path.glob("manifest-*.jsonl"))
+    lines = [json.loads(x) for m in manifests for x in m.read_text().splitlines()]
+    assert len(lines) == len(urls)
+
+
+def test_get_cli_with_dask(cluster: Any, peers: Any, tmp_path: Path) -> None:
+    address = cluster.scheduler.address
+    listing = tmp_path / "urls.txt"
+    listing.write_text("\n".join(peers["vsftpd"].url(f"many/file{i:03d}.txt")
+                                 for i in range(20)) + "\n")
+    env = dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    r = subprocess.run([sys.executable, "-m", "anyurl", "get", "-i", str(listing), "--dask",
+                        address, "-O", "--output-dir", str(tmp_path / "out")],
+                       capture_output=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert b"20 of 20 URLs done" in r.stderr
+    saved = list((tmp_path / "out").rglob("file0*.txt"))
+    assert len(saved) == 20
+    no_o = subprocess.run([sys.executable, "-m", "anyurl", "get", "--dask", address,
+                           peers["vsftpd"].url("hello.txt")], capture_output=True, env=env)
+    assert no_o.returncode == 2
+
+
+def test_mirror_on_the_cluster_resumes_without_refetching(cluster: Any, peers: Any,
+                                                         tmp_path: Path) -> None:
+    from anyurl.scale import mirror_dask
+
+    start = [peers["vsftpd"].url("pub/"), peers["pygopherd"].url("1/pub")]
+    options = {"wait": 0.0}
+    reports = mirror_dask(start, cluster, tmp_path, options=options)
+    assert len(reports) == 2 and all(not r["errors"] for r in reports)
+    expected = {p[4:]: m["sha256"] for p, m in peers.files.items() if p.startswith("pub/")}
+    for report in reports:
+        root = Path(report["root"])
+        got = {}
+        for path in root.rglob("*"):
+            if path.is_file() and path.name not in (".listing", "gophermap") and \
+                    path.suffix not in (".sqlite", ".jsonl") and "-wal" not in path.name \
+                    and "-shm" not in path.name:
+                rel = path.relative_to(root).as_posix().split("/pub/", 1)[1]
+                got[rel] = _sha(path.read_bytes())
+        assert got == expected, report["root"]
+    again = mirror_dask(start, cluster, tmp_path, options=options)
+    assert [r["fetched_now"] for r in again] == [0, 0]  # every URL was done already

@@ -90,12 +90,14 @@ def test_whole_ftp_server_with_a_depth_limit(peers: Any, tmp_path: Path) -> None
 
 def test_gopher_hole_is_copied_completely_and_exactly(peers: Any, tmp_path: Path) -> None:
     peer = peers["pygopherd"]
-    r = mirror("-o", str(tmp_path), peer.url("1/pub"))
+    r = mirror("-o", str(tmp_path), "--render", peer.url("1/pub"))
     assert r.returncode == 0, r.stderr
     base = tmp_path / "gopher" / f"{peer.host}_{peer.port}" / "pub"
-    got = {k: sha(v) for k, v in files_under(base).items()}
+    got = {k: sha(v) for k, v in files_under(base).items() if not k.endswith("gophermap.txt")}
     assert got == expected_tree(peers, "pub/")
     assert (base / "gophermap").is_file()  # the menu, as the server sent it
+    rendered = (base / "gophermap.txt").read_text()  # and, asked for, a rendering beside it
+    assert "gopher://" in rendered and "readme.txt" in rendered
 
 
 def test_site_is_copied_from_nginx(peers: Any, tmp_path: Path) -> None:

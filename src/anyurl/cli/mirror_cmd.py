@@ -59,6 +59,9 @@ def add_parser(sub: Any) -> None:
                    help="follow links to other hosts (default: the start URLs' servers, "
                    "under their paths)")
     p.add_argument("--no-robots", action="store_true", help="ignore robots.txt (http)")
+    p.add_argument("--render", action="store_true",
+                   help="also save a rendering beside each menu (gophermap.txt: text with "
+                   "URLs); the raw listing is always kept")
     p.add_argument("-Z", "--parallel", type=int, default=4, metavar="N",
                    help="transfers at once (default 4)")
     p.add_argument("--per-host", type=int, default=2, metavar="N",
@@ -138,7 +141,8 @@ def run(args: argparse.Namespace) -> int:
         exclude=tuple(args.exclude), span_hosts=args.span_hosts, robots=not args.no_robots,
         parallel=max(1, args.parallel), per_host=max(1, args.per_host), wait=args.wait,
         retry=args.retry, limit_rate=rate,
-        warc=Path(args.warc) if args.warc else None, retry_failed=args.retry_failed)
+        warc=Path(args.warc) if args.warc else None, retry_failed=args.retry_failed,
+        render=args.render)
     status = _Status(not args.silent and wanted(silent=args.silent, body_to_stdout=False))
     if args.dask:
         return _mirror_on_dask(args, options, urls)
@@ -184,7 +188,7 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
 
     fields = {k: getattr(options, k) for k in (
         "max_depth", "include", "exclude", "span_hosts", "robots", "parallel", "per_host",
-        "wait", "retry", "limit_rate", "retry_failed")}
+        "wait", "retry", "limit_rate", "retry_failed", "render")}
     if options.warc is not None:
         print("anyurl: with --dask each worker writes its own WARC file: "
               "DIR/<host>/mirror.warc.gz", file=sys.stderr)

@@ -73,6 +73,8 @@ class MirrorOptions:
     warc: Path | None = None
     #: Queue the URLs that failed in an earlier run again.
     retry_failed: bool = False
+    #: Save a rendering beside each listing its handler can render (``gophermap.txt``).
+    render: bool = False
 
 
 @dataclass
@@ -264,6 +266,11 @@ class Mirror:
             return
         body = await anyio.to_thread.run_sync(path.read_bytes)
         handler = self.resolver.handler_for(url)
+        if self.options.render:
+            text = handler.render(info, body)
+            if text is not None:
+                beside = path.with_name(path.name + ".txt")
+                await anyio.to_thread.run_sync(beside.write_text, text, "utf-8")
         links = handler.links(info, body)
         found: list[tuple[str, int, str | None]] = []
         for link in links:

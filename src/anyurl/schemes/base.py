@@ -192,5 +192,11 @@ class SchemeHandler(ABC):
         """
         return []
 
+    def render(self, info: ResourceInfo, body: bytes) -> str | None:
+        """A rendering for people of a listing fetched raw (a Gopher menu as text with
+        URLs), or None when the raw bytes are as readable as it gets. ``anyurl mirror
+        --render`` saves it beside the raw listing; no I/O."""
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most handlers pool nothing
         """Release pooled connections; called when the resolver closes."""

@@ -220,6 +220,16 @@ class GopherHandler(SchemeHandler):
             raise URLError(f"{url.masked()} is {what}, not a gopher document", url=url,
                            hint=hint)
 
+    def render(self, info: ResourceInfo, body: bytes) -> str | None:
+        """A menu fetched raw, rendered as ``anyurl get`` shows one (text with URLs)."""
+        if info.kind != "menu" or not (info.content_type or "").startswith(
+                "application/gopher-menu"):
+            return None
+        try:
+            return render_menu(parse_menu(body))
+        except GopherProtocolError:
+            return None
+
     def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
         """The items of a menu as they were sent (``raw``, or ``render=False``).
 

@@ -4,39 +4,90 @@ The async API is :class:`Resolver`; :func:`get`, :func:`open` and :func:`downloa
 its synchronous facade. :func:`parse` gives the :class:`URL` model of RFC 1738.
 """
 
-from anyurl.config import Config, load_config
-from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
-from anyurl.errors import (
-    AnyURLError,
-    ConnectFailed,
-    HostNotResolved,
-    LoginDenied,
-    PartialTransfer,
-    RemoteFileNotFound,
-    TransferTimeout,
-    UnsupportedScheme,
-    URLSyntaxError,
-)
-from anyurl.links import Link
-from anyurl.options import (
-    FTPOptions,
-    GopherOptions,
-    HTTPOptions,
-    MailtoOptions,
-    NewsOptions,
-    ProsperoOptions,
-    SchemeOptions,
-    TelnetOptions,
-    WAISOptions,
-)
-from anyurl.resolver import FetchResult, Resolver
-from anyurl.resource import Resource, ResourceInfo
-from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler
-from anyurl.sync import download, fetch, fetch_many, get, open
-from anyurl.url import URL, mask, parse
-from anyurl.url.text import find_urls
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from anyurl.config import Config, load_config
+    from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
+    from anyurl.errors import (
+        AnyURLError,
+        ConnectFailed,
+        HostNotResolved,
+        LoginDenied,
+        PartialTransfer,
+        RemoteFileNotFound,
+        TransferTimeout,
+        UnsupportedScheme,
+        URLSyntaxError,
+    )
+    from anyurl.links import Link
+    from anyurl.options import (
+        FTPOptions,
+        GopherOptions,
+        HTTPOptions,
+        MailtoOptions,
+        NewsOptions,
+        ProsperoOptions,
+        SchemeOptions,
+        TelnetOptions,
+        WAISOptions,
+    )
+    from anyurl.resolver import FetchResult, Resolver
+    from anyurl.resource import Resource, ResourceInfo
+    from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler
+    from anyurl.sync import download, fetch, fetch_many, get, open
+    from anyurl.url import URL, mask, parse
+    from anyurl.url.text import find_urls
 
 __version__ = "0.1.0"
+
+#: Where each public name lives. They are imported when first used (PEP 562): the
+#: command line's start-up pays only for the modules a command needs (``--version``
+#: none of them), and ``import anyurl`` stays cheap.
+_NAMES: dict[str, str] = {
+    "Config": "anyurl.config",
+    "load_config": "anyurl.config",
+    "Downloader": "anyurl.downloader",
+    "DownloadEvents": "anyurl.downloader",
+    "DownloadPolicy": "anyurl.downloader",
+    "Job": "anyurl.downloader",
+    "TransferResult": "anyurl.downloader",
+    "AnyURLError": "anyurl.errors",
+    "ConnectFailed": "anyurl.errors",
+    "HostNotResolved": "anyurl.errors",
+    "LoginDenied": "anyurl.errors",
+    "PartialTransfer": "anyurl.errors",
+    "RemoteFileNotFound": "anyurl.errors",
+    "TransferTimeout": "anyurl.errors",
+    "UnsupportedScheme": "anyurl.errors",
+    "URLSyntaxError": "anyurl.errors",
+    "Link": "anyurl.links",
+    "FTPOptions": "anyurl.options",
+    "GopherOptions": "anyurl.options",
+    "HTTPOptions": "anyurl.options",
+    "MailtoOptions": "anyurl.options",
+    "NewsOptions": "anyurl.options",
+    "ProsperoOptions": "anyurl.options",
+    "SchemeOptions": "anyurl.options",
+    "TelnetOptions": "anyurl.options",
+    "WAISOptions": "anyurl.options",
+    "FetchResult": "anyurl.resolver",
+    "Resolver": "anyurl.resolver",
+    "Resource": "anyurl.resource",
+    "ResourceInfo": "anyurl.resource",
+    "FetchOptions": "anyurl.schemes.base",
+    "Gate": "anyurl.schemes.base",
+    "SchemeHandler": "anyurl.schemes.base",
+    "download": "anyurl.sync",
+    "fetch": "anyurl.sync",
+    "fetch_many": "anyurl.sync",
+    "get": "anyurl.sync",
+    "open": "anyurl.sync",
+    "URL": "anyurl.url",
+    "mask": "anyurl.url",
+    "parse": "anyurl.url",
+    "find_urls": "anyurl.url.text"
+}
 
 __all__ = [
     "URL",
@@ -83,3 +134,18 @@ __all__ = [
     "open",
     "parse",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'anyurl' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from anyurl import __version__
-from anyurl.cli import demo_cmd, extract_cmd, get_cmd, mirror_cmd, parse_cmd
 from anyurl.cli.common import print_error
 from anyurl.errors import Aborted, AnyURLError
 
@@ -18,8 +18,12 @@ COMMANDS = ("parse", "extract", "get", "mirror", "demo")
 TOP_LEVEL = ("-h", "--help", "--version")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``anyurl`` argument parser with every subcommand."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``anyurl`` argument parser with every subcommand, or ``only`` that one.
+
+    Each subcommand's module is imported only when it is registered: ``anyurl get``
+    does not pay for the mirror's or the demo's imports, ``--version`` for none.
+    """
     parser = argparse.ArgumentParser(
         prog="anyurl",
         description="Fetch any RFC 1738 URL by speaking its scheme's own protocol.",
@@ -30,11 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"anyurl {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    parse_cmd.add_parser(sub)
-    extract_cmd.add_parser(sub)
-    get_cmd.add_parser(sub)
-    mirror_cmd.add_parser(sub)
-    demo_cmd.add_parser(sub)
+    for name in COMMANDS:
+        if only is None or name == only:
+            importlib.import_module(f"anyurl.cli.{name}_cmd").add_parser(sub)
     return parser
 
 
@@ -43,7 +45,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] not in COMMANDS and args_list[0] not in TOP_LEVEL:
         args_list.insert(0, "get")  # anyurl [-s] URL, as curl [-s] URL
-    parser = build_parser()
+    if args_list == ["--version"]:
+        print(f"anyurl {__version__}")
+        return 0
+    parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
     args = parser.parse_args(args_list)
     if args.command is None:
         parser.print_help()

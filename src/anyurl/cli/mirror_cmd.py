@@ -11,16 +11,16 @@ import argparse
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from anyurl.cli.common import escape_controls, print_error, print_warning
 from anyurl.cli.terminal import wanted
-from anyurl.config import load_config
 from anyurl.errors import Aborted, AnyURLError
-from anyurl.mirror import Mirror, MirrorOptions, MirrorSummary
-from anyurl.resolver import Resolver
+
+if TYPE_CHECKING:
+    from anyurl.mirror import MirrorOptions, MirrorSummary
 
 __all__ = ["add_parser", "run"]
 
@@ -128,6 +128,9 @@ def _bytes(n: float) -> str:
 def run(args: argparse.Namespace) -> int:
     """``anyurl mirror``: crawl, and return the exit status (0, or the first failure's)."""
     from anyurl.cli.get_cmd import guess_scheme, parse_rate
+    from anyurl.config import load_config
+    from anyurl.mirror import Mirror, MirrorOptions
+    from anyurl.resolver import Resolver
 
     try:
         config = load_config(args.config)

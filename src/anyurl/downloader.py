@@ -490,18 +490,34 @@ class Downloader:
         claimed: dict[Path, int] = {}
         previous_sink: anyio.Event | None = None
 
+        # Tasks are started as slots free up, not all at once: a list of a million URLs
+        # holds a window of tasks, not a million coroutines. The window is wide enough
+        # that jobs waiting for a busy host do not keep the other hosts' jobs waiting.
+        # It is refilled in batches, when half of it is free: waking the loop below for
+        # each finished job cost a scheduling pass per URL.
+        window = max(64, 8 * self.policy.parallel)
+        running = 0
+        half_free = anyio.Event()
+
         async def one(i: int, job: Job, after: anyio.Event | None,
                       done: anyio.Event | None) -> None:
+            nonlocal running
             try:
                 if after is not None:
                     await after.wait()
                 results[i] = await self.transfer(job)
             finally:
+                running -= 1
+                if running <= window // 2:
+                    half_free.set()
                 if done is not None:
                     done.set()
 
         async with anyio.create_task_group() as tg:
             for i, job in enumerate(job_list):
+                if running >= window:
+                    half_free = anyio.Event()
+                    await half_free.wait()
                 job.index = i
                 if job.target is not None:
                     key = Path(os.path.abspath(job.target))
@@ -515,9 +531,11 @@ class Downloader:
                         self.events.finished(refused)
                         continue
                     claimed[key] = i
+                    running += 1
                     tg.start_soon(one, i, job, None, None)
                 else:
                     done = anyio.Event()
+                    running += 1
                     tg.start_soon(one, i, job, previous_sink, done)
                     previous_sink = done
         return [r for r in results if r is not None]

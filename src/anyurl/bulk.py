@@ -9,10 +9,13 @@ moves it: ``os.splice`` from the socket into a pipe and from the pipe into the t
 refuses it (a terminal), the bytes go through one reused buffer (``recv_into``) instead,
 still without a new object per chunk.
 
-The move waits for the socket the way the stream's reads do (anyio's ``wait_readable``,
-the stream's read timeout), so cancellation, ``--max-time`` and other tasks behave as
-with chunked reads; it yields to other tasks once per :data:`YIELD_EVERY` bytes, and
-reports progress to a callback per chunk, which is where stall timers are touched.
+The splices run in a worker thread, in slices of at most :data:`SLICE` seconds
+(``poll`` and ``splice`` in a loop there cost a few microseconds a chunk; one event-loop
+wake-up per burst of segments cost tens, and showed as twice curl's CPU). Between slices
+the event loop runs: progress is reported to a callback (where stall timers are
+touched), cancellation and ``--max-time`` take effect within a slice, and the stream's
+read timeout is checked. The portable copy path waits on the event loop instead
+(anyio's ``wait_readable``) and yields once per :data:`YIELD_EVERY` bytes.
 
 A handler offers such a body as a :class:`RawBody` on its
 :class:`~anyurl.resource.Resource`; :meth:`Resource.copy_to` is the consumer's side.
@@ -23,12 +26,15 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import select
 import socket
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import anyio
 import anyio.lowlevel
+import anyio.to_thread
 
 from anyurl.errors import TransferTimeout
 from anyurl.transport import Stream, stream_error
@@ -114,54 +120,117 @@ async def _splice(
     stream: Stream, sock: socket.socket, fd: int, count: int | None,
     progress: Callable[[int], None] | None,
 ) -> int:
+    """The kernel's move, pumped by a worker thread in slices of at most :data:`SLICE`
+    seconds: a loop of ``poll`` and ``splice`` there costs a few microseconds a chunk,
+    where waiting on the event loop cost tens (one wake-up per burst of segments).
+    Between slices the event loop runs: progress is reported, cancellation and
+    ``--max-time`` take effect, the read timeout is checked."""
     read_end, write_end = os.pipe()
     try:
         try:
             fcntl.fcntl(write_end, _F_SETPIPE_SZ, CHUNK)
         except OSError:
             pass  # the default 64 KiB pipe: more calls, same result
-        moved = unyielded = 0
-        source = sock.fileno()
-        flags_in = os.SPLICE_F_MOVE | os.SPLICE_F_NONBLOCK
-        while count is None or moved < count:
+        pump = _Pump(sock.fileno(), read_end, write_end, fd)
+        quiet_since = anyio.current_time()
+        while True:
             await anyio.lowlevel.checkpoint_if_cancelled()
-            want = CHUNK if count is None else min(CHUNK, count - moved)
+            limit = None if count is None else count - pump.taken
+            before = pump.delivered
             try:
-                n = os.splice(source, write_end, want, flags=flags_in)
-            except BlockingIOError:
-                await _wait(stream, sock)
-                unyielded = 0
-                continue
-            except OSError as exc:
-                raise stream_error(exc, stream.url, stream.what, "while receiving") from exc
-            if n == 0:
-                break  # the peer closed
-            left = n
-            while left:
-                try:
-                    m = os.splice(read_end, fd, left, flags=os.SPLICE_F_MOVE | os.SPLICE_F_NONBLOCK)
-                except BlockingIOError:
-                    await _wait_writable(fd)  # a pipe whose reader is slower
-                    continue
-                except OSError as exc:
-                    if exc.errno in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP) and left == n:
-                        # The target takes no splice (a terminal): hand over what sits
-                        # in the pipe by read/write and copy the rest.
-                        _drain(read_end, fd, left)
-                        raise _NoSplice(moved + n) from None
-                    raise
-                left -= m
-            moved += n
-            unyielded += n
-            if progress is not None:
-                progress(moved)
-            if unyielded >= YIELD_EVERY:
-                unyielded = 0
-                await anyio.lowlevel.cancel_shielded_checkpoint()
-        return moved
+                await anyio.to_thread.run_sync(pump.run, limit)
+            except _SourceError as exc:
+                raise stream_error(exc.error, stream.url, stream.what,
+                                   "while receiving") from exc.error
+            except _NoSplice as exc:
+                raise _NoSplice(exc.moved) from None
+            if pump.delivered != before:
+                quiet_since = anyio.current_time()
+                if progress is not None:
+                    progress(pump.delivered)
+            elif (stream.read_timeout is not None and not pump.in_pipe
+                  and anyio.current_time() - quiet_since >= stream.read_timeout):
+                raise TransferTimeout(
+                    f"no data from {stream.what} of {stream.url.masked()} for "
+                    f"{stream.read_timeout:g} seconds", url=stream.url,
+                    hint="The server may be stalled; raise Config.read_timeout or max_time, "
+                    "or retry.", remedy=("read_timeout",))
+            done = pump.eof or (count is not None and pump.taken >= count)
+            if done and not pump.in_pipe:
+                return pump.delivered
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+#: Seconds one pump call may run before it hands back to the event loop.
+SLICE = 0.1
+
+
+class _SourceError(Exception):
+    """An error of the socket side, to be reported as the network's."""
+
+    def __init__(self, error: OSError):
+        self.error = error
+
+
+class _Pump:
+    """The worker thread's side of a move: socket -> pipe -> target, non-blocking, with
+    ``poll`` for the waits, for at most :data:`SLICE` seconds a call. Its counters are
+    read by the event loop between calls (never during one)."""
+
+    def __init__(self, source: int, read_end: int, write_end: int, target: int):
+        self.source, self.read_end, self.write_end, self.target = (
+            source, read_end, write_end, target)
+        self.taken = 0  # bytes spliced from the socket
+        self.delivered = 0  # bytes spliced into the target
+        self.in_pipe = 0
+        self.eof = False
+
+    def run(self, limit: int | None) -> None:
+        end = time.monotonic() + SLICE
+        flags = os.SPLICE_F_MOVE | os.SPLICE_F_NONBLOCK
+        wait_in = select.poll()
+        wait_in.register(self.source, select.POLLIN)
+        wait_out = select.poll()
+        wait_out.register(self.target, select.POLLOUT)
+        while True:
+            if self.in_pipe:
+                try:
+                    n = os.splice(self.read_end, self.target, self.in_pipe, flags=flags)
+                except BlockingIOError:  # a pipe whose reader is slower
+                    if not wait_out.poll(max(0.0, end - time.monotonic()) * 1000):
+                        return
+                    continue
+                except OSError as exc:
+                    if (exc.errno in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
+                            and not self.delivered):
+                        # The target takes no splice (a terminal): hand over what sits
+                        # in the pipe by read/write; the rest is copied.
+                        _drain(self.read_end, self.target, self.in_pipe)
+                        raise _NoSplice(self.in_pipe) from None
+                    raise
+                self.in_pipe -= n
+                self.delivered += n
+                continue
+            if self.eof or (limit is not None and limit <= 0) or time.monotonic() >= end:
+                return
+            want = CHUNK if limit is None else min(CHUNK, limit)
+            try:
+                n = os.splice(self.source, self.write_end, want, flags=flags)
+            except BlockingIOError:
+                if not wait_in.poll(max(0.0, end - time.monotonic()) * 1000):
+                    return  # nothing for this slice: back to the event loop
+                continue
+            except OSError as exc:
+                raise _SourceError(exc) from exc
+            if n == 0:
+                self.eof = True
+                return
+            self.taken += n
+            self.in_pipe += n
+            if limit is not None:
+                limit -= n
 
 
 def _drain(read_end: int, fd: int, left: int) -> None:

@@ -832,10 +832,19 @@ class Downloader:
                     ) from exc
 
 
+#: A raw body smaller than this goes through the chunk loop: setting up a kernel move
+#: (a pipe, a worker thread) cost more than copying a small body (2,000 bodies of 1 KiB
+#: took 1.15 s moved, 0.74 s copied).
+MOVE_AT_LEAST = 1 << 20
+
+
 def _can_move(res: Resource, pace: object, capped: bool, total: int | None) -> bool:
-    """Whether ``res`` goes by the kernel: a raw body, no rate limit, and a size limit
-    only when the size is known (checked before the first byte)."""
-    return res.raw is not None and pace is None and (not capped or total is not None)
+    """Whether ``res`` goes by the kernel: a raw body of at least :data:`MOVE_AT_LEAST`
+    bytes (or of unknown size), no rate limit, and a size limit only when the size is
+    known (checked before the first byte)."""
+    size = res.info.size
+    return (res.raw is not None and pace is None and (not capped or total is not None)
+            and (size is None or size >= MOVE_AT_LEAST))
 
 
 def _sink_fd(sink: Sink) -> int | None:

@@ -116,3 +116,36 @@ def test_mirror_on_the_cluster_resumes_without_refetching(cluster: Any, peers: A
         assert got == expected, report["root"]
     again = mirror_dask(start, cluster, tmp_path, options=options)
     assert [r["fetched_now"] for r in again] == [0, 0]  # every URL was done already
+
+
+def test_mirror_on_the_cluster_copies_a_site_and_a_newsgroup_with_warc(
+        cluster: Any, peers: Any, tmp_path: Path) -> None:
+    """The other trees of test_mirror.py, on the cluster: nginx's site and leafnode's
+    group, each on the worker that owns its host, each with its own WARC file."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    from anyurl.scale import mirror_dask
+
+    nginx, news = peers["nginx"], peers["leafnode"]
+    start = [nginx.url("pub/"), f"nntp://{news.host}:{news.port}/anyurl.test"]
+    reports = mirror_dask(start, cluster, tmp_path, options={"wait": 0.0},
+                          warc_name="mirror.warc.gz")
+    assert len(reports) == 2 and all(not r["errors"] for r in reports)
+    site = next(Path(r["root"]) for r in reports if str(nginx.port) in r["root"])
+    expected = {p[4:]: m["sha256"] for p, m in peers.files.items() if p.startswith("pub/")}
+    got = {}
+    for path in site.rglob("*"):
+        if path.is_file() and "/http/" in path.as_posix() and path.name != "index.html":
+            got[path.as_posix().split("/pub/", 1)[1]] = _sha(path.read_bytes())
+    assert got == expected
+    group = next(r for r in reports if str(news.port) in r["root"])
+    articles = [json.loads(line) for line in
+                (Path(group["root"]) / "manifest.jsonl").read_text().splitlines()
+                if '"article"' in line]
+    assert len(articles) == len(data.NEWS_ARTICLES)
+    for report in reports:
+        warc = Path(report["root"]) / "mirror.warc.gz"
+        assert subprocess.run(["warcio", "check", str(warc)]).returncode == 0
+        with open(warc, "rb") as f:
+            kinds = {record.rec_type for record in ArchiveIterator(f)}
+        assert "warcinfo" in kinds and ({"response", "request"} <= kinds or "resource" in kinds)

@@ -13,8 +13,9 @@ Each worker writes its files under the output directory (which all workers must 
 a shared file system, or each machine's own disk when the results are collected
 later) and its own ``manifest-<worker>.jsonl``; the caller gets one
 :class:`ShardResult` per URL. Mirrors on Dask use the same sharding
-(:func:`mirror_dask`): each worker crawls the start URLs of its hosts with its own
-SQLite state beside its part of the tree, so a cluster resumes as one machine does.
+(:func:`mirror_dask`): each worker crawls its hosts with their own SQLite state beside
+their part of the tree, so a cluster resumes as one machine does; links to hosts a
+worker does not own travel back through the scheduler to the owner's next task.
 
 Dask (``pip install 'anyurl[dask]'``) is imported only here.
 """
@@ -185,24 +186,32 @@ def fetch_many_dask(
 
 
 def _run_mirror(start: tuple[str, ...], root: str, options: dict[str, Any],
-                config: dict[str, Any], warc_name: str | None = None) -> dict[str, Any]:
-    """On a worker: crawl ``start`` into ``root`` (this worker's part of the mirror)."""
+                config: dict[str, Any], warc_name: str | None = None,
+                found: tuple[tuple[str, int], ...] = ()) -> dict[str, Any]:
+    """On a worker: crawl one host into ``root`` (this worker's part of the mirror),
+    from ``start`` and the links other hosts' crawls ``found`` for it; the links it finds
+    for other hosts come back in the report's ``foreign``."""
     import anyio
 
     from anyurl.config import Config
     from anyurl.mirror import Mirror, MirrorOptions
     from anyurl.resolver import Resolver
 
+    key = shard_key(start[0] if start else found[0][0])
+
     async def main() -> dict[str, Any]:
         warc = Path(root) / warc_name if warc_name else None
         mirror_options = MirrorOptions(root=Path(root), warc=warc, **options)
         async with Resolver(Config(**config) if config else Config(), warn=lambda m: None,
                             note=lambda m: None) as resolver:
-            summary = await Mirror(resolver, mirror_options).run(list(start))
-        return {"worker": _worker_name(), "root": root, "found": summary.found,
+            mirror = Mirror(resolver, mirror_options,
+                            owns=lambda url: shard_key(str(url)) == key)
+            summary = await mirror.run(list(start), found)
+        return {"worker": _worker_name(), "root": root, "host": key, "found": summary.found,
                 "done": summary.done, "failed": summary.failed, "bytes": summary.bytes,
                 "fetched_now": summary.fetched_now,
-                "errors": [(u, str(e)) for u, e in summary.errors]}
+                "errors": [(u, str(e)) for u, e in summary.errors],
+                "foreign": summary.foreign}
 
     return anyio.run(main)
 
@@ -217,30 +226,44 @@ def mirror_dask(
     task_retries: int = 2,
     warc_name: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Mirror ``start`` on the cluster: each start URL's host is crawled by the worker
-    that owns it, into ``output_dir/<host>/`` with its own state (resumable per host).
+    """Mirror ``start`` on the cluster: each host is crawled by the worker that owns it,
+    into ``output_dir/<host>/`` with its own state (resumable per host).
 
     ``options`` are :class:`~anyurl.mirror.MirrorOptions` fields other than ``root``.
-    Links to hosts outside a start URL's server are not followed across workers (the
-    default scope keeps a crawl on its server anyway).
+    The frontier crosses hosts through the scheduler: a crawl hands back the links it
+    found for hosts it does not own (with ``span_hosts``), and they go, in the next
+    round, to the tasks of the workers that own those hosts; rounds end when no crawl
+    found anything new. One report per host and round.
     """
     from distributed import Client
 
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
     try:
         workers = list(client.scheduler_info()["workers"])
-        futures = []
-        for worker, shard in assign(list(start), workers).items():
-            by_host: dict[str, list[str]] = {}
-            for url in shard:
-                by_host.setdefault(shard_key(url), []).append(url)
-            for host, urls in by_host.items():
-                root = os.path.join(os.fspath(output_dir), _safe(host))
-                futures.append(client.submit(
-                    _run_mirror, tuple(urls), root, dict(options or {}), dict(config or {}),
-                    warc_name, workers=[worker], allow_other_workers=False, pure=False,
-                    retries=task_retries))
-        return list(client.gather(futures))
+        pending: dict[str, tuple[list[str], list[tuple[str, int]]]] = {}
+        for url in start:
+            pending.setdefault(shard_key(url), ([], []))[0].append(url)
+        seen: set[str] = set(start)
+        reports: list[dict[str, Any]] = []
+        while pending:
+            futures = []
+            owners = assign(list(pending), workers)
+            for worker, hosts in owners.items():
+                for host in hosts:
+                    urls, found = pending[host]
+                    root = os.path.join(os.fspath(output_dir), _safe(host))
+                    futures.append(client.submit(
+                        _run_mirror, tuple(urls), root, dict(options or {}),
+                        dict(config or {}), warc_name, tuple(found), workers=[worker],
+                        allow_other_workers=False, pure=False, retries=task_retries))
+            pending = {}
+            for report in client.gather(futures):
+                reports.append(report)
+                for url, depth in report["foreign"]:
+                    if url not in seen:
+                        seen.add(url)
+                        pending.setdefault(shard_key(url), ([], []))[1].append((url, depth))
+        return reports
     finally:
         if not isinstance(scheduler, Client):
             client.close()

@@ -149,3 +149,30 @@ def test_mirror_on_the_cluster_copies_a_site_and_a_newsgroup_with_warc(
         with open(warc, "rb") as f:
             kinds = {record.rec_type for record in ArchiveIterator(f)}
         assert "warcinfo" in kinds and ({"response", "request"} <= kinds or "resource" in kinds)
+
+
+def test_links_to_another_host_go_to_its_owner(cluster: Any, peers: Any,
+                                               tmp_path: Path) -> None:
+    """--span-hosts on the cluster: a page on one host links to files on nginx; the
+    nginx files are fetched by the worker that owns nginx, in a later round."""
+    from anyurl.scale import mirror_dask, shard_key
+    from tests.integration.test_http import Reply, ScriptedServer
+
+    nginx = peers["nginx"]
+    page = (f'<html><a href="{nginx.url("pub/readme.txt")}">r</a>'
+            f'<a href="{nginx.url("hello.txt")}">h</a></html>').encode()
+    server = ScriptedServer()
+    try:
+        server.routes["/start.html"] = lambda q: Reply(
+            headers=[("Content-Type", "text/html")], body=page)
+        reports = mirror_dask([server.url("/start.html")], cluster, tmp_path,
+                              options={"wait": 0.0, "span_hosts": True, "robots": False})
+    finally:
+        server.close()
+    hosts = [r["host"] for r in reports]
+    assert hosts[0] == shard_key(server.url("/start.html"))
+    assert shard_key(nginx.url()) in hosts[1:]  # the second round, on nginx's owner
+    nginx_root = Path(next(r["root"] for r in reports if r["host"] == shard_key(nginx.url())))
+    saved = {p.name: p.read_bytes() for p in nginx_root.rglob("*.txt")}
+    assert saved == {"readme.txt": data.expected_bytes("pub/readme.txt"),
+                     "hello.txt": data.expected_bytes("hello.txt")}

@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -87,6 +87,9 @@ class MirrorSummary:
     bytes: int = 0
     fetched_now: int = 0
     errors: list[tuple[str, AnyURLError]] = field(default_factory=list)
+    #: Links in scope that this crawl does not own (``Mirror(owns=...)``), with their
+    #: depth: on a cluster, they go to the worker that owns their host.
+    foreign: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -98,8 +101,12 @@ class Mirror:
     """One crawl into ``options.root`` (see the module docstring)."""
 
     def __init__(self, resolver: Resolver, options: MirrorOptions,
-                 progress: Callable[[dict[str, int]], None] | None = None):
+                 progress: Callable[[dict[str, int]], None] | None = None,
+                 owns: Callable[[URL], bool] | None = None):
         self.resolver = resolver
+        #: Which URLs this crawl fetches itself (None: all in scope); the others are
+        #: handed back in :attr:`MirrorSummary.foreign` (anyurl.scale shards by host).
+        self.owns = owns
         self.options = options
         self.progress = progress
         self.root = options.root
@@ -114,12 +121,16 @@ class Mirror:
         self._warc_lock = anyio.Lock()
         self._summary = MirrorSummary()
 
-    async def run(self, start: list[str]) -> MirrorSummary:
-        """Crawl from the ``start`` URLs (or resume the crawl already in ``root``)."""
+    async def run(self, start: list[str],
+                  found: Sequence[tuple[str, int]] = ()) -> MirrorSummary:
+        """Crawl from the ``start`` URLs (or resume the crawl already in ``root``);
+        ``found`` are links another crawl found for this one, with their depth."""
         self.root.mkdir(parents=True, exist_ok=True)
         state = CrawlState(self.root / STATE_NAME)
         try:
             roots = [self.resolver.admit(u) for u in start] if start else self._stored(state)
+            if not roots and found:
+                roots = [self.resolver.admit(found[0][0])]
             if not roots:
                 raise LocalWriteError(f"{str(self.root)!r} holds no crawl to resume",
                                       hint="Give the URLs to mirror.")
@@ -131,6 +142,8 @@ class Mirror:
                 state.requeue_failed()
             for root in roots:
                 state.add(str(root), 0)
+            for url, depth in found:
+                state.add(url, depth)
             policy = DownloadPolicy(
                 parallel=max(1, self.options.parallel), per_host=max(1, self.options.per_host),
                 retry=self.options.retry, limit_rate=self.options.limit_rate, resume=True,
@@ -279,6 +292,9 @@ class Mirror:
             except AnyURLError:
                 continue  # a page may name what RFC 1738 cannot parse: not ours to fetch
             if self.scope.admits(target, entry.depth + 1):
+                if self.owns is not None and not self.owns(target):
+                    self._summary.foreign.append((str(target), entry.depth + 1))
+                    continue
                 found.append((str(target), entry.depth + 1, entry.url))
         if found:
             state.add_many(found)

@@ -148,10 +148,12 @@ class Header:
 
     @property
     def ack_requested(self) -> bool:
+        """Whether the sender asks for an acknowledgement of this packet."""
         return bool(self.flags & FLAG_ACK_REQUESTED)
 
     @property
     def sequenced_control(self) -> bool:
+        """Whether the sequenced-control flag (0x40) is set."""
         return bool(self.flags & FLAG_SEQUENCED_CONTROL)
 
 
@@ -284,6 +286,7 @@ class ConnectionIDs:
         self._next = start if start is not None else random.randrange(1, 0x10000)
 
     def next(self) -> int:
+        """The next connection id: 16 bits, never 0 (ARDP reserves it)."""
         cid = self._next & 0xFFFF
         if cid == 0:
             cid = 1
@@ -327,9 +330,11 @@ class Reassembly:
 
     @property
     def complete(self) -> bool:
+        """Whether every packet of the message, up to the announced total, is here."""
         return self.total > 0 and self.received_through >= self.total
 
     def message(self) -> bytes:
+        """The message's bytes: the packets joined in sequence order."""
         return b"".join(self.packets[n] for n in sorted(self.packets) if n <= self.total)
 
 
@@ -410,6 +415,7 @@ Event = (
 
 
 class State(enum.Enum):
+    """Where a request is: not sent, waiting for its reply, answered, or given up."""
     IDLE = "idle"
     WAITING = "waiting"  # request sent, reply incomplete
     DONE = "done"
@@ -552,6 +558,7 @@ class ARDPClient:
     # -- outputs ----------------------------------------------------------------------------
 
     def next_event(self) -> Event | NeedData:
+        """The next event of the received datagrams, or ``NEED_DATA``."""
         if self._events:
             return self._events.pop(0)
         return NEED_DATA

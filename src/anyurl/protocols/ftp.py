@@ -176,6 +176,7 @@ class Command:
 
     @property
     def is_transfer(self) -> bool:
+        """Whether the command opens a data transfer (RETR, NLST, LIST, MLSD ...)."""
         return self.verb.upper() in TRANSFER_VERBS
 
 
@@ -225,9 +226,11 @@ class FTPClient:
         self._reader = ReplyReader(Grammar.FTP)
 
     def receive_data(self, data: bytes) -> None:
+        """Bytes from the control connection (``b""`` when the server closed it)."""
         self._reader.receive_data(data)
 
     def next_event(self) -> Event | NeedData:
+        """The next reply (or ``ConnectionClosed``), or ``NEED_DATA``; the state follows it."""
         event = self._reader.next_event()
         if isinstance(event, NeedData):
             return event
@@ -369,6 +372,7 @@ class ASCIIDecoder:
         self._held_cr = False
 
     def feed(self, chunk: bytes) -> bytes:
+        """``chunk`` with CR LF as LF; a CR at the end waits for the next chunk."""
         if self._held_cr:
             chunk = b"\r" + chunk
             self._held_cr = False

@@ -139,10 +139,12 @@ class Response:
 
     @property
     def category(self) -> int:
+        """The first digit of the code: 2 success, 3 send more, 4 and 5 failures."""
         return self.code // 100
 
     @property
     def arguments(self) -> list[str]:
+        """The words after the code (a GROUP reply's count, low, high, name)."""
         return self.text.split()
 
 
@@ -181,6 +183,7 @@ class Command:
 
     @classmethod
     def of(cls, verb: str, *args: str) -> Command:
+        """A command from its verb (upper-cased) and arguments."""
         return cls(verb.upper(), tuple(args))
 
     def check(self) -> None:
@@ -237,6 +240,8 @@ def message_id_argument(message_id: str) -> str:
 
 
 class State(enum.Enum):
+    """Where the dialogue is: before the greeting, idle, awaiting a response, in a block, closed.
+    """
     GREETING = "greeting"  # connected, the server speaks first
     IDLE = "idle"  # a command may be sent
     AWAITING_RESPONSE = "awaiting response"
@@ -275,6 +280,8 @@ class NNTPClient:
         self._quit_sent = False
 
     def set_newline(self, newline: bytes) -> None:
+        """What ends each line of the next blocks' :class:`Data` events (``b"\\n"`` for
+        local text, ``b"\\r\\n"`` for the wire form)."""
         self.newline = newline
 
     def _move(self, how: str) -> None:
@@ -301,6 +308,7 @@ class NNTPClient:
     # -- receiving ---------------------------------------------------------------------
 
     def receive_data(self, data: bytes) -> None:
+        """Bytes from the server (``b""`` when it closed the connection)."""
         if self._eof:
             if data:
                 raise NNTPCommandError("data received after end of stream")
@@ -311,6 +319,7 @@ class NNTPClient:
             self._eof = True
 
     def next_event(self) -> Event:
+        """The next response, block line or block end, or ``NEED_DATA``."""
         if self._events:
             return self._events.popleft()
         if self.state is State.IN_BLOCK:
@@ -427,10 +436,12 @@ class GroupInfo:
 
     @property
     def empty(self) -> bool:
+        """Whether the group holds no article (RFC 3977 6.1.1's empty-group forms)."""
         return self.count == 0 or self.high < self.low or self.high == 0
 
 
 def parse_group(response: Response) -> GroupInfo:
+    """The count, low and high water marks and name of a 211 reply to GROUP."""
     args = response.arguments
     if response.code != 211 or len(args) < 3:
         raise NNTPReplyError(f"not a GROUP reply: {response.line!r}")
@@ -450,6 +461,7 @@ class ArticleReply:
 
 
 def parse_article_reply(response: Response) -> ArticleReply:
+    """The article number and Message-ID of a 220-223 reply (0 and None when absent)."""
     args = response.arguments
     number = int(args[0]) if args and args[0].isdigit() else 0
     message_id = args[1] if len(args) > 1 and args[1].startswith("<") else None
@@ -471,6 +483,7 @@ class OverviewEntry:
     extra: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
+        """The overview line as a JSON object."""
         return {
             "number": self.number, "subject": self.subject, "from": self.from_,
             "date": self.date, "message_id": self.message_id,
@@ -516,11 +529,13 @@ class ActiveEntry:
     status: str
 
     def to_json(self) -> dict[str, object]:
+        """The LIST ACTIVE line as a JSON object."""
         return {"group": self.group, "high": self.high, "low": self.low,
                 "status": self.status}
 
 
 def parse_active_line(line: bytes | str) -> ActiveEntry:
+    """One line of a LIST ACTIVE answer: group, high, low and status."""
     text = line.decode("utf-8", "surrogateescape") if isinstance(line, bytes) else line
     parts = text.split()
     if len(parts) < 3:

@@ -262,16 +262,18 @@ class Attribute:
 
 @dataclass(frozen=True)
 class Success:
+    """``SUCCESS``: the request was carried out (with the server's text)."""
     info: str
 
 
 @dataclass(frozen=True)
 class NoneFound:
-    pass
+    """``NONE-FOUND``: the directory or object has nothing that matches."""
 
 
 @dataclass(frozen=True)
 class Unresolved:
+    """``UNRESOLVED``: the name components the server could not resolve."""
     components: tuple[str, ...]
 
 
@@ -313,16 +315,19 @@ class Warning_:
 
 @dataclass(frozen=True)
 class VersionNotSupported:
+    """``VERSION-NOT-SUPPORTED``: the server speaks another protocol version."""
     text: str
 
 
 @dataclass(frozen=True)
 class Authenticated:
+    """``AUTHENTICATED``: the server accepted the client's identity."""
     text: str
 
 
 @dataclass(frozen=True)
 class UnknownLine:
+    """A reply line this client does not know (kept, not fatal)."""
     line: str
 
 
@@ -425,16 +430,19 @@ class ObjectInfo:
 
     @property
     def base_type(self) -> str | None:
+        """The object's ``BASE-TYPE`` attribute (``DIRECTORY``, ``FILE`` ...), or None."""
         found = self.values("BASE-TYPE")
         return " ".join(found[0]) if found else None
 
     @property
     def is_directory(self) -> bool:
+        """Whether the object is a directory (its base type says so)."""
         base = self.base_type
         return base is not None and "DIRECTORY" in base
 
 
 def collect(responses: list[Response]) -> ObjectInfo:
+    """The responses to one request gathered into an :class:`ObjectInfo`."""
     attributes = tuple(r for r in responses if isinstance(r, Attribute))
     links = tuple(r for r in responses if isinstance(r, Link))
     forwarded = next((r for r in responses if isinstance(r, Forwarded)), None)
@@ -489,6 +497,7 @@ class AccessMethod:
         )
 
     def display(self) -> str:
+        """The access method as the server wrote it, tokens quoted where needed."""
         return " ".join(
             quote_token(t) for t in (self.method, self.host_type, self.host,
                                      self.hsoname_type, self.hsoname, *self.extra)

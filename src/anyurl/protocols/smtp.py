@@ -120,9 +120,11 @@ class Command:
     argument: str | None = None
 
     def display(self) -> str:
+        """The command as text (for traces), without its line end."""
         return self.verb if self.argument is None else f"{self.verb} {self.argument}"
 
     def wire(self) -> bytes:
+        """The command's bytes with CR LF; a CR, LF or NUL inside is refused."""
         text = self.display()
         if any(c in text for c in "\r\n\x00"):
             raise SMTPCommandError(f"refusing to send {text!r}: it contains a line break or NUL")
@@ -204,6 +206,7 @@ class Transmit:
 
 @dataclass(frozen=True)
 class ReplyReceived:
+    """A complete reply from the server."""
     reply: Reply
 
 
@@ -289,6 +292,7 @@ class Submission:
 
     @property
     def done(self) -> bool:
+        """Whether the message was accepted and the dialogue ended."""
         return self.step is Step.DONE
 
     def receive_data(self, data: bytes) -> None:
@@ -340,6 +344,7 @@ class Submission:
         self._command_for(nxt)
 
     def next_event(self) -> Event | NeedData:
+        """The next event of the submission, or ``NEED_DATA``."""
         if self._events:
             return self._events.popleft()
         return NEED_DATA

@@ -141,10 +141,12 @@ MAX_SUBNEGOTIATION = 64 * 1024
 
 
 def command_name(code: int) -> str:
+    """The name of a telnet command code (``DO``, ``WILL`` ...), else the number."""
     return _COMMAND_NAMES.get(code, str(code))
 
 
 def option_name(option: int) -> str:
+    """The name of a telnet option (``ECHO``, ``TTYPE`` ...), else the number."""
     return _OPTION_NAMES.get(option, str(option))
 
 
@@ -198,6 +200,7 @@ class Negotiation:
 
     @property
     def reply_text(self) -> str | None:
+        """The answer sent to the negotiation, as a trace shows it, or None."""
         if self.reply is None:
             return None
         return f"IAC {command_name(self.reply)} {option_name(self.option)}"
@@ -230,6 +233,7 @@ Event = Data | Command | Negotiation | Subnegotiation | Closed
 
 
 class QState(enum.Enum):
+    """RFC 1143's per-option state (the Q method): no, yes, or waiting for an answer."""
     NO = "NO"
     YES = "YES"
     WANTNO = "WANTNO"
@@ -393,6 +397,7 @@ class TelnetClient:
 
     @property
     def closed(self) -> bool:
+        """Whether the server closed the connection."""
         return self._state is _P.CLOSED
 
     # -- output -----------------------------------------------------------------------------

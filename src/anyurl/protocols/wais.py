@@ -209,10 +209,12 @@ def num_bytes(value: int) -> bytes:
 
 
 def tnum(tag: int, value: int) -> bytes:
+    """A tag-length-value field holding the number ``value``."""
     return tlv(tag, num_bytes(value))
 
 
 def read_num(value: bytes) -> int:
+    """The number in a field's value bytes (big-endian; empty is 0)."""
     return int.from_bytes(value, "big") if value else 0
 
 
@@ -273,6 +275,7 @@ class Message:
 
     @property
     def pdu_type(self) -> int:
+        """The Z39.50 PDU type of the message (-1 when it is too short to say)."""
         return self.apdu[2] if len(self.apdu) > 2 else -1
 
 
@@ -302,12 +305,16 @@ class WAISConnection:
         return wais_header(len(apdu)) + apdu
 
     def receive_data(self, data: bytes) -> None:
+        """Bytes from the server (``b""`` when it closed the connection)."""
         if not data:
             self._eof = True
         else:
             self._buf += data
 
     def next_event(self) -> Message | ConnectionClosed | NeedData:
+        """The next complete message (or the close), or ``NEED_DATA``; bytes before a message start
+        are skipped and counted.
+        """
         if self._buf and self._buf[0] != 0x30:
             start = self._buf.find(b"0")
             drop = len(self._buf) if start < 0 else start
@@ -356,6 +363,7 @@ def init_response_apdu(
     *, accept: bool = True, message_size: int = DEFAULT_MESSAGE_SIZE,
     implementation: tuple[str, str, str] | None = ("anyurl", "anyurl loopback WAIS", "1"),
 ) -> bytes:
+    """An Init response APDU, as a server sends it (for the loopback WAIS server and tests)."""
     optional = (
         tlv(DT_ProtocolVersion, bitmap(True))
         + tlv(DT_Options, bitmap(True, False, False, False, False))
@@ -396,6 +404,7 @@ class QueryTerm:
     term: bytes
 
     def encode(self) -> bytes:
+        """The term's wire form: its attribute list and term fields."""
         return tlv(DT_AttributeList, self.attributes) + tlv(DT_Term, self.term)
 
 
@@ -406,6 +415,7 @@ class Operator:
     op: bytes
 
     def encode(self) -> bytes:
+        """The operator's wire form."""
         return tlv(DT_Operator, self.op)
 
 
@@ -456,6 +466,7 @@ class DocumentHeader:
     origin_city: str | None = None
 
     def encode(self) -> bytes:
+        """The header's wire form: docid, then the fields that are set."""
         body = tlv(DT_DocumentID, self.docid)
         for tag, value in ((DT_VersionNumber, self.version), (DT_Score, self.score),
                            (DT_BestMatch, self.best_match),
@@ -480,6 +491,7 @@ class DocumentText:
     version: int | None = None
 
     def encode(self) -> bytes:
+        """The document text group's wire form: docid, version, text."""
         body = tlv(DT_DocumentID, self.docid)
         if self.version is not None:
             body += tnum(DT_VersionNumber, self.version)
@@ -496,6 +508,7 @@ class Diagnostic:
     surrogate: int = 0
 
     def encode(self) -> bytes:
+        """The diagnostic record's wire form (code, text, surrogate, end of record)."""
         info = self.text.encode("latin-1")
         length = 3 + len(info)
         return (encode_compressed_int(DT_DatabaseDiagnosticRecords) + struct.pack(">H", length)
@@ -505,6 +518,7 @@ class Diagnostic:
     @classmethod
     def decode(cls, body: bytes) -> Diagnostic:
         # body = code(2) text(L-3) surrogate(1) end-of-record(1), where len(body) = L + 1
+        """A diagnostic record from its body bytes."""
         code = _string(body[:2])
         text = _string(body[2:-2]) if len(body) > 4 else ""
         surrogate = body[-2] if len(body) >= 2 else 0
@@ -513,6 +527,7 @@ class Diagnostic:
 
 @dataclass(frozen=True)
 class InitRequest:
+    """A client's Init request: the sizes it proposes and its options."""
     preferred_message_size: int | None
     maximum_record_size: int | None
     options: bytes
@@ -520,6 +535,7 @@ class InitRequest:
 
 @dataclass(frozen=True)
 class InitResponse:
+    """The server's answer to Init: accepted or not, its sizes and implementation."""
     accepted: bool
     preferred_message_size: int | None
     maximum_record_size: int | None
@@ -542,6 +558,7 @@ class SearchRequest:
 
 @dataclass(frozen=True)
 class SearchResponse:
+    """The head of a search answer: status, hits, records returned, next position."""
     status: int
     result_count: int
     records_returned: int

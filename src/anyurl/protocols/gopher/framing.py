@@ -88,6 +88,7 @@ class EndOfData:
 
     @property
     def short(self) -> bool:
+        """Whether fewer bytes came than a Gopher+ ``+n`` header announced."""
         return self.expected is not None and self.received < self.expected
 
 
@@ -127,6 +128,8 @@ def framing_for_type(gophertype: str) -> Framing:
 
 
 class ReaderState(enum.Enum):
+    """Where a response reader is: before the Gopher+ header, in the body, in an error text, done.
+    """
     HEADER = "header"  #: waiting for the Gopher+ header line (or for proof there is none)
     BODY = "body"
     ERROR_BODY = "error-body"  #: collecting a ``--1``/``--2`` error text

@@ -58,6 +58,8 @@ class MenuItem:
 
     @property
     def is_info(self) -> bool:
+        """Whether the line is only text to show (type ``i``, or a line that is not a menu item).
+        """
         return self.type == "i" or self.malformed
 
     @property
@@ -90,6 +92,7 @@ class MenuItem:
         return text
 
     def to_json(self) -> dict[str, Any]:
+        """The item as a JSON object (``--json``); bytes that are not UTF-8 shown escaped."""
         return {
             "type": display(self.type),
             "display": display(self.display),
@@ -145,6 +148,7 @@ class MenuParser:
         return item
 
     def feed(self, data: bytes) -> list[MenuItem]:
+        """The menu items completed by ``data`` (a line longer than any menu line is an error)."""
         self._buf += data
         end = self._buf.rfind(b"\n")
         if end < 0:

@@ -38,6 +38,7 @@ class AttributeBlock:
     lines: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
+        """The block as a JSON object: its name, first-line value and lines."""
         return {"name": self.name, "value": display(self.value),
                 "lines": [display(line) for line in self.lines]}
 
@@ -56,6 +57,7 @@ class View:
         return self.content_type + (f" {self.language}" if self.language else "")
 
     def to_json(self) -> dict[str, Any]:
+        """The view as a JSON object: content type, language, size and the view string."""
         return {"content_type": self.content_type, "language": self.language,
                 "size": self.size, "view": self.view_string}
 
@@ -82,9 +84,11 @@ class Question:
 
     @property
     def secret(self) -> bool:
+        """Whether the answer is a password (``AskP``: asked without echo)."""
         return self.kind == "AskP"
 
     def to_json(self) -> dict[str, Any]:
+        """The question as a JSON object."""
         return {"kind": self.kind, "prompt": display(self.prompt),
                 "default": display(self.default), "choices": [display(c) for c in self.choices],
                 "needs_answer": self.needs_answer}
@@ -98,9 +102,11 @@ class AskForm:
 
     @property
     def answerable(self) -> tuple[Question, ...]:
+        """The questions that take an answer (not the ``Note`` lines)."""
         return tuple(q for q in self.questions if q.needs_answer)
 
     def to_json(self) -> dict[str, Any]:
+        """The form as a JSON object: its questions."""
         return {"questions": [q.to_json() for q in self.questions]}
 
 
@@ -217,6 +223,7 @@ class ItemAttributes:
 
     @property
     def views(self) -> tuple[View, ...]:
+        """The alternate views of the item (``+VIEWS``), as the server listed them."""
         b = self.block("+VIEWS")
         if b is None:
             return ()
@@ -232,11 +239,13 @@ class ItemAttributes:
 
     @property
     def abstract(self) -> str | None:
+        """The ``+ABSTRACT`` text, or None."""
         b = self.block("+ABSTRACT")
         return None if b is None else "\n".join(b.lines).strip("\n")
 
     @property
     def admin(self) -> dict[str, str]:
+        """The ``+ADMIN`` fields (``Admin``, ``Mod-Date`` ...) by name."""
         b = self.block("+ADMIN")
         out: dict[str, str] = {}
         for line in b.lines if b else ():
@@ -247,10 +256,12 @@ class ItemAttributes:
 
     @property
     def ask(self) -> AskForm | None:
+        """The ``+ASK`` form of the item, or None."""
         b = self.block("+ASK")
         return None if b is None else parse_ask(b.lines)
 
     def to_json(self) -> dict[str, Any]:
+        """The attributes as a JSON object (``--json``)."""
         ask = self.ask
         return {
             "info": self.info.to_json() if self.info else None,

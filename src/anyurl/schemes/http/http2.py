@@ -159,6 +159,7 @@ class H2Connection:
 
     @property
     def url(self) -> str:
+        """The URL of the current request, password masked (for messages)."""
         return self.stream.url.masked()
 
     async def _flush(self) -> None:
@@ -303,10 +304,12 @@ class H2Connection:
 
     @property
     def reusable(self) -> bool:
+        """Whether the stream ended cleanly and the connection is open for the next one."""
         return (self._ended and not self._broken
                 and self.h2.state_machine.state is not h2.connection.ConnectionState.CLOSED)
 
     def next_cycle(self) -> None:
+        """Ready for the next request: a new stream on the same connection."""
         self._stream_id = None
         self._ended = False
         self.cycles += 1

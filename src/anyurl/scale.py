@@ -176,7 +176,7 @@ def fetch_many_dask(
             task = _Task(tuple(shard), os.fspath(output_dir), dict(config or {}), retry,
                          per_host, parallel)
             futures.append(client.submit(_run_shard, task, workers=[worker],
-                                         allow_other_workers=False, pure=False,
+                                         allow_other_workers=True, pure=False,
                                          retries=task_retries))
         rows = [row for batch in client.gather(futures) for row in batch]
     finally:
@@ -255,7 +255,7 @@ def mirror_dask(
                     futures.append(client.submit(
                         _run_mirror, tuple(urls), root, dict(options or {}),
                         dict(config or {}), warc_name, tuple(found), workers=[worker],
-                        allow_other_workers=False, pure=False, retries=task_retries))
+                        allow_other_workers=True, pure=False, retries=task_retries))
             pending = {}
             for report in client.gather(futures):
                 reports.append(report)

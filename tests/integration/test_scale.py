@@ -176,3 +176,68 @@ def test_links_to_another_host_go_to_its_owner(cluster: Any, peers: Any,
     saved = {p.name: p.read_bytes() for p in nginx_root.rglob("*.txt")}
     assert saved == {"readme.txt": data.expected_bytes("pub/readme.txt"),
                      "hello.txt": data.expected_bytes("hello.txt")}
+
+
+def test_a_mirror_survives_a_killed_worker_without_refetching(peers: Any,
+                                                             tmp_path: Path) -> None:
+    """SIGKILL the worker process that crawls a host: Dask runs the task again (on the
+    restarted or the other worker), which resumes from the host's state: every URL once."""
+    import signal
+    import sqlite3
+    import threading
+    import time
+
+    from anyurl.mirror.engine import MANIFEST_NAME, STATE_NAME
+    from anyurl.scale import mirror_dask, shard_key
+
+    peer = peers["vsftpd"]
+    start = peer.url("many/")
+    outcome: list[Any] = []
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=logging.ERROR,
+                                  env={"NETRC": os.devnull}) as local, \
+            distributed.Client(local) as client:
+        client.wait_for_workers(2)
+
+        def crawl() -> None:
+            try:
+                outcome.append(mirror_dask([start], client, tmp_path,
+                                           options={"wait": 0.05, "parallel": 1}))
+            except Exception as exc:  # reported below
+                outcome.append(exc)
+
+        thread = threading.Thread(target=crawl)
+        thread.start()
+        state = None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            found = list(tmp_path.glob(f"*/{STATE_NAME}"))
+            if found:
+                state = found[0]
+                try:
+                    with sqlite3.connect(state) as db:
+                        done = db.execute("SELECT COUNT(*) FROM urls "
+                                          "WHERE status = 'done'").fetchone()[0]
+                except sqlite3.Error:
+                    done = 0
+                if done >= 5:
+                    break
+            time.sleep(0.05)
+        assert state is not None, "the crawl did not start"
+        pids = client.run(os.getpid)  # worker address -> pid
+        busy = [w for w, tasks in client.processing().items() if tasks]
+        assert busy, "no worker is crawling"
+        os.kill(pids[busy[0]], signal.SIGKILL)
+        thread.join(timeout=180)
+    assert outcome and not isinstance(outcome[0], Exception), outcome
+    root = state.parent
+    entries = [json.loads(x) for x in (root / MANIFEST_NAME).read_text().splitlines()]
+    urls = [e["url"] for e in entries]
+    assert len(urls) == len(set(urls)) == data.MANY_COUNT + 1
+    [report] = outcome[0]
+    assert report["host"] == shard_key(start)
+    assert report["fetched_now"] < data.MANY_COUNT + 1  # the task that ran again resumed
+    files = {p.name: p.read_bytes() for p in root.rglob("file*.txt")}
+    assert len(files) == data.MANY_COUNT
+    assert all(files[f"file{i:03d}.txt"] == data.expected_bytes(f"many/file{i:03d}.txt")
+               for i in range(data.MANY_COUNT))

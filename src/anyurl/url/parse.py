@@ -27,7 +27,9 @@ removed wherever they are (a URL folded in text, as the Appendix says), never es
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Sequence
 
 from anyurl.errors import URLSyntaxError
 from anyurl.url.charset import (
@@ -53,6 +55,7 @@ IP_SCHEMES = frozenset(
 LOGIN_SCHEMES = frozenset({"ftp", "telnet"})
 
 _WHITESPACE = frozenset(" \t\r\n\f\v")
+_ANY_WHITESPACE = re.compile("[ \t\r\n\f\v]")
 _LOGIN_CHARS = UCHAR_PLAIN | frozenset(";?&=")
 _FSEGMENT = UCHAR_PLAIN | frozenset("?:@&=")
 _HSEGMENT = UCHAR_PLAIN | frozenset(";:@&=")
@@ -65,6 +68,15 @@ class _Text:
 
     def __init__(self, original: str):
         self.original = original
+        if not original.startswith("<") and not _ANY_WHITESPACE.search(original):
+            # The common case, a URL as written: no wrapper, nothing to drop, so the
+            # map back to the input is an offset (built per character, it was a
+            # tenth of a short fetch's parse).
+            skip = 4 if original[:4].upper() == "URL:" else 0
+            self.text = original[skip:]
+            self.index: Sequence[int] = range(skip, len(original))
+            self.wrapped = False
+            return
         chars: list[str] = []
         index: list[int] = []
         start, end = 0, len(original)
@@ -476,6 +488,7 @@ def _describe(ch: str) -> str:
     return f"{ch!r}"
 
 
+@functools.lru_cache(maxsize=1024)
 def _strict_host_error(host: str) -> tuple[str, int] | None:
     """Section 5's ``hostname | hostnumber``; the problem and its offset, or None."""
     labels = host.split(".")
@@ -504,6 +517,7 @@ def _strict_host_error(host: str) -> tuple[str, int] | None:
     return None
 
 
+@functools.lru_cache(maxsize=1024)  # a run of many URLs names few hosts
 def _lenient_host_error(host: str) -> tuple[str, int] | None:
     """Real-world hosts: letters, digits, '-', '_' and '.', no empty inner label."""
     for j, ch in enumerate(host):

@@ -1,0 +1,95 @@
+"""A mirror fed by a hostile site: links that try to leave the tree, reach a port of
+another protocol, read local files, or plant credentials in the archive.
+
+The site is the scripted HTTP server of tests/integration/test_http.py. Whatever its
+pages name, the mirror writes only under its directory, connects to no refused port
+(the resolver's gate is on every link), reads no ``file:`` URL a remote page names, and
+its WARC and manifest carry no password.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_http import Reply, ScriptedServer
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    srv = ScriptedServer()
+    yield srv
+    srv.close()
+
+
+def mirror(*args: str) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+               NETRC=os.devnull)
+    return subprocess.run([sys.executable, "-m", "anyurl", "mirror", "--wait", "0",
+                           "--retry", "0", *args], capture_output=True, timeout=60, env=env)
+
+
+def html(body: str) -> Reply:
+    return Reply(headers=[("Content-Type", "text/html")], body=body.encode())
+
+
+def test_links_cannot_leave_the_tree_reach_port_25_or_read_local_files(
+        server: ScriptedServer, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("local secret\n")
+    server.routes["/site/"] = lambda q: html(
+        '<a href="../../../../../../etc/passwd">up</a>'
+        '<a href="%2e%2e/%2e%2e/%2e%2e/escape.txt">escaped dots</a>'
+        '<a href="/site/..%2F..%2Fslash.txt">escaped slash</a>'
+        '<a href="http://127.0.0.1:25/smtp">port 25</a>'
+        f'<a href="file://{secret}">local file</a>'
+        '<a href="javascript:alert(1)">js</a>'
+        '<a href="page.html">fine</a>')
+    server.routes["/site/page.html"] = lambda q: html("<p>ok</p>")
+    server.routes["/site/..%2F..%2Fslash.txt"] = lambda q: Reply(body=b"slash\n")
+    out = tmp_path / "mirror"
+    r = mirror("-o", str(out), "--span-hosts", "--no-robots", server.url("/site/"))
+    assert b"Traceback" not in r.stderr
+    for path in tmp_path.rglob("*"):  # nothing written outside the mirror
+        assert path in (secret, out) or out in path.parents, path
+    written = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert not any("secret" in w for w in written)
+    assert not any(".." in Path(w).parts for w in written)
+    manifest = [json.loads(x) for x in (out / "manifest.jsonl").read_text().splitlines()]
+    assert not any("secret" in e["url"] or e["url"].startswith("file:") for e in manifest)
+    assert not any(":25/" in e["url"] for e in manifest)
+    # port 25 was refused by the gate before connecting (exit 7 for that URL)
+    assert b"port 25" in r.stderr and r.returncode == 7, r.stderr
+    assert any(e["url"].endswith("/site/page.html") for e in manifest)
+
+
+def test_no_password_reaches_the_archive_or_the_manifest(server: ScriptedServer,
+                                                         tmp_path: Path) -> None:
+    from warcio.archiveiterator import ArchiveIterator
+
+    server.routes["/p/"] = lambda q: html('<a href="a.txt">a</a>')
+    server.routes["/p/a.txt"] = lambda q: Reply(body=b"a\n")
+    out, warc = tmp_path / "m", tmp_path / "m.warc.gz"
+    url = server.url("/p/").replace("http://", "http://alice:hunter2@")
+    r = mirror("-o", str(out), "--warc", str(warc), url)
+    assert r.returncode == 0, r.stderr
+    assert b"hunter2" not in (out / "manifest.jsonl").read_bytes()
+    assert b"hunter2" not in r.stderr
+    with open(warc, "rb") as f:
+        for record in ArchiveIterator(f):
+            assert "hunter2" not in (record.rec_headers.get_header("WARC-Target-URI") or "")
+            block = record.content_stream().read()
+            head = str(record.http_headers or "")
+            assert b"hunter2" not in block and "hunter2" not in head
+            assert "dW5kZWZpbmVk" not in head  # no Basic token either (masked as ****)
+    # the request did carry the login to the server itself
+    page = next(q for q in server.requests if q.path == "/p/")
+    assert page.headers.get("authorization", "").startswith("Basic ")

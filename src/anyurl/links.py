@@ -53,6 +53,9 @@ class Link:
     url: str
     kind: str = FILE
     text: str | None = None
+    #: URLs that describe this one further and are fetched only when asked (a Gopher+
+    #: item's attribute block, whose views are its alternate forms: ``--gopher-views``).
+    more: tuple[str, ...] = ()
 
 
 def unique(links: Iterable[Link]) -> list[Link]:

@@ -214,3 +214,23 @@ def test_get_warc_records_every_scheme_and_replays(peers: Any, tmp_path: Path) -
     again = subprocess.run([sys.executable, "-m", "anyurl", "get", "-sS", "--warc", str(warc),
                             urls[0]], capture_output=True, timeout=60, env=env)
     assert again.returncode == 73  # an archive is never overwritten
+
+
+def test_gopher_plus_views_where_asked(peers: Any, tmp_path: Path) -> None:
+    """--gopher-views: each Gopher+ item's attribute block and its alternate views,
+    beside the item (NAME.attributes, NAME@VIEW), the views as documents."""
+    peer = peers["gopherplus"]
+    r = mirror("-o", str(tmp_path), "--gopher-views", "--include", "*hello.txt*",
+               peer.url("1/"))
+    assert r.returncode == 0, r.stderr
+    base = tmp_path / "gopher" / f"{peer.host}_{peer.port}"
+    names = {p.name for p in base.iterdir()}
+    assert {"gophermap", "hello.txt", "hello.txt.attributes", "hello.txt@text_plain De_DE",
+            "hello.txt@application_json"} <= names
+    assert b"+VIEWS" in (base / "hello.txt.attributes").read_bytes()
+    german = (base / "hello.txt@text_plain De_DE").read_bytes()
+    assert german.startswith(b"Hallo") and b"+-1" not in german
+    without = tmp_path / "plain"
+    r = mirror("-o", str(without), "--include", "*hello.txt*", peer.url("1/"))
+    assert r.returncode == 0, r.stderr
+    assert not list(without.rglob("*.attributes"))  # only where asked

@@ -59,6 +59,9 @@ def add_parser(sub: Any) -> None:
                    help="follow links to other hosts (default: the start URLs' servers, "
                    "under their paths)")
     p.add_argument("--no-robots", action="store_true", help="ignore robots.txt (http)")
+    p.add_argument("--gopher-views", action="store_true",
+                   help="gopher+: also fetch each item's attributes and alternate views "
+                   "(NAME.attributes, NAME@VIEW beside NAME)")
     p.add_argument("--render", action="store_true",
                    help="also save a rendering beside each menu (gophermap.txt: text with "
                    "URLs); the raw listing is always kept")
@@ -145,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
         parallel=max(1, args.parallel), per_host=max(1, args.per_host), wait=args.wait,
         retry=args.retry, limit_rate=rate,
         warc=Path(args.warc) if args.warc else None, retry_failed=args.retry_failed,
-        render=args.render)
+        render=args.render, gopher_views=args.gopher_views)
     status = _Status(not args.silent and wanted(silent=args.silent, body_to_stdout=False))
     if args.dask:
         return _mirror_on_dask(args, options, urls)
@@ -191,7 +194,7 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
 
     fields = {k: getattr(options, k) for k in (
         "max_depth", "include", "exclude", "span_hosts", "robots", "parallel", "per_host",
-        "wait", "retry", "limit_rate", "retry_failed", "render")}
+        "wait", "retry", "limit_rate", "retry_failed", "render", "gopher_views")}
     if options.warc is not None:
         print("anyurl: with --dask each worker writes its own WARC file: "
               "DIR/<host>/mirror.warc.gz", file=sys.stderr)

@@ -38,7 +38,7 @@ from anyurl.options import FTPOptions, GopherOptions
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.url import URL
+from anyurl.url import URL, GopherPath
 
 if TYPE_CHECKING:
     from anyurl.warc import WARCOutput
@@ -50,8 +50,10 @@ STATE_NAME = ".anyurl-mirror.sqlite"
 MANIFEST_NAME = "manifest.jsonl"
 #: A page is read back for its links up to this size; a larger one is kept, not parsed.
 MAX_PAGE = 16 << 20
-#: Kinds of resources that list other resources.
+#: Kinds of resources that list other resources (a Gopher+ attribute block lists the
+#: item's views).
 PAGE_KINDS = frozenset({"menu", "directory"})
+LINKING_KINDS = PAGE_KINDS | {"attributes"}
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,8 @@ class MirrorOptions:
     retry_failed: bool = False
     #: Save a rendering beside each listing its handler can render (``gophermap.txt``).
     render: bool = False
+    #: Gopher+: also fetch each item's attribute block and its alternate views.
+    gopher_views: bool = False
 
 
 @dataclass
@@ -237,8 +241,12 @@ class Mirror:
 
     async def _fetch(self, url: URL) -> tuple[TransferResult, list[str]]:
         dialogue: list[str] = []
+        parts = url.parts
+        # As the server sent it; but a Gopher+ view is a document: its Gopher+ header
+        # and framing go, as they would in any other copy of it.
+        view = isinstance(parts, GopherPath) and (parts.gopher_plus or "").startswith("+")
         options = FetchOptions(
-            raw=True, trace=dialogue.append,
+            raw=not view, trace=dialogue.append,
             schemes=(FTPOptions(listing="mlsd"), GopherOptions(render=False)))
         target = local_path(self.root, url)
         job = Job(url, target, options, named_by_user=False)
@@ -286,9 +294,12 @@ class Mirror:
                 await anyio.to_thread.run_sync(beside.write_text, text, "utf-8")
         links = handler.links(info, body)
         found: list[tuple[str, int, str | None]] = []
-        for link in links:
+        urls = [link.url for link in links]
+        if self.options.gopher_views:
+            urls += [more for link in links for more in link.more]
+        for text in urls:
             try:
-                target = self.resolver.parse(link.url).without_fragment()
+                target = self.resolver.parse(text).without_fragment()
             except AnyURLError:
                 continue  # a page may name what RFC 1738 cannot parse: not ours to fetch
             if self.scope.admits(target, entry.depth + 1):
@@ -314,7 +325,7 @@ class Mirror:
 
 def _is_page(info: ResourceInfo) -> bool:
     """Whether a resource lists others: a menu, a listing, an HTML page."""
-    if info.kind in PAGE_KINDS:
+    if info.kind in LINKING_KINDS:
         return True
     ctype = (info.content_type or "").split(";")[0].strip().lower()
     return ctype in ("text/html", "application/xhtml+xml")

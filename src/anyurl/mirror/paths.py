@@ -64,7 +64,15 @@ def _segments(url: URL) -> tuple[list[str], bool]:
         return [*parts.cwd, parts.name], parts.name == "" or parts.typecode == "d"
     if isinstance(parts, GopherPath):
         selector = parts.selector
-        return selector.split("/"), parts.gophertype == "1" or selector.endswith("/")
+        segments = selector.split("/")
+        plus = parts.gopher_plus
+        if plus and segments:  # a Gopher+ request: beside the item, never over it
+            if plus.startswith("+") and len(plus) > 1:
+                segments[-1] += "@" + plus[1:]  # an alternate view: name@text_plain De_DE
+            elif plus.startswith("!"):
+                segments[-1] += ".attributes"
+            return segments, False
+        return segments, parts.gophertype == "1" or selector.endswith("/")
     if isinstance(parts, FilePath):
         return parts.path.split("/"), parts.path.endswith("/")
     if isinstance(parts, NNTPPath):

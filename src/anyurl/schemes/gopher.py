@@ -75,7 +75,7 @@ from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.gopher_render import render_attributes, render_menu
 from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
 from anyurl.url import URL, GopherPath, quote
-from anyurl.url.charset import display
+from anyurl.url.charset import UCHAR_PLAIN, display
 
 __all__ = ["GopherHandler"]
 
@@ -242,8 +242,12 @@ class GopherHandler(SchemeHandler):
         lines, errors, telnet, tn3270 and CSO items, searches (``7``: no search term to
         give), items with a Gopher+ form (``?``) and Gopher+ alternate-server lines.
         The label is the item's display string. A rendered menu (text, JSON) has no
-        links: fetch with ``raw`` to read them.
+        links: fetch with ``raw`` to read them. A Gopher+ item (``+``) carries its
+        attribute block's URL (``%09%09!``) in ``Link.more``; that block, fetched raw,
+        links to the item's alternate views.
         """
+        if info.kind == "attributes":
+            return self._view_links(info, body)
         if info.kind != "menu" or not (info.content_type or "").startswith(
                 "application/gopher-menu"):
             return []
@@ -269,7 +273,36 @@ class GopherHandler(SchemeHandler):
                 if found is None:
                     continue
                 target, kind = found, PAGE if gtype == "1" else FILE
+                if item.plus == "+" and gtype != "1":
+                    # Gopher+: the attribute block names the item's alternate views
+                    links.append(Link(target, kind, label, more=(target + "%09%09!",)))
+                    continue
             links.append(Link(target, kind, label))
+        return checked(links)
+
+    def _view_links(self, info: ResourceInfo, body: bytes) -> list[Link]:
+        """The alternate views of a Gopher+ item, from its ``!`` attribute block (as
+        fetched raw): one URL per view but the first (the item itself), each asking for
+        that view (``%09%09+text/plain%20De_DE``)."""
+        url = info.url
+        parts = url.parts
+        if not isinstance(parts, GopherPath) or parts.gopher_plus != "!":
+            return []
+        text = body
+        if text.startswith(b"+"):  # the Gopher+ header line of the raw answer
+            first, _, rest = text.partition(b"\n")
+            if first.strip(b"+-\r").isdigit():
+                text = rest
+        try:
+            attrs = parse_attributes(text)
+        except GopherProtocolError:
+            return []
+        links = []
+        item_url = str(url).split("%09", 1)[0]
+        for attributes in attrs[:1]:
+            for view in attributes.views[1:]:
+                view_text = quote(view.view_string, UCHAR_PLAIN | {"/"})
+                links.append(Link(f"{item_url}%09%09+{view_text}", FILE, view.view_string))
         return checked(links)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:

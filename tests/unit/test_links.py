@@ -265,7 +265,8 @@ def menu_links(body: bytes, content_type: str = "application/gopher-menu",
 def test_gopher_menu_items() -> None:
     assert menu_links(MENU) == [
         Link("gopher://gopher.example.org/1/docs", PAGE, "Documents"),
-        Link("gopher://gopher.example.org/0/about.txt", FILE, "About this server"),
+        Link("gopher://gopher.example.org/0/about.txt", FILE, "About this server",
+             more=("gopher://gopher.example.org/0/about.txt%09%09!",)),  # a Gopher+ item
         Link("gopher://gopher.example.org:7070/9/bin/file%20name.dat", FILE, "A binary"),
         Link("gopher://gopher.example.org/g/pic.gif", FILE, "A picture"),
         Link("gopher://gopher.example.org/I/img;1.png", FILE, "An image"),

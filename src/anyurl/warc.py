@@ -2,11 +2,13 @@
 
 What each scheme leaves in the archive:
 
-* **HTTP(S)**: a ``request`` record (the request head as sent, credentials masked, and
-  its body) and a ``response`` record (status line, headers, body), linked by
-  ``WARC-Concurrent-To``, so that the response replays. The body is the one delivered
-  (de-chunked): the recorded head loses ``Transfer-Encoding`` and states the body's
-  ``Content-Length``.
+* **HTTP(S)**: a ``response`` record (status line, headers, body) and a ``request``
+  record (the request head as sent, credentials masked, and its body) whose
+  ``WARC-Concurrent-To`` names the response, in that order, as warcio's own
+  ``write_request_response_pair`` writes them. The body is the one delivered
+  (de-chunked, and decoded when the caller says so): the recorded head loses
+  ``Transfer-Encoding`` (and then ``Content-Encoding``) and states the body's
+  ``Content-Length``, so that the response replays.
 * **Every other scheme** (ftp, gopher, news, nntp, wais, prospero, file, telnet,
   mailto): a ``resource`` record with the URL as ``WARC-Target-URI`` and the bytes as
   the server sent them, then a ``metadata`` record holding the protocol dialogue (the
@@ -15,9 +17,25 @@ What each scheme leaves in the archive:
   argument and an ``Authorization`` value are masked here again, as a second guard.
 
 Every record carries ``WARC-Payload-Digest`` and ``WARC-Block-Digest`` (SHA-1, base32, as
-warcio makes them); the file starts with a ``warcinfo`` record naming anyurl. Payloads
-are read from the saved file in blocks, never held in memory. A ``.gz`` name gets one
-gzip member per record, as ``warcio check`` and replay tools expect.
+warcio makes them); a new file starts with a ``warcinfo`` record naming anyurl (with a
+block digest only: it has no payload). A ``.gz`` name gets one gzip member per record, as
+``warcio check`` and replay tools expect.
+
+Two things warcio leaves to its caller are done here:
+
+* **Bounded memory.** warcio reads a payload to its end twice (digests, then the record)
+  when told its length. A payload is therefore handed over as a *window*: the bytes from
+  where the caller's file stood to where it ended when the record began, read in blocks.
+  A file that grows meanwhile cannot lengthen the record past its ``Content-Length``, and
+  one that shrinks is an error rather than a short record. A stream that cannot seek is
+  first copied to a temporary file, never into memory.
+* **Whole records.** warcio writes straight to its file object; a payload that fails to
+  read half-way (or a full disk) would leave half a record, and every record after it
+  unreadable. The file object under warcio is a small buffer over the unbuffered file,
+  and the records of one call are a unit: on any exception the file is cut back to where
+  they began, so it holds whole records only. Each record is handed to the kernel when
+  warcio has written it (it flushes per record), so a killed process loses at most the
+  record being written, which a later ``append=True`` cannot repair.
 """
 
 from __future__ import annotations
@@ -25,69 +43,258 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from http import HTTPStatus
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from warcio.statusandheaders import StatusAndHeaders
+from warcio.timeutils import datetime_to_iso_date
 from warcio.warcwriter import WARCWriter
 
 from anyurl import __version__
 from anyurl.resource import ResourceInfo
 
-__all__ = ["WARCOutput", "mask_dialogue"]
+__all__ = ["CONFORMS_TO", "DEFAULT_SOFTWARE", "MASK", "WARCOutput", "mask_dialogue"]
 
-_PASS = re.compile(r"^([<>]?\s*PASS\s+)\S.*$", re.IGNORECASE)
-_AUTH = re.compile(r"^([<>]?\s*(?:Proxy-)?Authorization\s*:\s*)\S.*$", re.IGNORECASE)
+#: The ``software`` of the ``warcinfo`` record unless the caller names another.
+DEFAULT_SOFTWARE = f"anyurl/{__version__}"
+#: The ``conformsTo`` of the ``warcinfo`` record: the WARC/1.1 specification.
+CONFORMS_TO = "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
+#: What a password or a credential header value is replaced with.
+MASK = "****"
+
+#: Bytes held before they go to the kernel; also the block a payload is copied in.
+_BLOCK = 1 << 20
+_CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization"})
+
+# A line's direction marker ("> ", "< ") is anything before the first word.
+#: A command whose argument is a password: FTP ``PASS``, NNTP ``AUTHINFO PASS``.
+_PASSWORD = re.compile(r"^(\W*(?:AUTHINFO\s+)?PASS\s+)\S.*$", re.IGNORECASE)
+#: SMTP ``AUTH PLAIN <initial response>``: the response holds the password, in base64.
+_SASL = re.compile(r"^(\W*AUTH\s+\S+\s+)\S.*$", re.IGNORECASE)
+#: ``Authorization:`` / ``Proxy-Authorization:`` with its value (scheme and token alike:
+#: a bare token has no scheme word to keep).
+_CREDENTIAL = re.compile(r"^(\W*(?:Proxy-)?Authorization\s*:\s*)\S.*$", re.IGNORECASE)
+#: Control characters, which would end a WARC or HTTP header line early.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_UNSAFE_IN_URI = re.compile(r"[\x00-\x20\x7f]")
 
 
-def mask_dialogue(lines: Sequence[str]) -> list[str]:
-    """The dialogue with any ``PASS`` argument and credential header value as ``****``."""
+def mask_dialogue(lines: Iterable[str]) -> list[str]:
+    """The dialogue one line per element, with any password as :data:`MASK`.
+
+    Masked: the argument of ``PASS`` and ``AUTHINFO PASS``, the initial response of SMTP
+    ``AUTH``, the value of ``Authorization`` and ``Proxy-Authorization``. An element
+    holding line breaks is split first, so that a password cannot hide on a second line.
+    """
     masked = []
-    for line in lines:
-        line = _PASS.sub(r"\g<1>****", line)
-        masked.append(_AUTH.sub(r"\g<1>****", line))
+    for text in lines:
+        for line in text.splitlines() or [""]:
+            for pattern in (_PASSWORD, _SASL, _CREDENTIAL):
+                line = pattern.sub(rf"\g<1>{MASK}", line)
+            masked.append(line)
     return masked
 
 
-def _length(payload: BinaryIO) -> int:
-    here = payload.tell()
-    end = payload.seek(0, os.SEEK_END)
-    payload.seek(here)
-    return end - here
+def _text(value: str) -> str:
+    """A header value on one line (a CR or LF from a server would end the field)."""
+    return _CONTROL.sub(" ", value)
 
 
-def _stream(payload: BinaryIO | bytes | None) -> BinaryIO:
-    if payload is None:
-        return io.BytesIO()
+def _uri(url: str) -> str:
+    """The URL as given, but for spaces and control characters, percent-encoded: no URI
+    holds them, and readers would split the field there (warcio warns and rewrites)."""
+    return _UNSAFE_IN_URI.sub(lambda m: f"%{ord(m.group()):02X}", url)
+
+
+def _warc_date(date: datetime | None) -> str:
+    """``WARC-Date``: UTC, with microseconds when there are any (WARC/1.1 allows them).
+    A naive ``date`` is taken as UTC already."""
+    moment = datetime.now(UTC) if date is None else date
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return str(datetime_to_iso_date(moment.astimezone(UTC).replace(tzinfo=None),
+                                    use_micros=True))
+
+
+def _http_version(text: str) -> str:
+    """``HTTP/1.1`` from ``1.1`` or ``HTTP/1.1``. An HTTP/2 or /3 exchange is recorded in
+    HTTP/1.1 syntax: WARC's ``application/http`` holds HTTP/1.x messages, the fields are
+    the same, and replay tools parse no other status line."""
+    version = text if text.upper().startswith("HTTP/") else f"HTTP/{text}"
+    if version.upper() in ("HTTP/2", "HTTP/2.0", "HTTP/3", "HTTP/3.0"):
+        return "HTTP/1.1"
+    return version
+
+
+def _fields(headers: Iterable[tuple[str, str]], *, drop: frozenset[str] = frozenset(),
+            mask: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """Header fields to record: HTTP/2 pseudo-headers and ``drop`` left out, ``mask``
+    values replaced, every value on one line."""
+    kept = []
+    for name, value in headers:
+        key = name.lower()
+        if name.startswith(":") or key in drop:
+            continue
+        kept.append((_text(name), MASK if key in mask else _text(value)))
+    return kept
+
+
+def _delivered(headers: Iterable[tuple[str, str]], length: int, *,
+               decoded: bool) -> list[tuple[str, str]]:
+    """The response's fields for the body as delivered: no ``Transfer-Encoding``, no
+    ``Content-Encoding`` once decoded, and one ``Content-Length`` stating ``length`` where
+    the server's stood (else last)."""
+    drop = {"transfer-encoding", "content-encoding"} if decoded else {"transfer-encoding"}
+    kept = _fields(headers, drop=frozenset(drop))
+    fields: list[tuple[str, str]] = []
+    stated = False
+    for name, value in kept:
+        if name.lower() == "content-length":
+            if not stated:
+                fields.append((name, str(length)))
+            stated = True
+        else:
+            fields.append((name, value))
+    if not stated:
+        fields.append(("Content-Length", str(length)))
+    return fields
+
+
+class _Window:
+    """``length`` bytes of a seekable file, from where it stood when the window opened.
+
+    What warcio reads as a payload: it needs ``read``, ``tell`` and ``seek`` (to read the
+    payload again after the digests). Positions are relative to the window's start.
+    """
+
+    def __init__(self, file: BinaryIO, length: int, *, owned: bool = False) -> None:
+        self.file = file
+        self.length = length
+        self._start = file.tell()
+        self._pos = 0
+        self._owned = owned
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, pos: int, whence: int = os.SEEK_SET) -> int:
+        base = {os.SEEK_SET: 0, os.SEEK_CUR: self._pos, os.SEEK_END: self.length}[whence]
+        self._pos = min(max(0, base + pos), self.length)
+        self.file.seek(self._start + self._pos)
+        return self._pos
+
+    def read(self, size: int | None = -1) -> bytes:
+        left = self.length - self._pos
+        if size is None or size < 0 or size > left:
+            size = min(left, _BLOCK)  # never the whole payload at once
+        if size == 0:
+            return b""
+        data = self.file.read(size)
+        if not data:
+            raise OSError(f"the payload ended at byte {self._pos} of {self.length}: "
+                          "its file shrank while it was being archived")
+        self._pos += len(data)
+        return data
+
+    def close(self) -> None:
+        """Close the file if the window made it (a copy of an unseekable stream)."""
+        if self._owned:
+            self.file.close()
+
+
+def _seekable(file: BinaryIO) -> bool:
+    try:
+        return bool(file.seekable())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _window(payload: BinaryIO | bytes) -> _Window:
+    """The payload as a window: bytes as they are, a seekable file from its position to
+    its end, any other stream copied to a temporary file first."""
     if isinstance(payload, bytes | bytearray | memoryview):
-        return io.BytesIO(bytes(payload))
-    return payload
+        data = bytes(payload)
+        return _Window(io.BytesIO(data), len(data))
+    file, owned = payload, False
+    if not _seekable(payload):
+        file, owned = tempfile.TemporaryFile(), True  # noqa: SIM115 - the window closes it
+        while block := payload.read(_BLOCK):
+            file.write(block)
+        file.seek(0)
+    here = file.tell()
+    end = file.seek(0, os.SEEK_END)
+    file.seek(here)
+    return _Window(file, max(0, end - here), owned=owned)
+
+
+class _Sink:
+    """The file under warcio: written bytes stay here until :meth:`flush` (warcio
+    flushes after each record), so that a failed record can be dropped before any of
+    its bytes reach the file."""
+
+    def __init__(self, file: io.FileIO) -> None:
+        self.file = file
+        self._pending = bytearray()
+
+    def write(self, data: bytes) -> int:
+        self._pending += data
+        if len(self._pending) >= _BLOCK:
+            self.flush()
+        return len(data)
+
+    def flush(self) -> None:
+        data, self._pending = self._pending, bytearray()
+        view = memoryview(data)
+        while view:  # a raw write may take fewer bytes than given
+            written = self.file.write(view)
+            if not written:
+                raise OSError(f"{self.file.name!r}: the WARC file took no bytes")
+            view = view[written:]
+
+    def discard(self) -> None:
+        """Forget what was written since the last flush."""
+        self._pending = bytearray()
 
 
 class WARCOutput:
-    """One WARC file being written; use as a context manager or call :meth:`close`.
+    """One WARC/1.1 file being written: use as a context manager or call :meth:`close`.
 
-    An existing file is refused (``FileExistsError``) unless ``append=True`` (a resumed
-    mirror adds to its archive); a new or empty file starts with the ``warcinfo`` record.
+    An existing file is refused with ``FileExistsError`` (even a dangling symbolic link:
+    the file is created with ``O_EXCL``) unless ``append=True``, which adds to it (a
+    resumed mirror continues its archive). A new or empty file starts with a ``warcinfo``
+    record: ``software``, ``format``, ``conformsTo``, and ``operator`` and ``hostname``
+    when given (the host's name is not recorded unless asked). The name decides the
+    compression: one gzip member per record when it ends in ``.gz``.
+
+    One writer per file; calls are not thread-safe and must be serialized by the caller.
+    Every ``write_*`` method writes whole records or none (see the module's docstring).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, append: bool = False,
-                 software: str | None = None, operator: str | None = None):
+    def __init__(self, path: str | os.PathLike[str], *, software: str = DEFAULT_SOFTWARE,
+                 operator: str | None = None, hostname: str | None = None,
+                 append: bool = False) -> None:
         self.path = Path(path)
-        self._file = open(self.path, "ab" if append else "xb")  # noqa: SIM115 - closed in close()
-        gz = self.path.name.endswith(".gz")
-        self._writer = WARCWriter(self._file, gzip=gz, warc_version="WARC/1.1")
-        if self._file.tell() == 0:
-            info = {"software": software or f"anyurl/{__version__}",
-                    "format": "WARC File Format 1.1",
-                    "conformsTo": "https://iipc.github.io/warc-specifications/specifications/"
-                                  "warc-format/warc-1.1/"}
+        self._file = open(self.path, "ab" if append else "xb", buffering=0)  # noqa: SIM115 - closed in close()
+        self._sink = _Sink(self._file)
+        self._broken = False
+        self._writer = WARCWriter(self._sink, gzip=self.path.name.endswith(".gz"),
+                                  warc_version="WARC/1.1")
+        if self._file.seek(0, os.SEEK_END) == 0:
+            info = {"software": software, "format": "WARC File Format 1.1",
+                    "conformsTo": CONFORMS_TO}
             if operator:
                 info["operator"] = operator
-            self._writer.write_record(
-                self._writer.create_warcinfo_record(self.path.name, info))
-            self._file.flush()
+            if hostname:
+                info["hostname"] = hostname
+            try:
+                self._write(self._writer.create_warcinfo_record(self.path.name, info))
+            except BaseException:
+                self._file.close()
+                raise
 
     def write_http(
         self,
@@ -102,33 +309,46 @@ class WARCOutput:
         reason: str,
         response_headers: list[tuple[str, str]],
         payload: BinaryIO | bytes,
+        date: datetime | None = None,
+        content_decoded: bool = False,
     ) -> str:
-        """A request and a response record for one HTTP exchange; the response's id."""
-        version = http_version if http_version.startswith("HTTP/") else f"HTTP/{http_version}"
-        if version == "HTTP/2":
-            version = "HTTP/1.1"  # WARC records HTTP/1.x messages; h2 has the same fields
-        request_head = StatusAndHeaders(
-            f"{method} {request_target} {version}",
-            [(k, "****" if k.lower() in ("authorization", "proxy-authorization") else v)
-             for k, v in request_headers], is_http_request=True)
-        body = request_body or b""
-        request = self._writer.create_warc_record(
-            url, "request", payload=io.BytesIO(body), length=len(body),
-            http_headers=request_head)
-        stream = _stream(payload)
-        length = _length(stream)
-        kept = [(k, v) for k, v in response_headers
-                if k.lower() not in ("transfer-encoding", "content-length")]
-        kept.append(("Content-Length", str(length)))
-        response_head = StatusAndHeaders(f"{status} {reason}".rstrip(), kept,
-                                         protocol=version)
-        response = self._writer.create_warc_record(
-            url, "response", payload=stream, length=length, http_headers=response_head)
-        response_id = str(response.rec_headers.get_header("WARC-Record-ID"))
-        request.rec_headers.add_header("WARC-Concurrent-To", response_id)
-        self._writer.write_record(response)
-        self._writer.write_record(request)
-        self._file.flush()
+        """A ``response`` and a ``request`` record for one HTTP exchange; the response's
+        ``WARC-Record-ID``.
+
+        ``url`` (already masked) is the ``WARC-Target-URI`` of both. ``payload`` is the
+        body as delivered, de-chunked: bytes, or a file read from its current position to
+        its end. The recorded response head drops ``Transfer-Encoding`` and states the
+        payload's ``Content-Length``; with ``content_decoded`` (the body was inflated for
+        ``--compressed``) it drops ``Content-Encoding`` too. ``Authorization`` and
+        ``Proxy-Authorization`` request values are recorded as :data:`MASK`. An empty
+        ``reason`` (HTTP/2 has none) is the status's standard phrase. ``date`` (default
+        now) is both records' ``WARC-Date``.
+        """
+        version = _http_version(http_version)
+        when = _warc_date(date)
+        body = _window(payload)
+        try:
+            kept = _delivered(response_headers, body.length, decoded=content_decoded)
+            try:
+                phrase = reason or HTTPStatus(status).phrase
+            except ValueError:
+                phrase = ""
+            response = self._writer.create_warc_record(
+                _uri(url), "response", payload=body, length=body.length,
+                warc_headers_dict={"WARC-Date": when},
+                http_headers=StatusAndHeaders(_text(f"{status} {phrase}".rstrip()), kept,
+                                              protocol=version))
+            response_id = str(response.rec_headers.get_header("WARC-Record-ID"))
+            sent = request_body or b""
+            request = self._writer.create_warc_record(
+                _uri(url), "request", payload=io.BytesIO(sent), length=len(sent),
+                warc_headers_dict={"WARC-Date": when, "WARC-Concurrent-To": response_id},
+                http_headers=StatusAndHeaders(
+                    _text(f"{method} {request_target} {version}"),
+                    _fields(request_headers, mask=_CREDENTIAL_HEADERS), is_http_request=True))
+            self._write(response, request)
+        finally:
+            body.close()
         return response_id
 
     def write_resource(
@@ -138,47 +358,108 @@ class WARCOutput:
         content_type: str | None,
         payload: BinaryIO | bytes,
         dialogue: Sequence[str] = (),
+        date: datetime | None = None,
     ) -> str:
-        """A resource record (and the dialogue's metadata record); the resource's id."""
-        stream = _stream(payload)
-        length = _length(stream)
-        resource = self._writer.create_warc_record(
-            url, "resource", payload=stream, length=length,
-            warc_content_type=content_type or "application/octet-stream")
-        resource_id = str(resource.rec_headers.get_header("WARC-Record-ID"))
-        self._writer.write_record(resource)
-        if dialogue:
-            text = ("\n".join(mask_dialogue(dialogue)) + "\n").encode("utf-8", "replace")
-            metadata = self._writer.create_warc_record(
-                url, "metadata", payload=io.BytesIO(text), length=len(text),
-                warc_content_type="text/plain; charset=utf-8",
-                warc_headers_dict={"WARC-Concurrent-To": resource_id})
-            self._writer.write_record(metadata)
-        self._file.flush()
+        """A ``resource`` record, then the dialogue's ``metadata`` record if there is a
+        dialogue; the resource's ``WARC-Record-ID``.
+
+        For every scheme but HTTP. ``url`` (already masked) is the ``WARC-Target-URI``;
+        ``content_type`` the record's ``Content-Type`` (``application/octet-stream`` when
+        None); ``payload`` bytes, or a file read from its current position to its end.
+        ``dialogue`` is recorded as ``text/plain``, one line per line, through
+        :func:`mask_dialogue`, with ``WARC-Concurrent-To`` naming the resource.
+        """
+        when = _warc_date(date)
+        body = _window(payload)
+        try:
+            resource = self._writer.create_warc_record(
+                _uri(url), "resource", payload=body, length=body.length,
+                warc_content_type=_text(content_type or "application/octet-stream"),
+                warc_headers_dict={"WARC-Date": when})
+            resource_id = str(resource.rec_headers.get_header("WARC-Record-ID"))
+            records = [resource]
+            if dialogue:
+                text = "".join(f"{line}\n" for line in mask_dialogue(dialogue))
+                data = text.encode("utf-8", "backslashreplace")
+                records.append(self._writer.create_warc_record(
+                    _uri(url), "metadata", payload=io.BytesIO(data), length=len(data),
+                    warc_content_type="text/plain; charset=utf-8",
+                    warc_headers_dict={"WARC-Date": when, "WARC-Concurrent-To": resource_id}))
+            self._write(*records)
+        finally:
+            body.close()
         return resource_id
 
     def write_result(self, info: ResourceInfo, payload: BinaryIO,
-                     dialogue: Sequence[str] = ()) -> str:
-        """The records of one fetched resource: HTTP's request and response when the
-        handler recorded the request (``info.extra["request"]``), else a resource record
-        and its dialogue. ``payload`` is the body as saved."""
+                     dialogue: Sequence[str] = (), *, date: datetime | None = None) -> str:
+        """The records of one fetched resource, as the downloader saved it.
+
+        HTTP's request and response when the handler recorded the request
+        (``info.extra["request"]``), else a resource record and its dialogue. ``payload``
+        is the body as saved: for a HEAD (``kind == "headers"``) the saved text is the
+        head, so the response is recorded with an empty body; for a resumed transfer
+        answered ``206`` the saved file is whole, and the response holds the bytes this
+        response carried (from ``info.offset``), as its ``Content-Range`` says.
+        """
         request = info.extra.get("request")
         if info.url.scheme in ("http", "https") and request and info.status:
+            body: BinaryIO | bytes = payload
+            if info.kind == "headers":
+                body = b""
+            elif info.status == 206 and info.offset:
+                _skip_resumed(payload, info)
             return self.write_http(
                 info.url.masked(), method=request["method"],
                 request_target=request["target"], http_version=request["http_version"],
                 request_headers=list(request["headers"]), request_body=request.get("body"),
                 status=info.status, reason=info.reason or "",
-                response_headers=list(info.headers), payload=payload)
+                response_headers=list(info.headers), payload=body, date=date,
+                content_decoded=bool(info.extra.get("decoded")))
         return self.write_resource(info.url.masked(), content_type=info.content_type,
-                                   payload=payload, dialogue=dialogue)
+                                   payload=payload, dialogue=dialogue, date=date)
+
+    def _write(self, *records: Any) -> None:
+        """Write ``records`` whole, or cut the file back to where they began."""
+        if self._file.closed:
+            raise ValueError(f"{self.path}: the WARC file is closed")
+        if self._broken:
+            raise OSError(f"{self.path}: a failed record could not be cut off; not adding more")
+        start = self._file.seek(0, os.SEEK_END)
+        try:
+            for record in records:
+                self._writer.write_record(record)
+            self._sink.flush()
+        except BaseException:
+            self._sink.discard()
+            try:
+                self._file.truncate(start)
+                self._file.seek(start)
+            except OSError:
+                self._broken = True
+            raise
 
     def close(self) -> None:
-        """Flush and close the file."""
-        self._file.close()
+        """Close the file (every record is in it already); closing twice does nothing."""
+        if not self._file.closed:
+            try:
+                self._sink.flush()
+            finally:
+                self._file.close()
 
     def __enter__(self) -> WARCOutput:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _skip_resumed(payload: BinaryIO, info: ResourceInfo) -> None:
+    """Move a whole saved file to where a resumed ``206`` response's body began, when
+    the file holds the earlier part too (a copy of stdout holds only the response's)."""
+    if not _seekable(payload):
+        return
+    here = payload.tell()
+    remaining = payload.seek(0, os.SEEK_END) - here
+    whole = remaining >= info.offset and (info.size is None
+                                          or remaining == info.offset + info.size)
+    payload.seek(here + info.offset if whole else here)

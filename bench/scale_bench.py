@@ -100,7 +100,8 @@ def main() -> None:
 
         started = time.perf_counter()
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                          host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                          silence_logs=logging.ERROR) as cluster, \
                 Client(cluster) as client:
             client.wait_for_workers(2)
             boot = time.perf_counter() - started

@@ -31,7 +31,8 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True,
-                                  dashboard_address=None, silence_logs=logging.ERROR,
+                                  host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                  silence_logs=logging.ERROR,
                                   env={"NETRC": os.devnull}) as local, \
             distributed.Client(local) as client:
         client.wait_for_workers(2)
@@ -194,7 +195,8 @@ def test_a_mirror_survives_a_killed_worker_without_refetching(peers: Any,
     start = peer.url("many/")
     outcome: list[Any] = []
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=logging.ERROR,
+                                  host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                  silence_logs=logging.ERROR,
                                   env={"NETRC": os.devnull}) as local, \
             distributed.Client(local) as client:
         client.wait_for_workers(2)

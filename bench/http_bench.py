@@ -21,8 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -33,30 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compiled import compile_anyurl  # bench/compiled.py
-
-NGINX_CONF = """
-daemon off;
-worker_processes 1;
-pid {root}/nginx.pid;
-error_log {root}/error.log;
-events {{ worker_connections 256; }}
-http {{
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 100000;
-    default_type application/octet-stream;
-    client_body_temp_path {root}/tmp;
-    proxy_temp_path {root}/tmp;
-    fastcgi_temp_path {root}/tmp;
-    uwsgi_temp_path {root}/tmp;
-    scgi_temp_path {root}/tmp;
-    server {{
-        listen 127.0.0.1:{port};
-        root {root}/www;
-    }}
-}}
-"""
+from nginx import parse_size, start_nginx, stop_nginx  # bench/nginx.py
 
 # Each Python client is a tiny program: argv = url, output path ("-" for /dev/null).
 CLIENTS: dict[str, str] = {
@@ -126,24 +101,10 @@ class Result:
     failed: str | None = None
 
 
-def parse_size(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    text = text.strip().upper().removesuffix("B").removesuffix("I")
-    if text and text[-1] in units:
-        return int(float(text[:-1]) * units[text[-1]])
-    return int(text)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_nginx(root: Path, size: int, small: int) -> tuple[subprocess.Popen[bytes], int]:
+def serve_files(root: Path, size: int, small: int) -> tuple[subprocess.Popen[bytes], int]:
+    """``big.bin`` of ``size`` bytes and ``small`` small files, served by nginx."""
     www = root / "www"
     (www / "small").mkdir(parents=True)
-    (root / "tmp").mkdir()
     block = os.urandom(1 << 20)
     with open(www / "big.bin", "wb") as f:
         left = size
@@ -155,20 +116,8 @@ def start_nginx(root: Path, size: int, small: int) -> tuple[subprocess.Popen[byt
     # nginx workers run as an unprivileged user: let them read the tree.
     for path in (root, www, www / "small"):
         path.chmod(0o755)
-    port = free_port()
-    conf = root / "nginx.conf"
-    conf.write_text(NGINX_CONF.format(root=root, port=port))
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-    proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(root)],
-                            stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise SystemExit("nginx did not start")
+    proc, [port] = start_nginx(root, www)
+    return proc, port
 
 
 def run(cmd: list[str]) -> tuple[float, float, int, int]:
@@ -282,7 +231,7 @@ def main() -> None:
         if args.url:
             url, shown_size = args.url, None
         else:
-            proc, port = start_nginx(root, size, args.small)
+            proc, port = serve_files(root, size, args.small)
             url, shown_size = f"http://127.0.0.1:{port}/big.bin", size
         print(f"downloading {url} ({args.size}), {args.repeat} paired runs per client")
         report("to /dev/null", bench(commands(url, "-", backends), args.repeat), shown_size)
@@ -301,8 +250,7 @@ def main() -> None:
                    bench(small_cmds, args.repeat), None)
     finally:
         if proc is not None:
-            proc.send_signal(signal.SIGQUIT)
-            proc.wait(timeout=10)
+            stop_nginx(proc)
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -40,8 +40,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -51,35 +49,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compiled import compile_anyurl  # bench/compiled.py
+from nginx import parse_size, start_nginx, stop_nginx  # bench/nginx.py
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 GNU_TIME = "/usr/bin/time"
-
-NGINX_CONF = """
-daemon off;
-worker_processes 1;
-pid {root}/nginx.pid;
-error_log {root}/error.log;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 100000;
-    default_type application/octet-stream;
-    client_body_temp_path {root}/tmp;
-    proxy_temp_path {root}/tmp;
-    fastcgi_temp_path {root}/tmp;
-    uwsgi_temp_path {root}/tmp;
-    scgi_temp_path {root}/tmp;
-    server {{
-        listen 127.0.0.1:{port} backlog=1024;
-        root {www};
-    }}
-}}
-"""
 
 ROWS = ("http-bulk", "ftp-bulk", "gopher-bulk", "http-small", "ftp-small", "http-z20",
         "rss-z200")
@@ -95,20 +70,6 @@ class Client:
     cpu: list[float] = field(default_factory=list)
     rss_kib: list[int] = field(default_factory=list)
     failed: str | None = None
-
-
-def parse_size(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    text = text.strip().upper().removesuffix("B").removesuffix("I")
-    if text and text[-1] in units:
-        return int(float(text[:-1]) * units[text[-1]])
-    return int(text)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def run_once(argv: list[str], cwd: Path | None) -> tuple[float, float, int, str]:
@@ -178,24 +139,6 @@ def anyurl(backend: str, *args: str) -> list[str]:
     return [sys.executable, "-m", "anyurl", "get", "-s", "--backend", backend, *args]
 
 
-def start_nginx(root: Path, www: Path) -> tuple[subprocess.Popen[bytes], int]:
-    (root / "tmp").mkdir(exist_ok=True)
-    port = free_port()
-    conf = root / "nginx.conf"
-    conf.write_text(NGINX_CONF.format(root=root, www=www, port=port))
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-    proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(root)],
-                            stderr=subprocess.DEVNULL)
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise SystemExit("nginx did not start: is it installed (scripts/install-peers.sh)?")
-
-
 def add_small_files(data_root: Path, small: int, many16k: int) -> None:
     """`bench/small/fNNNNN` of 1 KiB and `bench/k16/fNNNNN` of 16 KiB, world-readable."""
     block = os.urandom(1 << 20)
@@ -245,7 +188,7 @@ def main() -> None:
         state = launcher.start(need, root / "peers", large_size=size, log=lambda *_: None)
         data_root = Path(state["data_root"])
         add_small_files(data_root, args.small, args.many16k)
-        nginx, port = start_nginx(root, data_root)
+        nginx, [port] = start_nginx(root, data_root)
         base = {"http": f"http://127.0.0.1:{port}/"}
         for name in need:
             peer = state["peers"][name]
@@ -294,8 +237,7 @@ def main() -> None:
         print("\n".join(summary))
     finally:
         if nginx is not None:
-            nginx.send_signal(signal.SIGQUIT)
-            nginx.wait(timeout=10)
+            stop_nginx(nginx)
         launcher.stop(root / "peers", log=lambda *_: None)
         shutil.rmtree(root, ignore_errors=True)
 

@@ -21,8 +21,6 @@ import argparse
 import logging
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,31 +28,7 @@ import time
 from pathlib import Path
 
 from compiled import compile_anyurl  # bench/compiled.py
-
-CONF = """
-daemon off;
-worker_processes 1;
-pid {root}/nginx.pid;
-error_log {root}/error.log;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    keepalive_requests 100000;
-    default_type application/octet-stream;
-    client_body_temp_path {root}/tmp; proxy_temp_path {root}/tmp;
-    fastcgi_temp_path {root}/tmp; uwsgi_temp_path {root}/tmp; scgi_temp_path {root}/tmp;
-    server {{
-{listens}
-        root {root}/www;
-    }}
-}}
-"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from nginx import start_nginx, stop_nginx  # bench/nginx.py
 
 
 def main() -> None:
@@ -66,7 +40,6 @@ def main() -> None:
     compile_anyurl()
     root = Path(tempfile.mkdtemp(prefix="anyurl-scale-"))
     root.chmod(0o755)
-    (root / "tmp").mkdir()
     www = root / "www"
     www.mkdir()
     block = os.urandom(args.size)
@@ -74,14 +47,8 @@ def main() -> None:
         (www / f"f{i:05d}").write_bytes(block)
     for path in (www, *www.iterdir()):
         path.chmod(0o755 if path.is_dir() else 0o644)
-    ports = [free_port() for _ in range(args.hosts)]
-    listens = "\n".join(f"        listen 127.0.0.1:{p} backlog=1024;" for p in ports)
-    (root / "nginx.conf").write_text(CONF.format(root=root, listens=listens))
-    nginx = subprocess.Popen([shutil.which("nginx") or "/usr/sbin/nginx", "-c",
-                              str(root / "nginx.conf"), "-p", str(root)],
-                             stderr=subprocess.DEVNULL)
+    nginx, ports = start_nginx(root, www, args.hosts)
     try:
-        time.sleep(0.5)
         urls = [f"http://127.0.0.1:{ports[i % len(ports)]}/f{i:05d}" for i in range(args.urls)]
         listing = root / "urls.txt"
         listing.write_text("\n".join(urls) + "\n")
@@ -114,8 +81,7 @@ def main() -> None:
         print(f"speed-up: {one / two:.2f}x on {os.cpu_count()} cpus, {args.hosts} hosts, "
               f"{args.size} B files")
     finally:
-        nginx.send_signal(signal.SIGQUIT)
-        nginx.wait(timeout=10)
+        stop_nginx(nginx)
         shutil.rmtree(root, ignore_errors=True)
 
 

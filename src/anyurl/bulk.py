@@ -36,7 +36,6 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
-from anyurl.errors import TransferTimeout
 from anyurl.transport import Stream, stream_error
 
 __all__ = ["CHUNK", "RawBody", "move"]
@@ -105,11 +104,7 @@ async def _wait(stream: Stream, sock: socket.socket) -> None:
             with anyio.fail_after(stream.read_timeout):
                 await anyio.wait_readable(sock)
     except TimeoutError:
-        raise TransferTimeout(
-            f"no data from {stream.what} of {stream.url.masked()} for "
-            f"{stream.read_timeout:g} seconds", url=stream.url,
-            hint="The server may be stalled; raise Config.read_timeout or max_time, or retry.",
-            remedy=("read_timeout",)) from None
+        raise stream.read_timed_out() from None
 
 
 async def _wait_writable(fd: int) -> None:
@@ -142,19 +137,13 @@ async def _splice(
             except _SourceError as exc:
                 raise stream_error(exc.error, stream.url, stream.what,
                                    "while receiving") from exc.error
-            except _NoSplice as exc:
-                raise _NoSplice(exc.moved) from None
             if pump.delivered != before:
                 quiet_since = anyio.current_time()
                 if progress is not None:
                     progress(pump.delivered)
             elif (stream.read_timeout is not None and not pump.in_pipe
                   and anyio.current_time() - quiet_since >= stream.read_timeout):
-                raise TransferTimeout(
-                    f"no data from {stream.what} of {stream.url.masked()} for "
-                    f"{stream.read_timeout:g} seconds", url=stream.url,
-                    hint="The server may be stalled; raise Config.read_timeout or max_time, "
-                    "or retry.", remedy=("read_timeout",))
+                raise stream.read_timed_out()
             done = pump.eof or (count is not None and pump.taken >= count)
             if done and not pump.in_pipe:
                 return pump.delivered

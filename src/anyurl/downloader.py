@@ -409,10 +409,7 @@ class _PartWriter:
         if self._used + size > self._capacity:
             await self.flush()
         if size >= self._capacity:
-            if self._inline:
-                _write_all(self._fd, memoryview(chunk))
-            else:
-                await anyio.to_thread.run_sync(_write_all, self._fd, memoryview(chunk))
+            await self._write(memoryview(chunk))
             return
         if self._buffer is None:
             self._buffer = memoryview(bytearray(self._capacity))
@@ -425,10 +422,13 @@ class _PartWriter:
         self._flushed = anyio.current_time()
         if self._used and self._buffer is not None:
             pending, self._used = self._buffer[: self._used], 0
-            if self._inline:
-                _write_all(self._fd, pending)
-            else:
-                await anyio.to_thread.run_sync(_write_all, self._fd, pending)
+            await self._write(pending)
+
+    async def _write(self, data: memoryview) -> None:
+        if self._inline:
+            _write_all(self._fd, data)
+        else:
+            await anyio.to_thread.run_sync(_write_all, self._fd, data)
 
     def fileno(self) -> int:
         """The file's descriptor (flush first: bytes may wait in the buffer)."""

@@ -26,7 +26,7 @@ from anyurl.options import HTTPOptions
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL
 
-__all__ = ["LOGIN_SCHEMES", "Headers", "RequestDefaults", "apply", "headers_of"]
+__all__ = ["LOGIN_SCHEMES", "Headers", "RequestDefaults", "apply", "headers_of", "with_login"]
 
 #: Schemes whose URLs carry the login that ``auth`` (``-u``) sets (RFC 1738 3.1).
 LOGIN_SCHEMES = frozenset({"ftp", "http", "https", "nntp", "telnet"})
@@ -83,12 +83,7 @@ def apply(
     given = (method, headers, data, auth, verify)
     if defaults.empty and all(v is None for v in given):
         return url, options
-    login = auth if auth is not None else defaults.auth
-    if login is not None and url.scheme in LOGIN_SCHEMES:
-        user, password = login
-        if not user:
-            raise OptionError("auth needs a user name: auth=(user, password)")
-        url = url.replace(user=user, password=password)
+    url = with_login(url, auth if auth is not None else defaults.auth)
     base = options or FetchOptions()
     http = base.get(HTTPOptions)
     changes: dict[str, object] = {}
@@ -110,6 +105,17 @@ def apply(
     if not changes:
         return url, options
     return url, base.with_scheme(dataclasses.replace(http, **changes))  # type: ignore[arg-type]
+
+
+def with_login(url: URL, login: tuple[str, str | None] | None) -> URL:
+    """``url`` with ``login`` (user, password) in place of its own, for the schemes
+    whose URLs carry one (``auth=``, ``-u``); other URLs as they are."""
+    if login is None or url.scheme not in LOGIN_SCHEMES:
+        return url
+    user, password = login
+    if not user:
+        raise OptionError("a login needs a user name: (user, password)")
+    return url.replace(user=user, password=password)
 
 
 def _body(data: Data) -> bytes:

@@ -133,11 +133,8 @@ class Resource:
         expected = self.info.size
         if (raw.remaining is not None and moved < raw.remaining) or (
                 expected is not None and self.bytes_received < expected):
-            raise PartialTransfer(
-                f"transfer of {self.info.url.masked()} ended after {self.bytes_received} of "
-                f"{expected if expected is not None else done + (raw.remaining or 0)} bytes",
-                received=self.bytes_received, expected=expected, url=self.info.url,
-                hint="Try again with resume (resume=True) to continue where it stopped.")
+            raise self._short(expected if expected is not None
+                              else done + (raw.remaining or 0))
         await raw.finish(moved)
         return self.bytes_received
 
@@ -148,14 +145,18 @@ class Resource:
                 yield chunk
         expected = self.info.size
         if expected is not None and self.bytes_received < expected:
-            raise PartialTransfer(
-                f"transfer of {self.info.url.masked()} ended after {self.bytes_received} of "
-                f"{expected} bytes",
-                received=self.bytes_received,
-                expected=expected,
-                url=self.info.url,
-                hint="Try again with resume (resume=True) to continue where it stopped.",
-            )
+            raise self._short(expected)
+
+    def _short(self, expected: int) -> PartialTransfer:
+        """The error for a body that ended after :attr:`bytes_received` of ``expected``."""
+        return PartialTransfer(
+            f"transfer of {self.info.url.masked()} ended after {self.bytes_received} of "
+            f"{expected} bytes",
+            received=self.bytes_received,
+            expected=expected,
+            url=self.info.url,
+            hint="Try again with resume (resume=True) to continue where it stopped.",
+        )
 
     async def read(self, limit: int | None = None) -> bytes:
         """The whole body in memory; for small resources (use iteration for large ones).

@@ -27,7 +27,8 @@ import json
 import os
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,21 @@ def assign(urls: Iterable[str], workers: list[str]) -> dict[str, list[str]]:
         digest = hashlib.sha256(shard_key(url).encode()).digest()
         shards[ordered[int.from_bytes(digest[:8], "big") % len(ordered)]].append(url)
     return {w: u for w, u in shards.items() if u}
+
+
+@contextmanager
+def _connected(scheduler: Any) -> Iterator[Any]:
+    """A client of ``scheduler`` (an address), closed after; a given Client as it is."""
+    from distributed import Client
+
+    if isinstance(scheduler, Client):
+        yield scheduler
+        return
+    client = Client(scheduler)
+    try:
+        yield client
+    finally:
+        client.close()
 
 
 def _run_shard(task: _Task) -> list[dict[str, Any]]:
@@ -166,10 +182,7 @@ def fetch_many_dask(
     ``config`` holds :class:`~anyurl.config.Config` fields for the workers' resolvers
     (plain values: it travels to them). Blocks until every URL has a result.
     """
-    from distributed import Client
-
-    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
-    try:
+    with _connected(scheduler) as client:
         workers = list(client.scheduler_info()["workers"])
         futures = []
         for worker, shard in assign(list(urls), workers).items():
@@ -179,9 +192,6 @@ def fetch_many_dask(
                                          allow_other_workers=True, pure=False,
                                          retries=task_retries))
         rows = [row for batch in client.gather(futures) for row in batch]
-    finally:
-        if not isinstance(scheduler, Client):
-            client.close()
     return [ShardResult(**{k: v for k, v in row.items() if k != "time"}) for row in rows]
 
 
@@ -235,10 +245,7 @@ def mirror_dask(
     round, to the tasks of the workers that own those hosts; rounds end when no crawl
     found anything new. One report per host and round.
     """
-    from distributed import Client
-
-    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
-    try:
+    with _connected(scheduler) as client:
         workers = list(client.scheduler_info()["workers"])
         pending: dict[str, tuple[list[str], list[tuple[str, int]]]] = {}
         for url in start:
@@ -264,6 +271,3 @@ def mirror_dask(
                         seen.add(url)
                         pending.setdefault(shard_key(url), ([], []))[1].append((url, depth))
         return reports
-    finally:
-        if not isinstance(scheduler, Client):
-            client.close()

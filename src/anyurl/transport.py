@@ -132,16 +132,21 @@ class Stream:
         except anyio.EndOfStream:
             return b""
         except TimeoutError:
-            raise TransferTimeout(
-                f"no data from {self.what} of {self.url.masked()} for "
-                f"{self.read_timeout:g} seconds",
-                url=self.url,
-                hint="The server may be stalled; raise Config.read_timeout or max_time, or retry.",
-                remedy=("read_timeout",),
-            ) from None
+            raise self.read_timed_out() from None
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, ssl.SSLError,
                 OSError) as exc:
             raise _stream_error(exc, self.url, self.what, "while receiving") from exc
+
+    def read_timed_out(self) -> TransferTimeout:
+        """The error for ``read_timeout`` seconds without a byte (also for code that
+        waits on the socket itself: :mod:`anyurl.bulk`)."""
+        return TransferTimeout(
+            f"no data from {self.what} of {self.url.masked()} for "
+            f"{self.read_timeout:g} seconds",
+            url=self.url,
+            hint="The server may be stalled; raise Config.read_timeout or max_time, or retry.",
+            remedy=("read_timeout",),
+        )
 
     async def send(self, data: bytes) -> None:
         try:

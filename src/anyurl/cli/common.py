@@ -13,7 +13,7 @@ import sys
 
 from anyurl.errors import AnyURLError
 
-__all__ = ["error_line", "escape_controls", "print_error", "print_warning"]
+__all__ = ["error_line", "escape_controls", "human_bytes", "print_error", "print_warning"]
 
 PROG = "anyurl"
 
@@ -41,6 +41,15 @@ def print_error(exc: AnyURLError) -> int:
     """Print ``exc`` as one line on stderr and return its exit code."""
     print(error_line(exc), file=sys.stderr)
     return exc.exit_code
+
+
+def human_bytes(n: float) -> str:
+    """Bytes as people read them: 512 B, 1.5 KiB, 3.2 MiB."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"  # pragma: no cover - the loop returns first
 
 
 def print_warning(message: str) -> None:

@@ -46,6 +46,7 @@ from anyurl.config import Config, load_config
 from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
 from anyurl.errors import Aborted, AnyURLError, FileExists
 from anyurl.names import remote_name
+from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
@@ -704,10 +705,6 @@ def shows_errors(args: argparse.Namespace) -> bool:
     return not args.silent or bool(getattr(args, "show_error", False))
 
 
-#: Schemes whose URLs carry a login that ``-u`` replaces (RFC 1738 3.1's user:password).
-LOGIN_SCHEMES = frozenset({"ftp", "http", "https", "nntp", "telnet"})
-
-
 def login_from(text: str | None) -> tuple[str, str | None] | None:
     """``-u USER[:PASSWORD]``; without a password one is asked on a terminal (as curl)."""
     if text is None:
@@ -720,14 +717,6 @@ def login_from(text: str | None) -> tuple[str, str | None] | None:
     if sys.stdin.isatty():
         return user, getpass.getpass(f"Enter password for user '{user}': ")
     return user, None  # a server that wants one says so; ftp asks through its callback
-
-
-def with_login(url: URL, login: tuple[str, str | None] | None) -> URL:
-    """``url`` with the ``-u`` login in place of its own, for schemes with a login."""
-    if login is None or url.scheme not in LOGIN_SCHEMES:
-        return url
-    user, password = login
-    return url.replace(user=user, password=password)
 
 
 _WRITE_OUT = re.compile(r"%\{([a-z_]+)\}|%%|\\[nrt\\]")

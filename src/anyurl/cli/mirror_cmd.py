@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from anyurl.cli.common import escape_controls, print_error, print_warning
+from anyurl.cli.common import escape_controls, human_bytes, print_error, print_warning
 from anyurl.cli.terminal import wanted
 from anyurl.errors import Aborted, AnyURLError
 
@@ -117,15 +117,7 @@ class _Status:
 def _line(counts: dict[str, int]) -> str:
     found = sum(counts.get(k, 0) for k in ("queued", "running", "done", "failed"))
     return (f"mirror: found {found}, done {counts.get('done', 0)}, failed "
-            f"{counts.get('failed', 0)}, {_bytes(counts.get('bytes', 0))}")
-
-
-def _bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"
+            f"{counts.get('failed', 0)}, {human_bytes(counts.get('bytes', 0))}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -181,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.silent:
         print(f"anyurl: mirror of {len(urls) or 'the stored URLs'} start URL(s) in "
               f"{args.output_dir}: {summary.done} done ({summary.fetched_now} now), "
-              f"{summary.failed} failed, {_bytes(summary.bytes)}", file=sys.stderr)
+              f"{summary.failed} failed, {human_bytes(summary.bytes)}", file=sys.stderr)
     return summary.exit_code
 
 
@@ -212,7 +204,7 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
         if not args.silent:
             print(f"anyurl: {report['root']} on {report['worker']}: {report['done']} done "
                   f"({report['fetched_now']} now), {report['failed']} failed, "
-                  f"{_bytes(report['bytes'])}", file=sys.stderr)
+                  f"{human_bytes(report['bytes'])}", file=sys.stderr)
     return 1 if failed else 0
 
 

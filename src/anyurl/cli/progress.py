@@ -35,7 +35,7 @@ from rich.progress import (
 from rich.table import Column, Table
 from rich.text import Text
 
-from anyurl.cli.common import escape_controls
+from anyurl.cli.common import escape_controls, human_bytes
 from anyurl.cli.terminal import wanted
 from anyurl.downloader import DownloadEvents, Job, TransferResult
 from anyurl.resource import ResourceInfo
@@ -162,9 +162,9 @@ class TransferProgress(DownloadEvents):
             else:
                 why = r.error.message if r.error is not None else ""
                 outcome = Text(f"exit {r.exit_code}: {why}", style="red")
-            rate = _human(r.bytes / r.seconds) + "/s" if r.seconds > 0 and r.bytes else ""
+            rate = human_bytes(r.bytes / r.seconds) + "/s" if r.seconds > 0 and r.bytes else ""
             table.add_row(str(r.job.index + 1), escape_controls(name), outcome,
-                          _human(r.resumed_from + r.bytes), f"{r.seconds:.2f}s", rate)
+                          human_bytes(r.resumed_from + r.bytes), f"{r.seconds:.2f}s", rate)
         return table
 
     def __enter__(self) -> TransferProgress:
@@ -181,11 +181,3 @@ class TransferProgress(DownloadEvents):
         if self.count > 1 and self.results and exc_type is None:
             self.console.print(self.summary())
 
-
-def _human(n: float) -> str:
-    """Bytes as people read them: 512 B, 1.5 KiB, 3.2 MiB."""
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"  # pragma: no cover - the loop returns first

@@ -134,15 +134,11 @@ class HTTPHandler(SchemeHandler):
         headers = [("Host", host_header(url)), ("User-Agent", USER_AGENT), ("Accept", "*/*")]
         if http.decode_content:
             headers.append(("Accept-Encoding", "gzip, deflate"))
-        if options.byte_range is not None:
-            first, last = options.byte_range
+        first, last = options.byte_range or (0, None)
+        if options.byte_range is not None or options.offset:
             end = "" if last is None else str(last)
             headers.append(("Range", f"bytes={first + options.offset}-{end}"))
             if options.offset and options.if_range:
-                headers.append(("If-Range", options.if_range))
-        elif options.offset:
-            headers.append(("Range", f"bytes={options.offset}-"))
-            if options.if_range:
                 headers.append(("If-Range", options.if_range))
         if authorization:
             headers.append(("Authorization", authorization))

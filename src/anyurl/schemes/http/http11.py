@@ -116,20 +116,26 @@ class HTTP11Connection:
 
     def body(self, response: Response) -> AsyncIterator[bytes]:
         """Counted when the length is known and h11 expects a body, else h11's framing."""
-        length = response.content_length
-        if (length is not None and self.h11.their_state is h11.SEND_BODY
-                and self.method != "HEAD" and response.status not in (204, 304)):
+        length = self._counted_length(response)
+        if length is not None:
             return self._counted_body(response, length)
         return self._h11_body()  # h11 knows that HEAD, 204 and 304 have no body
+
+    def _counted_length(self, response: Response) -> int | None:
+        """The Content-Length of a body that is read past h11, None when h11 frames it
+        (no length, or a response that has no body whatever its head says)."""
+        length = response.content_length
+        if (length is None or self.h11.their_state is not h11.SEND_BODY
+                or self.method == "HEAD" or response.status in (204, 304)):
+            return None
+        return length
 
     def raw_body(self, response: Response) -> tuple[bytes, int] | None:
         """(bytes already read, bytes still on the socket) of a counted body that can
         be moved without Python (:mod:`anyurl.bulk`), else None. After the move,
         :meth:`raw_done` settles the connection as :meth:`_counted_body` does."""
-        length = response.content_length
-        if (length is None or self.h11.their_state is not h11.SEND_BODY
-                or self.method == "HEAD" or response.status in (204, 304)
-                or self.stream.plain_socket is None):
+        length = self._counted_length(response)
+        if length is None or self.stream.plain_socket is None:
             return None
         leftover, _ = self.h11.trailing_data
         if len(leftover) > length:

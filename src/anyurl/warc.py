@@ -35,7 +35,16 @@ Two things warcio leaves to its caller are done here:
   and the records of one call are a unit: on any exception the file is cut back to where
   they began, so it holds whole records only. Each record is handed to the kernel when
   warcio has written it (it flushes per record), so a killed process loses at most the
-  record being written, which a later ``append=True`` cannot repair.
+  record being written; a crawl that resumes the file says where its last committed
+  record ended (``cut_at``), and the file is cut back there, so a record written after
+  that (its URL not yet marked done, so fetched again) is not left twice.
+
+Beyond one file: ``max_size`` rolls the archive over to ``NAME-00001.warc.gz``,
+``NAME-00002.warc.gz``, ... (:func:`series`) once a file has reached that size, as
+``wget --warc-max-size`` does; :meth:`WARCOutput.write_revisit` records a payload seen
+before (WARC/1.1 section 6.7.2, profile ``identical-payload-digest``: a refreshed mirror's
+unchanged files); and :func:`write_cdxj` writes the CDXJ index (pywb's format, made by
+webrecorder's ``cdxj-indexer``) that replay tools read beside the archive.
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from http import HTTPStatus
 from pathlib import Path
@@ -57,7 +67,17 @@ from warcio.warcwriter import WARCWriter
 from anyurl import __version__
 from anyurl.resource import ResourceInfo
 
-__all__ = ["CONFORMS_TO", "DEFAULT_SOFTWARE", "MASK", "WARCOutput", "mask_dialogue"]
+__all__ = [
+    "CONFORMS_TO",
+    "DEFAULT_SOFTWARE",
+    "MASK",
+    "REVISIT_PROFILE",
+    "WARCOutput",
+    "Written",
+    "mask_dialogue",
+    "series",
+    "write_cdxj",
+]
 
 #: The ``software`` of the ``warcinfo`` record unless the caller names another.
 DEFAULT_SOFTWARE = f"anyurl/{__version__}"
@@ -65,6 +85,8 @@ DEFAULT_SOFTWARE = f"anyurl/{__version__}"
 CONFORMS_TO = "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
 #: What a password or a credential header value is replaced with.
 MASK = "****"
+#: ``WARC-Profile`` of a revisit record whose payload is the same as an earlier one's.
+REVISIT_PROFILE = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 
 #: Bytes held before they go to the kernel; also the block a payload is copied in.
 _BLOCK = 1 << 20
@@ -162,6 +184,39 @@ def _delivered(headers: Iterable[tuple[str, str]], length: int, *,
     if not stated:
         fields.append(("Content-Length", str(length)))
     return fields
+
+
+def series(path: str | os.PathLike[str], number: int) -> Path:
+    """The ``number``-th file of a rolled archive: 0 is ``path`` itself, then
+    ``site-00001.warc.gz``, ``site-00002.warc.gz`` ... beside it (the suffixes kept)."""
+    first = Path(path)
+    if number == 0:
+        return first
+    name = first.name
+    for suffix in (".warc.gz", ".warc", ".gz"):
+        if name.endswith(suffix):
+            stem, ext = name[: -len(suffix)], suffix
+            break
+    else:
+        stem, ext = name, ""
+    return first.with_name(f"{stem}-{number:05d}{ext}")
+
+
+@dataclass(frozen=True)
+class Written:
+    """Where the main record of the last write went, and what a revisit of it needs."""
+
+    #: ``WARC-Record-ID`` of the response or resource record.
+    record_id: str
+    #: ``WARC-Target-URI`` and ``WARC-Date`` as recorded.
+    uri: str
+    date: str
+    #: ``WARC-Payload-Digest`` (``sha1:BASE32``), or None when warcio gave none.
+    payload_digest: str | None
+    #: The file the records are in, and its length once they were written: a resumed
+    #: crawl cuts the file back to the end of its last committed record.
+    file: Path
+    end: int
 
 
 class _Window:
@@ -276,25 +331,78 @@ class WARCOutput:
 
     def __init__(self, path: str | os.PathLike[str], *, software: str = DEFAULT_SOFTWARE,
                  operator: str | None = None, hostname: str | None = None,
-                 append: bool = False) -> None:
-        self.path = Path(path)
-        self._file = open(self.path, "ab" if append else "xb", buffering=0)  # noqa: SIM115 - closed in close()
+                 append: bool = False, max_size: int | None = None,
+                 cut_at: tuple[Path, int] | None = None) -> None:
+        self.first = Path(path)
+        self.max_size = max_size
+        self._info = {"software": software, "format": "WARC File Format 1.1",
+                      "conformsTo": CONFORMS_TO}
+        if operator:
+            self._info["operator"] = operator
+        if hostname:
+            self._info["hostname"] = hostname
+        #: The main record of the last write (None before one).
+        self.last: Written | None = None
+        self._number = 0
+        if append:
+            self._number = self._resume(cut_at)
+        self._open(self._number, append=append)
+
+    @property
+    def files(self) -> list[Path]:
+        """The files of the archive so far, in order (one unless it rolled over)."""
+        return [series(self.first, n) for n in range(self._number + 1)
+                if os.path.lexists(series(self.first, n))]
+
+    def _resume(self, cut_at: tuple[Path, int] | None) -> int:
+        """Which file of the series an appending writer continues; cut back to
+        ``cut_at`` (the end of the last record a crawl committed) first, dropping any
+        later file of the series, which can only hold uncommitted records."""
+        last = 0
+        while os.path.lexists(series(self.first, last + 1)):
+            last += 1
+        if cut_at is None:
+            return last
+        file, end = Path(cut_at[0]), cut_at[1]
+        keep = next((n for n in range(last + 1) if series(self.first, n) == file), None)
+        if keep is None:
+            return last  # a crawl of another archive: nothing of ours to cut
+        for n in range(keep + 1, last + 1):
+            series(self.first, n).unlink()
+        fd = os.open(file, os.O_WRONLY | os.O_NOFOLLOW)
+        try:
+            if os.fstat(fd).st_size > end:
+                os.truncate(fd, end)
+        finally:
+            os.close(fd)
+        return keep
+
+    def _open(self, number: int, *, append: bool) -> None:
+        self.path = series(self.first, number)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_APPEND if append
+                                                              else os.O_EXCL)
+        self._file = open(os.open(self.path, flags, 0o644), "ab", buffering=0)  # noqa: SIM115 - closed in close()
         self._sink = _Sink(self._file)
         self._broken = False
         self._writer = WARCWriter(self._sink, gzip=self.path.name.endswith(".gz"),
                                   warc_version="WARC/1.1")
         if self._file.seek(0, os.SEEK_END) == 0:
-            info = {"software": software, "format": "WARC File Format 1.1",
-                    "conformsTo": CONFORMS_TO}
-            if operator:
-                info["operator"] = operator
-            if hostname:
-                info["hostname"] = hostname
             try:
-                self._write(self._writer.create_warcinfo_record(self.path.name, info))
+                self._write(self._writer.create_warcinfo_record(self.path.name, self._info))
             except BaseException:
                 self._file.close()
                 raise
+
+    def _roll(self) -> None:
+        """Start the next file of the series when this one has reached ``max_size``
+        (a file holds at least one record besides its ``warcinfo``)."""
+        if self.max_size is None or self.last is None or self.last.file != self.path:
+            return
+        if self._file.seek(0, os.SEEK_END) < self.max_size:
+            return
+        self.close()
+        self._number += 1
+        self._open(self._number, append=False)
 
     def write_http(
         self,
@@ -418,8 +526,52 @@ class WARCOutput:
         return self.write_resource(info.url.masked(), content_type=info.content_type,
                                    payload=payload, dialogue=dialogue, date=date)
 
+    def write_revisit(
+        self,
+        url: str,
+        *,
+        refers_to: Written,
+        content_type: str | None = None,
+        http_status: tuple[int, str, list[tuple[str, str]]] | None = None,
+        date: datetime | None = None,
+    ) -> str:
+        """A ``revisit`` record: ``url`` was captured again and its payload is the one
+        ``refers_to`` recorded (WARC/1.1 6.7.2, :data:`REVISIT_PROFILE`); its
+        ``WARC-Record-ID``.
+
+        ``WARC-Refers-To``, ``-Target-URI`` and ``-Date`` name the earlier record and
+        ``WARC-Payload-Digest`` is its digest, so a replay tool serves the earlier
+        payload. For HTTP, ``http_status`` (status, reason, header fields) is the new
+        response's head, recorded as the block as the profile allows; other schemes'
+        revisits have an empty block.
+        """
+        if refers_to.payload_digest is None:
+            raise ValueError(f"{url}: the earlier record has no payload digest to refer to")
+        http_headers = None
+        if http_status is not None:
+            status, reason, fields = http_status
+            try:
+                phrase = reason or HTTPStatus(status).phrase
+            except ValueError:
+                phrase = ""
+            http_headers = StatusAndHeaders(
+                _text(f"{status} {phrase}".rstrip()),
+                _fields(fields, drop=frozenset({"transfer-encoding"})), protocol="HTTP/1.1")
+        headers = {"WARC-Date": _warc_date(date), "WARC-Profile": REVISIT_PROFILE,
+                   "WARC-Refers-To": refers_to.record_id}
+        if content_type and http_status is None:
+            headers["Content-Type"] = _text(content_type)
+        record = self._writer.create_revisit_record(
+            _uri(url), refers_to.payload_digest, _uri(refers_to.uri), refers_to.date,
+            http_headers=http_headers, warc_headers_dict=headers)
+        self._write(record)
+        return str(record.rec_headers.get_header("WARC-Record-ID"))
+
     def _write(self, *records: Any) -> None:
-        """Write ``records`` whole, or cut the file back to where they began."""
+        """Write ``records`` whole, or cut the file back to where they began; the first
+        is the main one, which :attr:`last` then describes."""
+        if records and records[0].rec_type != "warcinfo":
+            self._roll()
         if self._file.closed:
             raise ValueError(f"{self.path}: the WARC file is closed")
         if self._broken:
@@ -429,6 +581,13 @@ class WARCOutput:
             for record in records:
                 self._writer.write_record(record)
             self._sink.flush()
+            main = records[0].rec_headers if records else None
+            if main is not None and records[0].rec_type != "warcinfo":
+                self.last = Written(
+                    str(main.get_header("WARC-Record-ID")),
+                    str(main.get_header("WARC-Target-URI")), str(main.get_header("WARC-Date")),
+                    main.get_header("WARC-Payload-Digest"), self.path,
+                    self._file.seek(0, os.SEEK_END))
         except BaseException:
             self._sink.discard()
             try:
@@ -451,6 +610,33 @@ class WARCOutput:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def write_cdxj(warcs: Sequence[str | os.PathLike[str]], target: str | os.PathLike[str]) -> Path:
+    """Index ``warcs`` into the CDXJ file ``target`` (sorted, as pywb and other replay
+    tools read it: ``SURT timestamp {json}``, the JSON naming url, mime, status, digest,
+    length, offset and filename, the file's name relative to the index's folder); the
+    index is written beside and renamed into place, so a reader never sees half of it.
+
+    The indexer is webrecorder's ``cdxj-indexer``; the response, revisit and resource
+    records are indexed (a request or a dialogue's metadata record replays nothing).
+    Its SURT key drops the scheme (``ftp://h/x`` and ``http://h/x`` share a key), as
+    pywb's does; the ``url`` field tells them apart.
+    """
+    from cdxj_indexer.main import write_cdx_index  # type: ignore[import-untyped]
+
+    out = Path(target)
+    partial = out.with_name(out.name + ".part")
+    inputs = [os.fspath(w) for w in warcs]
+    try:
+        write_cdx_index(os.fspath(partial), inputs,
+                        {"sort": True, "records": "response,revisit,resource",
+                         "dir_root": os.fspath(out.parent.resolve())})
+        os.replace(partial, out)
+    finally:
+        if partial.exists():
+            partial.unlink()
+    return out
 
 
 def _skip_resumed(payload: BinaryIO, info: ResourceInfo) -> None:

@@ -13,6 +13,7 @@ It imports no handler, so a program can hold links without loading protocol code
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -56,6 +57,12 @@ class Link:
     #: URLs that describe this one further and are fetched only when asked (a Gopher+
     #: item's attribute block, whose views are its alternate forms: ``--gopher-views``).
     more: tuple[str, ...] = ()
+    #: What the listing says of the target, when it says it (an FTP ``MLSD`` line's
+    #: ``size`` and ``modify`` facts): its size in bytes and its modification time (POSIX
+    #: seconds). A refreshed mirror compares them with what it saved last time and
+    #: fetches only what changed; the time is given to the saved file, as ``wget -N``.
+    size: int | None = None
+    modified: float | None = None
 
 
 def unique(links: Iterable[Link]) -> list[Link]:
@@ -74,7 +81,7 @@ def unique(links: Iterable[Link]) -> list[Link]:
         kind = PAGE if PAGE in (before.kind, link.kind) else before.kind
         text = before.text if before.text else link.text
         if (kind, text) != (before.kind, before.text):
-            seen[link.url] = Link(before.url, kind, text)
+            seen[link.url] = dataclasses.replace(before, kind=kind, text=text)
     return list(seen.values())
 
 

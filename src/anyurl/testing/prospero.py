@@ -63,7 +63,12 @@ from anyurl.protocols.ardp import (
     build_header,
     parse_packet,
 )
-from anyurl.protocols.prospero import ProsperoSyntaxError, quote_token, tokenize
+from anyurl.protocols.prospero import (
+    ProsperoSyntaxError,
+    qsprintf_token,
+    quote_token,
+    tokenize,
+)
 
 __all__ = ["ProsperoServer", "main", "serve_prospero"]
 
@@ -95,8 +100,10 @@ class PObject:
         return any(a[0] == "BASE-TYPE" and "DIRECTORY" in a[1:] for a in self.attributes)
 
 
-#: The contents of ``/pub/contents`` (its PROSPERO-CONTENTS access method).
-CONTENTS_TEXT = "The contents of a Prospero object, read with GET-OBJECT-INFO CONTENTS."
+#: The contents of ``/pub/contents`` (its PROSPERO-CONTENTS access method): several lines
+#: and a quote, sent as Prospero 5.3's dirsrv sends a file (one quoted token over lines).
+CONTENTS_TEXT = ("The contents of a Prospero object,\nread with GET-OBJECT-INFO CONTENTS.\n"
+                 "It's sent as one token that spans lines.\n")
 
 
 def _hostport(host: str, port: int, default: int) -> str:
@@ -291,8 +298,10 @@ class ProsperoServer:
         if wanted == {"CONTENTS"}:  # as Prospero 5.3's dirsrv answers it
             if obj.contents is None:
                 return ["NONE-FOUND"]
+            # One token, quoted by qsprintf from its first special character on: a
+            # file's line ends stay inside the quotes (dirsrv's "nested' file\n'").
             return ["ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA "
-                    + quote_token(obj.contents, always=True)]
+                    + qsprintf_token(obj.contents)]
         if not wanted & {"#ALL", "#OBJECT", "#INTERESTING", "#FIELD"}:
             attributes = [a for a in attributes if a[0] in wanted]
         return [_attr_line(a) for a in attributes] or ["NONE-FOUND"]

@@ -28,6 +28,9 @@ Objects (hsoname: what it is or does):
 * ``/pub/local``: a LOCAL access method to ``--local-file`` (default: this module's file);
 * ``/pub/wais``: a WAIS access method in its all-default form (no URL can be made of it);
 * ``/pub/many``: a directory of 300 links: a reply of about 24 packets, two windows;
+* ``/pub/contents``: a PROSPERO-CONTENTS file of several lines (:data:`CONTENTS_TEXT`);
+* ``/archive``: a directory to mirror: PROSPERO-CONTENTS files (``notes``, ``dos`` with
+  CR LF, ``sub/deep``) and ``readme``, AFTP ``pub/readme.txt`` BINARY;
 * ``/old``: ``FORWARDED`` to ``/pub/README`` on this server;
 * ``/private``: ``FAILURE NOT-AUTHORIZED``;
 * ``/lossy``: like README plus 50 DESCRIPTION lines (a 4-packet reply); the first time its
@@ -38,7 +41,9 @@ Objects (hsoname: what it is or does):
 * ``/dup``: every reply packet is sent twice, in reverse order.
 
 The AFTP/GOPHER/TELNET access methods name ``--ftp``, ``--gopher`` and ``--telnet``
-(``HOST:PORT``, default: this server's host on the standard ports).
+(``HOST:PORT``, default: this server's host on the standard ports). In LINK and FORWARDED
+lines the server names itself ``LOCALHOST`` when it listens on a loopback address, as a
+real Prospero 5.3 dirsrv does, not by the address it was reached at.
 """
 
 from __future__ import annotations
@@ -106,6 +111,10 @@ CONTENTS_TEXT = ("The contents of a Prospero object,\nread with GET-OBJECT-INFO 
                  "It's sent as one token that spans lines.\n")
 
 
+#: The contents of ``/archive/dos``: CR LF line ends, kept as they are.
+DOS_TEXT = "a\r\nb\r\n"
+
+
 def _hostport(host: str, port: int, default: int) -> str:
     return host if port == default else f"{host}({port})"
 
@@ -122,6 +131,11 @@ def build_catalogue(
     def file(*methods: tuple[str, ...]) -> PObject:
         return PObject(attributes=[("BASE-TYPE", "FILE"), ("OWNER", "anyurl"),
                                    *(("ACCESS-METHOD", *m) for m in methods)])
+
+    def contents(text: str) -> PObject:
+        return PObject(attributes=[("BASE-TYPE", "FILE"),
+                                   ("ACCESS-METHOD", "PROSPERO-CONTENTS", "", "", "", "")],
+                       contents=text)
 
     readme_methods = (
         ("AFTP", "INTERNET-D", ftp_host, "ASCII", "pub/readme.txt", "TEXT"),
@@ -153,6 +167,17 @@ def build_catalogue(
             attributes=[("BASE-TYPE", "DIRECTORY")],
             links=[(f"file{i:03d}.txt", "FILE", f"/pub/many/file{i:03d}.txt")
                    for i in range(MANY_COUNT)]),
+        "/archive": PObject(attributes=[("BASE-TYPE", "DIRECTORY")], links=[
+            ("notes", "FILE", "/archive/notes"), ("dos", "FILE", "/archive/dos"),
+            ("readme", "FILE", "/archive/readme"), ("sub", "DIRECTORY", "/archive/sub"),
+        ]),
+        "/archive/notes": contents(CONTENTS_TEXT),
+        "/archive/dos": contents(DOS_TEXT),
+        "/archive/readme": file(
+            ("AFTP", "INTERNET-D", ftp_host, "ASCII", "pub/readme.txt", "BINARY")),
+        "/archive/sub": PObject(attributes=[("BASE-TYPE", "DIRECTORY")],
+                                links=[("deep", "FILE", "/archive/sub/deep")]),
+        "/archive/sub/deep": contents("deep inside\n"),
         "/old": PObject(forward_to="/pub/README"),
         "/private": PObject(failure="NOT-AUTHORIZED you may not read /private"),
     }
@@ -198,9 +223,12 @@ class ProsperoServer:
     """The protocol logic; :func:`serve_prospero` gives it sockets."""
 
     def __init__(self, host: str, port: int, catalogue: dict[str, PObject],
-                 window: int = DEFAULT_WINDOW):
+                 window: int = DEFAULT_WINDOW, name: str | None = None):
         self.host = host
         self.port = port
+        #: The name the server gives itself in LINK and FORWARDED lines: ``LOCALHOST``
+        #: on a loopback address, as a real dirsrv there does (not the address).
+        self.name = name or ("LOCALHOST" if host in ("127.0.0.1", "::1") else host)
         self.catalogue = catalogue
         self.window = window
         self.connections: dict[tuple[tuple[str, int], int], _Connection] = {}
@@ -307,7 +335,7 @@ class ProsperoServer:
         return [_attr_line(a) for a in attributes] or ["NONE-FOUND"]
 
     def _me(self) -> str:
-        return _hostport(self.host, self.port, 1525)
+        return _hostport(self.name, self.port, 1525)
 
     def _forwarded(self, hsoname: str) -> str:
         return f"FORWARDED INTERNET-D {self._me()} ASCII {quote_token(hsoname, always=True)} 0"

@@ -30,6 +30,7 @@ from __future__ import annotations
 import inspect
 import json
 import mimetypes
+import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
@@ -226,7 +227,7 @@ class GopherHandler(SchemeHandler):
                 "application/gopher-menu"):
             return None
         try:
-            return render_menu(parse_menu(body))
+            return render_menu(parse_menu(_without_terminator(body)))
         except GopherProtocolError:
             return None
 
@@ -252,7 +253,7 @@ class GopherHandler(SchemeHandler):
                 "application/gopher-menu"):
             return []
         try:
-            items = parse_menu(body)
+            items = parse_menu(_without_terminator(body))
         except GopherProtocolError:
             return []  # a line longer than any menu line: not a menu
         links = []
@@ -774,3 +775,15 @@ class GopherHandler(SchemeHandler):
             received=event.received, expected=event.expected, url=url,
             hint="Try again; the server closed the connection early.",
         )
+
+
+_TERMINATOR = re.compile(rb"(?:\A|\n)\.\r?(?:\n|\Z)")
+
+
+def _without_terminator(body: bytes) -> bytes:
+    """A raw menu up to its terminating line: a lone ``.`` ends a menu (RFC 1436 3.8);
+    it is no item, and what a server sends after it is not part of the menu."""
+    found = _TERMINATOR.search(body)
+    if found is None:
+        return body
+    return body[: found.start() + (1 if found.group().startswith(b"\n") else 0)]

@@ -457,3 +457,19 @@ async def test_attributes_from_a_gopher0_server_are_passed_through(attr: str) ->
             pytest.raises(ProtocolError, match="with nothing"):
         await fetch(f"gopher://127.0.0.1:{server.port}/0/x%09%09{attr}",
                     config=Config(allowed_ports=frozenset({server.port})))
+
+
+async def test_an_ask_item_is_linked_through_its_attribute_block(peers) -> None:
+    """Issue 19.6: a mirror keeps a +ASK item's form: the menu links its attribute block
+    (`selector<TAB>!`), and that block, fetched raw, holds the +ASK form."""
+    root = peers["gopherplus"].url()
+    async with Resolver(None, warn=lambda _: None) as resolver:
+        async with resolver.open(root, FetchOptions(raw=True)) as res:
+            body = await res.read()
+        links = resolver.handler_for(res.info.url).links(res.info, body)
+        form = peers["gopherplus"].url("0/form%09%09!")
+        assert form in {link.url for link in links}
+        async with resolver.open(form, FetchOptions(raw=True)) as res:
+            block = await res.read()
+        assert b"+ASK:" in block and b"Your name?" in block
+        assert resolver.handler_for(res.info.url).links(res.info, block) == []

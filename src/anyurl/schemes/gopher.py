@@ -241,7 +241,9 @@ class GopherHandler(SchemeHandler):
         ``URL:http://...`` (the ``h`` convention) is its http or https target, a
         ``"page"``; a ``URL:`` item of another scheme is left out, as are information
         lines, errors, telnet, tn3270 and CSO items, searches (``7``: no search term to
-        give), items with a Gopher+ form (``?``) and Gopher+ alternate-server lines.
+        give) and Gopher+ alternate-server lines. An item with a Gopher+ form (``?``)
+        cannot be fetched without answers: its attribute block (``%09%09!``, which holds
+        the ``+ASK`` form) is linked instead, as a ``"file"``, so a mirror keeps the form.
         The label is the item's display string. A rendered menu (text, JSON) has no
         links: fetch with ``raw`` to read them. A Gopher+ item (``+``) carries its
         attribute block's URL (``%09%09!``) in ``Link.more``; that block, fetched raw,
@@ -268,10 +270,14 @@ class GopherHandler(SchemeHandler):
                     continue
                 kind = PAGE
             else:
-                if item.plus == "?":
-                    continue
                 found = item.url()
                 if found is None:
+                    continue
+                if item.plus == "?":
+                    # A +ASK form: fetching the item needs answers a mirror has not got;
+                    # its attribute block holds the form (+ASK), so that is saved.
+                    base = found.removesuffix("%09%09?")
+                    links.append(Link(base + "%09%09!", FILE, label))
                     continue
                 target, kind = found, PAGE if gtype == "1" else FILE
                 if item.plus == "+" and gtype != "1":
@@ -301,6 +307,8 @@ class GopherHandler(SchemeHandler):
         links = []
         item_url = str(url).split("%09", 1)[0]
         for attributes in attrs[:1]:
+            if attributes.block("+ASK") is not None:
+                continue  # a form's views need its answers: the block itself is the copy
             for view in attributes.views[1:]:
                 view_text = quote(view.view_string, UCHAR_PLAIN | {"/"})
                 links.append(Link(f"{item_url}%09%09+{view_text}", FILE, view.view_string))

@@ -13,6 +13,7 @@ import socket
 from pathlib import Path
 from typing import Any, ClassVar
 
+import anyio
 import pytest
 import warcio.archiveiterator
 
@@ -139,6 +140,20 @@ async def test_wait_from_the_server_holds_retransmission(prospero: Any) -> None:
     body, _ = await fetch(purl(prospero, "/busy"), trace=trace)
     assert not any("sending the request again" in line for line in trace)
     assert body.decode().count("DESCRIPTION: ") == 50
+
+
+async def test_a_server_wait_is_capped_at_the_read_timeout(prospero: Any) -> None:
+    """Issue 20: /sleepy asks for a 65535 s wait and never answers; the wait is capped at
+    the read timeout, so the request gives up (exit 28) instead of holding 18 hours."""
+    trace: list[str] = []
+    options = FetchOptions(trace=trace.append,
+                           schemes=(ProsperoOptions(ardp_timeout=0.2, ardp_retries=0),))
+    with anyio.fail_after(60):  # a guard for the old behaviour, not a measured time
+        async with Resolver(Config(read_timeout=0.5), warn=lambda _: None) as resolver:
+            with pytest.raises(TransferTimeout) as caught:
+                await resolver.fetch(purl(prospero, "/sleepy"), options)
+    assert caught.value.exit_code == 28
+    assert any("asks to wait 65535 s; waiting at most 0.5 s" in line for line in trace)
 
 
 @pytest.mark.parametrize("hsoname", ["/otherport", "/dup"])

@@ -8,6 +8,7 @@ import pytest
 
 from anyurl.protocols import ardp
 from anyurl.protocols.ardp import (
+    MAX_SERVER_WAIT,
     NEED_DATA,
     ARDPClient,
     ARDPError,
@@ -20,6 +21,7 @@ from anyurl.protocols.ardp import (
     SetTimer,
     State,
     Transmit,
+    WaitCapped,
     ack_packet,
     build_header,
     fragment,
@@ -302,3 +304,24 @@ def test_datagram_after_completion_is_ignored() -> None:
     events(client)
     client.receive_datagram(reply_packets(b"done\n")[0])
     assert [type(e) for e in events(client)] == [PacketIgnored]
+
+
+def test_a_server_wait_is_capped() -> None:
+    """Issue 20: one packet with wait=65535 must not hold the transfer for 18 hours."""
+    client = ARDPClient(CID, b"GET\n", timeout=0.2, retries=0, max_wait=60.0)
+    client.start()
+    events(client)
+    client.receive_datagram(
+        build_header(cid=CID, seq=0, total=0, received_through=1, wait=65535))
+    assert events(client) == [WaitCapped(65535, 60.0), SetTimer(60.0)]
+    client.timer_expired()
+    assert isinstance(events(client)[0], GaveUp)
+
+
+def test_the_default_cap_is_the_documented_maximum() -> None:
+    client = ARDPClient(CID, b"GET\n")
+    client.start()
+    events(client)
+    client.receive_datagram(
+        build_header(cid=CID, seq=0, total=0, received_through=1, wait=65535))
+    assert events(client) == [WaitCapped(65535, MAX_SERVER_WAIT), SetTimer(MAX_SERVER_WAIT)]

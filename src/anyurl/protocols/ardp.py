@@ -31,11 +31,14 @@ and answers with events from :meth:`~ARDPClient.next_event`:
   :meth:`~ARDPClient.timer_expired` if it fires before the reply is complete;
 * :class:`MessageReceived` -- the reassembled reply;
 * :class:`Refused`, :class:`Redirected`, :class:`QueueStatus`, :class:`GaveUp`,
-  :class:`PacketIgnored` (a datagram that was not for us or not understood, for ``-v``).
+  :class:`WaitCapped`, :class:`PacketIgnored` (a datagram that was not for us or not
+  understood, for ``-v``).
 
 Retransmission follows the 5.3 defaults: the whole request is sent again after 4 s, the
 timeout doubles each time, three retries; a "wait" from the server raises the timeout to at
-least that value and resets the retry count; progress (a new reply packet) also resets the
+least that value (at most ``max_wait``: the caller's read timeout, else
+:data:`MAX_SERVER_WAIT`; a longer one is reported as :class:`WaitCapped`) and resets the
+retry count; progress (a new reply packet) also resets the
 retry count, so a long reply over a slow link is not abandoned halfway. Retransmitted
 request packets carry our received-through count, which tells the server which reply
 packets to send again. Packets flagged 0x80 are acknowledged at once with the 9-octet
@@ -65,6 +68,7 @@ __all__ = [
     "FLAG_SEQUENCED_CONTROL",
     "MAX_RECEIVE_PAYLOAD",
     "MAX_SEND_PAYLOAD",
+    "MAX_SERVER_WAIT",
     "NEED_DATA",
     "ARDPClient",
     "ARDPError",
@@ -81,6 +85,7 @@ __all__ = [
     "SetTimer",
     "State",
     "Transmit",
+    "WaitCapped",
     "ack_packet",
     "build_header",
     "fragment",
@@ -94,6 +99,9 @@ MAX_SEND_PAYLOAD = 1250
 MAX_RECEIVE_PAYLOAD = 1405
 DEFAULT_TIMEOUT = 4.0
 DEFAULT_RETRIES = 3
+#: The longest server-requested wait honoured when the caller gives no cap: a "wait" of
+#: 65535 s (18 hours) in one packet must not hold a transfer (issue 20).
+MAX_SERVER_WAIT = 300.0
 #: Packets a peer may send beyond the last acknowledged one.
 DEFAULT_WINDOW = 16
 MAX_WINDOW = 256
@@ -393,6 +401,14 @@ class QueueStatus:
 
 
 @dataclass(frozen=True)
+class WaitCapped:
+    """The server asked for a longer wait than the client's cap: ``used`` s instead."""
+
+    asked: int
+    used: float
+
+
+@dataclass(frozen=True)
 class GaveUp:
     """No complete reply after every retry."""
 
@@ -410,7 +426,7 @@ class PacketIgnored:
 
 Event = (
     Transmit | SetTimer | MessageReceived | Refused | Redirected | QueueStatus | GaveUp
-    | PacketIgnored
+    | PacketIgnored | WaitCapped
 )
 
 
@@ -437,6 +453,7 @@ class ARDPClient:
         timeout: float = DEFAULT_TIMEOUT,
         retries: int = DEFAULT_RETRIES,
         max_payload: int = MAX_SEND_PAYLOAD,
+        max_wait: float = MAX_SERVER_WAIT,
     ):
         if not 0 < cid <= 0xFFFF:
             raise ValueError("the connection id must be a non-zero 16-bit number")
@@ -447,6 +464,8 @@ class ARDPClient:
         self.retries = retries
         self.retries_left = retries
         self.max_payload = max_payload
+        #: The longest server-requested wait honoured (the caller's read timeout).
+        self.max_wait = max_wait
         self.state = State.IDLE
         self.reply = Reassembly()
         self.attempts = 0
@@ -495,7 +514,11 @@ class ARDPClient:
                     self._send_window("request", resend=False)
         if header.wait is not None:
             if header.wait:
-                self.timeout = max(self.initial_timeout, float(header.wait))
+                wanted = float(header.wait)
+                if wanted > self.max_wait:
+                    self._events.append(WaitCapped(header.wait, self.max_wait))
+                    wanted = self.max_wait
+                self.timeout = max(self.initial_timeout, wanted)
             else:
                 self.timeout = self.initial_timeout
             self.retries_left = self.retries

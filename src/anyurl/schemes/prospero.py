@@ -217,7 +217,12 @@ class ProsperoHandler(SchemeHandler):
         given = options.get(ProsperoOptions)
         timeout, retries = float(given.ardp_timeout), given.ardp_retries
         message = build_message(lines)
-        client = ardp.ARDPClient(self._cids.next(), message, timeout=timeout, retries=retries)
+        # A server-requested wait is honoured up to the read timeout (issue 20: one packet
+        # with wait=65535 would otherwise hold the transfer for 18 hours).
+        read_timeout = self.config.read_timeout
+        max_wait = read_timeout if read_timeout and read_timeout > 0 else ardp.MAX_SERVER_WAIT
+        client = ardp.ARDPClient(self._cids.next(), message, timeout=timeout, retries=retries,
+                                 max_wait=max_wait)
         if trace is not None:
             trace(f"* ARDP to {target.host}:{target.port} (UDP), connection id {client.cid}")
             for line in lines:
@@ -489,6 +494,10 @@ async def _drive(
         elif isinstance(event, ardp.PacketIgnored):
             if trace is not None:
                 trace(f"* ARDP: ignored a datagram: {event.reason}")
+        elif isinstance(event, ardp.WaitCapped):
+            if trace is not None:
+                trace(f"* ARDP: the server asks to wait {event.asked} s; waiting at most "
+                      f"{event.used:g} s (the read timeout)")
         elif isinstance(event, ardp.QueueStatus) and trace is not None:
             trace(f"* ARDP: queued (position {event.position}, {event.seconds} s)")
 

@@ -37,6 +37,7 @@ Objects (hsoname: what it is or does):
   reply goes out, packet 2 is "lost";
 * ``/deaf``: the first request datagram of each connection id is ignored;
 * ``/busy``: first a control packet asking the client to wait 2 s, the reply 0.3 s later;
+* ``/sleepy``: a control packet asking the client to wait 65535 s, and never a reply;
 * ``/otherport``: the reply comes from another UDP port (as servers on port 191 do);
 * ``/dup``: every reply packet is sent twice, in reverse order.
 
@@ -81,6 +82,8 @@ log = logging.getLogger("anyurl.testing.prospero")
 
 MANY_COUNT = 300
 BUSY_WAIT_SECONDS = 2
+#: What ``/sleepy`` asks for: the largest wait ARDP can carry (18 hours).
+SLEEPY_WAIT_SECONDS = 65535
 BUSY_DELAY = 0.3
 #: Connections (reply state kept for retransmissions) are forgotten after this long.
 CONNECTION_TTL = 120.0
@@ -191,7 +194,7 @@ def build_catalogue(
     # Padding so that these replies take several packets (about 4 KB: 4 packets).
     padding = [("DESCRIPTION", f"line {i:02d} of a long description " + "x" * 60)
                for i in range(50)]
-    for name in ("lossy", "deaf", "busy", "otherport", "dup"):
+    for name in ("lossy", "deaf", "busy", "otherport", "dup", "sleepy"):
         cat[f"/{name}"] = PObject(attributes=[*cat["/pub/README"].attributes, *padding],
                                   behaviour=name)
     cat["/"].links.extend((name, "FILE", f"/{name}")
@@ -384,6 +387,13 @@ class ProsperoServer:
             body = text.encode("utf-8", "surrogateescape")
             conn.reply = [body[i:i + MAX_SEND_PAYLOAD]
                           for i in range(0, len(body), MAX_SEND_PAYLOAD)] or [b""]
+            if behaviour == "sleepy":
+                assert self._sock is not None
+                wait = build_header(cid=header.cid, seq=0, total=0,
+                                    received_through=conn.request.total,
+                                    wait=SLEEPY_WAIT_SECONDS)
+                await self._sock.sendto(wait, *address)
+                return  # and never a reply
             if behaviour == "busy":
                 assert self._sock is not None
                 wait = build_header(cid=header.cid, seq=0, total=0,

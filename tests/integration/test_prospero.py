@@ -362,3 +362,16 @@ async def test_mirror_of_a_prospero_directory_saves_the_files(
                             for record in warcio.archiveiterator.ArchiveIterator(f)
                             if record.rec_type == "metadata")
     assert b"PROSPERO-CONTENTS" in metadata  # the object's report, in the dialogue
+
+
+async def test_a_reply_larger_than_a_window_with_the_connection_id_byte_swapped() -> None:
+    """Issue 20: the real dirsrv byte-swaps the connection id after its first 16-packet
+    window; the reply is still ours and arrives whole."""
+    trace: list[str] = []
+    async with serve_prospero(swap_cid=True) as server:
+        body, info = await fetch(server.url("/pub/many"), trace=trace)
+    assert len(info.extra["prospero"]["links"]) == MANY_COUNT
+    assert body.decode().count("prospero://") == MANY_COUNT
+    assert any("byte-swapped" in line for line in trace)
+    packets = [line for line in trace if "reassembled from" in line]
+    assert packets and int(packets[-1].split("from ")[1].split()[0]) > 16

@@ -43,6 +43,11 @@ retry count, so a long reply over a slow link is not abandoned halfway. Retransm
 request packets carry our received-through count, which tells the server which reply
 packets to send again. Packets flagged 0x80 are acknowledged at once with the 9-octet
 ACK ``09 cid 0000 0000 rt`` so that a windowed server can continue.
+
+A packet whose connection id is ours byte-swapped belongs to our request: Prospero 5.3's
+dirsrv writes the id that way from its second window on (a server bug), so such packets
+are accepted (:func:`swap_cid`). Packets with any other id are dropped and counted, and
+:class:`GaveUp` says how many came and after how many reply packets.
 """
 
 from __future__ import annotations
@@ -90,6 +95,7 @@ __all__ = [
     "build_header",
     "fragment",
     "parse_packet",
+    "swap_cid",
 ]
 
 DEFAULT_PORT = 1525
@@ -282,6 +288,12 @@ def fragment(
     ]
 
 
+def swap_cid(cid: int) -> int:
+    """``cid`` with its two octets swapped: how Prospero 5.3's dirsrv writes it after its
+    first window of reply packets (a server bug, seen on loopback)."""
+    return ((cid & 0xFF) << 8) | (cid >> 8)
+
+
 def ack_packet(cid: int, received_through: int) -> bytes:
     """The client's acknowledgement: ``09 cid 0000 0000 rt`` (unsequenced, total 0)."""
     return build_header(cid=cid, seq=0, total=0, received_through=received_through)
@@ -415,6 +427,11 @@ class GaveUp:
     attempts: int
     received_packets: int
     total_packets: int
+    #: Datagrams that came with another connection id (dropped), the last such id,
+    #: and how many reply packets had arrived when the first of them came.
+    unexpected_packets: int = 0
+    unexpected_cid: int | None = None
+    unexpected_after: int = 0
 
 
 @dataclass(frozen=True)
@@ -472,6 +489,13 @@ class ARDPClient:
         #: How many of our request packets the server says it has (its received-through).
         self.peer_received_through = 0
         self.peer_window = DEFAULT_WINDOW
+        #: Packets that came with our connection id byte-swapped (accepted).
+        self.swapped_packets = 0
+        #: Packets with another connection id (dropped): how many, the last id, and how
+        #: many reply packets had arrived when the first of them came.
+        self.unexpected_packets = 0
+        self.unexpected_cid: int | None = None
+        self.unexpected_after = 0
         self._events: list[Event] = []
         self._request_total = len(fragment(message, cid, max_payload=max_payload))
         self._sent_through = 0  # highest request packet sent so far
@@ -498,10 +522,24 @@ class ARDPClient:
             self._events.append(PacketIgnored(str(exc)))
             return
         if header.cid != self.cid:
-            self._events.append(
-                PacketIgnored(f"connection id {header.cid} is not ours ({self.cid})")
-            )
-            return
+            if header.cid == swap_cid(self.cid):
+                # Prospero 5.3's dirsrv sends the id byte-swapped after its first window
+                # (a server bug): the same request's packets, accepted.
+                self.swapped_packets += 1
+                if self.swapped_packets == 1:
+                    self._events.append(PacketIgnored(
+                        f"connection id {header.cid:#06x} is ours ({self.cid:#06x}) "
+                        "byte-swapped, as Prospero 5.3's dirsrv sends it after its first "
+                        "window: accepted"))
+            else:
+                if not self.unexpected_packets:
+                    self.unexpected_after = len(self.reply.packets)
+                self.unexpected_packets += 1
+                self.unexpected_cid = header.cid
+                self._events.append(
+                    PacketIgnored(f"connection id {header.cid} is not ours ({self.cid})")
+                )
+                return
         progress = False
         if header.window is not None:
             self.peer_window = max(1, min(header.window, MAX_WINDOW))
@@ -569,7 +607,8 @@ class ARDPClient:
         if self.retries_left <= 0:
             self.state = State.FAILED
             self._events.append(
-                GaveUp(self.attempts, len(self.reply.packets), self.reply.total)
+                GaveUp(self.attempts, len(self.reply.packets), self.reply.total,
+                       self.unexpected_packets, self.unexpected_cid, self.unexpected_after)
             )
             return
         self.retries_left -= 1

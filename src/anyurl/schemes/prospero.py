@@ -482,15 +482,7 @@ async def _drive(
                 trace(f"* ARDP: redirected to {event.host}:{event.port}")
             datagrams.retarget(event.host, event.port)
         elif isinstance(event, ardp.GaveUp):
-            got_part = (f"; {event.received_packets} of {event.total_packets} reply packets "
-                        "arrived" if event.received_packets else "")
-            raise TransferTimeout(
-                f"no reply from the Prospero server at {target.host}:{target.port} (UDP) for "
-                f"{url.masked()} after {event.attempts} attempts{got_part}",
-                url=url,
-                hint="Is a Prospero server listening on that UDP port? UDP has no "
-                "'connection refused', so silence is all a client sees.",
-            )
+            raise _gave_up(event, client, url, target)
         elif isinstance(event, ardp.PacketIgnored):
             if trace is not None:
                 trace(f"* ARDP: ignored a datagram: {event.reason}")
@@ -500,6 +492,40 @@ async def _drive(
                       f"{event.used:g} s (the read timeout)")
         elif isinstance(event, ardp.QueueStatus) and trace is not None:
             trace(f"* ARDP: queued (position {event.position}, {event.seconds} s)")
+
+
+def _gave_up(event: ardp.GaveUp, client: ardp.ARDPClient, url: URL,
+             target: _Target) -> TransferTimeout:
+    """What happened when no complete reply came: silence, a reply cut short, or packets
+    that came with another connection id."""
+    where = f"the Prospero server at {target.host}:{target.port} (UDP)"
+    of = f" of {event.total_packets}" if event.total_packets else ""
+    if event.unexpected_packets:
+        shown = (f"{event.unexpected_cid:#06x}" if event.unexpected_cid is not None
+                 else "another")
+        return TransferTimeout(
+            f"incomplete reply from {where} for {url.masked()}: after "
+            f"{event.unexpected_after}{of} reply packets arrived, {event.unexpected_packets} "
+            f"came with an unexpected connection id ({shown}, ours is {client.cid:#06x}) and "
+            f"were dropped; {event.received_packets}{of} arrived in all, "
+            f"{event.attempts} attempts",
+            url=url,
+            hint="The server answers with another connection id: a server bug, or "
+            "another client's reply. Try again; -v shows the packets.",
+        )
+    if event.received_packets:
+        return TransferTimeout(
+            f"incomplete reply from {where} for {url.masked()}: {event.received_packets}"
+            f"{of} reply packets arrived, then nothing after {event.attempts} attempts",
+            url=url,
+            hint="The server stopped sending: try again, or raise ardp_timeout.",
+        )
+    return TransferTimeout(
+        f"no reply from {where} for {url.masked()} after {event.attempts} attempts",
+        url=url,
+        hint="Is a Prospero server listening on that UDP port? UDP has no "
+        "'connection refused', so silence is all a client sees.",
+    )
 
 
 def _prospero_url(target: _Target) -> str:

@@ -41,6 +41,9 @@ Objects (hsoname: what it is or does):
 * ``/otherport``: the reply comes from another UDP port (as servers on port 191 do);
 * ``/dup``: every reply packet is sent twice, in reverse order.
 
+``serve_prospero(swap_cid=True)`` (``--swap-cid``) sends every reply packet after the first
+window with the connection id byte-swapped, as the real dirsrv does.
+
 The AFTP/GOPHER/TELNET access methods name ``--ftp``, ``--gopher`` and ``--telnet``
 (``HOST:PORT``, default: this server's host on the standard ports). In LINK and FORWARDED
 lines the server names itself ``LOCALHOST`` when it listens on a loopback address, as a
@@ -226,12 +229,16 @@ class ProsperoServer:
     """The protocol logic; :func:`serve_prospero` gives it sockets."""
 
     def __init__(self, host: str, port: int, catalogue: dict[str, PObject],
-                 window: int = DEFAULT_WINDOW, name: str | None = None):
+                 window: int = DEFAULT_WINDOW, name: str | None = None,
+                 swap_cid: bool = False):
         self.host = host
         self.port = port
         #: The name the server gives itself in LINK and FORWARDED lines: ``LOCALHOST``
         #: on a loopback address, as a real dirsrv there does (not the address).
         self.name = name or ("LOCALHOST" if host in ("127.0.0.1", "::1") else host)
+        #: Send reply packets after the first window with the connection id byte-swapped,
+        #: as Prospero 5.3's dirsrv does (a server bug the client must live with).
+        self.swap_cid = swap_cid
         self.catalogue = catalogue
         self.window = window
         self.connections: dict[tuple[tuple[str, int], int], _Connection] = {}
@@ -424,12 +431,15 @@ class ProsperoServer:
         packets: list[tuple[int, bytes]] = []
         for seq in range(first, last + 1):
             ask = (seq == last and last < total) or (seq == total and total > 1)
+            cid = key[1]
+            if self.swap_cid and seq > self.window:
+                cid = ((cid & 0xFF) << 8) | (cid >> 8)
             if ask:
-                header = build_header(cid=key[1], seq=seq, total=total,
+                header = build_header(cid=cid, seq=seq, total=total,
                                       received_through=conn.request.total, wait=0,
                                       flags=FLAG_ACK_REQUESTED)
             else:
-                header = build_header(cid=key[1], seq=seq, total=total)
+                header = build_header(cid=cid, seq=seq, total=total)
             packets.append((seq, header + conn.reply[seq - 1]))
         conn.sent_through = last
         behaviour = conn.behaviour
@@ -454,9 +464,10 @@ class ProsperoServer:
 async def serve_prospero(
     host: str = "127.0.0.1", port: int = 0, *, ftp: tuple[str, int] | None = None,
     gopher: tuple[str, int] | None = None, telnet: tuple[str, int] | None = None,
-    local_file: str | None = None, window: int = DEFAULT_WINDOW,
+    local_file: str | None = None, window: int = DEFAULT_WINDOW, swap_cid: bool = False,
 ) -> AsyncIterator[ProsperoServer]:
-    """Serve on ``host:port`` (port 0: a free one) until the block exits."""
+    """Serve on ``host:port`` (port 0: a free one) until the block exits; ``swap_cid``:
+    byte-swap the connection id after the first window, as Prospero 5.3's dirsrv does."""
     sock = await anyio.create_udp_socket(local_host=host, local_port=port)
     other = await anyio.create_udp_socket(local_host=host, local_port=0)
     bound = sock.extra(anyio.abc.SocketAttribute.local_port)
@@ -465,7 +476,7 @@ async def serve_prospero(
         ftp=ftp or (advertised, 21), gopher=gopher or (advertised, 70),
         telnet=telnet or (advertised, 23), local_file=local_file or os.path.abspath(__file__),
     )
-    server = ProsperoServer(advertised, bound, catalogue, window=window)
+    server = ProsperoServer(advertised, bound, catalogue, window=window, swap_cid=swap_cid)
     server._sock, server._other = sock, other
 
     async def loop() -> None:
@@ -492,7 +503,8 @@ def _hostport_arg(text: str) -> tuple[str, int]:
 async def _serve_forever(args: argparse.Namespace,
                          ready: Callable[[ProsperoServer], None]) -> None:
     async with serve_prospero(args.host, args.port, ftp=args.ftp, gopher=args.gopher,
-                              telnet=args.telnet, local_file=args.local_file) as server:
+                              telnet=args.telnet, local_file=args.local_file,
+                              swap_cid=args.swap_cid) as server:
         ready(server)
         await anyio.sleep_forever()
 
@@ -507,6 +519,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="where AFTP access methods point (default: HOST:21)")
     parser.add_argument("--gopher", type=_hostport_arg, default=None, metavar="HOST:PORT")
     parser.add_argument("--telnet", type=_hostport_arg, default=None, metavar="HOST:PORT")
+    parser.add_argument("--swap-cid", action="store_true",
+                        help="byte-swap the connection id after the first window (as "
+                        "Prospero 5.3's dirsrv does)")
     parser.add_argument("--local-file", default=None,
                         help="the path /pub/local's LOCAL access method names")
     parser.add_argument("--backend", default=os.environ.get("ANYURL_BACKEND", "asyncio"),

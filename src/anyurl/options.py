@@ -114,12 +114,20 @@ class FTPOptions(SchemeOptions):
     #: says which names are directories (what a recursive mirror needs). A server without
     #: MLSD (500, 502) is listed with NLST instead; ``info.extra["command"]`` says which.
     listing: str = "nlst"
+    #: The type of a file named without ``;type=``: ``"off"``, image type (``TYPE I``,
+    #: the server's bytes, as curl and wget fetch), ``"on"``, ``TYPE A`` with CR LF
+    #: turned into LF (curl's ``-B``, ``--ftp-ascii``), or ``"guess"``, RFC 1738 3.2.3's
+    #: guess from the name (``.txt`` and other text suffixes in ``TYPE A``). A URL's own
+    #: ``;type=a``/``;type=i`` always wins.
+    ascii: str = "off"
 
     def check(self) -> None:
-        """The type check, and a ``listing`` anyurl knows."""
+        """The type check, a ``listing`` and an ``ascii`` mode anyurl knows."""
         super().check()
         if self.listing not in ("nlst", "mlsd"):
             raise OptionError(f"ftp option listing={self.listing!r} is not 'nlst' or 'mlsd'")
+        if self.ascii not in ("off", "on", "guess"):
+            raise OptionError(f"ftp option ascii={self.ascii!r} is not 'off', 'on' or 'guess'")
 
 
 @dataclass(frozen=True)

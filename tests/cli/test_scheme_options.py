@@ -98,3 +98,24 @@ def test_telnet_command_after_login(peers: Peers) -> None:
     assert r.returncode == 0, r.stderr
     assert b"anyurl-42" in r.stdout
     assert str(p.password).encode() not in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "url", "type_line"),
+    [
+        ((), "ftp://h/pub/readme.txt", "TYPE I"),
+        (("-B",), "ftp://h/pub/readme.txt", "TYPE A"),
+        (("--use-ascii",), "ftp://h/pub/x.tar.gz", "TYPE A"),
+        (("--ftp-ascii",), "ftp://h/pub/readme.txt", "TYPE A"),
+        (("--ftp-ascii",), "ftp://h/pub/readme.txt;type=i", "TYPE I"),
+        (("--ftp-ascii-guess",), "ftp://h/pub/readme.txt", "TYPE A"),
+        (("--ftp-ascii-guess",), "ftp://h/pub/x.tar.gz", "TYPE I"),
+    ],
+)
+def test_ftp_type_flags_in_the_plan(flags: tuple[str, ...], url: str, type_line: str) -> None:
+    """Image type unless -B/--use-ascii/--ftp-ascii or the name guess is asked for."""
+    r = anyurl("get", "--plan", *flags, url)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.decode().splitlines()
+    assert [line for line in lines if line.startswith("TYPE ")] == [type_line]
+    assert ("SIZE readme.txt" in lines or "SIZE x.tar.gz" in lines) == (type_line == "TYPE I")

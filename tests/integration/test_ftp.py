@@ -124,7 +124,7 @@ def anonymous(*commands: str) -> list[str]:
 # -- the RFC 1738 matrix on every server ------------------------------------------------------
 
 FILES = [
-    pytest.param("hello.txt", "hello.txt", id="text-guessed-type-a"),
+    pytest.param("hello.txt", "hello.txt", id="text-name-type-i"),
     pytest.param("bin1k.dat", "bin1k.dat", id="binary-guessed-type-i"),
     pytest.param("pub/nested/deeper/file.txt", "pub/nested/deeper/file.txt", id="three-cwds"),
     pytest.param("pub/with%20space.txt", "pub/with space.txt", id="space"),
@@ -364,12 +364,16 @@ async def test_active_mode_refused_by_aioftp(ftp_peers: Any) -> None:
 
 SEQUENCES = [
     pytest.param("%2Fpub/readme.txt",
-                 ["CWD /pub", "TYPE A", "EPSV", "RETR readme.txt"], id="rfc-absolute-cwd"),
+                 ["CWD /pub", "TYPE I", "SIZE readme.txt", "EPSV",
+                  "RETR readme.txt"], id="rfc-absolute-cwd"),
     pytest.param("pub/readme.txt",
-                 ["CWD pub", "TYPE A", "EPSV", "RETR readme.txt"], id="rfc-relative-cwd"),
+                 ["CWD pub", "TYPE I", "SIZE readme.txt", "EPSV",
+                  "RETR readme.txt"], id="rfc-relative-cwd"),
     pytest.param("/pub/readme.txt",
-                 ["CWD ", "CWD pub", "TYPE A", "EPSV", "RETR readme.txt"], id="rfc-null-cwd"),
-    pytest.param("/hello.txt", ["CWD ", "TYPE A", "EPSV", "RETR hello.txt"],
+                 ["CWD ", "CWD pub", "TYPE I", "SIZE readme.txt", "EPSV",
+                  "RETR readme.txt"], id="rfc-null-cwd"),
+    pytest.param("/hello.txt", ["CWD ", "TYPE I", "SIZE hello.txt", "EPSV",
+                  "RETR hello.txt"],
                  id="empty-segment"),
     pytest.param("pub/nested;type=d", ["CWD pub", "EPSV", "NLST nested"], id="type-d"),
     pytest.param("pub/;type=d", ["CWD pub", "EPSV", "NLST"], id="type-d-empty-name"),
@@ -379,14 +383,18 @@ SEQUENCES = [
     pytest.param("pub/readme.txt;type=i",
                  ["CWD pub", "TYPE I", "SIZE readme.txt", "EPSV", "RETR readme.txt"],
                  id="type-i"),
-    pytest.param("pub/with%20space.txt", ["CWD pub", "TYPE A", "EPSV", "RETR with space.txt"],
+    pytest.param("pub/with%20space.txt", ["CWD pub", "TYPE I", "SIZE with space.txt", "EPSV",
+                  "RETR with space.txt"],
                  id="space"),
-    pytest.param("pub/semi%3Bcolon.txt", ["CWD pub", "TYPE A", "EPSV", "RETR semi;colon.txt"],
+    pytest.param("pub/semi%3Bcolon.txt", ["CWD pub", "TYPE I", "SIZE semi;colon.txt", "EPSV",
+                  "RETR semi;colon.txt"],
                  id="semicolon"),
-    pytest.param("pub/per%25cent.txt", ["CWD pub", "TYPE A", "EPSV", "RETR per%cent.txt"],
+    pytest.param("pub/per%25cent.txt", ["CWD pub", "TYPE I", "SIZE per%cent.txt", "EPSV",
+                  "RETR per%cent.txt"],
                  id="percent"),
     pytest.param("pub%2Fnested/deeper/file.txt",
-                 ["CWD pub/nested", "CWD deeper", "TYPE A", "EPSV", "RETR file.txt"],
+                 ["CWD pub/nested", "CWD deeper", "TYPE I", "SIZE file.txt", "EPSV",
+                  "RETR file.txt"],
                  id="encoded-slash"),
     pytest.param("pub/nested",
                  ["CWD pub", "TYPE I", "SIZE nested", "EPSV", "RETR nested", "CWD nested",
@@ -446,14 +454,15 @@ async def test_command_sequence_of_pool_reuse_and_resume(ftp_peers: Any) -> None
     root = base(ftp_peers, "pyftpdlib")
     async with Resolver(config(), warn=lambda m: None) as resolver:
         await resolver.fetch(root + "pub/nested/deeper/file.txt")
-        await resolver.fetch(root + "hello.txt")
+        await resolver.fetch(root + "hello.txt;type=a")
         await resolver.fetch(root + "bin1k.dat")
         async with resolver.open(root + "pub/readme.txt;type=i", FetchOptions(offset=5)) as res:
             assert await res.read() == peer_data.expected_bytes("pub/readme.txt")[5:]
             assert res.info.offset == 5
     assert log.sessions() == [anonymous(
-        "CWD pub", "CWD nested", "CWD deeper", "TYPE A", "EPSV", "RETR file.txt",
-        "CWD /", "EPSV", "RETR hello.txt",
+        "CWD pub", "CWD nested", "CWD deeper", "TYPE I", "SIZE file.txt", "EPSV",
+        "RETR file.txt",
+        "CWD /", "TYPE A", "EPSV", "RETR hello.txt",
         "TYPE I", "SIZE bin1k.dat", "EPSV", "RETR bin1k.dat",
         "CWD pub", "SIZE readme.txt", "EPSV", "REST 5", "RETR readme.txt",
     )]
@@ -463,12 +472,13 @@ async def test_reuse_in_the_same_directory_sends_no_cwd(ftp_peers: Any) -> None:
     log = CommandLog(ftp_peers)
     root = base(ftp_peers, "pyftpdlib")
     async with Resolver(config(), warn=lambda m: None) as resolver:
-        for name in ("readme.txt", "readme.txt;type=a", "nested/deeper/file.txt"):
+        for name in ("readme.txt;type=a", "readme.txt;type=a", "nested/deeper/file.txt"):
             await resolver.fetch(root + "pub/" + name)
     assert log.sessions() == [anonymous(
         "CWD pub", "TYPE A", "EPSV", "RETR readme.txt",
         "EPSV", "RETR readme.txt",  # same directory, same type: nothing to send again
-        "CWD nested", "CWD deeper", "EPSV", "RETR file.txt",  # a prefix: only the rest
+        "CWD nested", "CWD deeper",  # a prefix: only the rest
+        "TYPE I", "SIZE file.txt", "EPSV", "RETR file.txt",
     )]
 
 
@@ -492,8 +502,8 @@ async def test_password_prompt_sequence(ftp_peers: Any) -> None:
 
     await fetch(base(ftp_peers, "pyftpdlib", f"{LOCAL_USER}@") + "hello.txt",
                 password_callback=ask)
-    assert log.sessions() == [[f"USER {LOCAL_USER}", f"PASS {LOCAL_PASSWORD}", "PWD", "TYPE A",
-                               "EPSV", "RETR hello.txt", "QUIT"]]
+    assert log.sessions() == [[f"USER {LOCAL_USER}", f"PASS {LOCAL_PASSWORD}", "PWD", "TYPE I",
+                               "SIZE hello.txt", "EPSV", "RETR hello.txt", "QUIT"]]
 
 
 # -- quirky servers: pyftpdlib in a thread ----------------------------------------------------
@@ -529,6 +539,7 @@ def quirky(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
     for rel, content in peer_data.small_files().items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(content)
+    (root / "crlf.txt").write_bytes(CRLF_TEXT)
 
     authorizer = DummyAuthorizer()
     authorizer.add_anonymous(str(root))
@@ -569,7 +580,8 @@ def quirky(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
     ioloop = IOLoop()
     servers = {}
     urls = {}
-    for name, cls in (("legacy", Legacy), ("cut", Cut), ("account", Account)):
+    for name, cls in (("legacy", Legacy), ("cut", Cut), ("account", Account),
+                      ("plain", ServerHandler)):
         cls.authorizer = authorizer
         server = FTPServer(("127.0.0.1", 0), cls, ioloop=ioloop)
         servers[name] = server
@@ -598,6 +610,46 @@ async def test_epsv_refused_falls_back_to_pasv_and_ignores_its_address(
     # EPSV once; after its 500 the connection remembers and goes straight to PASV.
     assert sent.count("> EPSV") == 1 and sent.count("> PASV") == 2
     assert any("ignoring the address 10.255.0.1" in line for line in lines)
+
+
+#: A text file with CR LF line ends, as a DOS or Windows archive holds it.
+CRLF_TEXT = b"a\r\nb\r\n"
+
+
+async def test_text_name_is_archived_byte_for_byte(quirky: dict[str, str]) -> None:
+    """Issue 19: without ;type= a .txt file is fetched in image type, the server's 6 bytes
+    (not 4 after CR LF became LF), and a resume of it is a REST, not a refetch."""
+    lines: list[str] = []
+    body, info = await fetch(quirky["plain"] + "crlf.txt", trace=lines.append)
+    assert body == CRLF_TEXT
+    assert info.size == len(CRLF_TEXT)
+    assert "> TYPE I" in lines and "> TYPE A" not in lines
+    lines.clear()
+    async with (
+        Resolver(config(), warn=lambda m: None) as resolver,
+        resolver.open(quirky["plain"] + "crlf.txt",
+                      FetchOptions(offset=3, trace=lines.append)) as res,
+    ):
+        assert await res.read() == CRLF_TEXT[3:]
+        assert res.info.offset == 3
+    assert "> REST 3" in lines
+
+
+@pytest.mark.parametrize(
+    ("path", "ascii", "expected"),
+    [
+        ("crlf.txt", "on", b"a\nb\n"),
+        ("crlf.txt", "guess", b"a\nb\n"),
+        ("crlf.txt;type=a", "off", b"a\nb\n"),
+        ("crlf.txt;type=i", "on", CRLF_TEXT),
+    ],
+)
+async def test_text_mode_when_asked(
+    quirky: dict[str, str], path: str, ascii: str, expected: bytes,
+) -> None:
+    """TYPE A only when the URL (;type=a) or the caller (ascii=) asks; ;type=i wins."""
+    body, _ = await fetch(quirky["plain"] + path, schemes=(FTPOptions(ascii=ascii),))
+    assert body == expected
 
 
 async def test_transfer_cut_short_is_partial(quirky: dict[str, str]) -> None:

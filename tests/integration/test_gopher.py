@@ -101,6 +101,19 @@ async def test_raw_menu_is_the_server_bytes(peers, name: str) -> None:
     assert b"(DIR)" not in body
 
 
+@pytest.mark.parametrize("name", REAL)
+async def test_rendering_of_a_raw_menu_has_no_terminator_line(peers, name: str) -> None:
+    """Issue 19.5: the menu's lone '.' is its end, not an info line of gophermap.txt."""
+    async with Resolver(None, warn=lambda _: None) as resolver:
+        async with resolver.open(peers[name].url("1/pub"), FetchOptions(raw=True)) as res:
+            body = await res.read()
+        rendered = resolver.handler_for(res.info.url).render(res.info, body)
+    # gophernicus ends its menus with the '.' line, pygopherd (Gopher+) closes instead
+    assert body.endswith(b"\r\n.\r\n") == (name == "gophernicus")
+    assert rendered is not None and "readme.txt" in rendered
+    assert [line for line in rendered.splitlines() if line.strip() == "."] == []
+
+
 def expected_text(peers, name: str, path: str) -> bytes:
     """gophernicus sends text items with CR LF line ends (RFC 1436 text); pygopherd as stored.
     The client keeps what the server sent either way."""
@@ -444,3 +457,19 @@ async def test_attributes_from_a_gopher0_server_are_passed_through(attr: str) ->
             pytest.raises(ProtocolError, match="with nothing"):
         await fetch(f"gopher://127.0.0.1:{server.port}/0/x%09%09{attr}",
                     config=Config(allowed_ports=frozenset({server.port})))
+
+
+async def test_an_ask_item_is_linked_through_its_attribute_block(peers) -> None:
+    """Issue 19.6: a mirror keeps a +ASK item's form: the menu links its attribute block
+    (`selector<TAB>!`), and that block, fetched raw, holds the +ASK form."""
+    root = peers["gopherplus"].url()
+    async with Resolver(None, warn=lambda _: None) as resolver:
+        async with resolver.open(root, FetchOptions(raw=True)) as res:
+            body = await res.read()
+        links = resolver.handler_for(res.info.url).links(res.info, body)
+        form = peers["gopherplus"].url("0/form%09%09!")
+        assert form in {link.url for link in links}
+        async with resolver.open(form, FetchOptions(raw=True)) as res:
+            block = await res.read()
+        assert b"+ASK:" in block and b"Your name?" in block
+        assert resolver.handler_for(res.info.url).links(res.info, block) == []

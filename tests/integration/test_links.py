@@ -266,7 +266,8 @@ async def test_prospero_directory_links(peers: Any) -> None:
     assert base + "/pub/with%20space" in {link.url for link in links}
     many, _ = await fetch(next(link.url for link in links if link.text == "many"))
     assert len(many) == PROSPERO_MANY
-    readme, info = await fetch(base + "/pub/README")
+    # The report (not raw: raw fetches the object's file) links its access methods.
+    readme, info = await fetch(base + "/pub/README", FetchOptions())
     assert info.kind == "report"
     assert [urlsplit(link.url).scheme for link in readme] == ["ftp", "gopher"]
     for hsoname in ("/pub/login", "/pub/local"):  # telnet:, and this machine's file:

@@ -8,11 +8,14 @@ received run one in-process on the test's event loop. Every test runs on asyncio
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 from typing import Any, ClassVar
 
+import anyio
 import pytest
+import warcio.archiveiterator
 
 from anyurl.config import Config
 from anyurl.errors import (
@@ -21,12 +24,13 @@ from anyurl.errors import (
     RemoteFileNotFound,
     TransferTimeout,
 )
+from anyurl.mirror.engine import MANIFEST_NAME, Mirror, MirrorOptions
 from anyurl.options import ProsperoOptions
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.testing.gateway import Gateway
-from anyurl.testing.prospero import MANY_COUNT, serve_prospero
+from anyurl.testing.prospero import CONTENTS_TEXT, DOS_TEXT, MANY_COUNT, serve_prospero
 from anyurl.url import URL
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
@@ -136,6 +140,20 @@ async def test_wait_from_the_server_holds_retransmission(prospero: Any) -> None:
     body, _ = await fetch(purl(prospero, "/busy"), trace=trace)
     assert not any("sending the request again" in line for line in trace)
     assert body.decode().count("DESCRIPTION: ") == 50
+
+
+async def test_a_server_wait_is_capped_at_the_read_timeout(prospero: Any) -> None:
+    """Issue 20: /sleepy asks for a 65535 s wait and never answers; the wait is capped at
+    the read timeout, so the request gives up (exit 28) instead of holding 18 hours."""
+    trace: list[str] = []
+    options = FetchOptions(trace=trace.append,
+                           schemes=(ProsperoOptions(ardp_timeout=0.2, ardp_retries=0),))
+    with anyio.fail_after(60):  # a guard for the old behaviour, not a measured time
+        async with Resolver(Config(read_timeout=0.5), warn=lambda _: None) as resolver:
+            with pytest.raises(TransferTimeout) as caught:
+                await resolver.fetch(purl(prospero, "/sleepy"), options)
+    assert caught.value.exit_code == 28
+    assert any("asks to wait 65535 s; waiting at most 0.5 s" in line for line in trace)
 
 
 @pytest.mark.parametrize("hsoname", ["/otherport", "/dup"])
@@ -275,3 +293,85 @@ async def test_follow_prospero_contents() -> None:
     assert body == CONTENTS_TEXT.encode()
     assert any("GET-OBJECT-INFO CONTENTS ASCII '/pub/contents' 0" in line for line in trace)
     assert info.kind == "file"
+
+
+# -- raw fetches and mirrors give the files (issue 19.3) -----------------------------------
+
+
+async def raw_fetch(url: str) -> tuple[bytes, ResourceInfo]:
+    options = FetchOptions(raw=True, schemes=(ProsperoOptions(**FAST),))
+    async with Resolver(Config(), warn=lambda _: None) as resolver, \
+            resolver.open(url, options) as resource:
+        return await resource.read(), resource.info
+
+
+async def test_raw_fetch_gives_the_file_and_keeps_the_report_as_metadata(peers: Any) -> None:
+    ftp = peers["pyftpdlib"]
+    async with serve_prospero(ftp=(ftp.host, ftp.port)) as server:
+        notes, info = await raw_fetch(server.url("/archive/notes"))
+        dos, _ = await raw_fetch(server.url("/archive/dos"))
+        readme, ftp_info = await raw_fetch(server.url("/archive/readme"))
+        login, login_info = await raw_fetch(server.url("/pub/login"))
+    assert notes == CONTENTS_TEXT.encode() and info.kind == "file"
+    assert "PROSPERO-CONTENTS" in info.extra["report"]
+    assert info.extra["prospero"]["hsoname"] == "/archive/notes"
+    assert dos == DOS_TEXT.encode() == b"a\r\nb\r\n"
+    assert readme == peers.expected("pub/readme.txt")
+    assert ftp_info.url.scheme == "ftp" and "AFTP" in ftp_info.extra["report"]
+    # Nothing a mirror can fetch (a telnet session): the report is all there is.
+    assert login_info.kind == "report" and b"TELNET" in login
+
+
+async def test_links_back_to_the_server_under_another_name_are_followed() -> None:
+    """The server names itself LOCALHOST (as a real dirsrv on loopback does); its links
+    lead back to the address it was reached at, so a mirror stays on it."""
+    options = FetchOptions(raw=True, schemes=(ProsperoOptions(**FAST),))
+    async with serve_prospero() as server, Resolver(Config(), warn=lambda _: None) as resolver:
+        async with resolver.open(server.url("/archive"), options) as resource:
+            body = await resource.read()
+        links = resolver.handler_for(resource.info.url).links(resource.info, body)
+    assert {link["host"] for link in resource.info.extra["prospero"]["links"]} == {
+        f"LOCALHOST({server.port})"}
+    assert {link.url for link in links} == {
+        server.url(h) for h in ("/archive/notes", "/archive/dos", "/archive/readme",
+                                "/archive/sub")}
+
+
+async def test_mirror_of_a_prospero_directory_saves_the_files(
+    peers: Any, tmp_path: Path,
+) -> None:
+    ftp = peers["pyftpdlib"]
+    warc = tmp_path / "crawl.warc.gz"
+    options = MirrorOptions(root=tmp_path / "m", robots=False, warc=warc)
+    async with (
+        serve_prospero(ftp=(ftp.host, ftp.port)) as server,
+        Resolver(Config(), warn=lambda _: None) as resolver,
+    ):
+        summary = await Mirror(resolver, options).run([server.url("/archive")])
+    assert summary.errors == []
+    base = tmp_path / "m" / "prospero" / f"127.0.0.1_{server.port}" / "archive"
+    assert (base / "notes").read_bytes() == CONTENTS_TEXT.encode()
+    assert (base / "dos").read_bytes() == DOS_TEXT.encode()
+    assert (base / "readme").read_bytes() == peers.expected("pub/readme.txt")
+    assert (base / "sub" / "deep").read_bytes() == b"deep inside\n"
+    manifest = [json.loads(line)
+                for line in (tmp_path / "m" / MANIFEST_NAME).read_text().splitlines()]
+    assert sum(1 for e in manifest if e["kind"] == "file") == 4
+    with open(warc, "rb") as f:
+        metadata = b"".join(record.content_stream().read()
+                            for record in warcio.archiveiterator.ArchiveIterator(f)
+                            if record.rec_type == "metadata")
+    assert b"PROSPERO-CONTENTS" in metadata  # the object's report, in the dialogue
+
+
+async def test_a_reply_larger_than_a_window_with_the_connection_id_byte_swapped() -> None:
+    """Issue 20: the real dirsrv byte-swaps the connection id after its first 16-packet
+    window; the reply is still ours and arrives whole."""
+    trace: list[str] = []
+    async with serve_prospero(swap_cid=True) as server:
+        body, info = await fetch(server.url("/pub/many"), trace=trace)
+    assert len(info.extra["prospero"]["links"]) == MANY_COUNT
+    assert body.decode().count("prospero://") == MANY_COUNT
+    assert any("byte-swapped" in line for line in trace)
+    packets = [line for line in trace if "reassembled from" in line]
+    assert packets and int(packets[-1].split("from ")[1].split()[0]) > 16

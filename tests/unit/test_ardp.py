@@ -8,6 +8,7 @@ import pytest
 
 from anyurl.protocols import ardp
 from anyurl.protocols.ardp import (
+    MAX_SERVER_WAIT,
     NEED_DATA,
     ARDPClient,
     ARDPError,
@@ -20,6 +21,7 @@ from anyurl.protocols.ardp import (
     SetTimer,
     State,
     Transmit,
+    WaitCapped,
     ack_packet,
     build_header,
     fragment,
@@ -302,3 +304,74 @@ def test_datagram_after_completion_is_ignored() -> None:
     events(client)
     client.receive_datagram(reply_packets(b"done\n")[0])
     assert [type(e) for e in events(client)] == [PacketIgnored]
+
+
+def test_a_server_wait_is_capped() -> None:
+    """Issue 20: one packet with wait=65535 must not hold the transfer for 18 hours."""
+    client = ARDPClient(CID, b"GET\n", timeout=0.2, retries=0, max_wait=60.0)
+    client.start()
+    events(client)
+    client.receive_datagram(
+        build_header(cid=CID, seq=0, total=0, received_through=1, wait=65535))
+    assert events(client) == [WaitCapped(65535, 60.0), SetTimer(60.0)]
+    client.timer_expired()
+    assert isinstance(events(client)[0], GaveUp)
+
+
+def test_the_default_cap_is_the_documented_maximum() -> None:
+    client = ARDPClient(CID, b"GET\n")
+    client.start()
+    events(client)
+    client.receive_datagram(
+        build_header(cid=CID, seq=0, total=0, received_through=1, wait=65535))
+    assert events(client) == [WaitCapped(65535, MAX_SERVER_WAIT), SetTimer(MAX_SERVER_WAIT)]
+
+
+def numbered_packets(cid: int, total: int, first: int = 1) -> list[bytes]:
+    return [build_header(cid=cid, seq=n, total=total) + b"%d;" % n
+            for n in range(first, total + 1)]
+
+
+def test_a_byte_swapped_connection_id_is_our_reply() -> None:
+    """Issue 20: after its first window, Prospero 5.3's dirsrv sends the id byte-swapped."""
+    assert ardp.swap_cid(CID) == 0x3412
+    client = ARDPClient(CID, b"GET\n", timeout=0.2)
+    client.start()
+    events(client)
+    for datagram in numbered_packets(CID, 20)[:16] + numbered_packets(0x3412, 20, first=17):
+        client.receive_datagram(datagram)
+    got = events(client)
+    done = [e for e in got if isinstance(e, MessageReceived)]
+    assert done and done[0].payload == b"".join(b"%d;" % n for n in range(1, 21))
+    assert client.swapped_packets == 4
+    notes = [e for e in got if isinstance(e, PacketIgnored)]
+    assert len(notes) == 1 and "byte-swapped" in notes[0].reason
+
+
+def test_packets_of_another_connection_id_are_reported() -> None:
+    client = ARDPClient(CID, b"GET\n", timeout=0.2, retries=0)
+    client.start()
+    events(client)
+    for datagram in numbered_packets(CID, 20)[:16] + numbered_packets(0x7777, 20, first=17):
+        client.receive_datagram(datagram)
+    events(client)
+    client.timer_expired()
+    [gave_up] = [e for e in events(client) if isinstance(e, GaveUp)]
+    assert gave_up == GaveUp(1, 16, 20, unexpected_packets=4, unexpected_cid=0x7777,
+                             unexpected_after=16)
+
+
+def test_the_message_says_what_happened() -> None:
+    from anyurl.schemes.prospero import _gave_up, _Target
+    from anyurl.url import parse
+
+    client = ARDPClient(CID, b"GET\n")
+    url = parse("prospero://h/x")
+    target = _Target("h", 1525, "x", "0")
+    text = str(_gave_up(GaveUp(1, 16, 20, 4, 0x7777, 16), client, url, target))
+    assert "after 16 of 20 reply packets arrived, 4 came with an unexpected connection id" \
+        in text and "0x7777" in text and "0x1234" in text
+    assert "16 of 20 reply packets arrived, then nothing" in str(
+        _gave_up(GaveUp(3, 16, 20), client, url, target))
+    silent = _gave_up(GaveUp(4, 0, 0), client, url, target)
+    assert "no reply" in str(silent) and "listening" in (silent.hint or "")

@@ -14,6 +14,7 @@ from anyurl.protocols.ftp import (
     Command,
     ConnectionClosed,
     FTPClient,
+    FTPCommandError,
     FTPCoreError,
     Reply,
     ReplyReader,
@@ -450,7 +451,8 @@ def program(url: str, **kwargs: int) -> list[str]:
                      ["CWD a/b", "TYPE I", "SIZE c;d.bin", "EPSV", "RETR c;d.bin"],
                      id="encoded-slash-and-semicolon"),
         pytest.param("ftp://h/a//b/with%20space.txt",
-                     ["CWD a", "CWD ", "CWD b", "TYPE A", "EPSV", "RETR with space.txt"],
+                     ["CWD a", "CWD ", "CWD b", "TYPE I", "SIZE with space.txt", "EPSV",
+                      "RETR with space.txt"],
                      id="empty-middle-segment"),
         pytest.param("ftp://h/per%25cent.dat",
                      ["TYPE I", "SIZE per%cent.dat", "EPSV", "RETR per%cent.dat"],
@@ -461,15 +463,58 @@ def test_rfc1738_program(url: str, commands: list[str]) -> None:
     assert program(url) == commands
 
 
+def program_with(url: str, ascii: str, **kwargs: int) -> list[str]:
+    parts = parse(url).parts
+    assert isinstance(parts, FTPPath)
+    return [c.display() for c in retrieval_commands(retrieval_for(parts, ascii), **kwargs)]
+
+
+def test_text_names_are_fetched_in_image_type_by_default() -> None:
+    # Issue 19: a .txt name guessed TYPE A had its CR LF turned into LF, so the archive
+    # (file, manifest digest, WARC record) was not the server's file.
+    assert program("ftp://h/pub/readme.txt") == [
+        "CWD pub", "TYPE I", "SIZE readme.txt", "EPSV", "RETR readme.txt"]
+    # ... and a resume of one is a REST, not a refetch of the whole file.
+    assert program("ftp://h/x.txt", offset=100) == [
+        "TYPE I", "SIZE x.txt", "EPSV", "REST 100", "RETR x.txt"]
+
+
+@pytest.mark.parametrize(
+    ("url", "ascii", "mode"),
+    [
+        ("ftp://h/readme.txt", "on", "A"),
+        ("ftp://h/linux.tar.gz", "on", "A"),
+        ("ftp://h/readme.txt", "guess", "A"),
+        ("ftp://h/linux.tar.gz", "guess", "I"),
+        ("ftp://h/motd", "guess", "I"),
+        ("ftp://h/readme.txt;type=a", "off", "A"),
+        ("ftp://h/readme.txt;type=i", "on", "I"),
+        ("ftp://h/readme.txt;type=i", "guess", "I"),
+        ("ftp://h/pub/", "on", "list"),
+    ],
+)
+def test_ascii_modes(url: str, ascii: str, mode: str) -> None:
+    parts = parse(url).parts
+    assert isinstance(parts, FTPPath)
+    assert retrieval_for(parts, ascii).mode == mode
+
+
+def test_ascii_mode_names_are_checked() -> None:
+    with pytest.raises(FTPCommandError):
+        retrieval_for(FTPPath((), "x", None), "binary")
+
+
 def test_resume_adds_rest_right_before_retr() -> None:
     assert program("ftp://h/x.bin", offset=100) == [
         "TYPE I", "SIZE x.bin", "EPSV", "REST 100", "RETR x.bin"]
     # In ASCII type a byte offset means nothing (RFC 3659 5.1): no REST.
-    assert program("ftp://h/x.txt", offset=100) == ["TYPE A", "EPSV", "RETR x.txt"]
+    assert program("ftp://h/x.txt;type=a", offset=100) == ["TYPE A", "EPSV", "RETR x.txt"]
 
 
 def test_retrieval_flags_guesses() -> None:
-    assert retrieval_for(FTPPath(("a",), "x.txt", None)) == Retrieval(("a",), "x.txt", "A", True)
+    assert retrieval_for(FTPPath(("a",), "x.txt", None)) == Retrieval(("a",), "x.txt", "I", True)
+    assert retrieval_for(FTPPath(("a",), "x.txt", None), "guess") == Retrieval(
+        ("a",), "x.txt", "A", True)
     assert retrieval_for(FTPPath((), "x.txt", "i")) == Retrieval((), "x.txt", "I", False)
     assert retrieval_for(FTPPath((), "", "d")).mode == "list"
 

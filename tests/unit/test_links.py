@@ -273,6 +273,8 @@ def test_gopher_menu_items() -> None:
         Link("http://www.example.org/a%20b/", PAGE, "The web site"),
         Link("https://secure.example.org/", PAGE, "A secure site"),
         Link("gopher://gopher.example.org/h/index.html", FILE, "An HTML file here"),
+        # a +ASK form: its attribute block, which holds the form (issue 19.6)
+        Link("gopher://gopher.example.org/0/form%09%09!", FILE, "A form"),
         Link("gopher://other.example.org/1", PAGE, "Elsewhere"),
     ]
 

@@ -112,3 +112,17 @@ def test_state_prefers_an_idle_host(tmp_path: Path, busy: frozenset[str]) -> Non
     assert entry is not None
     assert entry.url == ("http://h2/b" if busy else "http://h1/a")
     state.close()
+
+
+def test_a_wais_document_is_mirrored_under_its_own_name() -> None:
+    """Issue 19.4: the name -O gives (the docid's local id), not the flattened docid."""
+    from anyurl.protocols import wais
+
+    docid = (b"\x01\x0b127.0.0.1:5\x02\x09/srv/demo"
+             b"\x03\x1e0 98 /srv/demo/docs/gopher.txt\x07\x01\x00")
+    url = parse("wais://h:210/demo/TEXT/" + wais.docid_to_wpath(docid))
+    assert local_path(Path("/m"), url) == Path("/m/wais/h/demo/gopher.txt")
+    assert local_path(Path("/m"), parse("wais://h:210/demo/TEXT/plain-id")) == Path(
+        "/m/wais/h/demo/plain-id")
+    assert local_path(Path("/m"), parse("wais://h:210/demo?query")) == Path(
+        "/m/wais/h/demo/.catalogue")

@@ -23,11 +23,14 @@ from anyurl.protocols.prospero import (
     access_method_url,
     build_message,
     collect,
+    contents_text,
     directory_request,
     object_info_request,
     parse_line,
     parse_reply,
+    qsprintf_token,
     quote_token,
+    reply_lines,
     request_preamble,
     split_host_port,
     tokenize,
@@ -294,3 +297,44 @@ def test_unknown_fields_warn() -> None:
     handler = ProsperoHandler(Config(), warn=warnings.append)
     handler.plan(parse("prospero://h/x;COLOUR=blue"), FetchOptions())
     assert warnings and "COLOUR" in warnings[0]
+
+
+# -- contents that span lines (issue 19.2) -------------------------------------------------
+
+
+def test_contents_of_a_file_with_newlines_as_dirsrv_sends_it() -> None:
+    """Prospero 5.3's dirsrv sends a file as one quoted token over several lines."""
+    payload = b"ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA nested' file\n'\n"
+    info = collect(parse_reply(payload))
+    assert contents_text(info) == "nested file\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["nested file\n", "a\r\nb\r\n", "it's\n''\n", "\n\n", "plain", "", "x\ry",
+     "ERROR can't\nWARNING x\n", "tab\there/slash"],
+)
+def test_qsprintf_token_round_trips_through_the_reply_reader(text: str) -> None:
+    line = "ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA " + qsprintf_token(text)
+    payload = f"{line}\nSUCCESS done\n".encode()
+    responses = parse_reply(payload)
+    assert contents_text(collect(responses)) == text
+    assert responses[-1] == parse_line("SUCCESS done")
+
+
+def test_qsprintf_quotes_from_the_first_special_character() -> None:
+    assert qsprintf_token("nested file\n") == "nested' file\n'"
+    assert qsprintf_token("it's") == "it'''s'"
+    assert qsprintf_token("plain") == "plain"
+    assert qsprintf_token("") == "''"
+
+
+def test_free_text_lines_open_no_quote() -> None:
+    text = "FAILURE NOT-FOUND can't find it\nATTRIBUTE OBJECT FIELD OWNER bob\r\nSUCCESS\r"
+    assert reply_lines(text) == [
+        "FAILURE NOT-FOUND can't find it", "ATTRIBUTE OBJECT FIELD OWNER bob", "SUCCESS"]
+
+
+def test_an_unterminated_quote_is_one_unknown_line() -> None:
+    responses = parse_reply(b"ATTRIBUTE OBJECT FIELD X 'open\nmore\n")
+    assert responses == [UnknownLine("ATTRIBUTE OBJECT FIELD X 'open\nmore\n")]

@@ -1,8 +1,9 @@
 """Command-line options that reach one scheme's handler (:mod:`anyurl.options`).
 
 Each option sets a field of one handler's typed options: ``--view`` and ``--answers`` to the
-Gopher+ handler, ``--compressed``, ``--http2`` and ``--keep-error-body`` to HTTP, ``--ftp-active``
-to FTP, ``--nntp-server`` to news, ``--subject``/``--data``/``--smtp-relay`` to mailto,
+Gopher+ handler, ``--compressed``, ``--http2`` and ``--keep-error-body`` to HTTP,
+``--ftp-active`` and ``-B``/``--ftp-ascii`` to FTP, ``--nntp-server`` to news,
+``--subject``/``--data``/``--smtp-relay`` to mailto,
 ``--telnet-command``/``--idle`` to telnet, ``--follow`` to Prospero; ``--gateway``
 adds an HTTP gateway for a scheme (RFC 1738 section 4) over the ``<scheme>_proxy``
 environment variables and the config file.
@@ -85,6 +86,13 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    "nntp always read it)")
     g.add_argument("--ftp-active", action="store_true",
                    help="ftp: active mode (EPRT/PORT) instead of passive")
+    g.add_argument("-B", "--ftp-ascii", "--use-ascii", dest="ftp_ascii", action="store_const",
+                   const="on", default="off",
+                   help="ftp: fetch files named without ;type= in TYPE A (CR LF becomes "
+                   "LF); the default is image type, the server's bytes")
+    g.add_argument("--ftp-ascii-guess", dest="ftp_ascii", action="store_const", const="guess",
+                   help="ftp: guess the type from the name as RFC 1738 3.2.3 suggests "
+                   "(.txt and other text suffixes in TYPE A)")
     g.add_argument("--nntp-server", metavar="HOST[:PORT]",
                    help="news: the server for news: URLs (else $NNTPSERVER, config)")
     g.add_argument("--subject", metavar="TEXT", help="mailto: the subject of the message")
@@ -160,8 +168,9 @@ def scheme_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
     http = http_options(args)
     if http != HTTPOptions():
         given.append(http)
-    if args.ftp_active or args.head:
-        given.append(FTPOptions(passive=False if args.ftp_active else None, head=args.head))
+    if args.ftp_active or args.head or args.ftp_ascii != "off":
+        given.append(FTPOptions(passive=False if args.ftp_active else None, head=args.head,
+                                ascii=args.ftp_ascii))
     if args.nntp_server:
         given.append(NewsOptions(server=args.nntp_server))
     body: bytes | None = None

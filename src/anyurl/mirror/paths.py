@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from anyurl.names import safe_name
+from anyurl.names import remote_name, safe_name
 from anyurl.url import (
     DEFAULT_PORTS,
     URL,
@@ -83,7 +83,11 @@ def _segments(url: URL) -> tuple[list[str], bool]:
             return ["articles", parts.message_id.strip("<>").replace("@", "_at_")], False
         return [parts.group or ""], True
     if isinstance(parts, WAISPath):
-        return [parts.database or "", parts.wpath or ""], not parts.wpath
+        if not parts.wpath:
+            return [parts.database or ""], True
+        # The document's own name, as -O names it (the local id of freeWAIS' docid), not
+        # the flattened docid: that is about 180 characters of escapes.
+        return [parts.database or "", remote_name(url)], False
     if isinstance(parts, ProsperoPath):
         return parts.hsoname.split("/"), parts.hsoname.endswith("/")
     return [url.path or ""], False

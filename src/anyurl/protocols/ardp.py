@@ -31,15 +31,23 @@ and answers with events from :meth:`~ARDPClient.next_event`:
   :meth:`~ARDPClient.timer_expired` if it fires before the reply is complete;
 * :class:`MessageReceived` -- the reassembled reply;
 * :class:`Refused`, :class:`Redirected`, :class:`QueueStatus`, :class:`GaveUp`,
-  :class:`PacketIgnored` (a datagram that was not for us or not understood, for ``-v``).
+  :class:`WaitCapped`, :class:`PacketIgnored` (a datagram that was not for us or not
+  understood, for ``-v``).
 
 Retransmission follows the 5.3 defaults: the whole request is sent again after 4 s, the
 timeout doubles each time, three retries; a "wait" from the server raises the timeout to at
-least that value and resets the retry count; progress (a new reply packet) also resets the
+least that value (at most ``max_wait``: the caller's read timeout, else
+:data:`MAX_SERVER_WAIT`; a longer one is reported as :class:`WaitCapped`) and resets the
+retry count; progress (a new reply packet) also resets the
 retry count, so a long reply over a slow link is not abandoned halfway. Retransmitted
 request packets carry our received-through count, which tells the server which reply
 packets to send again. Packets flagged 0x80 are acknowledged at once with the 9-octet
 ACK ``09 cid 0000 0000 rt`` so that a windowed server can continue.
+
+A packet whose connection id is ours byte-swapped belongs to our request: Prospero 5.3's
+dirsrv writes the id that way from its second window on (a server bug), so such packets
+are accepted (:func:`swap_cid`). Packets with any other id are dropped and counted, and
+:class:`GaveUp` says how many came and after how many reply packets.
 """
 
 from __future__ import annotations
@@ -65,6 +73,7 @@ __all__ = [
     "FLAG_SEQUENCED_CONTROL",
     "MAX_RECEIVE_PAYLOAD",
     "MAX_SEND_PAYLOAD",
+    "MAX_SERVER_WAIT",
     "NEED_DATA",
     "ARDPClient",
     "ARDPError",
@@ -81,10 +90,12 @@ __all__ = [
     "SetTimer",
     "State",
     "Transmit",
+    "WaitCapped",
     "ack_packet",
     "build_header",
     "fragment",
     "parse_packet",
+    "swap_cid",
 ]
 
 DEFAULT_PORT = 1525
@@ -94,6 +105,9 @@ MAX_SEND_PAYLOAD = 1250
 MAX_RECEIVE_PAYLOAD = 1405
 DEFAULT_TIMEOUT = 4.0
 DEFAULT_RETRIES = 3
+#: The longest server-requested wait honoured when the caller gives no cap: a "wait" of
+#: 65535 s (18 hours) in one packet must not hold a transfer (issue 20).
+MAX_SERVER_WAIT = 300.0
 #: Packets a peer may send beyond the last acknowledged one.
 DEFAULT_WINDOW = 16
 MAX_WINDOW = 256
@@ -274,6 +288,12 @@ def fragment(
     ]
 
 
+def swap_cid(cid: int) -> int:
+    """``cid`` with its two octets swapped: how Prospero 5.3's dirsrv writes it after its
+    first window of reply packets (a server bug, seen on loopback)."""
+    return ((cid & 0xFF) << 8) | (cid >> 8)
+
+
 def ack_packet(cid: int, received_through: int) -> bytes:
     """The client's acknowledgement: ``09 cid 0000 0000 rt`` (unsequenced, total 0)."""
     return build_header(cid=cid, seq=0, total=0, received_through=received_through)
@@ -393,12 +413,25 @@ class QueueStatus:
 
 
 @dataclass(frozen=True)
+class WaitCapped:
+    """The server asked for a longer wait than the client's cap: ``used`` s instead."""
+
+    asked: int
+    used: float
+
+
+@dataclass(frozen=True)
 class GaveUp:
     """No complete reply after every retry."""
 
     attempts: int
     received_packets: int
     total_packets: int
+    #: Datagrams that came with another connection id (dropped), the last such id,
+    #: and how many reply packets had arrived when the first of them came.
+    unexpected_packets: int = 0
+    unexpected_cid: int | None = None
+    unexpected_after: int = 0
 
 
 @dataclass(frozen=True)
@@ -410,7 +443,7 @@ class PacketIgnored:
 
 Event = (
     Transmit | SetTimer | MessageReceived | Refused | Redirected | QueueStatus | GaveUp
-    | PacketIgnored
+    | PacketIgnored | WaitCapped
 )
 
 
@@ -437,6 +470,7 @@ class ARDPClient:
         timeout: float = DEFAULT_TIMEOUT,
         retries: int = DEFAULT_RETRIES,
         max_payload: int = MAX_SEND_PAYLOAD,
+        max_wait: float = MAX_SERVER_WAIT,
     ):
         if not 0 < cid <= 0xFFFF:
             raise ValueError("the connection id must be a non-zero 16-bit number")
@@ -447,12 +481,21 @@ class ARDPClient:
         self.retries = retries
         self.retries_left = retries
         self.max_payload = max_payload
+        #: The longest server-requested wait honoured (the caller's read timeout).
+        self.max_wait = max_wait
         self.state = State.IDLE
         self.reply = Reassembly()
         self.attempts = 0
         #: How many of our request packets the server says it has (its received-through).
         self.peer_received_through = 0
         self.peer_window = DEFAULT_WINDOW
+        #: Packets that came with our connection id byte-swapped (accepted).
+        self.swapped_packets = 0
+        #: Packets with another connection id (dropped): how many, the last id, and how
+        #: many reply packets had arrived when the first of them came.
+        self.unexpected_packets = 0
+        self.unexpected_cid: int | None = None
+        self.unexpected_after = 0
         self._events: list[Event] = []
         self._request_total = len(fragment(message, cid, max_payload=max_payload))
         self._sent_through = 0  # highest request packet sent so far
@@ -479,10 +522,24 @@ class ARDPClient:
             self._events.append(PacketIgnored(str(exc)))
             return
         if header.cid != self.cid:
-            self._events.append(
-                PacketIgnored(f"connection id {header.cid} is not ours ({self.cid})")
-            )
-            return
+            if header.cid == swap_cid(self.cid):
+                # Prospero 5.3's dirsrv sends the id byte-swapped after its first window
+                # (a server bug): the same request's packets, accepted.
+                self.swapped_packets += 1
+                if self.swapped_packets == 1:
+                    self._events.append(PacketIgnored(
+                        f"connection id {header.cid:#06x} is ours ({self.cid:#06x}) "
+                        "byte-swapped, as Prospero 5.3's dirsrv sends it after its first "
+                        "window: accepted"))
+            else:
+                if not self.unexpected_packets:
+                    self.unexpected_after = len(self.reply.packets)
+                self.unexpected_packets += 1
+                self.unexpected_cid = header.cid
+                self._events.append(
+                    PacketIgnored(f"connection id {header.cid} is not ours ({self.cid})")
+                )
+                return
         progress = False
         if header.window is not None:
             self.peer_window = max(1, min(header.window, MAX_WINDOW))
@@ -495,7 +552,11 @@ class ARDPClient:
                     self._send_window("request", resend=False)
         if header.wait is not None:
             if header.wait:
-                self.timeout = max(self.initial_timeout, float(header.wait))
+                wanted = float(header.wait)
+                if wanted > self.max_wait:
+                    self._events.append(WaitCapped(header.wait, self.max_wait))
+                    wanted = self.max_wait
+                self.timeout = max(self.initial_timeout, wanted)
             else:
                 self.timeout = self.initial_timeout
             self.retries_left = self.retries
@@ -546,7 +607,8 @@ class ARDPClient:
         if self.retries_left <= 0:
             self.state = State.FAILED
             self._events.append(
-                GaveUp(self.attempts, len(self.reply.packets), self.reply.total)
+                GaveUp(self.attempts, len(self.reply.packets), self.reply.total,
+                       self.unexpected_packets, self.unexpected_cid, self.unexpected_after)
             )
             return
         self.retries_left -= 1

@@ -35,14 +35,19 @@ smuggle a second command onto the wire (RFC 1738 section 6).
 
 Typecode guessing (RFC 1738 section 3.2.3)
 ------------------------------------------
-Without ``;type=``, the client must guess. anyurl's rule, :func:`guess_type`:
+Without ``;type=``, the client must guess. anyurl's rule, :func:`retrieval_for`:
 
 * an empty name (the URL ends with ``/`` or has no path) is a directory: it is listed
   with ``NLST`` (or ``MLSD`` when the caller asks for it: :data:`LISTING_VERBS`);
-* a name whose suffix (after the last ``.``, case-insensitive) is in
-  :data:`TEXT_SUFFIXES` is text: ``TYPE A``, CRLF converted to local ``\\n``;
-* everything else, including names without a suffix, is ``TYPE I``: bytes unchanged,
-  which is never wrong for a binary file and only leaves CRLFs in an unknown text file.
+* any other name is fetched in image type, ``TYPE I``: the server's bytes unchanged, as
+  curl and wget fetch it. A guess from the name would alter an archive: a ``.txt`` file
+  with CR LF fetched in ``TYPE A`` is saved with LF, so its length, its digest and a
+  WARC record differ from the server's file, and a byte offset (``REST``) means nothing;
+* the caller may ask otherwise (:data:`ASCII_MODES`): ``"on"`` fetches every such name
+  in ``TYPE A`` (curl's ``-B``), ``"guess"`` applies the name guess the RFC suggests
+  (:func:`guess_type`: a suffix in :data:`TEXT_SUFFIXES` is text).
+
+An explicit ``;type=a`` or ``;type=i`` is always obeyed.
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ from anyurl.protocols.replies import (
 from anyurl.url import FTPPath, encode_wire
 
 __all__ = [
+    "ASCII_MODES",
     "LISTING_VERBS",
     "NEED_DATA",
     "TEXT_SUFFIXES",
@@ -100,7 +106,12 @@ __all__ = [
 ]
 
 
-#: Suffixes guessed to be text (``TYPE A``) when the URL gives no typecode.
+#: How a name without ``;type=`` is fetched: ``"off"`` in image type (the default, as
+#: curl and wget do: the archive holds the server's bytes), ``"on"`` in ``TYPE A``
+#: (curl's ``-B``/``--use-ascii``), ``"guess"`` by the name (:func:`guess_type`).
+ASCII_MODES: Final[tuple[str, ...]] = ("off", "on", "guess")
+
+#: Suffixes guessed to be text (``TYPE A``) under ``ascii="guess"``.
 TEXT_SUFFIXES: Final[frozenset[str]] = frozenset(
     {
         "txt", "text", "asc", "md", "rst", "me", "1st", "readme", "faq", "doc",
@@ -401,7 +412,11 @@ LISTING_VERBS: Final[dict[str, tuple[str, ...]]] = {
 
 
 def guess_type(name: str) -> Literal["A", "I"]:
-    """``"A"`` for a name with a text suffix, else ``"I"`` (see the module docstring)."""
+    """``"A"`` for a name with a text suffix, else ``"I"``: RFC 1738 3.2.3's guess.
+
+    Used only when asked (``ascii="guess"``): the guess changes the bytes of every text
+    file with CR LF, which an archive must not do (see the module docstring).
+    """
     base = name.rsplit("/", 1)[-1]
     if "." not in base:
         return "I"
@@ -423,8 +438,14 @@ class Retrieval:
     guessed: bool
 
 
-def retrieval_for(parts: FTPPath) -> Retrieval:
-    """The retrieval of RFC 1738 3.2.2-3.2.3 for a decoded url-path."""
+def retrieval_for(parts: FTPPath, ascii: str = "off") -> Retrieval:
+    """The retrieval of RFC 1738 3.2.2-3.2.3 for a decoded url-path.
+
+    ``ascii`` (one of :data:`ASCII_MODES`) decides the type of a file named without a
+    typecode; image type by default, so the bytes saved are the server's.
+    """
+    if ascii not in ASCII_MODES:
+        raise FTPCommandError(f"ascii={ascii!r} is not one of {', '.join(ASCII_MODES)}")
     for segment in (*parts.cwd, parts.name):
         if "\r" in segment or "\n" in segment:
             raise FTPCommandError("a CR or LF in an ftp path segment would end a command early")
@@ -438,7 +459,9 @@ def retrieval_for(parts: FTPPath) -> Retrieval:
         return Retrieval(parts.cwd, parts.name, "A" if parts.typecode == "a" else "I", False)
     if parts.name == "":
         return Retrieval(parts.cwd, "", "list", guessed=True)
-    return Retrieval(parts.cwd, parts.name, guess_type(parts.name), guessed=True)
+    if ascii == "guess":
+        return Retrieval(parts.cwd, parts.name, guess_type(parts.name), guessed=True)
+    return Retrieval(parts.cwd, parts.name, "A" if ascii == "on" else "I", guessed=True)
 
 
 def retrieval_commands(

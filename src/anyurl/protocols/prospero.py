@@ -74,7 +74,9 @@ __all__ = [
     "directory_request",
     "object_info_request",
     "parse_reply",
+    "qsprintf_token",
     "quote_token",
+    "reply_lines",
     "request_preamble",
     "split_host_port",
     "tokenize",
@@ -123,10 +125,27 @@ def quote_token(token: str, *, always: bool = False) -> str:
     return "'" + token.replace("'", "''") + "'"
 
 
+def qsprintf_token(token: str) -> str:
+    """A value as Prospero 5.3's ``qsprintf`` ``%'s`` writes it into a reply.
+
+    The characters before the first one that needs quoting go as they are; from there
+    the rest is quoted, a ``'`` inside doubled, line ends included (a file's contents:
+    ``nested' file\n'``). The empty token is ``''``. :func:`reply_lines` and
+    :func:`tokenize` read it back.
+    """
+    if "\x00" in token:
+        raise ProsperoRequestError("a token cannot hold a NUL")
+    for i, ch in enumerate(token):
+        if ch in _QUOTE_TRIGGERS:
+            return token[:i] + "'" + token[i:].replace("'", "''") + "'"
+    return token or "''"
+
+
 def tokenize(line: str) -> list[str]:
     """Split a line into tokens, honouring quotes anywhere in a token.
 
-    ``'a b'c``, ``a' 'bc`` and ``'a bc'`` are the same token. An unterminated quote
+    ``'a b'c``, ``a' 'bc`` and ``'a bc'`` are the same token; a quoted part may hold line
+    ends (a logical line of :func:`reply_lines`). An unterminated quote
     raises :class:`ProsperoSyntaxError`.
     """
     tokens: list[str] = []
@@ -404,10 +423,58 @@ def parse_line(line: str) -> Response:
     return UnknownLine(line)
 
 
+#: Reply lines whose rest is free text: an apostrophe there ("can't") opens no quote.
+_FREE_TEXT = frozenset({"ERROR", "FAILURE", "WARNING", "SUCCESS", "VERSION-NOT-SUPPORTED",
+                        "AUTHENTICATED"})
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_QUOTE_OR_LINE_END = re.compile(r"['\r\n]")
+
+
+def reply_lines(text: str) -> list[str]:
+    """A reply's lines, a quoted token that spans lines kept whole in its line.
+
+    Prospero 5.3's dirsrv writes a value with ``qsprintf``'s ``%'s``: a file's contents
+    (``ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA nested' file\n'``) is one token
+    whose quoted part holds the file's line ends, so a line ends only at a line end
+    outside quotes (a ``'`` inside quotes is doubled, which leaves the count even).
+    Lines end with LF, CR or CR LF; inside quotes every octet is data. A free-text line
+    (``ERROR``, ``FAILURE``, ``WARNING`` ...) ends at its line end whatever it holds.
+    """
+    lines: list[str] = []
+    pos, n = 0, len(text)
+    while pos < n:
+        end = _LINE_END.search(text, pos)
+        first = text[pos:end.start() if end else n].split(None, 1)
+        if first and first[0] in _FREE_TEXT:
+            lines.append(text[pos:end.start()] if end else text[pos:])
+            pos = end.end() if end else n
+            continue
+        quoted = False
+        i = pos
+        while True:
+            m = _QUOTE_OR_LINE_END.search(text, i)
+            if m is None:
+                lines.append(text[pos:])
+                pos = n
+                break
+            if m.group() == "'":
+                quoted = not quoted
+                i = m.end()
+                continue
+            if quoted:
+                i = m.end()
+                continue
+            stop = m.end() + (1 if text.startswith("\r\n", m.start()) else 0)
+            lines.append(text[pos:m.start()])
+            pos = stop
+            break
+    return lines
+
+
 def parse_reply(payload: bytes) -> list[Response]:
-    """A whole reply message; lines end with LF, CR or CRLF."""
+    """A whole reply message (:func:`reply_lines`: quoted tokens may span lines)."""
     text = payload.decode("utf-8", "surrogateescape")
-    return [parse_line(line) for line in re.split(r"\r\n|\r|\n", text) if line.strip()]
+    return [parse_line(line) for line in reply_lines(text) if line.strip()]
 
 
 @dataclass(frozen=True)

@@ -374,7 +374,7 @@ class FTPHandler(SchemeHandler):
 
     # -- what the URL asks for ---------------------------------------------------------
 
-    def _retrieval(self, url: URL) -> Retrieval:
+    def _retrieval(self, url: URL, options: FetchOptions) -> Retrieval:
         parts = url.parts
         if not isinstance(parts, FTPPath):
             raise URLError(f"{url.masked()} is not an ftp URL", url=url)
@@ -386,7 +386,7 @@ class FTPHandler(SchemeHandler):
                     url=url,
                 )
         try:
-            return retrieval_for(parts)
+            return retrieval_for(parts, options.get(FTPOptions).ascii)
         except LocalProtocolError as exc:
             raise URLError(f"{url.masked()}: {exc}", url=url) from exc
 
@@ -411,7 +411,7 @@ class FTPHandler(SchemeHandler):
         return _Login(user, password, account, False)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
-        retrieval = self._retrieval(url)
+        retrieval = self._retrieval(url, options)
         login = self._login(url)
         passive = self._passive(options)
         offset = options.offset if retrieval.mode == "I" else 0
@@ -609,7 +609,7 @@ class FTPHandler(SchemeHandler):
     # -- one URL ---------------------------------------------------------------------------
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
-        retrieval = self._retrieval(url)
+        retrieval = self._retrieval(url, options)
         login = self._login(url)
         offset = options.offset
         brange = options.byte_range

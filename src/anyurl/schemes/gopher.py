@@ -30,6 +30,7 @@ from __future__ import annotations
 import inspect
 import json
 import mimetypes
+import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
@@ -226,7 +227,7 @@ class GopherHandler(SchemeHandler):
                 "application/gopher-menu"):
             return None
         try:
-            return render_menu(parse_menu(body))
+            return render_menu(parse_menu(_without_terminator(body)))
         except GopherProtocolError:
             return None
 
@@ -240,7 +241,9 @@ class GopherHandler(SchemeHandler):
         ``URL:http://...`` (the ``h`` convention) is its http or https target, a
         ``"page"``; a ``URL:`` item of another scheme is left out, as are information
         lines, errors, telnet, tn3270 and CSO items, searches (``7``: no search term to
-        give), items with a Gopher+ form (``?``) and Gopher+ alternate-server lines.
+        give) and Gopher+ alternate-server lines. An item with a Gopher+ form (``?``)
+        cannot be fetched without answers: its attribute block (``%09%09!``, which holds
+        the ``+ASK`` form) is linked instead, as a ``"file"``, so a mirror keeps the form.
         The label is the item's display string. A rendered menu (text, JSON) has no
         links: fetch with ``raw`` to read them. A Gopher+ item (``+``) carries its
         attribute block's URL (``%09%09!``) in ``Link.more``; that block, fetched raw,
@@ -252,7 +255,7 @@ class GopherHandler(SchemeHandler):
                 "application/gopher-menu"):
             return []
         try:
-            items = parse_menu(body)
+            items = parse_menu(_without_terminator(body))
         except GopherProtocolError:
             return []  # a line longer than any menu line: not a menu
         links = []
@@ -267,10 +270,14 @@ class GopherHandler(SchemeHandler):
                     continue
                 kind = PAGE
             else:
-                if item.plus == "?":
-                    continue
                 found = item.url()
                 if found is None:
+                    continue
+                if item.plus == "?":
+                    # A +ASK form: fetching the item needs answers a mirror has not got;
+                    # its attribute block holds the form (+ASK), so that is saved.
+                    base = found.removesuffix("%09%09?")
+                    links.append(Link(base + "%09%09!", FILE, label))
                     continue
                 target, kind = found, PAGE if gtype == "1" else FILE
                 if item.plus == "+" and gtype != "1":
@@ -300,6 +307,8 @@ class GopherHandler(SchemeHandler):
         links = []
         item_url = str(url).split("%09", 1)[0]
         for attributes in attrs[:1]:
+            if attributes.block("+ASK") is not None:
+                continue  # a form's views need its answers: the block itself is the copy
             for view in attributes.views[1:]:
                 view_text = quote(view.view_string, UCHAR_PLAIN | {"/"})
                 links.append(Link(f"{item_url}%09%09+{view_text}", FILE, view.view_string))
@@ -774,3 +783,15 @@ class GopherHandler(SchemeHandler):
             received=event.received, expected=event.expected, url=url,
             hint="Try again; the server closed the connection early.",
         )
+
+
+_TERMINATOR = re.compile(rb"(?:\A|\n)\.\r?(?:\n|\Z)")
+
+
+def _without_terminator(body: bytes) -> bytes:
+    """A raw menu up to its terminating line: a lone ``.`` ends a menu (RFC 1436 3.8);
+    it is no item, and what a server sends after it is not part of the menu."""
+    found = _TERMINATOR.search(body)
+    if found is None:
+        return body
+    return body[: found.start() + (1 if found.group().startswith(b"\n") else 0)]

@@ -26,6 +26,17 @@ its scheme (plug-ins included), the section 6 port policy and the gateways apply
 A FORWARDED reply's new host and port pass the same port policy before any datagram
 goes there.
 
+Raw (``FetchOptions(raw=True)``, what ``anyurl mirror`` asks for): an object that is no
+directory is its file, not the report about it: the first access method that leads to a
+file (PROSPERO-CONTENTS, or an ftp:, gopher:, ... URL through the gate; LOCAL/AFS only
+from a server on this machine) is fetched, and the report is kept as metadata
+(``info.extra["report"]`` and ``info.extra["prospero"]``; the reply lines are in the
+trace, which a mirror's WARC records). Without such a method the report is returned.
+
+A server names itself in its LINK and FORWARDED lines, not always by the name it was
+reached at (a dirsrv on 127.0.0.1 says ``LOCALHOST``): such a host, the same name in any
+case or a loopback name for a loopback address, is replaced by the reached address.
+
 Options (:class:`~anyurl.options.ProsperoOptions`): ``ardp_timeout`` (first
 retransmission, default 4 s), ``ardp_retries`` (default 3), ``user`` (the name asserted
 in AUTHENTICATE, default ``anonymous``: anyurl does not reveal the local login name).
@@ -40,6 +51,7 @@ every retry :class:`TransferTimeout` (28).
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
 import os
 from collections.abc import Callable
@@ -158,8 +170,11 @@ class ProsperoHandler(SchemeHandler):
     def links(self, info: ResourceInfo, body: bytes) -> list[FoundLink]:
         """A directory's links as prospero: URLs, or an object's access methods.
 
-        Read from ``info.extra["prospero"]``, the data the report (text or JSON: the
-        handler has no raw form) is rendered from. A directory's links are
+        Read from ``info.extra["prospero"]``, the data the report (text or JSON) is
+        rendered from. A link to the server itself by another of its names (a real
+        dirsrv names itself ``LOCALHOST`` when reached at 127.0.0.1) is rewritten to
+        the address the server was reached at, so a mirror stays on it (see
+        :func:`_is_own_name`). A directory's links are
         ``"page"`` when their target is a DIRECTORY, ``"file"`` otherwise; EXTERNAL
         links and links without a host have no prospero: URL and are left out. An
         object that is no directory (a ``"report"``) points to its contents through
@@ -172,9 +187,12 @@ class ProsperoHandler(SchemeHandler):
             return []
         found: list[FoundLink] = []
         if info.kind == "directory":
+            reached = record.get("host")
             for link in record.get("links") or ():
                 target = link.get("url") if isinstance(link, dict) else None
                 if isinstance(target, str):
+                    if isinstance(reached, str):
+                        target = _to_reached(target, reached)
                     kind = PAGE if "DIRECTORY" in str(link.get("target", "")).upper() else FILE
                     name = link.get("name")
                     found.append(FoundLink(target, kind, display(name) if name else None))
@@ -199,7 +217,12 @@ class ProsperoHandler(SchemeHandler):
         given = options.get(ProsperoOptions)
         timeout, retries = float(given.ardp_timeout), given.ardp_retries
         message = build_message(lines)
-        client = ardp.ARDPClient(self._cids.next(), message, timeout=timeout, retries=retries)
+        # A server-requested wait is honoured up to the read timeout (issue 20: one packet
+        # with wait=65535 would otherwise hold the transfer for 18 hours).
+        read_timeout = self.config.read_timeout
+        max_wait = read_timeout if read_timeout and read_timeout > 0 else ardp.MAX_SERVER_WAIT
+        client = ardp.ARDPClient(self._cids.next(), message, timeout=timeout, retries=retries,
+                                 max_wait=max_wait)
         if trace is not None:
             trace(f"* ARDP to {target.host}:{target.port} (UDP), connection id {client.cid}")
             for line in lines:
@@ -271,8 +294,9 @@ class ProsperoHandler(SchemeHandler):
                     url=url,
                 )
             host, port = split_host_port(fwd.host)
-            target = _Target(host or target.host, port or DEFAULT_PORT, fwd.hsoname,
-                             fwd.version or "0")
+            if not host or _is_own_name(host, target.host):
+                host = target.host  # the server naming itself: where it was reached
+            target = _Target(host, port or DEFAULT_PORT, fwd.hsoname, fwd.version or "0")
             forwards.append(_prospero_url(target))
             self.gate.admit(forwards[-1])  # the port policy, before a datagram goes there
             if trace is not None:
@@ -317,12 +341,29 @@ class ProsperoHandler(SchemeHandler):
                     for m in methods
                 ],
                 "links": [
-                    {"name": link.name, "target": link.target, "url": _link_url(link)}
+                    {"name": link.name, "target": link.target, "host": link.host,
+                     "url": _link_url(link, target.host)}
                     for link in (listing.links if listing else ())
                 ],
             }
         }
-        if options.get(ProsperoOptions).follow:
+        follow = options.get(ProsperoOptions).follow
+        if options.raw and not follow and listing is None:
+            # A mirror (raw) wants the object's bytes, not the report about it: the
+            # report is kept as metadata (extra["report"], and the dialogue).
+            chosen = _first_usable(methods, local=_is_loopback(target.host),
+                                   schemes=RETRIEVABLE_SCHEMES | {"file"})
+            if chosen is not None:
+                extra["report"] = _report(url, target, info, methods, listing,
+                                          forwards).decode("utf-8", "surrogateescape")
+                if chosen.contents:
+                    return await self._contents(url, target, chosen, options, extra)
+                assert chosen.url is not None
+                if trace is not None:
+                    trace(f"* raw: fetching the object through {chosen.method.method} -> "
+                          f"{chosen.url}")
+                return await self._follow(chosen.url, options, extra)
+        if follow:
             chosen = _first_usable(methods)
             if chosen is None:
                 raise RemoteFileNotFound(
@@ -441,20 +482,50 @@ async def _drive(
                 trace(f"* ARDP: redirected to {event.host}:{event.port}")
             datagrams.retarget(event.host, event.port)
         elif isinstance(event, ardp.GaveUp):
-            got_part = (f"; {event.received_packets} of {event.total_packets} reply packets "
-                        "arrived" if event.received_packets else "")
-            raise TransferTimeout(
-                f"no reply from the Prospero server at {target.host}:{target.port} (UDP) for "
-                f"{url.masked()} after {event.attempts} attempts{got_part}",
-                url=url,
-                hint="Is a Prospero server listening on that UDP port? UDP has no "
-                "'connection refused', so silence is all a client sees.",
-            )
+            raise _gave_up(event, client, url, target)
         elif isinstance(event, ardp.PacketIgnored):
             if trace is not None:
                 trace(f"* ARDP: ignored a datagram: {event.reason}")
+        elif isinstance(event, ardp.WaitCapped):
+            if trace is not None:
+                trace(f"* ARDP: the server asks to wait {event.asked} s; waiting at most "
+                      f"{event.used:g} s (the read timeout)")
         elif isinstance(event, ardp.QueueStatus) and trace is not None:
             trace(f"* ARDP: queued (position {event.position}, {event.seconds} s)")
+
+
+def _gave_up(event: ardp.GaveUp, client: ardp.ARDPClient, url: URL,
+             target: _Target) -> TransferTimeout:
+    """What happened when no complete reply came: silence, a reply cut short, or packets
+    that came with another connection id."""
+    where = f"the Prospero server at {target.host}:{target.port} (UDP)"
+    of = f" of {event.total_packets}" if event.total_packets else ""
+    if event.unexpected_packets:
+        shown = (f"{event.unexpected_cid:#06x}" if event.unexpected_cid is not None
+                 else "another")
+        return TransferTimeout(
+            f"incomplete reply from {where} for {url.masked()}: after "
+            f"{event.unexpected_after}{of} reply packets arrived, {event.unexpected_packets} "
+            f"came with an unexpected connection id ({shown}, ours is {client.cid:#06x}) and "
+            f"were dropped; {event.received_packets}{of} arrived in all, "
+            f"{event.attempts} attempts",
+            url=url,
+            hint="The server answers with another connection id: a server bug, or "
+            "another client's reply. Try again; -v shows the packets.",
+        )
+    if event.received_packets:
+        return TransferTimeout(
+            f"incomplete reply from {where} for {url.masked()}: {event.received_packets}"
+            f"{of} reply packets arrived, then nothing after {event.attempts} attempts",
+            url=url,
+            hint="The server stopped sending: try again, or raise ardp_timeout.",
+        )
+    return TransferTimeout(
+        f"no reply from {where} for {url.masked()} after {event.attempts} attempts",
+        url=url,
+        hint="Is a Prospero server listening on that UDP port? UDP has no "
+        "'connection refused', so silence is all a client sees.",
+    )
 
 
 def _prospero_url(target: _Target) -> str:
@@ -464,24 +535,78 @@ def _prospero_url(target: _Target) -> str:
     return f"prospero://{host}{port}/{quote(target.hsoname, _HSONAME_SAFE)}{version}"
 
 
-def _link_url(link: Link) -> str | None:
+def _link_url(link: Link, reached: str) -> str | None:
+    """The prospero: URL of a LINK line; the server's own names become ``reached``."""
     if link.target == "EXTERNAL" or link.host == "NULL":
         return None
     host, port = split_host_port(link.host)
+    if _is_own_name(host, reached):
+        host = reached
     return _prospero_url(_Target(host.lower(), port or DEFAULT_PORT, link.hsoname,
                                  link.version))
 
 
-def _first_usable(methods: list[AccessURL]) -> AccessURL | None:
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or name (this machine)."""
+    name = host.strip("[]").lower()
+    if name in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _is_own_name(host: str, reached: str) -> bool:
+    """Whether ``host``, in a reply of the server reached at ``reached``, is that server.
+
+    The same name (any case: dirsrv writes host names in capitals), or, for a server
+    reached at a loopback address, a loopback name or address (``LOCALHOST``): what a
+    Prospero server on this machine calls itself. Another name is another server: no
+    DNS is asked, so a server reached by address that names itself by a public name is
+    not recognised.
+    """
+    if host.lower() == reached.lower():
+        return True
+    return _is_loopback(reached) and _is_loopback(host)
+
+
+def _to_reached(link_url: str, reached: str) -> str:
+    """``link_url`` with its host replaced by ``reached`` when it names that server."""
+    try:
+        host = parse(link_url).host or ""
+    except URLError:
+        return link_url
+    if not host or host.lower() == reached.lower() or not _is_own_name(host, reached):
+        return link_url
+    scheme, sep, rest = link_url.partition("://")
+    netloc, slash, path = rest.partition("/")
+    colon, port = "", ""
+    if not netloc.endswith("]") and ":" in netloc:
+        _, colon, port = netloc.rpartition(":")
+    shown = f"[{reached}]" if ":" in reached else reached
+    return f"{scheme}{sep}{shown}{colon}{port}{slash}{path}"
+
+
+def _first_usable(methods: list[AccessURL], *, local: bool = True,
+                  schemes: frozenset[str] | None = None) -> AccessURL | None:
+    """The first method anyurl can fetch; LOCAL/AFS (file:) only when ``local`` allows,
+    and only URLs of ``schemes`` when given (a mirror fetches files, not telnet)."""
     for m in methods:
         if m.contents:
             return m
         if m.url is None:
             continue
+        if schemes is not None and m.url.partition(":")[0].lower() not in schemes:
+            continue
+        if m.local and not local:
+            continue
         if m.local:
-            path = parse(m.url).parts
-            local = getattr(path, "path", None)
-            if not isinstance(local, str) or not os.path.exists(local):
+            path = getattr(parse(m.url).parts, "path", None)
+            if not isinstance(path, str) or not os.path.exists(path):
                 continue
         return m
     return None
@@ -518,7 +643,7 @@ def _report(
         out.append("")
         out.append(f"Links ({len(listing.links)}):")
         for link in listing.links:
-            where = _link_url(link) or "(external)"
+            where = _link_url(link, target.host) or "(external)"
             out.append(f"  {link.name}  {link.target}  {where}")
         if listing.unresolved:
             out.append(f"  unresolved: {' '.join(listing.unresolved)}")

@@ -28,17 +28,26 @@ Objects (hsoname: what it is or does):
 * ``/pub/local``: a LOCAL access method to ``--local-file`` (default: this module's file);
 * ``/pub/wais``: a WAIS access method in its all-default form (no URL can be made of it);
 * ``/pub/many``: a directory of 300 links: a reply of about 24 packets, two windows;
+* ``/pub/contents``: a PROSPERO-CONTENTS file of several lines (:data:`CONTENTS_TEXT`);
+* ``/archive``: a directory to mirror: PROSPERO-CONTENTS files (``notes``, ``dos`` with
+  CR LF, ``sub/deep``) and ``readme``, AFTP ``pub/readme.txt`` BINARY;
 * ``/old``: ``FORWARDED`` to ``/pub/README`` on this server;
 * ``/private``: ``FAILURE NOT-AUTHORIZED``;
 * ``/lossy``: like README plus 50 DESCRIPTION lines (a 4-packet reply); the first time its
   reply goes out, packet 2 is "lost";
 * ``/deaf``: the first request datagram of each connection id is ignored;
 * ``/busy``: first a control packet asking the client to wait 2 s, the reply 0.3 s later;
+* ``/sleepy``: a control packet asking the client to wait 65535 s, and never a reply;
 * ``/otherport``: the reply comes from another UDP port (as servers on port 191 do);
 * ``/dup``: every reply packet is sent twice, in reverse order.
 
+``serve_prospero(swap_cid=True)`` (``--swap-cid``) sends every reply packet after the first
+window with the connection id byte-swapped, as the real dirsrv does.
+
 The AFTP/GOPHER/TELNET access methods name ``--ftp``, ``--gopher`` and ``--telnet``
-(``HOST:PORT``, default: this server's host on the standard ports).
+(``HOST:PORT``, default: this server's host on the standard ports). In LINK and FORWARDED
+lines the server names itself ``LOCALHOST`` when it listens on a loopback address, as a
+real Prospero 5.3 dirsrv does, not by the address it was reached at.
 """
 
 from __future__ import annotations
@@ -63,7 +72,12 @@ from anyurl.protocols.ardp import (
     build_header,
     parse_packet,
 )
-from anyurl.protocols.prospero import ProsperoSyntaxError, quote_token, tokenize
+from anyurl.protocols.prospero import (
+    ProsperoSyntaxError,
+    qsprintf_token,
+    quote_token,
+    tokenize,
+)
 
 __all__ = ["ProsperoServer", "main", "serve_prospero"]
 
@@ -71,6 +85,8 @@ log = logging.getLogger("anyurl.testing.prospero")
 
 MANY_COUNT = 300
 BUSY_WAIT_SECONDS = 2
+#: What ``/sleepy`` asks for: the largest wait ARDP can carry (18 hours).
+SLEEPY_WAIT_SECONDS = 65535
 BUSY_DELAY = 0.3
 #: Connections (reply state kept for retransmissions) are forgotten after this long.
 CONNECTION_TTL = 120.0
@@ -95,8 +111,14 @@ class PObject:
         return any(a[0] == "BASE-TYPE" and "DIRECTORY" in a[1:] for a in self.attributes)
 
 
-#: The contents of ``/pub/contents`` (its PROSPERO-CONTENTS access method).
-CONTENTS_TEXT = "The contents of a Prospero object, read with GET-OBJECT-INFO CONTENTS."
+#: The contents of ``/pub/contents`` (its PROSPERO-CONTENTS access method): several lines
+#: and a quote, sent as Prospero 5.3's dirsrv sends a file (one quoted token over lines).
+CONTENTS_TEXT = ("The contents of a Prospero object,\nread with GET-OBJECT-INFO CONTENTS.\n"
+                 "It's sent as one token that spans lines.\n")
+
+
+#: The contents of ``/archive/dos``: CR LF line ends, kept as they are.
+DOS_TEXT = "a\r\nb\r\n"
 
 
 def _hostport(host: str, port: int, default: int) -> str:
@@ -115,6 +137,11 @@ def build_catalogue(
     def file(*methods: tuple[str, ...]) -> PObject:
         return PObject(attributes=[("BASE-TYPE", "FILE"), ("OWNER", "anyurl"),
                                    *(("ACCESS-METHOD", *m) for m in methods)])
+
+    def contents(text: str) -> PObject:
+        return PObject(attributes=[("BASE-TYPE", "FILE"),
+                                   ("ACCESS-METHOD", "PROSPERO-CONTENTS", "", "", "", "")],
+                       contents=text)
 
     readme_methods = (
         ("AFTP", "INTERNET-D", ftp_host, "ASCII", "pub/readme.txt", "TEXT"),
@@ -146,6 +173,17 @@ def build_catalogue(
             attributes=[("BASE-TYPE", "DIRECTORY")],
             links=[(f"file{i:03d}.txt", "FILE", f"/pub/many/file{i:03d}.txt")
                    for i in range(MANY_COUNT)]),
+        "/archive": PObject(attributes=[("BASE-TYPE", "DIRECTORY")], links=[
+            ("notes", "FILE", "/archive/notes"), ("dos", "FILE", "/archive/dos"),
+            ("readme", "FILE", "/archive/readme"), ("sub", "DIRECTORY", "/archive/sub"),
+        ]),
+        "/archive/notes": contents(CONTENTS_TEXT),
+        "/archive/dos": contents(DOS_TEXT),
+        "/archive/readme": file(
+            ("AFTP", "INTERNET-D", ftp_host, "ASCII", "pub/readme.txt", "BINARY")),
+        "/archive/sub": PObject(attributes=[("BASE-TYPE", "DIRECTORY")],
+                                links=[("deep", "FILE", "/archive/sub/deep")]),
+        "/archive/sub/deep": contents("deep inside\n"),
         "/old": PObject(forward_to="/pub/README"),
         "/private": PObject(failure="NOT-AUTHORIZED you may not read /private"),
     }
@@ -159,7 +197,7 @@ def build_catalogue(
     # Padding so that these replies take several packets (about 4 KB: 4 packets).
     padding = [("DESCRIPTION", f"line {i:02d} of a long description " + "x" * 60)
                for i in range(50)]
-    for name in ("lossy", "deaf", "busy", "otherport", "dup"):
+    for name in ("lossy", "deaf", "busy", "otherport", "dup", "sleepy"):
         cat[f"/{name}"] = PObject(attributes=[*cat["/pub/README"].attributes, *padding],
                                   behaviour=name)
     cat["/"].links.extend((name, "FILE", f"/{name}")
@@ -191,9 +229,16 @@ class ProsperoServer:
     """The protocol logic; :func:`serve_prospero` gives it sockets."""
 
     def __init__(self, host: str, port: int, catalogue: dict[str, PObject],
-                 window: int = DEFAULT_WINDOW):
+                 window: int = DEFAULT_WINDOW, name: str | None = None,
+                 swap_cid: bool = False):
         self.host = host
         self.port = port
+        #: The name the server gives itself in LINK and FORWARDED lines: ``LOCALHOST``
+        #: on a loopback address, as a real dirsrv there does (not the address).
+        self.name = name or ("LOCALHOST" if host in ("127.0.0.1", "::1") else host)
+        #: Send reply packets after the first window with the connection id byte-swapped,
+        #: as Prospero 5.3's dirsrv does (a server bug the client must live with).
+        self.swap_cid = swap_cid
         self.catalogue = catalogue
         self.window = window
         self.connections: dict[tuple[tuple[str, int], int], _Connection] = {}
@@ -291,14 +336,16 @@ class ProsperoServer:
         if wanted == {"CONTENTS"}:  # as Prospero 5.3's dirsrv answers it
             if obj.contents is None:
                 return ["NONE-FOUND"]
+            # One token, quoted by qsprintf from its first special character on: a
+            # file's line ends stay inside the quotes (dirsrv's "nested' file\n'").
             return ["ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA "
-                    + quote_token(obj.contents, always=True)]
+                    + qsprintf_token(obj.contents)]
         if not wanted & {"#ALL", "#OBJECT", "#INTERESTING", "#FIELD"}:
             attributes = [a for a in attributes if a[0] in wanted]
         return [_attr_line(a) for a in attributes] or ["NONE-FOUND"]
 
     def _me(self) -> str:
-        return _hostport(self.host, self.port, 1525)
+        return _hostport(self.name, self.port, 1525)
 
     def _forwarded(self, hsoname: str) -> str:
         return f"FORWARDED INTERNET-D {self._me()} ASCII {quote_token(hsoname, always=True)} 0"
@@ -347,6 +394,13 @@ class ProsperoServer:
             body = text.encode("utf-8", "surrogateescape")
             conn.reply = [body[i:i + MAX_SEND_PAYLOAD]
                           for i in range(0, len(body), MAX_SEND_PAYLOAD)] or [b""]
+            if behaviour == "sleepy":
+                assert self._sock is not None
+                wait = build_header(cid=header.cid, seq=0, total=0,
+                                    received_through=conn.request.total,
+                                    wait=SLEEPY_WAIT_SECONDS)
+                await self._sock.sendto(wait, *address)
+                return  # and never a reply
             if behaviour == "busy":
                 assert self._sock is not None
                 wait = build_header(cid=header.cid, seq=0, total=0,
@@ -377,12 +431,15 @@ class ProsperoServer:
         packets: list[tuple[int, bytes]] = []
         for seq in range(first, last + 1):
             ask = (seq == last and last < total) or (seq == total and total > 1)
+            cid = key[1]
+            if self.swap_cid and seq > self.window:
+                cid = ((cid & 0xFF) << 8) | (cid >> 8)
             if ask:
-                header = build_header(cid=key[1], seq=seq, total=total,
+                header = build_header(cid=cid, seq=seq, total=total,
                                       received_through=conn.request.total, wait=0,
                                       flags=FLAG_ACK_REQUESTED)
             else:
-                header = build_header(cid=key[1], seq=seq, total=total)
+                header = build_header(cid=cid, seq=seq, total=total)
             packets.append((seq, header + conn.reply[seq - 1]))
         conn.sent_through = last
         behaviour = conn.behaviour
@@ -407,9 +464,10 @@ class ProsperoServer:
 async def serve_prospero(
     host: str = "127.0.0.1", port: int = 0, *, ftp: tuple[str, int] | None = None,
     gopher: tuple[str, int] | None = None, telnet: tuple[str, int] | None = None,
-    local_file: str | None = None, window: int = DEFAULT_WINDOW,
+    local_file: str | None = None, window: int = DEFAULT_WINDOW, swap_cid: bool = False,
 ) -> AsyncIterator[ProsperoServer]:
-    """Serve on ``host:port`` (port 0: a free one) until the block exits."""
+    """Serve on ``host:port`` (port 0: a free one) until the block exits; ``swap_cid``:
+    byte-swap the connection id after the first window, as Prospero 5.3's dirsrv does."""
     sock = await anyio.create_udp_socket(local_host=host, local_port=port)
     other = await anyio.create_udp_socket(local_host=host, local_port=0)
     bound = sock.extra(anyio.abc.SocketAttribute.local_port)
@@ -418,7 +476,7 @@ async def serve_prospero(
         ftp=ftp or (advertised, 21), gopher=gopher or (advertised, 70),
         telnet=telnet or (advertised, 23), local_file=local_file or os.path.abspath(__file__),
     )
-    server = ProsperoServer(advertised, bound, catalogue, window=window)
+    server = ProsperoServer(advertised, bound, catalogue, window=window, swap_cid=swap_cid)
     server._sock, server._other = sock, other
 
     async def loop() -> None:
@@ -445,7 +503,8 @@ def _hostport_arg(text: str) -> tuple[str, int]:
 async def _serve_forever(args: argparse.Namespace,
                          ready: Callable[[ProsperoServer], None]) -> None:
     async with serve_prospero(args.host, args.port, ftp=args.ftp, gopher=args.gopher,
-                              telnet=args.telnet, local_file=args.local_file) as server:
+                              telnet=args.telnet, local_file=args.local_file,
+                              swap_cid=args.swap_cid) as server:
         ready(server)
         await anyio.sleep_forever()
 
@@ -460,6 +519,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="where AFTP access methods point (default: HOST:21)")
     parser.add_argument("--gopher", type=_hostport_arg, default=None, metavar="HOST:PORT")
     parser.add_argument("--telnet", type=_hostport_arg, default=None, metavar="HOST:PORT")
+    parser.add_argument("--swap-cid", action="store_true",
+                        help="byte-swap the connection id after the first window (as "
+                        "Prospero 5.3's dirsrv does)")
     parser.add_argument("--local-file", default=None,
                         help="the path /pub/local's LOCAL access method names")
     parser.add_argument("--backend", default=os.environ.get("ANYURL_BACKEND", "asyncio"),

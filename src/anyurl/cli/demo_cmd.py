@@ -74,7 +74,7 @@ CASES: list[Case] = [
     Case("file", "file://{data}/hello.txt", what="a local file"),
     Case("http", "http://127.0.0.1:{http}/hello.txt", "http", "GET over h11"),
     Case("ftp", "ftp://127.0.0.1:{ftp}/pub/readme.txt", "ftp",
-         "USER anonymous, CWD pub, TYPE A, RETR readme.txt"),
+         "USER anonymous, CWD pub, TYPE I, RETR readme.txt"),
     Case("ftp", "ftp://127.0.0.1:{ftp}/pub;type=d", "ftp", "a directory listing (NLST)"),
     Case("gopher", "gopher://127.0.0.1:{gopher}/", "gopher", "the root menu, as text"),
     Case("gopher", "gopher://127.0.0.1:{gopher}/7/search%09hello", "gopher",

@@ -98,5 +98,5 @@ def checked(links: Iterable[Link]) -> list[Link]:
             url = str(parse(link.url).without_fragment())
         except URLError:
             continue
-        kept.append(link if url == link.url else Link(url, link.kind, link.text))
+        kept.append(link if url == link.url else dataclasses.replace(link, url=url))
     return unique(kept)

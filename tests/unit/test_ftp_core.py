@@ -526,3 +526,15 @@ def test_retrieval_flags_guesses() -> None:
 def test_retrieval_refuses_line_ends(parts: FTPPath) -> None:
     with pytest.raises(FTPCoreError):
         retrieval_for(parts)
+
+
+def test_mlsd_size_and_modify_facts_read_as_numbers() -> None:
+    from anyurl.protocols.ftp import fact_size, fact_time, parse_mlsd
+
+    entries = parse_mlsd(b"type=file;size=6;modify=20240102030405; a.txt\r\n"
+                         b"type=file;size=x;modify=2024; b\r\n"
+                         b"type=file;modify=20240102030405.5; c\r\n")
+    assert fact_size(entries[0]) == 6 and fact_size(entries[1]) is None
+    assert fact_time(entries[0]) == 1704164645.0
+    assert fact_time(entries[1]) is None
+    assert fact_time(entries[2]) == 1704164645.5

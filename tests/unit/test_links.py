@@ -343,11 +343,14 @@ def ftp_links(url: str, body: bytes, command: str | None, kind: str = "directory
 def test_ftp_mlsd_links() -> None:
     assert ftp_links("ftp://u:p@ftp.example.org/pub/;type=d", MLSD, "MLSD") == [
         Link("ftp://u:p@ftp.example.org/pub/sub%20dir/", PAGE, "sub dir"),
-        Link("ftp://u:p@ftp.example.org/pub/with%20space.txt", FILE, "with space.txt"),
-        Link("ftp://u:p@ftp.example.org/pub/semi%3Bcolon.txt", FILE, "semi;colon.txt"),
-        Link("ftp://u:p@ftp.example.org/pub/per%25cent.txt", FILE, "per%cent.txt"),
+        Link("ftp://u:p@ftp.example.org/pub/with%20space.txt", FILE, "with space.txt",
+             size=21, modified=1704067200.0),  # the facts a refreshed mirror compares
+        Link("ftp://u:p@ftp.example.org/pub/semi%3Bcolon.txt", FILE, "semi;colon.txt",
+             size=25),
+        Link("ftp://u:p@ftp.example.org/pub/per%25cent.txt", FILE, "per%cent.txt", size=4),
         Link("ftp://u:p@ftp.example.org/pub/link", FILE, "link"),
-        Link("ftp://u:p@ftp.example.org/pub/%20leading%20space", FILE, " leading space"),
+        Link("ftp://u:p@ftp.example.org/pub/%20leading%20space", FILE, " leading space",
+             size=3),
     ]
 
 

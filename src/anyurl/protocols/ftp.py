@@ -52,6 +52,7 @@ An explicit ``;type=a`` or ``;type=i`` is always obeyed.
 
 from __future__ import annotations
 
+import datetime
 import enum
 import re
 from dataclasses import dataclass
@@ -91,6 +92,8 @@ __all__ = [
     "ReplyReader",
     "Retrieval",
     "State",
+    "fact_size",
+    "fact_time",
     "format_eprt",
     "format_port",
     "guess_type",
@@ -565,6 +568,28 @@ def parse_mlsd(body: bytes) -> list[ListEntry]:
             continue
         entries.append(ListEntry(name, kind == "dir", tuple(facts)))
     return entries
+
+
+def fact_size(entry: ListEntry) -> int | None:
+    """An MLSD entry's ``size`` fact in bytes (RFC 3659 7.5.7), None when absent or not
+    a number."""
+    value = dict(entry.facts).get("size", "")
+    return int(value) if value.isdigit() else None
+
+
+def fact_time(entry: ListEntry) -> float | None:
+    """An MLSD entry's ``modify`` fact (RFC 3659 2.3: ``YYYYMMDDHHMMSS[.sss]``, UTC) as
+    POSIX seconds, None when absent or not a time."""
+    value = dict(entry.facts).get("modify", "")
+    whole, _, fraction = value.partition(".")
+    if len(whole) != 14 or not whole.isdigit() or (fraction and not fraction.isdigit()):
+        return None
+    try:
+        moment = datetime.datetime.strptime(whole, "%Y%m%d%H%M%S").replace(
+            tzinfo=datetime.UTC)
+    except ValueError:
+        return None
+    return moment.timestamp() + (float("0." + fraction) if fraction else 0.0)
 
 
 #: ``ls -l`` months, the anchor of a ``LIST`` line (the name follows the date).

@@ -79,6 +79,8 @@ from anyurl.protocols.ftp import (
     Reply,
     Retrieval,
     State,
+    fact_size,
+    fact_time,
     format_eprt,
     format_port,
     parse_213_size,
@@ -435,7 +437,8 @@ class FTPHandler(SchemeHandler):
         more segment, %-escaped as RFC 1738 3.2.2 asks (``/`` and ``;`` in a name are
         data, never separators): the same login, the same CWD steps. An ``MLSD`` listing
         (``FTPOptions(listing="mlsd")``) says what is a directory: those get a ``/`` at
-        the end (a listing again) and the kind ``"page"``, files ``"file"``, and its
+        the end (a listing again) and the kind ``"page"``, files ``"file"`` with the
+        ``size`` and ``modify`` facts (a refreshed mirror compares them), and its
         ``cdir``/``pdir`` lines are not entries. An ``NLST`` listing says nothing of the
         kind, so every name is a ``"file"`` (fetching a directory's name still lists
         it: a RETR refused for a name without a typecode is retried as a directory). A
@@ -461,7 +464,8 @@ class FTPHandler(SchemeHandler):
             if entry.is_directory:
                 links.append(Link(str(base.replace(path=path + "/")), PAGE, display(entry.name)))
             else:
-                links.append(Link(str(base.replace(path=path)), FILE, display(entry.name)))
+                links.append(Link(str(base.replace(path=path)), FILE, display(entry.name),
+                                  size=fact_size(entry), modified=fact_time(entry)))
         return checked(links)
 
     # -- the pool --------------------------------------------------------------------------

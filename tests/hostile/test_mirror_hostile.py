@@ -93,3 +93,23 @@ def test_no_password_reaches_the_archive_or_the_manifest(server: ScriptedServer,
     # the request did carry the login to the server itself
     page = next(q for q in server.requests if q.path == "/p/")
     assert page.headers.get("authorization", "").startswith("Basic ")
+
+
+def test_dot_segments_are_removed_before_the_scope(server: ScriptedServer,
+                                                   tmp_path: Path) -> None:
+    """``/np/../out.txt`` is ``/out.txt``: out of a crawl of ``/np/``, never requested."""
+    server.routes["/np/"] = lambda q: html(
+        f'<a href="{server.url("/np/../out.txt")}">absolute</a>'
+        '<a href="/np/%2e%2e/out.txt">escaped</a>'
+        '<a href="/np/.%2E/out.txt">half escaped</a>'
+        '<a href="/np/sub/../in.txt">inside</a>')
+    for path in ("/out.txt", "/np/../out.txt", "/np/%2e%2e/out.txt", "/np/.%2E/out.txt"):
+        server.routes[path] = lambda q: Reply(body=b"outside\n")
+    server.routes["/np/in.txt"] = lambda q: Reply(body=b"inside\n")
+    out = tmp_path / "m"
+    r = mirror("-o", str(out), "--no-robots", server.url("/np/"))
+    assert r.returncode == 0, r.stderr
+    asked = [q.path for q in server.requests]
+    assert sorted(asked) == ["/np/", "/np/in.txt"], asked
+    files = {p.name for p in out.rglob("*") if p.is_file()}
+    assert "in.txt" in files and "out.txt" not in files

@@ -32,7 +32,7 @@ from anyurl.downloader import Downloader, DownloadPolicy, Job, TransferResult
 from anyurl.errors import AnyURLError, LocalWriteError
 from anyurl.mirror.paths import INDEX_NAMES, local_path
 from anyurl.mirror.robots import Robots
-from anyurl.mirror.scope import Scope
+from anyurl.mirror.scope import Scope, canonical
 from anyurl.mirror.state import CrawlState, Entry
 from anyurl.options import FTPOptions, GopherOptions
 from anyurl.resolver import Resolver
@@ -132,9 +132,10 @@ class Mirror:
         self.root.mkdir(parents=True, exist_ok=True)
         state = CrawlState(self.root / STATE_NAME)
         try:
-            roots = [self.resolver.admit(u) for u in start] if start else self._stored(state)
+            roots = [canonical(self.resolver.admit(u)) for u in start] if start \
+                else self._stored(state)
             if not roots and found:
-                roots = [self.resolver.admit(found[0][0])]
+                roots = [canonical(self.resolver.admit(found[0][0]))]
             if not roots:
                 raise LocalWriteError(f"{str(self.root)!r} holds no crawl to resume",
                                       hint="Give the URLs to mirror.")
@@ -173,7 +174,7 @@ class Mirror:
 
     def _stored(self, state: CrawlState) -> list[URL]:
         text = state.setting("start")
-        return [self.resolver.admit(u) for u in json.loads(text)] if text else []
+        return [canonical(self.resolver.admit(u)) for u in json.loads(text)] if text else []
 
     # -- workers ------------------------------------------------------------------------
 
@@ -299,7 +300,7 @@ class Mirror:
             urls += [more for link in links for more in link.more]
         for text in urls:
             try:
-                target = self.resolver.parse(text).without_fragment()
+                target = self._link(text)
             except AnyURLError:
                 continue  # a page may name what RFC 1738 cannot parse: not ours to fetch
             if self.scope.admits(target, entry.depth + 1):
@@ -310,6 +311,12 @@ class Mirror:
         if found:
             state.add_many(found)
             self._signal()
+
+    def _link(self, text: str) -> URL:
+        """A URL a page (or a redirect) names, as the crawl judges, stores and names it:
+        parsed as the resolver parses, without its fragment, its dot segments removed
+        (:func:`~.scope.canonical`). It still passes the gate when it is fetched."""
+        return canonical(self.resolver.parse(text).without_fragment())
 
     async def _archive(self, info: ResourceInfo, path: Path, dialogue: list[str]) -> None:
         warc = self._warc

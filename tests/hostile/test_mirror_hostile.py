@@ -113,3 +113,53 @@ def test_dot_segments_are_removed_before_the_scope(server: ScriptedServer,
     assert sorted(asked) == ["/np/", "/np/in.txt"], asked
     files = {p.name for p in out.rglob("*") if p.is_file()}
     assert "in.txt" in files and "out.txt" not in files
+
+
+def _site(server: ScriptedServer) -> None:
+    server.routes["/site/"] = lambda q: html('<a href="a.txt">a</a><a href="sub/b.txt">b</a>')
+    server.routes["/site/a.txt"] = lambda q: Reply(body=b"a\n")
+    server.routes["/site/sub/b.txt"] = lambda q: Reply(body=b"b\n")
+
+
+def _untouched(elsewhere: Path) -> None:
+    assert [p.name for p in elsewhere.iterdir()] == ["keep.txt"]
+    assert (elsewhere / "keep.txt").read_bytes() == b"keep\n"
+
+
+@pytest.mark.parametrize("planted", ["http", "http/127.0.0.1_PORT", "http/127.0.0.1_PORT/site",
+                                     "http/127.0.0.1_PORT/site/sub"])
+def test_a_directory_link_in_the_tree_is_never_followed(
+        server: ScriptedServer, tmp_path: Path, planted: str) -> None:
+    _site(server)
+    out, elsewhere = tmp_path / "m", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_bytes(b"keep\n")
+    link = out / planted.replace("PORT", str(server.port))
+    link.parent.mkdir(parents=True)
+    link.symlink_to(elsewhere, target_is_directory=True)
+    r = mirror("-o", str(out), "--no-robots", server.url("/site/"))
+    assert b"Traceback" not in r.stderr and b"internal error" not in r.stderr, r.stderr
+    assert r.returncode == 23, r.stderr
+    assert b"is a symbolic link inside" in r.stderr
+    _untouched(elsewhere)
+    assert link.is_symlink()
+
+
+@pytest.mark.parametrize("name", ["manifest.jsonl", ".anyurl-mirror.sqlite",
+                                  ".anyurl-mirror.sqlite-wal", "site.warc.gz"])
+@pytest.mark.parametrize("dangling", [False, True])
+def test_a_link_at_the_mirrors_own_files_is_refused(
+        server: ScriptedServer, tmp_path: Path, name: str, dangling: bool) -> None:
+    _site(server)
+    out, elsewhere = tmp_path / "m", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_bytes(b"keep\n")
+    out.mkdir()
+    (out / name).symlink_to(elsewhere / ("nothing" if dangling else "keep.txt"))
+    r = mirror("-o", str(out), "--no-robots", "--warc", str(out / "site.warc.gz"),
+               server.url("/site/"))
+    assert b"Traceback" not in r.stderr and b"internal error" not in r.stderr, r.stderr
+    assert r.returncode == 23, r.stderr
+    assert b"symbolic link" in r.stderr and name.encode() in r.stderr
+    _untouched(elsewhere)
+    assert not server.requests  # refused before the crawl began

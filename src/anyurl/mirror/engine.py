@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from anyurl.mirror.robots import Robots
 from anyurl.mirror.scope import Scope, canonical
 from anyurl.mirror.state import CrawlState, Entry
 from anyurl.options import FTPOptions, GopherOptions
+from anyurl.output import open_directory, open_in_tree
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
@@ -129,7 +131,12 @@ class Mirror:
                   found: Sequence[tuple[str, int]] = ()) -> MirrorSummary:
         """Crawl from the ``start`` URLs (or resume the crawl already in ``root``);
         ``found`` are links another crawl found for this one, with their depth."""
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LocalWriteError(f"cannot create the mirror's directory {str(self.root)!r}: "
+                                  f"{exc.strerror or exc}") from exc
+        _refuse_link(self.root / MANIFEST_NAME, "manifest")
         state = CrawlState(self.root / STATE_NAME)
         try:
             roots = [canonical(self.resolver.admit(u)) for u in start] if start \
@@ -156,6 +163,8 @@ class Mirror:
             self.downloader = Downloader(self.resolver, policy)
             if self.options.warc is not None:
                 from anyurl.warc import WARCOutput
+
+                _refuse_link(self.options.warc, "WARC file")
 
                 self._warc = WARCOutput(self.options.warc, append=True)
             async with anyio.create_task_group() as tg:
@@ -250,7 +259,7 @@ class Mirror:
             raw=not view, trace=dialogue.append,
             schemes=(FTPOptions(listing="mlsd"), GopherOptions(render=False)))
         target = local_path(self.root, url)
-        job = Job(url, target, options, named_by_user=False)
+        job = Job(url, target, options, named_by_user=False, tree=self.root)
         return await self.downloader.transfer(job), dialogue
 
     def _failed(self, state: CrawlState, url: str, error: AnyURLError) -> None:
@@ -266,8 +275,9 @@ class Mirror:
         path = Path(result.job.target)
         page = _is_page(info)
         if page and info.kind in PAGE_KINDS and path.name != INDEX_NAMES.get(url.scheme):
-            path = _into_directory(path, INDEX_NAMES.get(url.scheme, ".index"))
-        digest, size = await anyio.to_thread.run_sync(_sha256, path)
+            path = await anyio.to_thread.run_sync(
+                _into_directory, self.root, path, INDEX_NAMES.get(url.scheme, ".index"))
+        digest, size = await anyio.to_thread.run_sync(_sha256, self.root, path)
         if page:
             await self._follow(state, entry, url, info, path)
         if self._warc is not None:
@@ -277,22 +287,28 @@ class Mirror:
                 "size": size, "sha256": digest, "kind": info.kind,
                 "content_type": info.content_type, "status": info.status,
                 "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        with open(self.root / MANIFEST_NAME, "a", encoding="utf-8") as manifest:
-            manifest.write(json.dumps(line) + "\n")
+        self._manifest(line)
         state.done(entry.url, file=relative, size=size, sha256=digest, kind=info.kind)
         self._summary.fetched_now += 1
 
+    def _manifest(self, line: dict[str, object]) -> None:
+        """Append one line to ``manifest.jsonl`` (never through a link planted there)."""
+        fd = open_in_tree(self.root, self.root / MANIFEST_NAME,
+                          os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        with open(fd, "a", encoding="utf-8") as manifest:
+            manifest.write(json.dumps(line) + "\n")
+
     async def _follow(self, state: CrawlState, entry: Entry, url: URL, info: ResourceInfo,
                       path: Path) -> None:
-        if path.stat().st_size > MAX_PAGE:
+        body = await anyio.to_thread.run_sync(_read_page, self.root, path)
+        if body is None:
             return
-        body = await anyio.to_thread.run_sync(path.read_bytes)
         handler = self.resolver.handler_for(url)
         if self.options.render:
             text = handler.render(info, body)
             if text is not None:
                 beside = path.with_name(path.name + ".txt")
-                await anyio.to_thread.run_sync(beside.write_text, text, "utf-8")
+                await anyio.to_thread.run_sync(_write_beside, self.root, beside, text)
         links = handler.links(info, body)
         found: list[tuple[str, int, str | None]] = []
         urls = [link.url for link in links]
@@ -323,7 +339,7 @@ class Mirror:
         assert warc is not None
 
         def write() -> None:
-            with open(path, "rb") as payload:
+            with open(open_in_tree(self.root, path, os.O_RDONLY), "rb") as payload:
                 warc.write_result(info, payload, dialogue)
 
         async with self._warc_lock:
@@ -338,23 +354,61 @@ def _is_page(info: ResourceInfo) -> bool:
     return ctype in ("text/html", "application/xhtml+xml")
 
 
-def _into_directory(path: Path, index: str) -> Path:
+def _refuse_link(path: Path, what: str) -> None:
+    """Refuse, before the crawl starts, a symbolic link (or a non-file) planted where
+    the mirror appends its own records (exit 23)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
+        kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+        raise LocalWriteError(f"the mirror's {what} {str(path)!r} is {kind}; not "
+                              "writing through it", hint="Remove it, or name another file.")
+
+
+def _into_directory(root: Path, path: Path, index: str) -> Path:
     """Move a listing saved as a file (``pub``) to ``pub/<index>``: what it lists goes in
-    ``pub/`` (an FTP or Gopher directory named without its final ``/``)."""
-    temporary = path.with_name(path.name + ".anyurl-moving")
-    os.replace(path, temporary)
-    path.mkdir(exist_ok=True)
-    target = path / index
-    os.replace(temporary, target)
-    return target
+    ``pub/`` (an FTP or Gopher directory named without its final ``/``). Every step from
+    a descriptor of the directory, reached without following links (:mod:`anyurl.output`)."""
+    parent = open_directory(root, path.parent)
+    try:
+        temporary = path.name + ".anyurl-moving"
+        os.replace(path.name, temporary, src_dir_fd=parent, dst_dir_fd=parent)
+        try:
+            os.mkdir(path.name, 0o777, dir_fd=parent)
+        except FileExistsError:
+            pass  # a directory already (a link is refused below)
+        inner = open_directory(root, path)
+        try:
+            os.replace(temporary, index, src_dir_fd=parent, dst_dir_fd=inner)
+        finally:
+            os.close(inner)
+    finally:
+        os.close(parent)
+    return path / index
 
 
-def _sha256(path: Path) -> tuple[str, int]:
+def _sha256(root: Path, path: Path) -> tuple[str, int]:
     digest = hashlib.sha256()
     size = 0
-    with open(path, "rb") as f:
+    with open(open_in_tree(root, path, os.O_RDONLY), "rb") as f:
         while chunk := f.read(1 << 20):
             digest.update(chunk)
             size += len(chunk)
     return digest.hexdigest(), size
 
+
+def _read_page(root: Path, path: Path) -> bytes | None:
+    """The page at ``path`` for its links; None when larger than :data:`MAX_PAGE`."""
+    with open(open_in_tree(root, path, os.O_RDONLY), "rb") as f:
+        if os.fstat(f.fileno()).st_size > MAX_PAGE:
+            return None
+        return f.read(MAX_PAGE + 1)
+
+
+def _write_beside(root: Path, path: Path, text: str) -> None:
+    """A rendering beside its listing (``gophermap.txt``), never through a link."""
+    fd = open_in_tree(root, path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    with open(fd, "w", encoding="utf-8") as f:
+        f.write(text)

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from anyurl.errors import LocalWriteError
 
 __all__ = ["CrawlState", "Entry"]
 
@@ -36,6 +39,8 @@ CREATE TABLE IF NOT EXISTS urls (
 CREATE INDEX IF NOT EXISTS urls_status ON urls (status, added);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+#: The files SQLite keeps beside the database (WAL journal, shared memory, rollback).
+_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 @dataclass(frozen=True)
@@ -52,9 +57,29 @@ class CrawlState:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        if not self.path.exists():
+        # SQLite opens its files by name and follows links: a link planted at the
+        # database or its journals would put the crawl (and its passwords) elsewhere.
+        for name in (self.path, *(self.path.with_name(self.path.name + suffix)
+                                  for suffix in _SIDE_FILES)):
+            try:
+                mode = os.lstat(name).st_mode
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
+                what = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+                raise LocalWriteError(
+                    f"the crawl's state {str(name)!r} is {what}; not following it",
+                    hint="Remove it: anyurl keeps the crawl in a file of its own.")
+        try:
             # The URLs may carry passwords (they are needed to resume): the user's only.
-            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                             0o600))
+        except FileExistsError:
+            pass  # the crawl to resume
+        except OSError as exc:
+            raise LocalWriteError(
+                f"cannot create the crawl's state {str(self.path)!r}: {exc.strerror or exc}"
+            ) from exc
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")

@@ -23,7 +23,9 @@ A download never destroys what it does not own and never leaves a lie on disk:
   a held descriptor (``os.open(name, O_NOFOLLOW, dir_fd=...)``): no symbolic link below
   the tree's root is followed, whether it stands for a directory (``OUT/http ->
   /elsewhere``) or a file, so nothing a crawl writes, renames or reads back lands
-  outside it. The root itself is the user's and may be a link.
+  outside it. The root itself is the user's and may be a link. A tree's ``.part``
+  files are kept in its staging directory (``.anyurl-partial/``), where no remote
+  name can land.
 * **Overwriting** (:class:`Overwrite`): a target the caller named is replaced (curl's
   ``-o``); a remote-chosen name is not, unless asked (``--clobber``). The CLI, the
   :class:`~anyurl.downloader.Downloader` and ``Resolver.download`` share this default.
@@ -36,6 +38,7 @@ from __future__ import annotations
 import enum
 import errno
 import fcntl
+import hashlib
 import os
 import stat
 from dataclasses import dataclass
@@ -45,6 +48,7 @@ from anyurl.errors import FileExists, LocalWriteError
 
 __all__ = [
     "PART_SUFFIX",
+    "STAGING_DIR",
     "Placement",
     "TargetPlan",
     "finish_part",
@@ -54,9 +58,12 @@ __all__ = [
     "open_part",
     "part_size",
     "plan_target",
+    "staged_part",
 ]
 
 PART_SUFFIX = ".part"
+#: The directory, in a tree's root, of its partial downloads (see :func:`staged_part`).
+STAGING_DIR = ".anyurl-partial"
 #: Link hops followed before giving up (the kernel's own limit is 40).
 _MAX_HOPS = 40
 #: Link targets under these are kernel objects (a pipe, a terminal): written in place.
@@ -84,8 +91,26 @@ class TargetPlan:
 
     @property
     def part(self) -> Path:
-        """The ``.part`` file beside :attr:`path`."""
+        """The ``.part`` file: beside :attr:`path`, or in a tree, in its staging
+        directory (:func:`staged_part`), where no remote name can land."""
+        if self.tree is not None:
+            return staged_part(self.tree, self.path)
         return self.path.with_name(self.path.name + PART_SUFFIX)
+
+
+def staged_part(tree: Path, path: Path) -> Path:
+    """Where the partial download of ``path`` (below ``tree``) is kept: in
+    ``tree/.anyurl-partial/``, named by a digest of ``path`` relative to ``tree``.
+
+    Beside the file, ``NAME.part`` could be a remote name too (a listing with ``f.bin``
+    and ``f.bin.part``: one would resume from the other's bytes). No sanitised remote
+    name starts with a dot (:func:`anyurl.names.safe_name`), so nothing a server names
+    can land in the staging directory, and the digest of the relative path is the
+    same in the next run: a crawl killed with ``kill -9`` continues the same file.
+    """
+    relative = os.fsencode(os.path.relpath(os.path.abspath(path), os.path.abspath(tree)))
+    digest = hashlib.sha256(relative).hexdigest()[:40]
+    return tree / STAGING_DIR / (digest + PART_SUFFIX)
 
 
 def _is_special(mode: int) -> bool:

@@ -13,12 +13,12 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.integration.test_http import Reply, ScriptedServer
+from tests.integration.test_http import Reply, Request, ScriptedServer
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -163,3 +163,54 @@ def test_a_link_at_the_mirrors_own_files_is_refused(
     assert b"symbolic link" in r.stderr and name.encode() in r.stderr
     _untouched(elsewhere)
     assert not server.requests  # refused before the crawl began
+
+
+def ranged(body: bytes) -> Callable[[Request], Reply]:
+    """A file served as nginx serves it: a ``Range: bytes=N-`` is honoured (206, 416)."""
+    def route(request: Request) -> Reply:
+        asked = request.headers.get("range", "")
+        if not asked.startswith("bytes="):
+            return Reply(body=body, headers=[("Accept-Ranges", "bytes")])
+        start = int(asked[6:].split("-")[0])
+        if start >= len(body):
+            return Reply(416, "Range Not Satisfiable",
+                         headers=[("Content-Range", f"bytes */{len(body)}")])
+        return Reply(206, "Partial Content", body=body[start:], headers=[
+            ("Content-Range", f"bytes {start}-{len(body) - 1}/{len(body)}")])
+    return route
+
+
+def test_a_remote_part_name_never_meets_a_partial_download(
+        server: ScriptedServer, tmp_path: Path) -> None:
+    """``f.bin.part`` and ``f.bin`` on one page: each file keeps its own bytes."""
+    server.routes["/d/"] = lambda q: html('<a href="f.bin.part">1</a><a href="f.bin">2</a>')
+    server.routes["/d/f.bin.part"] = ranged(b"first file\n")
+    server.routes["/d/f.bin"] = ranged(b"other file\n")
+    out = tmp_path / "m"
+    r = mirror("-o", str(out), "--no-robots", "-Z", "1", server.url("/d/"))
+    assert r.returncode == 0, r.stderr
+    base = out / "http" / f"127.0.0.1_{server.port}" / "d"
+    assert (base / "f.bin.part").read_bytes() == b"first file\n"
+    assert (base / "f.bin").read_bytes() == b"other file\n"
+    assert not [q for q in server.requests if "range" in q.headers]
+
+
+def test_a_cut_transfer_is_continued_from_the_staging_directory(
+        server: ScriptedServer, tmp_path: Path) -> None:
+    body = b"0123456789" * 100
+    server.routes["/d/"] = lambda q: html('<a href="big.bin">big</a>')
+    server.routes["/d/big.bin"] = lambda q: Reply(  # announced whole, cut after 400 bytes
+        raw=b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nAccept-Ranges: bytes\r\n\r\n"
+        + body[:400], close=True)
+    out = tmp_path / "m"
+    r = mirror("-o", str(out), "--no-robots", server.url("/d/"))
+    assert r.returncode == 18, r.stderr
+    staged = list((out / ".anyurl-partial").iterdir())
+    assert len(staged) == 1 and staged[0].read_bytes() == body[:400]
+    server.routes["/d/big.bin"] = ranged(body)
+    r = mirror("-o", str(out), "--retry-failed")  # the stored crawl, as after a kill
+    assert r.returncode == 0, r.stderr
+    assert server.requests[-1].headers.get("range") == "bytes=400-"
+    base = out / "http" / f"127.0.0.1_{server.port}" / "d"
+    assert (base / "big.bin").read_bytes() == body
+    assert not list((out / ".anyurl-partial").iterdir())

@@ -5,7 +5,8 @@ time. Each URL passes the resolver's one gate (port policy, registry, gateways) 
 is opened, robots.txt for HTTP, and the per-host politeness (at most ``per_host`` at
 once, ``wait`` seconds between two requests to a host); it is fetched by the
 :class:`~anyurl.downloader.Downloader` into its place in the tree (retries with backoff,
-``.part`` files continued after a kill, ``--limit-rate``) as the server sent it
+partial files, kept in ``<root>/.anyurl-partial/``, continued after a kill,
+``--limit-rate``) as the server sent it
 (``FetchOptions(raw=True)``: a menu or listing is saved as served). A resource that lists
 others (a menu, a listing, an HTML page, a news group) is read back, bounded, and its
 handler names the links (:meth:`~anyurl.schemes.base.SchemeHandler.links`): those in

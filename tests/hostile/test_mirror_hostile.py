@@ -214,3 +214,25 @@ def test_a_cut_transfer_is_continued_from_the_staging_directory(
     base = out / "http" / f"127.0.0.1_{server.port}" / "d"
     assert (base / "big.bin").read_bytes() == body
     assert not list((out / ".anyurl-partial").iterdir())
+
+
+def test_robots_txt_is_fetched_once_per_crawl_and_host(server: ScriptedServer,
+                                                       tmp_path: Path) -> None:
+    links = "".join(f'<a href="f{i}.txt">{i}</a>' for i in range(12))
+    server.routes["/r/"] = lambda q: html(links + '<a href="private/x.txt">x</a>'
+                                          '<a href="gone.txt">gone</a>')
+    for i in range(12):
+        server.routes[f"/r/f{i}.txt"] = lambda q: Reply(body=b"f\n")
+    server.routes["/robots.txt"] = lambda q: Reply(body=b"User-agent: *\nDisallow: /r/private/\n")
+    out = tmp_path / "m"
+    starts = [server.url(f"/r/f{i}.txt") for i in range(5)]  # six workers start at once
+    r = mirror("-o", str(out), "-Z", "6", "--per-host", "6", server.url("/r/"), *starts)
+    assert r.returncode == 78, r.stderr  # gone.txt: 404
+    robots = [q for q in server.requests if q.path == "/robots.txt"]
+    assert len(robots) == 1, len(robots)
+    assert not [q for q in server.requests if q.path.startswith("/r/private/")]
+    server.routes["/r/gone.txt"] = lambda q: Reply(body=b"back\n")
+    r = mirror("-o", str(out), "--retry-failed")  # resumed: the kept file is used
+    assert r.returncode == 0, r.stderr
+    assert [q.path for q in server.requests].count("/robots.txt") == 1
+    assert any(q.path == "/r/gone.txt" for q in server.requests[len(robots):])

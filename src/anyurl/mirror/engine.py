@@ -139,6 +139,8 @@ class Mirror:
                                   f"{exc.strerror or exc}") from exc
         _refuse_link(self.root / MANIFEST_NAME, "manifest")
         state = CrawlState(self.root / STATE_NAME)
+        if self.robots is not None:
+            self.robots.state = state  # robots.txt once per crawl and origin, kept there
         try:
             roots = [canonical(self.resolver.admit(u)) for u in start] if start \
                 else self._stored(state)

@@ -38,6 +38,8 @@ CREATE TABLE IF NOT EXISTS urls (
 );
 CREATE INDEX IF NOT EXISTS urls_status ON urls (status, added);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS robots (origin TEXT PRIMARY KEY, body TEXT NOT NULL,
+                                   fetched REAL NOT NULL);
 """
 #: The files SQLite keeps beside the database (WAL journal, shared memory, rollback).
 _SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -100,6 +102,20 @@ class CrawlState:
         """Store a setting (replacing an older value)."""
         self._db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
                          (key, value))
+
+    # -- robots.txt, once per crawl and origin ---------------------------------------------
+
+    def robots(self, origin: str) -> tuple[str, float] | None:
+        """The robots.txt kept for ``origin`` (``scheme://host:port``) and when it was
+        fetched (seconds since the epoch), or None."""
+        row = self._db.execute("SELECT body, fetched FROM robots WHERE origin = ?",
+                               (origin,)).fetchone()
+        return None if row is None else (str(row[0]), float(row[1]))
+
+    def set_robots(self, origin: str, body: str, fetched: float) -> None:
+        """Keep ``origin``'s robots.txt (an empty body: none, everything allowed)."""
+        self._db.execute("INSERT OR REPLACE INTO robots (origin, body, fetched) "
+                         "VALUES (?, ?, ?)", (origin, body, fetched))
 
     # -- the frontier ---------------------------------------------------------------------
 

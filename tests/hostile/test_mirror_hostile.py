@@ -236,3 +236,39 @@ def test_robots_txt_is_fetched_once_per_crawl_and_host(server: ScriptedServer,
     assert r.returncode == 0, r.stderr
     assert [q.path for q in server.requests].count("/robots.txt") == 1
     assert any(q.path == "/r/gone.txt" for q in server.requests[len(robots):])
+
+
+def test_a_redirect_is_followed_only_into_the_scope_and_recorded(
+        server: ScriptedServer, tmp_path: Path) -> None:
+    other = ScriptedServer()  # another host (port): out of a crawl without --span-hosts
+    try:
+        other.routes["/evil.txt"] = lambda q: Reply(body=b"from elsewhere\n")
+        server.routes["/s/"] = lambda q: html(
+            '<a href="away.txt">away</a><a href="moved.txt">moved</a>'
+            '<a href="up.txt">up</a>')
+        server.routes["/s/away.txt"] = lambda q: Reply(
+            302, "Found", headers=[("Location", other.url("/evil.txt"))])
+        server.routes["/s/up.txt"] = lambda q: Reply(
+            301, "Moved Permanently", headers=[("Location", "/outside.txt")])
+        server.routes["/outside.txt"] = lambda q: Reply(body=b"outside\n")
+        server.routes["/s/moved.txt"] = lambda q: Reply(
+            301, "Moved Permanently", headers=[("Location", "/s/new/../here.txt")])
+        server.routes["/s/here.txt"] = lambda q: Reply(body=b"here\n")
+        out = tmp_path / "m"
+        r = mirror("-o", str(out), "--no-robots", server.url("/s/"))
+        assert r.returncode == 0, r.stderr
+        assert not other.requests  # never connected to the other host
+        assert "/outside.txt" not in [q.path for q in server.requests]
+        base = out / "http" / f"127.0.0.1_{server.port}" / "s"
+        assert (base / "here.txt").read_bytes() == b"here\n"  # under its own name
+        assert not (base / "away.txt").exists() and not (base / "moved.txt").exists()
+        assert b"from elsewhere" not in b"".join(
+            p.read_bytes() for p in out.rglob("*") if p.is_file())
+        lines = [json.loads(x) for x in (out / "manifest.jsonl").read_text().splitlines()]
+        redirects = {e["url"]: e for e in lines if e["kind"] == "redirect"}
+        assert redirects[server.url("/s/away.txt")]["status"] == 302
+        assert redirects[server.url("/s/away.txt")]["location"] == other.url("/evil.txt")
+        assert redirects[server.url("/s/moved.txt")]["location"] == server.url("/s/here.txt")
+        assert redirects[server.url("/s/up.txt")]["file"] is None
+    finally:
+        other.close()

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urljoin
 
 import anyio
 
@@ -41,12 +42,12 @@ from anyurl.output import open_directory, open_in_tree
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.url import URL, GopherPath
+from anyurl.url import URL, GopherPath, mask
 
 if TYPE_CHECKING:
     from anyurl.warc import WARCOutput
 
-__all__ = ["MAX_PAGE", "STATE_NAME", "Mirror", "MirrorOptions", "MirrorSummary"]
+__all__ = ["MAX_PAGE", "STATE_NAME", "Mirror", "MirrorOptions", "MirrorSummary", "Redirected"]
 
 #: The crawl's SQLite file, in the mirror's root.
 STATE_NAME = ".anyurl-mirror.sqlite"
@@ -235,15 +236,19 @@ class Mirror:
             self._host_busy[host] -= 1
             if self.options.wait:
                 self._host_next[host] = time.monotonic() + self.options.wait
+        if isinstance(result.error, Redirected):
+            try:
+                await self._redirected(state, entry, url, result.error, dialogue)
+            except (AnyURLError, OSError) as exc:
+                self._failed(state, entry.url, _local(url, exc))
+            return
         if result.error is not None:
             self._failed(state, entry.url, result.error)
             return
         try:
             await self._completed(state, entry, url, result, dialogue)
         except (AnyURLError, OSError) as exc:
-            error = exc if isinstance(exc, AnyURLError) else LocalWriteError(
-                f"cannot keep {url.masked()} in the mirror: {exc}")
-            self._failed(state, entry.url, error)
+            self._failed(state, entry.url, _local(url, exc))
 
     async def _polite(self, host: str) -> None:
         while True:
@@ -259,7 +264,7 @@ class Mirror:
         # and framing go, as they would in any other copy of it.
         view = isinstance(parts, GopherPath) and (parts.gopher_plus or "").startswith("+")
         options = FetchOptions(
-            raw=not view, trace=dialogue.append,
+            raw=not view, trace=_RedirectWatch(url, dialogue),
             schemes=(FTPOptions(listing="mlsd"), GopherOptions(render=False)))
         target = local_path(self.root, url)
         job = Job(url, target, options, named_by_user=False, tree=self.root)
@@ -322,14 +327,60 @@ class Mirror:
                 target = self._link(text)
             except AnyURLError:
                 continue  # a page may name what RFC 1738 cannot parse: not ours to fetch
-            if self.scope.admits(target, entry.depth + 1):
-                if self.owns is not None and not self.owns(target):
-                    self._summary.foreign.append((str(target), entry.depth + 1))
-                    continue
+            if self._judge(target, entry.depth + 1):
                 found.append((str(target), entry.depth + 1, entry.url))
         if found:
             state.add_many(found)
             self._signal()
+
+    def _judge(self, target: URL, depth: int) -> bool:
+        """Whether ``target`` (a found link or a redirect's target, ``depth`` links from
+        a start URL) joins this crawl's frontier; one in scope that another crawl owns
+        goes to :attr:`MirrorSummary.foreign`."""
+        if not self.scope.admits(target, depth):
+            return False
+        if self.owns is not None and not self.owns(target):
+            self._summary.foreign.append((str(target), depth))
+            return False
+        return True
+
+    # -- a redirect ---------------------------------------------------------------------
+
+    async def _redirected(self, state: CrawlState, entry: Entry, url: URL,
+                          redirect: Redirected, dialogue: list[str]) -> None:
+        """``url`` answered with a redirect, which the fetch did not follow: its target
+        is judged as a link found at the same depth (as wget does), so a redirect to
+        another host or out of the start directory is not followed, and one in scope is
+        fetched under its own name. The manifest records the redirect (status and
+        location); the state marks ``url`` done, with nothing on disk."""
+        info = redirect.info
+        location = redirect.location
+        target: URL | None = None
+        try:
+            target = self._link(location)
+        except AnyURLError:
+            pass  # a Location that RFC 1738 cannot parse: recorded, not followed
+        if (target is not None and self._judge(target, entry.depth)
+                and state.add(str(target), entry.depth, entry.url)):
+            self._signal()
+        if self._warc is not None:
+            await self._archive_redirect(info, dialogue)
+        self._manifest({"url": url.masked(), "file": None, "size": 0, "sha256": None,
+                        "kind": "redirect", "content_type": info.content_type,
+                        "status": info.status,
+                        "location": target.masked() if target else mask(location),
+                        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        state.done(entry.url, file=None, size=0, sha256=None, kind="redirect")
+        self._summary.fetched_now += 1
+
+    async def _archive_redirect(self, info: ResourceInfo, dialogue: list[str]) -> None:
+        """The WARC record of a redirect (``info``: the 3xx response's URL, status,
+        reason and headers, from the dialogue; no body is kept).
+
+        Hook for the WARC writer: nothing is archived yet (``WARCOutput.write_result``
+        needs a payload); a ``response`` record with the 3xx head and the ``request``
+        record of ``dialogue`` belong here.
+        """
 
     def _link(self, text: str) -> URL:
         """A URL a page (or a redirect) names, as the crawl judges, stores and names it:
@@ -355,6 +406,60 @@ def _is_page(info: ResourceInfo) -> bool:
         return True
     ctype = (info.content_type or "").split(";")[0].strip().lower()
     return ctype in ("text/html", "application/xhtml+xml")
+
+
+class Redirected(AnyURLError):
+    """Raised by a mirror's fetch (never to the user) when the server redirects: the
+    crawl judges the target as a found link instead of following it in the fetch."""
+
+    transient = False  # not retried by the downloader
+
+    def __init__(self, info: ResourceInfo, location: str):
+        super().__init__(f"{info.url.masked()} redirects ({info.status}) to "
+                         f"{mask(location)}", url=info.url)
+        #: The 3xx response: its status, reason and headers (the ``Location`` among them).
+        self.info = info
+        #: Where it leads: the ``Location`` resolved against the URL.
+        self.location = location
+
+
+class _RedirectWatch:
+    """A trace (``FetchOptions.trace``) that keeps the dialogue and stops the fetch at the
+    first redirect the HTTP handler is about to follow, raising :class:`Redirected` with
+    the 3xx response read back from the dialogue (status line and headers)."""
+
+    def __init__(self, url: URL, dialogue: list[str]):
+        self.url = url
+        self.dialogue = dialogue
+        self._status: tuple[int, str] | None = None
+        self._headers: list[tuple[str, str]] = []
+
+    def __call__(self, line: str) -> None:
+        self.dialogue.append(line)
+        if line.startswith("< HTTP/"):
+            version_status_reason = line[2:].split(" ", 2)
+            reason = version_status_reason[2] if len(version_status_reason) > 2 else ""
+            try:
+                self._status = (int(version_status_reason[1]), reason)
+            except (IndexError, ValueError):
+                self._status = None
+            self._headers = []
+        elif line.startswith("< ") and ":" in line:
+            name, _, value = line[2:].partition(":")
+            self._headers.append((name.strip().lower(), value.strip()))
+        elif line.startswith("* following redirect to ") and self._status is not None:
+            info = ResourceInfo(url=self.url, status=self._status[0],
+                                reason=self._status[1], headers=tuple(self._headers),
+                                kind="redirect")
+            location = info.header("location") or line[len("* following redirect to "):]
+            raise Redirected(info, urljoin(str(self.url), location.strip()))
+
+
+def _local(url: URL, exc: AnyURLError | OSError) -> AnyURLError:
+    """``exc`` as the error of ``url``: an OSError of the tree is a write error (23)."""
+    if isinstance(exc, AnyURLError):
+        return exc
+    return LocalWriteError(f"cannot keep {url.masked()} in the mirror: {exc}")
 
 
 def _refuse_link(path: Path, what: str) -> None:

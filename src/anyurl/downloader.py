@@ -577,6 +577,8 @@ class Downloader:
                 delay = self.policy.backoff(attempts)
                 self.events.retrying(job, exc, attempts, delay, self._resume_point(job, state))
                 await anyio.sleep(delay)
+        if error is not None:
+            _drop_frames(error)
         result = TransferResult(
             job,
             bytes=state.received,
@@ -835,6 +837,25 @@ class Downloader:
                     raise LocalWriteError(
                         f"cannot write {job.shown} to the output: {exc.strerror or exc}"
                     ) from exc
+
+
+def _drop_frames(error: BaseException) -> None:
+    """Drop the tracebacks of ``error`` and the exceptions chained to it.
+
+    A result keeps its error for the caller (its message, exit code, status), but a
+    traceback keeps every frame it passed alive, with their locals (the connection, the
+    resource, the options): about 12 KiB per failed URL, 169 MiB for ``get -i`` of
+    12,000 failing URLs. Nothing shows a traceback to a user.
+    """
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [error]
+    while pending:
+        exc = pending.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        exc.__traceback__ = None
+        pending += [exc.__cause__, exc.__context__]
 
 
 #: A raw body smaller than this goes through the chunk loop: setting up a kernel move

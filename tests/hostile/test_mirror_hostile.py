@@ -272,3 +272,24 @@ def test_a_redirect_is_followed_only_into_the_scope_and_recorded(
         assert redirects[server.url("/s/up.txt")]["file"] is None
     finally:
         other.close()
+
+
+def test_failures_are_counted_and_sampled_not_all_kept(server: ScriptedServer,
+                                                       tmp_path: Path) -> None:
+    """30 broken links: the summary keeps the first 20 messages and counts the rest,
+    which the state holds with their errors."""
+    import sqlite3
+
+    from anyurl.mirror.engine import ERRORS_KEPT
+
+    server.routes["/b/"] = lambda q: html("".join(f'<a href="x{i}">{i}</a>' for i in range(30)))
+    out = tmp_path / "m"
+    r = mirror("-o", str(out), "--no-robots", server.url("/b/"))
+    assert r.returncode == 78, r.stderr
+    lines = r.stderr.decode().splitlines()
+    assert len([x for x in lines if "/b/x" in x]) == ERRORS_KEPT == 20
+    assert any("and 10 more failures" in x for x in lines), lines
+    with sqlite3.connect(out / ".anyurl-mirror.sqlite") as db:
+        kept = db.execute("SELECT COUNT(*) FROM urls WHERE status = 'failed' "
+                          "AND error IS NOT NULL").fetchone()[0]
+    assert kept == 30

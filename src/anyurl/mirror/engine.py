@@ -54,6 +54,8 @@ STATE_NAME = ".anyurl-mirror.sqlite"
 MANIFEST_NAME = "manifest.jsonl"
 #: A page is read back for its links up to this size; a larger one is kept, not parsed.
 MAX_PAGE = 16 << 20
+#: Failures a run keeps in :attr:`MirrorSummary.errors` (all of them are in the state).
+ERRORS_KEPT = 20
 #: Kinds of resources that list other resources (a Gopher+ attribute block lists the
 #: item's views).
 PAGE_KINDS = frozenset({"menu", "directory"})
@@ -94,7 +96,13 @@ class MirrorSummary:
     failed: int = 0
     bytes: int = 0
     fetched_now: int = 0
-    errors: list[tuple[str, AnyURLError]] = field(default_factory=list)
+    #: URLs that failed in this run (each is in the state, with its error).
+    failed_now: int = 0
+    #: The first :data:`ERRORS_KEPT` failures of this run as (URL, message): a sample to
+    #: show, bounded (a crawl of 20,000 broken links must not hold 20,000 exceptions).
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    #: The exit code of this run's first failure (0: none).
+    first_exit_code: int = 0
     #: Links in scope that this crawl does not own (``Mirror(owns=...)``), with their
     #: depth: on a cluster, they go to the worker that owns their host.
     foreign: list[tuple[str, int]] = field(default_factory=list)
@@ -102,7 +110,7 @@ class MirrorSummary:
     @property
     def exit_code(self) -> int:
         """0 when nothing failed in this run, else the first failure's code."""
-        return self.errors[0][1].exit_code if self.errors else 0
+        return self.first_exit_code
 
 
 class Mirror:
@@ -272,7 +280,12 @@ class Mirror:
 
     def _failed(self, state: CrawlState, url: str, error: AnyURLError) -> None:
         state.failed(url, exit_code=error.exit_code, error=str(error))
-        self._summary.errors.append((url, error))
+        summary = self._summary
+        summary.failed_now += 1
+        if not summary.first_exit_code:
+            summary.first_exit_code = error.exit_code or 1
+        if len(summary.errors) < ERRORS_KEPT:
+            summary.errors.append((mask(url), str(error)))
 
     # -- a completed URL ----------------------------------------------------------------
 

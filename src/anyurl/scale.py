@@ -221,6 +221,7 @@ def _run_mirror(start: tuple[str, ...], root: str, options: dict[str, Any],
                 "done": summary.done, "failed": summary.failed, "bytes": summary.bytes,
                 "fetched_now": summary.fetched_now,
                 "errors": list(summary.errors), "failed_now": summary.failed_now,
+                "links_found": summary.links_found, "links_skipped": summary.links_skipped,
                 "foreign": summary.foreign}
 
     return anyio.run(main)

@@ -293,3 +293,20 @@ def test_failures_are_counted_and_sampled_not_all_kept(server: ScriptedServer,
         kept = db.execute("SELECT COUNT(*) FROM urls WHERE status = 'failed' "
                           "AND error IS NOT NULL").fetchone()[0]
     assert kept == 30
+
+
+def test_a_crawl_that_follows_nothing_says_so(server: ScriptedServer, tmp_path: Path) -> None:
+    other = ScriptedServer()
+    try:
+        links = "".join(f'<a href="{other.url(f"/{i}")}">{i}</a>' for i in range(11))
+        server.routes["/o/"] = lambda q: html(links + '<a href="/elsewhere/x">up</a>')
+        r = mirror("-o", str(tmp_path / "m"), "--no-robots", server.url("/o/"))
+        assert r.returncode == 0, r.stderr
+        assert b"12 links found, all out of scope: see --span-hosts" in r.stderr, r.stderr
+        assert not other.requests
+        server.routes["/o/"] = lambda q: html(links + '<a href="in.txt">in</a>')
+        server.routes["/o/in.txt"] = lambda q: Reply(body=b"in\n")
+        r = mirror("-o", str(tmp_path / "n"), "--no-robots", server.url("/o/"))
+        assert r.returncode == 0 and b"out of scope" not in r.stderr, r.stderr
+    finally:
+        other.close()

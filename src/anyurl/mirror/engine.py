@@ -103,6 +103,11 @@ class MirrorSummary:
     errors: list[tuple[str, str]] = field(default_factory=list)
     #: The exit code of this run's first failure (0: none).
     first_exit_code: int = 0
+    #: Links found in this run's pages and redirects, and those of them not followed
+    #: (out of scope, or not URLs RFC 1738 can parse): when every link was skipped the
+    #: crawl says so, rather than reporting "1 done" as if there were nothing more.
+    links_found: int = 0
+    links_skipped: int = 0
     #: Links in scope that this crawl does not own (``Mirror(owns=...)``), with their
     #: depth: on a cluster, they go to the worker that owns their host.
     foreign: list[tuple[str, int]] = field(default_factory=list)
@@ -335,10 +340,12 @@ class Mirror:
         urls = [link.url for link in links]
         if self.options.gopher_views:
             urls += [more for link in links for more in link.more]
+        self._summary.links_found += len(urls)
         for text in urls:
             try:
                 target = self._link(text)
             except AnyURLError:
+                self._summary.links_skipped += 1
                 continue  # a page may name what RFC 1738 cannot parse: not ours to fetch
             if self._judge(target, entry.depth + 1):
                 found.append((str(target), entry.depth + 1, entry.url))
@@ -351,6 +358,7 @@ class Mirror:
         a start URL) joins this crawl's frontier; one in scope that another crawl owns
         goes to :attr:`MirrorSummary.foreign`."""
         if not self.scope.admits(target, depth):
+            self._summary.links_skipped += 1
             return False
         if self.owns is not None and not self.owns(target):
             self._summary.foreign.append((str(target), depth))
@@ -369,10 +377,11 @@ class Mirror:
         info = redirect.info
         location = redirect.location
         target: URL | None = None
+        self._summary.links_found += 1
         try:
             target = self._link(location)
         except AnyURLError:
-            pass  # a Location that RFC 1738 cannot parse: recorded, not followed
+            self._summary.links_skipped += 1  # recorded, not followed
         if (target is not None and self._judge(target, entry.depth)
                 and state.add(str(target), entry.depth, entry.url)):
             self._signal()

@@ -64,7 +64,15 @@ from anyurl.errors import (
     TLSHandshakeFailed,
     TransferTimeout,
 )
-from anyurl.output import Placement, TargetPlan, open_in_place, open_part, part_size, plan_target
+from anyurl.output import (
+    Placement,
+    TargetPlan,
+    finish_part,
+    open_in_place,
+    open_part,
+    part_size,
+    plan_target,
+)
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL, mask
@@ -178,6 +186,9 @@ class Job:
     #: False when the target's name came from the remote side (``-O``): such a name is
     #: never followed through a link and not overwritten by default.
     named_by_user: bool = True
+    #: A directory above ``target`` (a mirror's root) below which no symbolic link is
+    #: followed, for directories as for files (:mod:`anyurl.output`).
+    tree: Path | None = None
 
     @property
     def shown(self) -> str:
@@ -566,6 +577,8 @@ class Downloader:
                 delay = self.policy.backoff(attempts)
                 self.events.retrying(job, exc, attempts, delay, self._resume_point(job, state))
                 await anyio.sleep(delay)
+        if error is not None:
+            _drop_frames(error)
         result = TransferResult(
             job,
             bytes=state.received,
@@ -616,14 +629,14 @@ class Downloader:
             assert job.target is not None
             state.plan = plan_target(job.target, named_by_user=job.named_by_user,
                                      clobber=policy.clobber, resume=policy.resume,
-                                     create_dirs=policy.create_dirs)
+                                     create_dirs=policy.create_dirs, tree=job.tree)
         return state.plan
 
     def _part_size(self, job: Job, state: _State) -> int:
         plan = self._plan(job, state, self.policy)
         if plan.placement is Placement.IN_PLACE:
             return 0  # a device or FIFO: nothing to continue
-        return part_size(plan.part)
+        return part_size(plan.part, plan.tree)
 
     def _resume_point(self, job: Job, state: _State) -> int:
         """Where the next attempt of ``job`` asks the server to start."""
@@ -667,9 +680,9 @@ class Downloader:
                     if in_place:
                         fd = await anyio.to_thread.run_sync(open_in_place, part)
                     elif small:
-                        fd = open_part(part, kept)
+                        fd = open_part(part, kept, plan.tree)
                     else:
-                        fd = await anyio.to_thread.run_sync(open_part, part, kept)
+                        fd = await anyio.to_thread.run_sync(open_part, part, kept, plan.tree)
                     f = _PartWriter(fd, capacity, inline=small)
                 except OSError as exc:
                     raise _write_error(part, exc) from exc
@@ -693,14 +706,8 @@ class Downloader:
                             await f.aclose()
                         except OSError as exc:
                             raise _write_error(part, exc) from exc
-        if in_place:
-            return
-        try:
-            os.replace(part, plan.path)
-        except OSError as exc:
-            raise LocalWriteError(
-                f"cannot rename {str(part)!r} to {str(plan.path)!r}: {exc.strerror or exc}"
-            ) from exc
+        if not in_place:
+            finish_part(plan)
 
     async def _write_chunks(
         self, job: Job, res: Resource, f: _PartWriter, part: Path, state: _State, done: int,
@@ -830,6 +837,25 @@ class Downloader:
                     raise LocalWriteError(
                         f"cannot write {job.shown} to the output: {exc.strerror or exc}"
                     ) from exc
+
+
+def _drop_frames(error: BaseException) -> None:
+    """Drop the tracebacks of ``error`` and the exceptions chained to it.
+
+    A result keeps its error for the caller (its message, exit code, status), but a
+    traceback keeps every frame it passed alive, with their locals (the connection, the
+    resource, the options): about 12 KiB per failed URL, 169 MiB for ``get -i`` of
+    12,000 failing URLs. Nothing shows a traceback to a user.
+    """
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [error]
+    while pending:
+        exc = pending.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        exc.__traceback__ = None
+        pending += [exc.__cause__, exc.__context__]
 
 
 #: A raw body smaller than this goes through the chunk loop: setting up a kernel move

@@ -19,6 +19,13 @@ A download never destroys what it does not own and never leaves a lie on disk:
   there is refused. A ``FILE.part`` that is a symbolic link or not a regular file is
   refused in every case, ``-C`` included (``O_NOFOLLOW``), so no link planted in the
   output directory can lead a write outside it.
+* **A tree** (``tree=``: a mirror's directory) is walked one directory at a time from
+  a held descriptor (``os.open(name, O_NOFOLLOW, dir_fd=...)``): no symbolic link below
+  the tree's root is followed, whether it stands for a directory (``OUT/http ->
+  /elsewhere``) or a file, so nothing a crawl writes, renames or reads back lands
+  outside it. The root itself is the user's and may be a link. A tree's ``.part``
+  files are kept in its staging directory (``.anyurl-partial/``), where no remote
+  name can land.
 * **Overwriting** (:class:`Overwrite`): a target the caller named is replaced (curl's
   ``-o``); a remote-chosen name is not, unless asked (``--clobber``). The CLI, the
   :class:`~anyurl.downloader.Downloader` and ``Resolver.download`` share this default.
@@ -31,6 +38,7 @@ from __future__ import annotations
 import enum
 import errno
 import fcntl
+import hashlib
 import os
 import stat
 from dataclasses import dataclass
@@ -40,15 +48,22 @@ from anyurl.errors import FileExists, LocalWriteError
 
 __all__ = [
     "PART_SUFFIX",
+    "STAGING_DIR",
     "Placement",
     "TargetPlan",
+    "finish_part",
+    "open_directory",
     "open_in_place",
+    "open_in_tree",
     "open_part",
     "part_size",
     "plan_target",
+    "staged_part",
 ]
 
 PART_SUFFIX = ".part"
+#: The directory, in a tree's root, of its partial downloads (see :func:`staged_part`).
+STAGING_DIR = ".anyurl-partial"
 #: Link hops followed before giving up (the kernel's own limit is 40).
 _MAX_HOPS = 40
 #: Link targets under these are kernel objects (a pipe, a terminal): written in place.
@@ -71,11 +86,31 @@ class TargetPlan:
     placement: Placement
     #: The file the bytes finally live in (a link the user named is resolved).
     path: Path
+    #: The directory no symbolic link below which is followed (a mirror's root), or None.
+    tree: Path | None = None
 
     @property
     def part(self) -> Path:
-        """The ``.part`` file beside :attr:`path`."""
+        """The ``.part`` file: beside :attr:`path`, or in a tree, in its staging
+        directory (:func:`staged_part`), where no remote name can land."""
+        if self.tree is not None:
+            return staged_part(self.tree, self.path)
         return self.path.with_name(self.path.name + PART_SUFFIX)
+
+
+def staged_part(tree: Path, path: Path) -> Path:
+    """Where the partial download of ``path`` (below ``tree``) is kept: in
+    ``tree/.anyurl-partial/``, named by a digest of ``path`` relative to ``tree``.
+
+    Beside the file, ``NAME.part`` could be a remote name too (a listing with ``f.bin``
+    and ``f.bin.part``: one would resume from the other's bytes). No sanitised remote
+    name starts with a dot (:func:`anyurl.names.safe_name`), so nothing a server names
+    can land in the staging directory, and the digest of the relative path is the
+    same in the next run: a crawl killed with ``kill -9`` continues the same file.
+    """
+    relative = os.fsencode(os.path.relpath(os.path.abspath(path), os.path.abspath(tree)))
+    digest = hashlib.sha256(relative).hexdigest()[:40]
+    return tree / STAGING_DIR / (digest + PART_SUFFIX)
 
 
 def _is_special(mode: int) -> bool:
@@ -105,6 +140,7 @@ def plan_target(
     clobber: bool | None,
     resume: bool = False,
     create_dirs: bool = False,
+    tree: Path | None = None,
 ) -> TargetPlan:
     """Decide how ``target`` is written, or raise before anything is fetched.
 
@@ -112,9 +148,14 @@ def plan_target(
     whose name came from the remote side. ``resume`` continues an existing ``.part``
     (so an existing target is no reason to refuse). Raises :class:`FileExists` (73) or
     :class:`LocalWriteError` (23); creates missing directories with ``create_dirs``.
+    With ``tree`` (a directory above ``target``) nothing below ``tree`` is followed:
+    the directories are walked and created without following links, and a link at the
+    target is an existing file like any other.
     """
     replace = named_by_user if clobber is None else clobber
     shown = repr(str(target))
+    if tree is not None:
+        return _plan_in_tree(Path(target), tree, replace or resume, create_dirs)
     try:
         st = os.lstat(target)
     except FileNotFoundError:
@@ -154,6 +195,158 @@ def plan_target(
     return TargetPlan(Placement.PART_AND_RENAME, path)
 
 
+def _plan_in_tree(target: Path, tree: Path, replace: bool, create_dirs: bool) -> TargetPlan:
+    """:func:`plan_target` for a target below ``tree``: walked without following links."""
+    shown = repr(str(target))
+    directory = open_directory(tree, target.parent, create=create_dirs)
+    try:
+        st = os.stat(target.name, dir_fd=directory, follow_symlinks=False)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise LocalWriteError(f"cannot use {shown} as the output: {exc.strerror or exc}") from exc
+    finally:
+        os.close(directory)
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise LocalWriteError(f"{shown} is a directory",
+                                  hint="Remove it, or mirror into another directory.")
+        if _is_special(st.st_mode):
+            raise FileExists(f"{shown} exists and is not a regular file; not writing a "
+                             "remote name into it")
+        if not replace:
+            raise FileExists(f"{shown} exists; not overwriting it",
+                             hint="Pass clobber=True to overwrite it, or resume=True to "
+                             "continue it.", remedy=("clobber",))
+    return TargetPlan(Placement.PART_AND_RENAME, target, tree)
+
+
+def _below(tree: Path, path: Path) -> tuple[str, ...]:
+    """The components of ``path`` below ``tree`` (``path`` must lie below it)."""
+    try:
+        relative = Path(os.path.abspath(path)).relative_to(os.path.abspath(tree))
+    except ValueError:
+        raise LocalWriteError(f"{str(path)!r} is not inside {str(tree)!r}") from None
+    parts = relative.parts
+    if ".." in parts:
+        raise LocalWriteError(f"{str(path)!r} is not inside {str(tree)!r}")
+    return parts
+
+
+def _link_refused(path: Path | str, tree: Path) -> LocalWriteError:
+    return LocalWriteError(
+        f"{str(path)!r} is a symbolic link inside {str(tree)!r}; not following it",
+        hint="Remove the link: nothing anyurl writes in a mirror goes through a link.")
+
+
+def open_directory(tree: Path, directory: Path, *, create: bool = False) -> int:
+    """A descriptor of ``directory`` (``tree`` or below it), reached one component at a
+    time from ``tree`` with ``O_NOFOLLOW``, creating missing ones with ``create``.
+
+    A symbolic link (or a non-directory) on the way is refused (:class:`LocalWriteError`,
+    23), so the descriptor is always of a directory inside ``tree``. The caller closes it.
+    """
+    parts = _below(tree, directory)
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+    try:
+        fd = os.open(tree, flags)
+    except OSError as exc:
+        if create and isinstance(exc, FileNotFoundError):
+            _check_directory(tree, True)
+            fd = os.open(tree, flags)
+        else:
+            raise LocalWriteError(
+                f"cannot use the directory {str(tree)!r}: {exc.strerror or exc}") from exc
+    walked = tree
+    try:
+        for name in parts:
+            walked = walked / name
+            try:
+                inner = os.open(name, flags | os.O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                try:
+                    os.mkdir(name, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass  # another worker made it, or a link was planted: opened below
+                inner = _open_directory_at(fd, name, walked, tree)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    inner = _open_directory_at(fd, name, walked, tree)
+                else:
+                    raise LocalWriteError(
+                        f"cannot use the directory {str(walked)!r}: {exc.strerror or exc}"
+                    ) from exc
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_directory_at(fd: int, name: str, walked: Path, tree: Path) -> int:
+    """``name`` in the directory ``fd`` as a directory, or the reason it is not one."""
+    try:
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW,
+                       dir_fd=fd)
+    except OSError as exc:
+        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode \
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR) else 0
+        if stat.S_ISLNK(mode):
+            raise _link_refused(walked, tree) from None
+        if mode:
+            raise LocalWriteError(
+                f"{str(walked)!r} is in the way of a directory and is not one",
+                hint="Remove it, or mirror into another directory.") from None
+        raise LocalWriteError(
+            f"cannot use the directory {str(walked)!r}: {exc.strerror or exc}") from exc
+
+
+def open_in_tree(tree: Path, path: Path, flags: int, mode: int = 0o666, *,
+                 create_dirs: bool = False) -> int:
+    """Open ``path`` (below ``tree``) with ``flags``, following no symbolic link below
+    ``tree``: its directories as :func:`open_directory` walks them, the file itself with
+    ``O_NOFOLLOW``. A link is refused (:class:`LocalWriteError`, 23).
+
+    Blocking, briefly on a local disk. The caller closes the descriptor.
+    """
+    directory = open_directory(tree, path.parent, create=create_dirs)
+    try:
+        return os.open(path.name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode,
+                       dir_fd=directory)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link_refused(path, tree) from None
+        raise
+    finally:
+        os.close(directory)
+
+
+def finish_part(plan: TargetPlan) -> None:
+    """Rename the complete ``plan.part`` over ``plan.path`` (atomic on one file system);
+    in a tree, from and to directories reached without following links."""
+    part = plan.part
+    try:
+        if plan.tree is None:
+            os.replace(part, plan.path)
+            return
+        source = open_directory(plan.tree, part.parent)
+        try:
+            target = open_directory(plan.tree, plan.path.parent, create=True)
+            try:
+                os.replace(part.name, plan.path.name, src_dir_fd=source, dst_dir_fd=target)
+            finally:
+                os.close(target)
+        finally:
+            os.close(source)
+    except OSError as exc:
+        raise LocalWriteError(
+            f"cannot rename {str(part)!r} to {str(plan.path)!r}: {exc.strerror or exc}"
+        ) from exc
+
+
 def _check_directory(directory: Path, create: bool) -> None:
     directory = directory if str(directory) else Path(".")
     if create:
@@ -171,10 +364,18 @@ def _check_directory(directory: Path, create: bool) -> None:
                               "permission denied")
 
 
-def part_size(part: Path) -> int:
-    """Bytes in an existing ``.part`` (0 when none); a link or a non-file is refused."""
+def part_size(part: Path, tree: Path | None = None) -> int:
+    """Bytes in an existing ``.part`` (0 when none); a link or a non-file is refused.
+    With ``tree``, its directories are reached without following links."""
     try:
-        st = os.lstat(part)
+        if tree is None:
+            st = os.lstat(part)
+        else:
+            directory = open_directory(tree, part.parent)
+            try:
+                st = os.stat(part.name, dir_fd=directory, follow_symlinks=False)
+            finally:
+                os.close(directory)
     except FileNotFoundError:
         return 0
     _check_part_mode(part, st.st_mode)
@@ -191,8 +392,9 @@ def _check_part_mode(part: Path, mode: int) -> None:
                               hint="Remove it or choose another output name.")
 
 
-def open_part(part: Path, offset: int) -> int:
-    """Open ``part`` for writing at ``offset`` (truncated there), never through a link.
+def open_part(part: Path, offset: int, tree: Path | None = None) -> int:
+    """Open ``part`` for writing at ``offset`` (truncated there), never through a link
+    (with ``tree``, no link below it either: see :func:`open_in_tree`).
 
     Blocking, briefly on a local disk: the downloader calls it in a worker thread,
     except for a small body, where the thread hop costs more than the open.
@@ -201,7 +403,10 @@ def open_part(part: Path, offset: int) -> int:
     if not offset:
         flags |= os.O_TRUNC
     try:
-        fd = os.open(part, flags | os.O_NONBLOCK, 0o666)
+        if tree is None:
+            fd = os.open(part, flags | os.O_NONBLOCK, 0o666)
+        else:
+            fd = open_in_tree(tree, part, flags | os.O_NONBLOCK, 0o666, create_dirs=True)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             _check_part_mode(part, stat.S_IFLNK)

@@ -220,7 +220,8 @@ def _run_mirror(start: tuple[str, ...], root: str, options: dict[str, Any],
         return {"worker": _worker_name(), "root": root, "host": key, "found": summary.found,
                 "done": summary.done, "failed": summary.failed, "bytes": summary.bytes,
                 "fetched_now": summary.fetched_now,
-                "errors": [(u, str(e)) for u, e in summary.errors],
+                "errors": list(summary.errors), "failed_now": summary.failed_now,
+                "links_found": summary.links_found, "links_skipped": summary.links_skipped,
                 "foreign": summary.foreign}
 
     return anyio.run(main)

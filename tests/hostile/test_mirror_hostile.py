@@ -13,12 +13,12 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.integration.test_http import Reply, ScriptedServer
+from tests.integration.test_http import Reply, Request, ScriptedServer
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -93,3 +93,220 @@ def test_no_password_reaches_the_archive_or_the_manifest(server: ScriptedServer,
     # the request did carry the login to the server itself
     page = next(q for q in server.requests if q.path == "/p/")
     assert page.headers.get("authorization", "").startswith("Basic ")
+
+
+def test_dot_segments_are_removed_before_the_scope(server: ScriptedServer,
+                                                   tmp_path: Path) -> None:
+    """``/np/../out.txt`` is ``/out.txt``: out of a crawl of ``/np/``, never requested."""
+    server.routes["/np/"] = lambda q: html(
+        f'<a href="{server.url("/np/../out.txt")}">absolute</a>'
+        '<a href="/np/%2e%2e/out.txt">escaped</a>'
+        '<a href="/np/.%2E/out.txt">half escaped</a>'
+        '<a href="/np/sub/../in.txt">inside</a>')
+    for path in ("/out.txt", "/np/../out.txt", "/np/%2e%2e/out.txt", "/np/.%2E/out.txt"):
+        server.routes[path] = lambda q: Reply(body=b"outside\n")
+    server.routes["/np/in.txt"] = lambda q: Reply(body=b"inside\n")
+    out = tmp_path / "m"
+    r = mirror("-o", str(out), "--no-robots", server.url("/np/"))
+    assert r.returncode == 0, r.stderr
+    asked = [q.path for q in server.requests]
+    assert sorted(asked) == ["/np/", "/np/in.txt"], asked
+    files = {p.name for p in out.rglob("*") if p.is_file()}
+    assert "in.txt" in files and "out.txt" not in files
+
+
+def _site(server: ScriptedServer) -> None:
+    server.routes["/site/"] = lambda q: html('<a href="a.txt">a</a><a href="sub/b.txt">b</a>')
+    server.routes["/site/a.txt"] = lambda q: Reply(body=b"a\n")
+    server.routes["/site/sub/b.txt"] = lambda q: Reply(body=b"b\n")
+
+
+def _untouched(elsewhere: Path) -> None:
+    assert [p.name for p in elsewhere.iterdir()] == ["keep.txt"]
+    assert (elsewhere / "keep.txt").read_bytes() == b"keep\n"
+
+
+@pytest.mark.parametrize("planted", ["http", "http/127.0.0.1_PORT", "http/127.0.0.1_PORT/site",
+                                     "http/127.0.0.1_PORT/site/sub"])
+def test_a_directory_link_in_the_tree_is_never_followed(
+        server: ScriptedServer, tmp_path: Path, planted: str) -> None:
+    _site(server)
+    out, elsewhere = tmp_path / "m", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_bytes(b"keep\n")
+    link = out / planted.replace("PORT", str(server.port))
+    link.parent.mkdir(parents=True)
+    link.symlink_to(elsewhere, target_is_directory=True)
+    r = mirror("-o", str(out), "--no-robots", server.url("/site/"))
+    assert b"Traceback" not in r.stderr and b"internal error" not in r.stderr, r.stderr
+    assert r.returncode == 23, r.stderr
+    assert b"is a symbolic link inside" in r.stderr
+    _untouched(elsewhere)
+    assert link.is_symlink()
+
+
+@pytest.mark.parametrize("name", ["manifest.jsonl", ".anyurl-mirror.sqlite",
+                                  ".anyurl-mirror.sqlite-wal", "site.warc.gz"])
+@pytest.mark.parametrize("dangling", [False, True])
+def test_a_link_at_the_mirrors_own_files_is_refused(
+        server: ScriptedServer, tmp_path: Path, name: str, dangling: bool) -> None:
+    _site(server)
+    out, elsewhere = tmp_path / "m", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_bytes(b"keep\n")
+    out.mkdir()
+    (out / name).symlink_to(elsewhere / ("nothing" if dangling else "keep.txt"))
+    r = mirror("-o", str(out), "--no-robots", "--warc", str(out / "site.warc.gz"),
+               server.url("/site/"))
+    assert b"Traceback" not in r.stderr and b"internal error" not in r.stderr, r.stderr
+    assert r.returncode == 23, r.stderr
+    assert b"symbolic link" in r.stderr and name.encode() in r.stderr
+    _untouched(elsewhere)
+    assert not server.requests  # refused before the crawl began
+
+
+def ranged(body: bytes) -> Callable[[Request], Reply]:
+    """A file served as nginx serves it: a ``Range: bytes=N-`` is honoured (206, 416)."""
+    def route(request: Request) -> Reply:
+        asked = request.headers.get("range", "")
+        if not asked.startswith("bytes="):
+            return Reply(body=body, headers=[("Accept-Ranges", "bytes")])
+        start = int(asked[6:].split("-")[0])
+        if start >= len(body):
+            return Reply(416, "Range Not Satisfiable",
+                         headers=[("Content-Range", f"bytes */{len(body)}")])
+        return Reply(206, "Partial Content", body=body[start:], headers=[
+            ("Content-Range", f"bytes {start}-{len(body) - 1}/{len(body)}")])
+    return route
+
+
+def test_a_remote_part_name_never_meets_a_partial_download(
+        server: ScriptedServer, tmp_path: Path) -> None:
+    """``f.bin.part`` and ``f.bin`` on one page: each file keeps its own bytes."""
+    server.routes["/d/"] = lambda q: html('<a href="f.bin.part">1</a><a href="f.bin">2</a>')
+    server.routes["/d/f.bin.part"] = ranged(b"first file\n")
+    server.routes["/d/f.bin"] = ranged(b"other file\n")
+    out = tmp_path / "m"
+    r = mirror("-o", str(out), "--no-robots", "-Z", "1", server.url("/d/"))
+    assert r.returncode == 0, r.stderr
+    base = out / "http" / f"127.0.0.1_{server.port}" / "d"
+    assert (base / "f.bin.part").read_bytes() == b"first file\n"
+    assert (base / "f.bin").read_bytes() == b"other file\n"
+    assert not [q for q in server.requests if "range" in q.headers]
+
+
+def test_a_cut_transfer_is_continued_from_the_staging_directory(
+        server: ScriptedServer, tmp_path: Path) -> None:
+    body = b"0123456789" * 100
+    server.routes["/d/"] = lambda q: html('<a href="big.bin">big</a>')
+    server.routes["/d/big.bin"] = lambda q: Reply(  # announced whole, cut after 400 bytes
+        raw=b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nAccept-Ranges: bytes\r\n\r\n"
+        + body[:400], close=True)
+    out = tmp_path / "m"
+    r = mirror("-o", str(out), "--no-robots", server.url("/d/"))
+    assert r.returncode == 18, r.stderr
+    staged = list((out / ".anyurl-partial").iterdir())
+    assert len(staged) == 1 and staged[0].read_bytes() == body[:400]
+    server.routes["/d/big.bin"] = ranged(body)
+    r = mirror("-o", str(out), "--retry-failed")  # the stored crawl, as after a kill
+    assert r.returncode == 0, r.stderr
+    assert server.requests[-1].headers.get("range") == "bytes=400-"
+    base = out / "http" / f"127.0.0.1_{server.port}" / "d"
+    assert (base / "big.bin").read_bytes() == body
+    assert not list((out / ".anyurl-partial").iterdir())
+
+
+def test_robots_txt_is_fetched_once_per_crawl_and_host(server: ScriptedServer,
+                                                       tmp_path: Path) -> None:
+    links = "".join(f'<a href="f{i}.txt">{i}</a>' for i in range(12))
+    server.routes["/r/"] = lambda q: html(links + '<a href="private/x.txt">x</a>'
+                                          '<a href="gone.txt">gone</a>')
+    for i in range(12):
+        server.routes[f"/r/f{i}.txt"] = lambda q: Reply(body=b"f\n")
+    server.routes["/robots.txt"] = lambda q: Reply(body=b"User-agent: *\nDisallow: /r/private/\n")
+    out = tmp_path / "m"
+    starts = [server.url(f"/r/f{i}.txt") for i in range(5)]  # six workers start at once
+    r = mirror("-o", str(out), "-Z", "6", "--per-host", "6", server.url("/r/"), *starts)
+    assert r.returncode == 78, r.stderr  # gone.txt: 404
+    robots = [q for q in server.requests if q.path == "/robots.txt"]
+    assert len(robots) == 1, len(robots)
+    assert not [q for q in server.requests if q.path.startswith("/r/private/")]
+    server.routes["/r/gone.txt"] = lambda q: Reply(body=b"back\n")
+    r = mirror("-o", str(out), "--retry-failed")  # resumed: the kept file is used
+    assert r.returncode == 0, r.stderr
+    assert [q.path for q in server.requests].count("/robots.txt") == 1
+    assert any(q.path == "/r/gone.txt" for q in server.requests[len(robots):])
+
+
+def test_a_redirect_is_followed_only_into_the_scope_and_recorded(
+        server: ScriptedServer, tmp_path: Path) -> None:
+    other = ScriptedServer()  # another host (port): out of a crawl without --span-hosts
+    try:
+        other.routes["/evil.txt"] = lambda q: Reply(body=b"from elsewhere\n")
+        server.routes["/s/"] = lambda q: html(
+            '<a href="away.txt">away</a><a href="moved.txt">moved</a>'
+            '<a href="up.txt">up</a>')
+        server.routes["/s/away.txt"] = lambda q: Reply(
+            302, "Found", headers=[("Location", other.url("/evil.txt"))])
+        server.routes["/s/up.txt"] = lambda q: Reply(
+            301, "Moved Permanently", headers=[("Location", "/outside.txt")])
+        server.routes["/outside.txt"] = lambda q: Reply(body=b"outside\n")
+        server.routes["/s/moved.txt"] = lambda q: Reply(
+            301, "Moved Permanently", headers=[("Location", "/s/new/../here.txt")])
+        server.routes["/s/here.txt"] = lambda q: Reply(body=b"here\n")
+        out = tmp_path / "m"
+        r = mirror("-o", str(out), "--no-robots", server.url("/s/"))
+        assert r.returncode == 0, r.stderr
+        assert not other.requests  # never connected to the other host
+        assert "/outside.txt" not in [q.path for q in server.requests]
+        base = out / "http" / f"127.0.0.1_{server.port}" / "s"
+        assert (base / "here.txt").read_bytes() == b"here\n"  # under its own name
+        assert not (base / "away.txt").exists() and not (base / "moved.txt").exists()
+        assert b"from elsewhere" not in b"".join(
+            p.read_bytes() for p in out.rglob("*") if p.is_file())
+        lines = [json.loads(x) for x in (out / "manifest.jsonl").read_text().splitlines()]
+        redirects = {e["url"]: e for e in lines if e["kind"] == "redirect"}
+        assert redirects[server.url("/s/away.txt")]["status"] == 302
+        assert redirects[server.url("/s/away.txt")]["location"] == other.url("/evil.txt")
+        assert redirects[server.url("/s/moved.txt")]["location"] == server.url("/s/here.txt")
+        assert redirects[server.url("/s/up.txt")]["file"] is None
+    finally:
+        other.close()
+
+
+def test_failures_are_counted_and_sampled_not_all_kept(server: ScriptedServer,
+                                                       tmp_path: Path) -> None:
+    """30 broken links: the summary keeps the first 20 messages and counts the rest,
+    which the state holds with their errors."""
+    import sqlite3
+
+    from anyurl.mirror.engine import ERRORS_KEPT
+
+    server.routes["/b/"] = lambda q: html("".join(f'<a href="x{i}">{i}</a>' for i in range(30)))
+    out = tmp_path / "m"
+    r = mirror("-o", str(out), "--no-robots", server.url("/b/"))
+    assert r.returncode == 78, r.stderr
+    lines = r.stderr.decode().splitlines()
+    assert len([x for x in lines if "/b/x" in x]) == ERRORS_KEPT == 20
+    assert any("and 10 more failures" in x for x in lines), lines
+    with sqlite3.connect(out / ".anyurl-mirror.sqlite") as db:
+        kept = db.execute("SELECT COUNT(*) FROM urls WHERE status = 'failed' "
+                          "AND error IS NOT NULL").fetchone()[0]
+    assert kept == 30
+
+
+def test_a_crawl_that_follows_nothing_says_so(server: ScriptedServer, tmp_path: Path) -> None:
+    other = ScriptedServer()
+    try:
+        links = "".join(f'<a href="{other.url(f"/{i}")}">{i}</a>' for i in range(11))
+        server.routes["/o/"] = lambda q: html(links + '<a href="/elsewhere/x">up</a>')
+        r = mirror("-o", str(tmp_path / "m"), "--no-robots", server.url("/o/"))
+        assert r.returncode == 0, r.stderr
+        assert b"12 links found, all out of scope: see --span-hosts" in r.stderr, r.stderr
+        assert not other.requests
+        server.routes["/o/"] = lambda q: html(links + '<a href="in.txt">in</a>')
+        server.routes["/o/in.txt"] = lambda q: Reply(body=b"in\n")
+        r = mirror("-o", str(tmp_path / "n"), "--no-robots", server.url("/o/"))
+        assert r.returncode == 0 and b"out of scope" not in r.stderr, r.stderr
+    finally:
+        other.close()

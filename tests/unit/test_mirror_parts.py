@@ -126,3 +126,35 @@ def test_a_wais_document_is_mirrored_under_its_own_name() -> None:
         "/m/wais/h/demo/plain-id")
     assert local_path(Path("/m"), parse("wais://h:210/demo?query")) == Path(
         "/m/wais/h/demo/.catalogue")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("http://h.example/np/../out.txt", "http://h.example/out.txt"),
+    ("http://h.example/np/%2e%2e/out.txt", "http://h.example/out.txt"),
+    ("http://h.example/np/.%2E/./out.txt?x=/../y", "http://h.example/out.txt?x=/../y"),
+    ("http://h.example/a/b/..", "http://h.example/a/"),
+    ("http://h.example/a/./b/.", "http://h.example/a/b/"),
+    ("http://h.example/../../x", "http://h.example/x"),
+    ("http://h.example/a/..%2F..%2Fx", "http://h.example/a/..%2F..%2Fx"),  # one segment
+    ("ftp://h.example/pub/../etc/passwd;type=a", "ftp://h.example/etc/passwd;type=a"),
+    ("ftp://h.example/pub/%2E%2E/", "ftp://h.example/"),
+    ("file:///srv/pub/../../etc/passwd", "file:///etc/passwd"),
+    ("gopher://h.example/0/pub/../etc", "gopher://h.example/0/pub/../etc"),  # opaque
+])
+def test_canonical_removes_dot_segments_of_hierarchical_paths(text: str, expected: str) -> None:
+    from anyurl.mirror.scope import canonical
+
+    assert str(canonical(parse(text))) == expected
+
+
+def test_dot_segments_do_not_pass_the_scope() -> None:
+    from anyurl.mirror.scope import canonical
+
+    scope = Scope((parse("http://h.example/np/"),))
+    for text in ("http://h.example/np/../out.txt", "http://h.example/np/%2e%2e/out.txt",
+                 "http://h.example/np/%2E./%2e%2E/x"):
+        assert not scope.admits(canonical(parse(text)), 1), text
+    assert scope.admits(canonical(parse("http://h.example/np/sub/../in.txt")), 1)
+    menu = Scope((parse("gopher://h.example/1/pub"),))
+    assert not menu.admits(parse("gopher://h.example/0/pub/../etc/passwd"), 1)
+    assert not menu.admits(parse("gopher://h.example/0/pub/%2e%2e/etc/passwd"), 1)

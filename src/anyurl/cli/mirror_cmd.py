@@ -168,9 +168,9 @@ def run(args: argparse.Namespace) -> int:
         return print_error(Aborted(
             "interrupted; the crawl is kept",
             hint=f"Run the same command to continue ({args.output_dir})."))
-    for url, failure in summary.errors:
-        print(escape_controls(f"anyurl: {url}: {failure}"), file=sys.stderr)
+    _print_failures(summary.errors, summary.failed_now, args.output_dir)
     if not args.silent:
+        _print_skipped(summary.links_found, summary.links_skipped)
         print(f"anyurl: mirror of {len(urls) or 'the stored URLs'} start URL(s) in "
               f"{args.output_dir}: {summary.done} done ({summary.fetched_now} now), "
               f"{summary.failed} failed, {human_bytes(summary.bytes)}", file=sys.stderr)
@@ -198,14 +198,35 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
         return 7
     failed = 0
     for report in reports:
-        failed += len(report["errors"])
-        for url, error in report["errors"]:
-            print(escape_controls(f"anyurl: {url}: {error}"), file=sys.stderr)
+        failed += report.get("failed_now", len(report["errors"]))
+        _print_failures(report["errors"], report.get("failed_now", len(report["errors"])),
+                        report["root"])
         if not args.silent:
+            _print_skipped(report.get("links_found", 0), report.get("links_skipped", 0))
             print(f"anyurl: {report['root']} on {report['worker']}: {report['done']} done "
                   f"({report['fetched_now']} now), {report['failed']} failed, "
                   f"{human_bytes(report['bytes'])}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _print_failures(errors: list[tuple[str, str]], count: int, where: str) -> None:
+    """The failures kept as a sample (the first ones), and how many more the state holds."""
+    for url, failure in errors:
+        print(escape_controls(f"anyurl: {url}: {failure}"), file=sys.stderr)
+    if count > len(errors):
+        print(escape_controls(
+            f"anyurl: ... and {count - len(errors)} more failures, kept in the crawl's state "
+            f"({where}/.anyurl-mirror.sqlite); --retry-failed tries them again"),
+            file=sys.stderr)
+
+
+def _print_skipped(found: int, skipped: int) -> None:
+    """Say so when a crawl followed none of the links it found (all out of scope)."""
+    if found and skipped >= found:
+        print(f"anyurl: {found} link{'s' if found != 1 else ''} found, "
+              f"{'all' if found != 1 else 'it is'} out of scope: see --span-hosts, --include "
+              "and --depth (the scope is the start URLs' servers, under their "
+              "directories)", file=sys.stderr)
 
 
 async def _cancel_on_signal(scope: anyio.CancelScope) -> None:

@@ -5,7 +5,8 @@ time. Each URL passes the resolver's one gate (port policy, registry, gateways) 
 is opened, robots.txt for HTTP, and the per-host politeness (at most ``per_host`` at
 once, ``wait`` seconds between two requests to a host); it is fetched by the
 :class:`~anyurl.downloader.Downloader` into its place in the tree (retries with backoff,
-``.part`` files continued after a kill, ``--limit-rate``) as the server sent it
+partial files, kept in ``<root>/.anyurl-partial/``, continued after a kill,
+``--limit-rate``) as the server sent it
 (``FetchOptions(raw=True)``: a menu or listing is saved as served). A resource that lists
 others (a menu, a listing, an HTML page, a news group) is read back, bounded, and its
 handler names the links (:meth:`~anyurl.schemes.base.SchemeHandler.links`): those in
@@ -20,11 +21,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urljoin
 
 import anyio
 
@@ -32,24 +35,27 @@ from anyurl.downloader import Downloader, DownloadPolicy, Job, TransferResult
 from anyurl.errors import AnyURLError, LocalWriteError
 from anyurl.mirror.paths import INDEX_NAMES, local_path
 from anyurl.mirror.robots import Robots
-from anyurl.mirror.scope import Scope
+from anyurl.mirror.scope import Scope, canonical
 from anyurl.mirror.state import CrawlState, Entry
 from anyurl.options import FTPOptions, GopherOptions
+from anyurl.output import open_directory, open_in_tree
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.url import URL, GopherPath
+from anyurl.url import URL, GopherPath, mask
 
 if TYPE_CHECKING:
     from anyurl.warc import WARCOutput
 
-__all__ = ["MAX_PAGE", "STATE_NAME", "Mirror", "MirrorOptions", "MirrorSummary"]
+__all__ = ["MAX_PAGE", "STATE_NAME", "Mirror", "MirrorOptions", "MirrorSummary", "Redirected"]
 
 #: The crawl's SQLite file, in the mirror's root.
 STATE_NAME = ".anyurl-mirror.sqlite"
 MANIFEST_NAME = "manifest.jsonl"
 #: A page is read back for its links up to this size; a larger one is kept, not parsed.
 MAX_PAGE = 16 << 20
+#: Failures a run keeps in :attr:`MirrorSummary.errors` (all of them are in the state).
+ERRORS_KEPT = 20
 #: Kinds of resources that list other resources (a Gopher+ attribute block lists the
 #: item's views).
 PAGE_KINDS = frozenset({"menu", "directory"})
@@ -90,7 +96,18 @@ class MirrorSummary:
     failed: int = 0
     bytes: int = 0
     fetched_now: int = 0
-    errors: list[tuple[str, AnyURLError]] = field(default_factory=list)
+    #: URLs that failed in this run (each is in the state, with its error).
+    failed_now: int = 0
+    #: The first :data:`ERRORS_KEPT` failures of this run as (URL, message): a sample to
+    #: show, bounded (a crawl of 20,000 broken links must not hold 20,000 exceptions).
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    #: The exit code of this run's first failure (0: none).
+    first_exit_code: int = 0
+    #: Links found in this run's pages and redirects, and those of them not followed
+    #: (out of scope, or not URLs RFC 1738 can parse): when every link was skipped the
+    #: crawl says so, rather than reporting "1 done" as if there were nothing more.
+    links_found: int = 0
+    links_skipped: int = 0
     #: Links in scope that this crawl does not own (``Mirror(owns=...)``), with their
     #: depth: on a cluster, they go to the worker that owns their host.
     foreign: list[tuple[str, int]] = field(default_factory=list)
@@ -98,7 +115,7 @@ class MirrorSummary:
     @property
     def exit_code(self) -> int:
         """0 when nothing failed in this run, else the first failure's code."""
-        return self.errors[0][1].exit_code if self.errors else 0
+        return self.first_exit_code
 
 
 class Mirror:
@@ -129,12 +146,20 @@ class Mirror:
                   found: Sequence[tuple[str, int]] = ()) -> MirrorSummary:
         """Crawl from the ``start`` URLs (or resume the crawl already in ``root``);
         ``found`` are links another crawl found for this one, with their depth."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        state = CrawlState(self.root / STATE_NAME)
         try:
-            roots = [self.resolver.admit(u) for u in start] if start else self._stored(state)
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LocalWriteError(f"cannot create the mirror's directory {str(self.root)!r}: "
+                                  f"{exc.strerror or exc}") from exc
+        _refuse_link(self.root / MANIFEST_NAME, "manifest")
+        state = CrawlState(self.root / STATE_NAME)
+        if self.robots is not None:
+            self.robots.state = state  # robots.txt once per crawl and origin, kept there
+        try:
+            roots = [canonical(self.resolver.admit(u)) for u in start] if start \
+                else self._stored(state)
             if not roots and found:
-                roots = [self.resolver.admit(found[0][0])]
+                roots = [canonical(self.resolver.admit(found[0][0]))]
             if not roots:
                 raise LocalWriteError(f"{str(self.root)!r} holds no crawl to resume",
                                       hint="Give the URLs to mirror.")
@@ -156,6 +181,8 @@ class Mirror:
             if self.options.warc is not None:
                 from anyurl.warc import WARCOutput
 
+                _refuse_link(self.options.warc, "WARC file")
+
                 self._warc = WARCOutput(self.options.warc, append=True)
             async with anyio.create_task_group() as tg:
                 for _ in range(max(1, self.options.parallel)):
@@ -173,7 +200,7 @@ class Mirror:
 
     def _stored(self, state: CrawlState) -> list[URL]:
         text = state.setting("start")
-        return [self.resolver.admit(u) for u in json.loads(text)] if text else []
+        return [canonical(self.resolver.admit(u)) for u in json.loads(text)] if text else []
 
     # -- workers ------------------------------------------------------------------------
 
@@ -222,15 +249,19 @@ class Mirror:
             self._host_busy[host] -= 1
             if self.options.wait:
                 self._host_next[host] = time.monotonic() + self.options.wait
+        if isinstance(result.error, Redirected):
+            try:
+                await self._redirected(state, entry, url, result.error, dialogue)
+            except (AnyURLError, OSError) as exc:
+                self._failed(state, entry.url, _local(url, exc))
+            return
         if result.error is not None:
             self._failed(state, entry.url, result.error)
             return
         try:
             await self._completed(state, entry, url, result, dialogue)
         except (AnyURLError, OSError) as exc:
-            error = exc if isinstance(exc, AnyURLError) else LocalWriteError(
-                f"cannot keep {url.masked()} in the mirror: {exc}")
-            self._failed(state, entry.url, error)
+            self._failed(state, entry.url, _local(url, exc))
 
     async def _polite(self, host: str) -> None:
         while True:
@@ -246,15 +277,20 @@ class Mirror:
         # and framing go, as they would in any other copy of it.
         view = isinstance(parts, GopherPath) and (parts.gopher_plus or "").startswith("+")
         options = FetchOptions(
-            raw=not view, trace=dialogue.append,
+            raw=not view, trace=_RedirectWatch(url, dialogue),
             schemes=(FTPOptions(listing="mlsd"), GopherOptions(render=False)))
         target = local_path(self.root, url)
-        job = Job(url, target, options, named_by_user=False)
+        job = Job(url, target, options, named_by_user=False, tree=self.root)
         return await self.downloader.transfer(job), dialogue
 
     def _failed(self, state: CrawlState, url: str, error: AnyURLError) -> None:
         state.failed(url, exit_code=error.exit_code, error=str(error))
-        self._summary.errors.append((url, error))
+        summary = self._summary
+        summary.failed_now += 1
+        if not summary.first_exit_code:
+            summary.first_exit_code = error.exit_code or 1
+        if len(summary.errors) < ERRORS_KEPT:
+            summary.errors.append((mask(url), str(error)))
 
     # -- a completed URL ----------------------------------------------------------------
 
@@ -265,8 +301,9 @@ class Mirror:
         path = Path(result.job.target)
         page = _is_page(info)
         if page and info.kind in PAGE_KINDS and path.name != INDEX_NAMES.get(url.scheme):
-            path = _into_directory(path, INDEX_NAMES.get(url.scheme, ".index"))
-        digest, size = await anyio.to_thread.run_sync(_sha256, path)
+            path = await anyio.to_thread.run_sync(
+                _into_directory, self.root, path, INDEX_NAMES.get(url.scheme, ".index"))
+        digest, size = await anyio.to_thread.run_sync(_sha256, self.root, path)
         if page:
             await self._follow(state, entry, url, info, path)
         if self._warc is not None:
@@ -276,47 +313,109 @@ class Mirror:
                 "size": size, "sha256": digest, "kind": info.kind,
                 "content_type": info.content_type, "status": info.status,
                 "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        with open(self.root / MANIFEST_NAME, "a", encoding="utf-8") as manifest:
-            manifest.write(json.dumps(line) + "\n")
+        self._manifest(line)
         state.done(entry.url, file=relative, size=size, sha256=digest, kind=info.kind)
         self._summary.fetched_now += 1
 
+    def _manifest(self, line: dict[str, object]) -> None:
+        """Append one line to ``manifest.jsonl`` (never through a link planted there)."""
+        fd = open_in_tree(self.root, self.root / MANIFEST_NAME,
+                          os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        with open(fd, "a", encoding="utf-8") as manifest:
+            manifest.write(json.dumps(line) + "\n")
+
     async def _follow(self, state: CrawlState, entry: Entry, url: URL, info: ResourceInfo,
                       path: Path) -> None:
-        if path.stat().st_size > MAX_PAGE:
+        body = await anyio.to_thread.run_sync(_read_page, self.root, path)
+        if body is None:
             return
-        body = await anyio.to_thread.run_sync(path.read_bytes)
         handler = self.resolver.handler_for(url)
         if self.options.render:
             text = handler.render(info, body)
             if text is not None:
                 beside = path.with_name(path.name + ".txt")
-                await anyio.to_thread.run_sync(beside.write_text, text, "utf-8")
+                await anyio.to_thread.run_sync(_write_beside, self.root, beside, text)
         links = handler.links(info, body)
         found: list[tuple[str, int, str | None]] = []
         urls = [link.url for link in links]
         if self.options.gopher_views:
             urls += [more for link in links for more in link.more]
+        self._summary.links_found += len(urls)
         for text in urls:
             try:
-                target = self.resolver.parse(text).without_fragment()
+                target = self._link(text)
             except AnyURLError:
+                self._summary.links_skipped += 1
                 continue  # a page may name what RFC 1738 cannot parse: not ours to fetch
-            if self.scope.admits(target, entry.depth + 1):
-                if self.owns is not None and not self.owns(target):
-                    self._summary.foreign.append((str(target), entry.depth + 1))
-                    continue
+            if self._judge(target, entry.depth + 1):
                 found.append((str(target), entry.depth + 1, entry.url))
         if found:
             state.add_many(found)
             self._signal()
+
+    def _judge(self, target: URL, depth: int) -> bool:
+        """Whether ``target`` (a found link or a redirect's target, ``depth`` links from
+        a start URL) joins this crawl's frontier; one in scope that another crawl owns
+        goes to :attr:`MirrorSummary.foreign`."""
+        if not self.scope.admits(target, depth):
+            self._summary.links_skipped += 1
+            return False
+        if self.owns is not None and not self.owns(target):
+            self._summary.foreign.append((str(target), depth))
+            return False
+        return True
+
+    # -- a redirect ---------------------------------------------------------------------
+
+    async def _redirected(self, state: CrawlState, entry: Entry, url: URL,
+                          redirect: Redirected, dialogue: list[str]) -> None:
+        """``url`` answered with a redirect, which the fetch did not follow: its target
+        is judged as a link found at the same depth (as wget does), so a redirect to
+        another host or out of the start directory is not followed, and one in scope is
+        fetched under its own name. The manifest records the redirect (status and
+        location); the state marks ``url`` done, with nothing on disk."""
+        info = redirect.info
+        location = redirect.location
+        target: URL | None = None
+        self._summary.links_found += 1
+        try:
+            target = self._link(location)
+        except AnyURLError:
+            self._summary.links_skipped += 1  # recorded, not followed
+        if (target is not None and self._judge(target, entry.depth)
+                and state.add(str(target), entry.depth, entry.url)):
+            self._signal()
+        if self._warc is not None:
+            await self._archive_redirect(info, dialogue)
+        self._manifest({"url": url.masked(), "file": None, "size": 0, "sha256": None,
+                        "kind": "redirect", "content_type": info.content_type,
+                        "status": info.status,
+                        "location": target.masked() if target else mask(location),
+                        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        state.done(entry.url, file=None, size=0, sha256=None, kind="redirect")
+        self._summary.fetched_now += 1
+
+    async def _archive_redirect(self, info: ResourceInfo, dialogue: list[str]) -> None:
+        """The WARC record of a redirect (``info``: the 3xx response's URL, status,
+        reason and headers, from the dialogue; no body is kept).
+
+        Hook for the WARC writer: nothing is archived yet (``WARCOutput.write_result``
+        needs a payload); a ``response`` record with the 3xx head and the ``request``
+        record of ``dialogue`` belong here.
+        """
+
+    def _link(self, text: str) -> URL:
+        """A URL a page (or a redirect) names, as the crawl judges, stores and names it:
+        parsed as the resolver parses, without its fragment, its dot segments removed
+        (:func:`~.scope.canonical`). It still passes the gate when it is fetched."""
+        return canonical(self.resolver.parse(text).without_fragment())
 
     async def _archive(self, info: ResourceInfo, path: Path, dialogue: list[str]) -> None:
         warc = self._warc
         assert warc is not None
 
         def write() -> None:
-            with open(path, "rb") as payload:
+            with open(open_in_tree(self.root, path, os.O_RDONLY), "rb") as payload:
                 warc.write_result(info, payload, dialogue)
 
         async with self._warc_lock:
@@ -331,23 +430,115 @@ def _is_page(info: ResourceInfo) -> bool:
     return ctype in ("text/html", "application/xhtml+xml")
 
 
-def _into_directory(path: Path, index: str) -> Path:
+class Redirected(AnyURLError):
+    """Raised by a mirror's fetch (never to the user) when the server redirects: the
+    crawl judges the target as a found link instead of following it in the fetch."""
+
+    transient = False  # not retried by the downloader
+
+    def __init__(self, info: ResourceInfo, location: str):
+        super().__init__(f"{info.url.masked()} redirects ({info.status}) to "
+                         f"{mask(location)}", url=info.url)
+        #: The 3xx response: its status, reason and headers (the ``Location`` among them).
+        self.info = info
+        #: Where it leads: the ``Location`` resolved against the URL.
+        self.location = location
+
+
+class _RedirectWatch:
+    """A trace (``FetchOptions.trace``) that keeps the dialogue and stops the fetch at the
+    first redirect the HTTP handler is about to follow, raising :class:`Redirected` with
+    the 3xx response read back from the dialogue (status line and headers)."""
+
+    def __init__(self, url: URL, dialogue: list[str]):
+        self.url = url
+        self.dialogue = dialogue
+        self._status: tuple[int, str] | None = None
+        self._headers: list[tuple[str, str]] = []
+
+    def __call__(self, line: str) -> None:
+        self.dialogue.append(line)
+        if line.startswith("< HTTP/"):
+            version_status_reason = line[2:].split(" ", 2)
+            reason = version_status_reason[2] if len(version_status_reason) > 2 else ""
+            try:
+                self._status = (int(version_status_reason[1]), reason)
+            except (IndexError, ValueError):
+                self._status = None
+            self._headers = []
+        elif line.startswith("< ") and ":" in line:
+            name, _, value = line[2:].partition(":")
+            self._headers.append((name.strip().lower(), value.strip()))
+        elif line.startswith("* following redirect to ") and self._status is not None:
+            info = ResourceInfo(url=self.url, status=self._status[0],
+                                reason=self._status[1], headers=tuple(self._headers),
+                                kind="redirect")
+            location = info.header("location") or line[len("* following redirect to "):]
+            raise Redirected(info, urljoin(str(self.url), location.strip()))
+
+
+def _local(url: URL, exc: AnyURLError | OSError) -> AnyURLError:
+    """``exc`` as the error of ``url``: an OSError of the tree is a write error (23)."""
+    if isinstance(exc, AnyURLError):
+        return exc
+    return LocalWriteError(f"cannot keep {url.masked()} in the mirror: {exc}")
+
+
+def _refuse_link(path: Path, what: str) -> None:
+    """Refuse, before the crawl starts, a symbolic link (or a non-file) planted where
+    the mirror appends its own records (exit 23)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
+        kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+        raise LocalWriteError(f"the mirror's {what} {str(path)!r} is {kind}; not "
+                              "writing through it", hint="Remove it, or name another file.")
+
+
+def _into_directory(root: Path, path: Path, index: str) -> Path:
     """Move a listing saved as a file (``pub``) to ``pub/<index>``: what it lists goes in
-    ``pub/`` (an FTP or Gopher directory named without its final ``/``)."""
-    temporary = path.with_name(path.name + ".anyurl-moving")
-    os.replace(path, temporary)
-    path.mkdir(exist_ok=True)
-    target = path / index
-    os.replace(temporary, target)
-    return target
+    ``pub/`` (an FTP or Gopher directory named without its final ``/``). Every step from
+    a descriptor of the directory, reached without following links (:mod:`anyurl.output`)."""
+    parent = open_directory(root, path.parent)
+    try:
+        temporary = path.name + ".anyurl-moving"
+        os.replace(path.name, temporary, src_dir_fd=parent, dst_dir_fd=parent)
+        try:
+            os.mkdir(path.name, 0o777, dir_fd=parent)
+        except FileExistsError:
+            pass  # a directory already (a link is refused below)
+        inner = open_directory(root, path)
+        try:
+            os.replace(temporary, index, src_dir_fd=parent, dst_dir_fd=inner)
+        finally:
+            os.close(inner)
+    finally:
+        os.close(parent)
+    return path / index
 
 
-def _sha256(path: Path) -> tuple[str, int]:
+def _sha256(root: Path, path: Path) -> tuple[str, int]:
     digest = hashlib.sha256()
     size = 0
-    with open(path, "rb") as f:
+    with open(open_in_tree(root, path, os.O_RDONLY), "rb") as f:
         while chunk := f.read(1 << 20):
             digest.update(chunk)
             size += len(chunk)
     return digest.hexdigest(), size
 
+
+def _read_page(root: Path, path: Path) -> bytes | None:
+    """The page at ``path`` for its links; None when larger than :data:`MAX_PAGE`."""
+    with open(open_in_tree(root, path, os.O_RDONLY), "rb") as f:
+        if os.fstat(f.fileno()).st_size > MAX_PAGE:
+            return None
+        return f.read(MAX_PAGE + 1)
+
+
+def _write_beside(root: Path, path: Path, text: str) -> None:
+    """A rendering beside its listing (``gophermap.txt``), never through a link."""
+    fd = open_in_tree(root, path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    with open(fd, "w", encoding="utf-8") as f:
+        f.write(text)

@@ -2,56 +2,86 @@
 
 Parsed with the standard library's :mod:`urllib.robotparser`. One file per origin,
 fetched once per crawl through the resolver's gate (so its port policy holds), at most
-512 KiB. As RFC 9309 2.3.1 says: a 4xx answer (no file) allows everything; a server
-that cannot be reached or answers 5xx disallows everything for now (the URLs fail and
-are retried on the next run with ``--retry-failed``).
+512 KiB: the workers of a crawl wait for the one fetch under way, and the file is kept
+in the crawl's state with the time it was fetched, so a resumed crawl (or the next Dask
+task of the same host) reads it from there rather than asking again, until it is
+:data:`MAX_AGE` old (RFC 9309 2.4: caches SHOULD NOT be kept longer than 24 hours). As
+RFC 9309 2.3.1 says: a 4xx answer (no file) allows everything; a server that cannot be
+reached or answers 5xx disallows everything for now (the URLs fail and are retried on
+the next run with ``--retry-failed``; that answer is not kept).
 """
 
 from __future__ import annotations
 
+import time
 import urllib.robotparser
 
+import anyio
+
 from anyurl.errors import AnyURLError, RemoteFileNotFound
+from anyurl.mirror.state import CrawlState
 from anyurl.resolver import Resolver
 from anyurl.url import URL
 
-__all__ = ["MAX_ROBOTS", "USER_AGENT", "Robots"]
+__all__ = ["MAX_AGE", "MAX_ROBOTS", "USER_AGENT", "Robots"]
 
 MAX_ROBOTS = 512 << 10
 USER_AGENT = "anyurl"
+#: Seconds a kept robots.txt is used before it is fetched again.
+MAX_AGE = 24 * 3600.0
 
 
 class Robots:
-    """The robots.txt rules of the origins a crawl meets."""
+    """The robots.txt rules of the origins a crawl meets (kept in ``state`` when given)."""
 
-    def __init__(self, resolver: Resolver, user_agent: str = USER_AGENT):
+    def __init__(self, resolver: Resolver, user_agent: str = USER_AGENT,
+                 state: CrawlState | None = None):
         self.resolver = resolver
         self.user_agent = user_agent
-        self._rules: dict[tuple[str, str, int | None], urllib.robotparser.RobotFileParser] = {}
+        #: Where the files are kept between runs (the crawl's state), or None.
+        self.state = state
+        self._rules: dict[str, urllib.robotparser.RobotFileParser] = {}
+        self._locks: dict[str, anyio.Lock] = {}
 
     async def allows(self, url: URL) -> bool:
         """Whether robots.txt lets this crawler fetch ``url`` (always, for non-HTTP)."""
         if url.scheme not in ("http", "https"):
             return True
-        origin = (url.scheme, (url.host or "").lower(), url.effective_port)
+        origin = f"{url.scheme}://{(url.host or '').lower()}:{url.effective_port}"
         rules = self._rules.get(origin)
         if rules is None:
-            rules = self._rules[origin] = await self._fetch(url)
+            # One fetch per origin: the other workers wait for it rather than ask too.
+            async with self._locks.setdefault(origin, anyio.Lock()):
+                rules = self._rules.get(origin)
+                if rules is None:
+                    rules = self._rules[origin] = await self._load(url, origin)
         return rules.can_fetch(self.user_agent, str(url))
 
-    async def _fetch(self, url: URL) -> urllib.robotparser.RobotFileParser:
+    async def _load(self, url: URL, origin: str) -> urllib.robotparser.RobotFileParser:
+        """The rules kept in the state when fresh, else fetched (and kept when final)."""
         rules = urllib.robotparser.RobotFileParser()
+        kept = self.state.robots(origin) if self.state is not None else None
+        if kept is not None and time.time() - kept[1] < MAX_AGE:
+            rules.parse(kept[0].splitlines())
+            return rules
+        body = await self._fetch(url)
+        if body is None:
+            rules.parse(["User-agent: *", "Disallow: /"])  # unreachable: not kept
+            return rules
+        if self.state is not None:
+            self.state.set_robots(origin, body, time.time())
+        rules.parse(body.splitlines())
+        return rules
+
+    async def _fetch(self, url: URL) -> str | None:
+        """The file's text ("" when there is none: 4xx); None when it cannot be had."""
         port = f":{url.port}" if url.port is not None else ""
         where = f"{url.scheme}://{url.host}{port}/robots.txt"
         try:
             async with self.resolver.open(where) as res:
-                text = (await res.read(limit=MAX_ROBOTS)).decode("utf-8", "replace")
+                return (await res.read(limit=MAX_ROBOTS)).decode("utf-8", "replace")
         except AnyURLError as exc:
             status = exc.status or 0
             if isinstance(exc, RemoteFileNotFound) or 400 <= status < 500:
-                rules.parse([])  # no robots.txt: everything is allowed
-            else:
-                rules.parse(["User-agent: *", "Disallow: /"])
-            return rules
-        rules.parse(text.splitlines())
-        return rules
+                return ""  # no robots.txt: everything is allowed
+            return None

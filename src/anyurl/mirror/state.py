@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from anyurl.errors import LocalWriteError
 
 __all__ = ["CrawlState", "Entry"]
 
@@ -35,7 +38,11 @@ CREATE TABLE IF NOT EXISTS urls (
 );
 CREATE INDEX IF NOT EXISTS urls_status ON urls (status, added);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS robots (origin TEXT PRIMARY KEY, body TEXT NOT NULL,
+                                   fetched REAL NOT NULL);
 """
+#: The files SQLite keeps beside the database (WAL journal, shared memory, rollback).
+_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 @dataclass(frozen=True)
@@ -52,9 +59,29 @@ class CrawlState:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        if not self.path.exists():
+        # SQLite opens its files by name and follows links: a link planted at the
+        # database or its journals would put the crawl (and its passwords) elsewhere.
+        for name in (self.path, *(self.path.with_name(self.path.name + suffix)
+                                  for suffix in _SIDE_FILES)):
+            try:
+                mode = os.lstat(name).st_mode
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
+                what = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+                raise LocalWriteError(
+                    f"the crawl's state {str(name)!r} is {what}; not following it",
+                    hint="Remove it: anyurl keeps the crawl in a file of its own.")
+        try:
             # The URLs may carry passwords (they are needed to resume): the user's only.
-            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                             0o600))
+        except FileExistsError:
+            pass  # the crawl to resume
+        except OSError as exc:
+            raise LocalWriteError(
+                f"cannot create the crawl's state {str(self.path)!r}: {exc.strerror or exc}"
+            ) from exc
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -75,6 +102,20 @@ class CrawlState:
         """Store a setting (replacing an older value)."""
         self._db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
                          (key, value))
+
+    # -- robots.txt, once per crawl and origin ---------------------------------------------
+
+    def robots(self, origin: str) -> tuple[str, float] | None:
+        """The robots.txt kept for ``origin`` (``scheme://host:port``) and when it was
+        fetched (seconds since the epoch), or None."""
+        row = self._db.execute("SELECT body, fetched FROM robots WHERE origin = ?",
+                               (origin,)).fetchone()
+        return None if row is None else (str(row[0]), float(row[1]))
+
+    def set_robots(self, origin: str, body: str, fetched: float) -> None:
+        """Keep ``origin``'s robots.txt (an empty body: none, everything allowed)."""
+        self._db.execute("INSERT OR REPLACE INTO robots (origin, body, fetched) "
+                         "VALUES (?, ?, ?)", (origin, body, fetched))
 
     # -- the frontier ---------------------------------------------------------------------
 

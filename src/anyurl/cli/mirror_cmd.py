@@ -8,8 +8,10 @@ at the end what was done and what failed.
 from __future__ import annotations
 
 import argparse
+import shutil
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,8 +20,10 @@ import anyio
 from anyurl.cli.common import escape_controls, human_bytes, print_error, print_warning
 from anyurl.cli.terminal import wanted
 from anyurl.errors import Aborted, AnyURLError
+from anyurl.options import HTTPOptions
 
 if TYPE_CHECKING:
+    from anyurl.config import Config
     from anyurl.mirror import MirrorOptions, MirrorSummary
 
 __all__ = ["add_parser", "run"]
@@ -30,7 +34,10 @@ examples:
   anyurl mirror -o tree --depth 3 --exclude '*.iso' ftp://ftp.example.org/pub/
   anyurl mirror -o site --warc site.warc.gz https://example.org/docs/
   anyurl mirror -o news nntp://news.example.org/comp.lang.python
-  anyurl mirror -o hole            # resume the crawl kept in hole/ after Ctrl-C or a kill
+  anyurl mirror -o hole            # resume the crawl kept in hole/ after Ctrl-C or a kill,
+                                   # or, once it is finished, refresh it: fetch what is
+                                   # new or changed, report what is gone
+  anyurl mirror -o site --warc site.warc.gz --warc-cdx https://example.org/docs/
 
 The tree mirrors the URLs (DIR/SCHEME/HOST[_PORT]/PATH); listings and menus are kept as
 the server sent them (.listing, gophermap, index.html, .group); DIR/manifest.jsonl has
@@ -82,7 +89,38 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--dask", metavar="ADDRESS",
                    help="crawl on the Dask cluster at ADDRESS (tcp://host:8786): each start "
                    "URL's host on one worker, into DIR/<host>/ (storage every worker sees)")
+    p.add_argument("--warc-cdx", action="store_true",
+                   help="with --warc: also write the archive's CDXJ index beside it "
+                   "(site.cdxj, as pywb reads it)")
+    p.add_argument("--warc-max-size", metavar="SIZE",
+                   help="with --warc: start a new file (site-00001.warc.gz ...) once one "
+                   "reaches SIZE (500M, 1G)")
+    p.add_argument("--no-refresh", action="store_true",
+                   help="run over a finished crawl without checking it again (default: "
+                   "check every URL, fetch what is new or changed)")
     p.add_argument("--config", metavar="FILE", help="config file (TOML)")
+    r = p.add_argument_group("requests (as anyurl get and curl)")
+    r.add_argument("-v", "--verbose", action="store_true",
+                   help="show each protocol line (passwords masked)")
+    r.add_argument("-u", "--user", metavar="USER[:PASSWORD]",
+                   help="the login for the start URLs' servers (ftp, http Basic, nntp)")
+    r.add_argument("-H", "--header", metavar="'NAME: VALUE'", action="append", default=[],
+                   help="http: add a header, replacing anyurl's of that name (repeatable)")
+    r.add_argument("-A", "--user-agent", metavar="TEXT", help="http: the User-Agent header")
+    r.add_argument("-e", "--referer", metavar="URL", help="http: the Referer header")
+    r.add_argument("--compressed", action="store_true",
+                   help="http: ask for gzip/deflate and save the decoded body")
+    r.add_argument("-k", "--insecure", action="store_true",
+                   help="https: do not verify the server's certificate")
+    r.add_argument("--cacert", metavar="FILE", help="https: trust the CA certificates in FILE")
+    r.add_argument("--capath", metavar="DIR", help="https: trust the CA certificates in DIR")
+    r.add_argument("--connect-timeout", type=float, metavar="SECONDS")
+    r.add_argument("--read-timeout", type=float, metavar="SECONDS",
+                   help="fail when one read waits longer than SECONDS")
+    r.add_argument("-m", "--max-time", type=float, metavar="SECONDS",
+                   help="fail a transfer that takes longer than SECONDS (exit 28)")
+    r.add_argument("--allow-port", metavar="PORT", type=int, action="append", default=[],
+                   help="allow a port that belongs to another protocol (section 6)")
     p.add_argument("-s", "--silent", action="store_true",
                    help="no progress and no messages but errors")
     p.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio",
@@ -91,21 +129,31 @@ def add_parser(sub: Any) -> None:
 
 
 class _Status:
-    """found / done / failed / bytes on one line of stderr, redrawn at most 5 times a second."""
+    """found / done / failed / bytes, the rate and the URL done last, on one line of
+    stderr (cut to the terminal's width), redrawn at most 5 times a second."""
 
     def __init__(self, show: bool):
         self.show = show
         self.last = 0.0
         self.drawn = False
+        self.started = time.monotonic()
+        self.first_bytes: int | None = None
 
-    def __call__(self, counts: dict[str, int]) -> None:
+    def __call__(self, counts: dict[str, int], current: str | None = None) -> None:
         if not self.show:
             return
-        now = anyio.current_time()
+        now = time.monotonic()
+        if self.first_bytes is None:
+            self.first_bytes = counts.get("bytes", 0)
         if now - self.last < 0.2:
             return
         self.last = now
-        sys.stderr.write("\r" + _line(counts) + "\x1b[K")
+        rate = (counts.get("bytes", 0) - self.first_bytes) / max(now - self.started, 1e-3)
+        line = f"{_line(counts)}, {human_bytes(int(rate))}/s"
+        if current:
+            line += f"  {current}"
+        width = shutil.get_terminal_size((100, 24)).columns - 1
+        sys.stderr.write("\r" + escape_controls(line)[:width] + "\x1b[K")
         sys.stderr.flush()
         self.drawn = True
 
@@ -122,16 +170,22 @@ def _line(counts: dict[str, int]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """``anyurl mirror``: crawl, and return the exit status (0, or the first failure's)."""
-    from anyurl.cli.get_cmd import guess_scheme, parse_rate
+    from anyurl.cli.get_cmd import guess_scheme, login_from, parse_rate, parse_size
     from anyurl.config import load_config
     from anyurl.mirror import Mirror, MirrorOptions
     from anyurl.resolver import Resolver
 
     try:
-        config = load_config(args.config)
+        config = _config(args, load_config(args.config))
         rate = parse_rate(args.limit_rate) if args.limit_rate else None
-    except (OSError, ValueError, argparse.ArgumentTypeError) as exc:
-        print(f"anyurl: {exc}", file=sys.stderr)
+        max_size = parse_size(args.warc_max_size) if args.warc_max_size else None
+        login = login_from(args.user)
+        http = _http_options(args)
+    except (OSError, ValueError, argparse.ArgumentTypeError, AnyURLError) as exc:
+        print(escape_controls(f"anyurl: {exc}"), file=sys.stderr)
+        return 2
+    if (args.warc_cdx or args.warc_max_size) and not args.warc:
+        print("anyurl: --warc-cdx and --warc-max-size need --warc FILE", file=sys.stderr)
         return 2
     urls = [guess_scheme(u) or u for u in args.urls]
     options = MirrorOptions(
@@ -140,7 +194,10 @@ def run(args: argparse.Namespace) -> int:
         parallel=max(1, args.parallel), per_host=max(1, args.per_host), wait=args.wait,
         retry=args.retry, limit_rate=rate,
         warc=Path(args.warc) if args.warc else None, retry_failed=args.retry_failed,
-        render=args.render, gopher_views=args.gopher_views)
+        render=args.render, gopher_views=args.gopher_views, refresh=not args.no_refresh,
+        warc_max_size=max_size, warc_cdx=args.warc_cdx,
+        schemes=(http,) if http != HTTPOptions() else (), login=login,
+        trace=_verbose if args.verbose else None)
     status = _Status(not args.silent and wanted(silent=args.silent, body_to_stdout=False))
     if args.dask:
         return _mirror_on_dask(args, options, urls)
@@ -166,15 +223,68 @@ def run(args: argparse.Namespace) -> int:
     status.end()
     if summary is None:
         return print_error(Aborted(
-            "interrupted; the crawl is kept",
-            hint=f"Run the same command to continue ({args.output_dir})."))
+            f"the mirror in {args.output_dir} was interrupted; what it fetched is kept, "
+            "with the URLs still to fetch",
+            hint="Run the same command again to continue where it stopped."))
     _print_failures(summary.errors, summary.failed_now, args.output_dir)
     if not args.silent:
         _print_skipped(summary.links_found, summary.links_skipped)
+        _print_refresh(summary)
         print(f"anyurl: mirror of {len(urls) or 'the stored URLs'} start URL(s) in "
               f"{args.output_dir}: {summary.done} done ({summary.fetched_now} now), "
               f"{summary.failed} failed, {human_bytes(summary.bytes)}", file=sys.stderr)
+        if summary.cdxj is not None:
+            print(f"anyurl: CDXJ index: {summary.cdxj}", file=sys.stderr)
     return summary.exit_code
+
+
+def _print_refresh(summary: MirrorSummary) -> None:
+    """What a refresh found: new, changed and unchanged URLs, and what is gone."""
+    if summary.refreshed:
+        outcomes = summary.outcomes
+        print(f"anyurl: refreshed: {outcomes.get('new', 0)} new, "
+              f"{outcomes.get('changed', 0)} changed, {outcomes.get('unchanged', 0)} "
+              "unchanged", file=sys.stderr)
+    if summary.gone:
+        print(f"anyurl: {summary.gone} URL{'s' if summary.gone != 1 else ''} saved before "
+              "no longer listed by the server (their files are kept):", file=sys.stderr)
+        for url in summary.gone_sample:
+            print(escape_controls(f"anyurl:   {url}"), file=sys.stderr)
+        if summary.gone > len(summary.gone_sample):
+            print(f"anyurl:   ... and {summary.gone - len(summary.gone_sample)} more",
+                  file=sys.stderr)
+
+
+def _verbose(line: str) -> None:
+    """``-v``: one protocol line on stderr (the handlers mask passwords)."""
+    print(escape_controls(line), file=sys.stderr, flush=True)
+
+
+def _config(args: argparse.Namespace, config: Config) -> Config:
+    """The config file's settings, then the command line's timeouts and ports."""
+    changes: dict[str, Any] = {}
+    for name in ("connect_timeout", "read_timeout", "max_time"):
+        value = getattr(args, name, None)
+        if value is not None:
+            changes[name] = value
+    if args.allow_port:
+        changes["allowed_ports"] = config.allowed_ports | frozenset(args.allow_port)
+    return config.replace(**changes)
+
+
+def _http_options(args: argparse.Namespace) -> HTTPOptions:
+    """The HTTP request options of the command line (as ``anyurl get`` reads them)."""
+    from anyurl.cli.scheme_options import parse_header
+
+    headers = [parse_header(h) for h in args.header]
+    if args.user_agent is not None:
+        headers.insert(0, ("User-Agent", args.user_agent))
+    if args.referer is not None:
+        headers.insert(0, ("Referer", args.referer))
+    http = HTTPOptions(decode_content=args.compressed, headers=tuple(headers),
+                       verify=not args.insecure, cafile=args.cacert, capath=args.capath)
+    http.check()
+    return http
 
 
 def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list[str]) -> int:

@@ -230,7 +230,7 @@ def _data_item(text: str, *, binary: bool) -> bytes:
     return data if binary else data.replace(b"\r", b"").replace(b"\n", b"")
 
 
-def _header(text: str) -> tuple[str, str | None]:
+def parse_header(text: str) -> tuple[str, str | None]:
     """curl's ``-H``: 'Name: value', 'Name:' (remove the header), 'Name;' (empty)."""
     name, colon, value = text.partition(":")
     if not colon:
@@ -243,7 +243,7 @@ def _header(text: str) -> tuple[str, str | None]:
 
 def http_options(args: argparse.Namespace) -> HTTPOptions:
     """The HTTPOptions of the command line (curl's request options)."""
-    headers = [_header(h) for h in args.header]
+    headers = [parse_header(h) for h in args.header]
     if args.user_agent is not None:
         headers.insert(0, ("User-Agent", args.user_agent))
     if args.referer is not None:

@@ -12,12 +12,19 @@ others (a menu, a listing, an HTML page, a news group) is read back, bounded, an
 handler names the links (:meth:`~anyurl.schemes.base.SchemeHandler.links`): those in
 :class:`~.scope.Scope` join the frontier. Each completed URL adds a line to
 ``manifest.jsonl`` (URL, file, size, SHA-256, time) and, when asked, records to a WARC
-file; then the state marks it done, so a crawl that is killed at any point resumes
-without fetching it again (at worst it is written to the manifest twice).
+file; then the state marks it done, in the same step as it notes where the WARC's last
+record ends, so a crawl that is killed at any point resumes without fetching it again
+and cuts off a record written after that (at worst a line is in the manifest twice).
+
+Running it again over a finished crawl refreshes it (:mod:`~.refresh`): a new
+generation checks every URL that its listings still name, fetches what is new or
+changed, records an unchanged payload as a WARC ``revisit``, keeps the server's
+modification time on saved files, and reports what the server no longer lists.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -33,19 +40,30 @@ import anyio
 
 from anyurl.downloader import Downloader, DownloadPolicy, Job, TransferResult
 from anyurl.errors import AnyURLError, LocalWriteError
+from anyurl.links import Link
 from anyurl.mirror.paths import INDEX_NAMES, local_path
+from anyurl.mirror.refresh import (
+    CHANGED,
+    NEW,
+    UNCHANGED,
+    Previous,
+    conditional_headers,
+    http_time,
+    unchanged_by_listing,
+)
 from anyurl.mirror.robots import Robots
 from anyurl.mirror.scope import Scope, canonical
-from anyurl.mirror.state import CrawlState, Entry
-from anyurl.options import FTPOptions, GopherOptions
+from anyurl.mirror.state import CrawlState, Entry, Saved
+from anyurl.options import FTPOptions, GopherOptions, HTTPOptions, SchemeOptions
 from anyurl.output import open_directory, open_in_tree
+from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL, GopherPath, mask
 
 if TYPE_CHECKING:
-    from anyurl.warc import WARCOutput
+    from anyurl.warc import WARCOutput, Written
 
 __all__ = ["MAX_PAGE", "STATE_NAME", "Mirror", "MirrorOptions", "MirrorSummary", "Redirected"]
 
@@ -85,6 +103,20 @@ class MirrorOptions:
     render: bool = False
     #: Gopher+: also fetch each item's attribute block and its alternate views.
     gopher_views: bool = False
+    #: Run again over a finished crawl: check every URL and fetch what changed (else a
+    #: finished crawl only takes the URLs it is given that it never found).
+    refresh: bool = True
+    #: Roll the WARC file over at this size (``site-00001.warc.gz`` ...).
+    warc_max_size: int | None = None
+    #: Write the CDXJ index of the WARC files beside them (``site.cdxj``) at the end.
+    warc_cdx: bool = False
+    #: The user's scheme options (``-H``, ``-A``, ``-k``, ``--cacert`` ...): the mirror
+    #: adds its own (MLSD listings, raw menus) on top of them.
+    schemes: tuple[SchemeOptions, ...] = ()
+    #: ``-u``: the login for URLs of the start URLs' servers that name none.
+    login: tuple[str, str | None] | None = None
+    #: ``-v``: each protocol line (passwords masked by the handlers), as ``get -v``.
+    trace: Callable[[str], None] | None = None
 
 
 @dataclass
@@ -111,6 +143,17 @@ class MirrorSummary:
     #: Links in scope that this crawl does not own (``Mirror(owns=...)``), with their
     #: depth: on a cluster, they go to the worker that owns their host.
     foreign: list[tuple[str, int]] = field(default_factory=list)
+    #: This run refreshed a finished crawl (a new generation).
+    refreshed: bool = False
+    #: URLs of the current generation by what they turned out to be: ``new``,
+    #: ``changed``, ``unchanged`` (in a first crawl, all are new).
+    outcomes: dict[str, int] = field(default_factory=dict)
+    #: URLs saved before that no listing names any more (their files are kept), and a
+    #: sample of them; counted when the generation has run to its end.
+    gone: int = 0
+    gone_sample: list[str] = field(default_factory=list)
+    #: The CDXJ index written (``warc_cdx``), or None.
+    cdxj: Path | None = None
 
     @property
     def exit_code(self) -> int:
@@ -122,7 +165,7 @@ class Mirror:
     """One crawl into ``options.root`` (see the module docstring)."""
 
     def __init__(self, resolver: Resolver, options: MirrorOptions,
-                 progress: Callable[[dict[str, int]], None] | None = None,
+                 progress: Callable[[dict[str, int], str | None], None] | None = None,
                  owns: Callable[[URL], bool] | None = None):
         self.resolver = resolver
         #: Which URLs this crawl fetches itself (None: all in scope); the others are
@@ -169,6 +212,9 @@ class Mirror:
             state.recover()
             if self.options.retry_failed:
                 state.requeue_failed()
+            if self.options.refresh and not found and state.finished():
+                state.new_generation()  # a finished crawl: check it all again
+                self._summary.refreshed = True
             for root in roots:
                 state.add(str(root), 0)
             for url, depth in found:
@@ -182,17 +228,27 @@ class Mirror:
                 from anyurl.warc import WARCOutput
 
                 _refuse_link(self.options.warc, "WARC file")
-
-                self._warc = WARCOutput(self.options.warc, append=True)
+                end = state.warc_end()
+                self._warc = WARCOutput(
+                    self.options.warc, append=True, max_size=self.options.warc_max_size,
+                    cut_at=(Path(end[0]), end[1]) if end else None)
             async with anyio.create_task_group() as tg:
                 for _ in range(max(1, self.options.parallel)):
                     tg.start_soon(self._worker, state)
             counts = state.counts()
-            self._summary.found = sum(counts[k] for k in ("queued", "running", "done",
-                                                           "failed"))
-            self._summary.done, self._summary.failed = counts["done"], counts["failed"]
-            self._summary.bytes = counts["bytes"]
-            return self._summary
+            summary = self._summary
+            summary.found = sum(counts[k] for k in ("queued", "running", "done", "failed"))
+            summary.done, summary.failed = counts["done"], counts["failed"]
+            summary.bytes = counts["bytes"]
+            summary.outcomes = state.outcomes()
+            if state.finished():
+                summary.gone, summary.gone_sample = state.gone()
+            if self._warc is not None:
+                self._warc.close()
+                if self.options.warc_cdx:
+                    summary.cdxj = await anyio.to_thread.run_sync(
+                        _index, self._warc.files, cdxj_path(self._warc.first))
+            return summary
         finally:
             if self._warc is not None:
                 self._warc.close()
@@ -221,15 +277,16 @@ class Mirror:
             finally:
                 self._running -= 1
                 self._signal()
-                self._report(state)
+                self._report(state, mask(entry.url))
 
     def _signal(self) -> None:
         changed, self._changed = self._changed, anyio.Event()
         changed.set()
 
-    def _report(self, state: CrawlState) -> None:
+    def _report(self, state: CrawlState, current: str | None = None) -> None:
+        """Give the progress callback the counts, and the URL just finished (masked)."""
         if self.progress is not None:
-            self.progress(state.counts())
+            self.progress(state.counts(), current)
 
     async def _one(self, state: CrawlState, entry: Entry) -> None:
         try:
@@ -240,11 +297,19 @@ class Mirror:
         except AnyURLError as exc:
             self._failed(state, entry.url, exc)
             return
+        previous = entry.previous
+        if previous is not None and (previous.kind == "article" or unchanged_by_listing(
+                previous, entry.listed_size, entry.listed_modified)):
+            # An article never changes; a file whose listing states the same size and
+            # time as when it was saved has not changed: neither is fetched again.
+            state.unchanged(entry.url)
+            return
         host = (url.host or "").lower()
         await self._polite(host)
         self._host_busy[host] = self._host_busy.get(host, 0) + 1
         try:
-            result, dialogue = await self._fetch(url)
+            result, watch = await self._fetch(url, previous)
+            dialogue = watch.dialogue
         finally:
             self._host_busy[host] -= 1
             if self.options.wait:
@@ -256,6 +321,12 @@ class Mirror:
                 self._failed(state, entry.url, _local(url, exc))
             return
         if result.error is not None:
+            if previous is not None and result.error.status == 304:
+                try:
+                    await self._not_modified(state, entry, url, previous, watch)
+                except (AnyURLError, OSError) as exc:
+                    self._failed(state, entry.url, _local(url, exc))
+                return
             self._failed(state, entry.url, result.error)
             return
         try:
@@ -270,18 +341,41 @@ class Mirror:
                 return
             await anyio.sleep(delay)
 
-    async def _fetch(self, url: URL) -> tuple[TransferResult, list[str]]:
-        dialogue: list[str] = []
+    async def _fetch(self, url: URL,
+                     previous: Previous | None = None) -> tuple[TransferResult, _RedirectWatch]:
+        watch = _RedirectWatch(url, [], self.options.trace)
         parts = url.parts
         # As the server sent it; but a Gopher+ view is a document: its Gopher+ header
         # and framing go, as they would in any other copy of it.
         view = isinstance(parts, GopherPath) and (parts.gopher_plus or "").startswith("+")
-        options = FetchOptions(
-            raw=not view, trace=_RedirectWatch(url, dialogue),
-            schemes=(FTPOptions(listing="mlsd"), GopherOptions(render=False)))
-        target = local_path(self.root, url)
-        job = Job(url, target, options, named_by_user=False, tree=self.root)
-        return await self.downloader.transfer(job), dialogue
+        given = FetchOptions(schemes=self.options.schemes)
+        schemes: list[SchemeOptions] = [
+            dataclasses.replace(given.get(FTPOptions), listing="mlsd"),
+            dataclasses.replace(given.get(GopherOptions), render=False)]
+        http = given.get(HTTPOptions)
+        if previous is not None and url.scheme in ("http", "https"):
+            http = dataclasses.replace(http, headers=http.headers + conditional_headers(previous))
+        if http != HTTPOptions():
+            schemes.append(http)
+        options = FetchOptions(raw=not view, trace=watch,
+                               schemes=given.with_scheme(*schemes).schemes)
+        # A refresh writes where the last fetch saved (a listing moved into its directory).
+        target = self.root / previous.file if previous is not None and previous.file \
+            else local_path(self.root, url)
+        job = Job(self._login(url), target, options, named_by_user=False, tree=self.root)
+        return await self.downloader.transfer(job), watch
+
+    def _login(self, url: URL) -> URL:
+        """``url`` with ``-u``'s login when it is of a start URL's server and names none
+        (the state keeps the URL without it)."""
+        login = self.options.login
+        if login is None or url.user is not None:
+            return url
+        server = (url.scheme, (url.host or "").lower(), url.effective_port)
+        if all(server != (r.scheme, (r.host or "").lower(), r.effective_port)
+               for r in self.scope.roots):
+            return url
+        return with_login(url, login)
 
     def _failed(self, state: CrawlState, url: str, error: AnyURLError) -> None:
         state.failed(url, exit_code=error.exit_code, error=str(error))
@@ -304,17 +398,59 @@ class Mirror:
             path = await anyio.to_thread.run_sync(
                 _into_directory, self.root, path, INDEX_NAMES.get(url.scheme, ".index"))
         digest, size = await anyio.to_thread.run_sync(_sha256, self.root, path)
+        previous = entry.previous
+        outcome = NEW if previous is None else (
+            UNCHANGED if previous.sha256 == digest else CHANGED)
         if page:
             await self._follow(state, entry, url, info, path)
-        if self._warc is not None:
-            await self._archive(info, path, dialogue)
+        modified = http_time(info.header("last-modified")) or entry.listed_modified
+        if modified is not None:
+            await anyio.to_thread.run_sync(_set_mtime, self.root, path, modified)
         relative = os.fsdecode(path.relative_to(self.root))
-        line = {"url": info.url.masked(), "file": relative,
-                "size": size, "sha256": digest, "kind": info.kind,
-                "content_type": info.content_type, "status": info.status,
-                "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        self._manifest(line)
-        state.done(entry.url, file=relative, size=size, sha256=digest, kind=info.kind)
+        if outcome != UNCHANGED:
+            self._manifest({"url": info.url.masked(), "file": relative,
+                            "size": size, "sha256": digest, "kind": info.kind,
+                            "content_type": info.content_type, "status": info.status,
+                            "outcome": outcome,
+                            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        saved = Saved(content_type=info.content_type, etag=info.header("etag"),
+                      last_modified=info.header("last-modified"))
+        async with self._warc_lock:  # the record and the state's note of it, in order
+            if self._warc is not None:
+                refers = previous.warc if previous is not None else None
+                if outcome == UNCHANGED and refers is not None and refers[3]:
+                    written = await self._revisit(info.url.masked(), refers, info)
+                    saved = dataclasses.replace(saved, warc=refers,
+                                                warc_end=(str(written.file), written.end))
+                else:
+                    written = await self._archive(info, path, dialogue)
+                    saved = dataclasses.replace(
+                        saved, warc=(written.record_id, written.uri, written.date,
+                                     written.payload_digest),
+                        warc_end=(str(written.file), written.end))
+            state.done(entry.url, file=relative, size=size, sha256=digest,
+                       kind=info.kind, outcome=outcome, saved=saved)
+        self._summary.fetched_now += 1
+
+    async def _not_modified(self, state: CrawlState, entry: Entry, url: URL,
+                            previous: Previous, watch: _RedirectWatch) -> None:
+        """An HTTP server answered a refresh's conditional request with ``304``: the
+        saved file stands; a page's links are read from it again (its links are
+        checked in this generation too), and the WARC records a revisit."""
+        head = watch.response(url)
+        if previous.kind is not None and (previous.kind in LINKING_KINDS or _is_page(
+                ResourceInfo(url=url, content_type=previous.content_type))):
+            if previous.file is not None:
+                info = ResourceInfo(url=url, kind=previous.kind, status=200,
+                                    content_type=previous.content_type)
+                await self._follow(state, entry, url, info, self.root / previous.file)
+        async with self._warc_lock:
+            saved = Saved()
+            refers = previous.warc
+            if self._warc is not None and refers is not None and refers[3]:
+                written = await self._revisit(url.masked(), refers, head)
+                saved = Saved(warc_end=(str(written.file), written.end))
+            state.unchanged(entry.url, saved)
         self._summary.fetched_now += 1
 
     def _manifest(self, line: dict[str, object]) -> None:
@@ -336,19 +472,20 @@ class Mirror:
                 beside = path.with_name(path.name + ".txt")
                 await anyio.to_thread.run_sync(_write_beside, self.root, beside, text)
         links = handler.links(info, body)
-        found: list[tuple[str, int, str | None]] = []
-        urls = [link.url for link in links]
+        found: list[tuple[str, int, str | None, int | None, float | None]] = []
+        named = list(links)
         if self.options.gopher_views:
-            urls += [more for link in links for more in link.more]
-        self._summary.links_found += len(urls)
-        for text in urls:
+            named += [Link(more) for link in links for more in link.more]
+        self._summary.links_found += len(named)
+        for link in named:
             try:
-                target = self._link(text)
+                target = self._link(link.url)
             except AnyURLError:
                 self._summary.links_skipped += 1
                 continue  # a page may name what RFC 1738 cannot parse: not ours to fetch
             if self._judge(target, entry.depth + 1):
-                found.append((str(target), entry.depth + 1, entry.url))
+                found.append((str(target), entry.depth + 1, entry.url, link.size,
+                              link.modified))
         if found:
             state.add_many(found)
             self._signal()
@@ -385,24 +522,37 @@ class Mirror:
         if (target is not None and self._judge(target, entry.depth)
                 and state.add(str(target), entry.depth, entry.url)):
             self._signal()
-        if self._warc is not None:
-            await self._archive_redirect(info, dialogue)
         self._manifest({"url": url.masked(), "file": None, "size": 0, "sha256": None,
                         "kind": "redirect", "content_type": info.content_type,
                         "status": info.status,
                         "location": target.masked() if target else mask(location),
                         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
-        state.done(entry.url, file=None, size=0, sha256=None, kind="redirect")
+        async with self._warc_lock:
+            saved = Saved()
+            if self._warc is not None:
+                written = await self._archive_redirect(info, dialogue)
+                saved = Saved(warc_end=(str(written.file), written.end))
+            state.done(entry.url, file=None, size=0, sha256=None, kind="redirect",
+                       outcome=NEW if entry.previous is None else UNCHANGED, saved=saved)
         self._summary.fetched_now += 1
 
-    async def _archive_redirect(self, info: ResourceInfo, dialogue: list[str]) -> None:
-        """The WARC record of a redirect (``info``: the 3xx response's URL, status,
-        reason and headers, from the dialogue; no body is kept).
+    async def _archive_redirect(self, info: ResourceInfo, dialogue: list[str]) -> Written:
+        """The WARC records of a redirect: a ``response`` with the 3xx head (no body was
+        read) and the ``request`` as the dialogue shows it was sent."""
+        warc = self._warc
+        assert warc is not None
+        method, target, version, fields = _request_of(dialogue)
 
-        Hook for the WARC writer: nothing is archived yet (``WARCOutput.write_result``
-        needs a payload); a ``response`` record with the 3xx head and the ``request``
-        record of ``dialogue`` belong here.
-        """
+        def write() -> Written:
+            warc.write_http(info.url.masked(), method=method, request_target=target,
+                            http_version=version, request_headers=fields,
+                            request_body=None, status=info.status or 0,
+                            reason=info.reason or "", response_headers=list(info.headers),
+                            payload=b"")
+            assert warc.last is not None
+            return warc.last
+
+        return await anyio.to_thread.run_sync(write)
 
     def _link(self, text: str) -> URL:
         """A URL a page (or a redirect) names, as the crawl judges, stores and names it:
@@ -410,16 +560,40 @@ class Mirror:
         (:func:`~.scope.canonical`). It still passes the gate when it is fetched."""
         return canonical(self.resolver.parse(text).without_fragment())
 
-    async def _archive(self, info: ResourceInfo, path: Path, dialogue: list[str]) -> None:
+    async def _archive(self, info: ResourceInfo, path: Path, dialogue: list[str]) -> Written:
+        """The records of a fetched resource (the caller holds the WARC lock)."""
         warc = self._warc
         assert warc is not None
 
-        def write() -> None:
+        def write() -> Written:
             with open(open_in_tree(self.root, path, os.O_RDONLY), "rb") as payload:
                 warc.write_result(info, payload, dialogue)
+            assert warc.last is not None
+            return warc.last
 
-        async with self._warc_lock:
-            await anyio.to_thread.run_sync(write)
+        return await anyio.to_thread.run_sync(write)
+
+    async def _revisit(self, url: str, refers: tuple[str, str, str, str | None],
+                       head: ResourceInfo) -> Written:
+        """A ``revisit`` record of ``url``, whose payload is the one ``refers`` recorded
+        (the caller holds the WARC lock); an HTTP revisit keeps the new response head."""
+        warc = self._warc
+        assert warc is not None
+        from anyurl.warc import Written
+
+        record_id, uri, date, digest = refers
+        earlier = Written(record_id, uri, date, digest, warc.path, 0)
+        http = None
+        if head.status is not None and head.url.scheme in ("http", "https"):
+            http = (head.status, head.reason or "", list(head.headers))
+
+        def write() -> Written:
+            warc.write_revisit(url, refers_to=earlier, content_type=head.content_type,
+                               http_status=http)
+            assert warc.last is not None
+            return warc.last
+
+        return await anyio.to_thread.run_sync(write)
 
 
 def _is_page(info: ResourceInfo) -> bool:
@@ -450,14 +624,24 @@ class _RedirectWatch:
     first redirect the HTTP handler is about to follow, raising :class:`Redirected` with
     the 3xx response read back from the dialogue (status line and headers)."""
 
-    def __init__(self, url: URL, dialogue: list[str]):
+    def __init__(self, url: URL, dialogue: list[str],
+                 echo: Callable[[str], None] | None = None):
         self.url = url
         self.dialogue = dialogue
+        self.echo = echo
         self._status: tuple[int, str] | None = None
         self._headers: list[tuple[str, str]] = []
 
+    def response(self, url: URL) -> ResourceInfo:
+        """The last response head the dialogue showed (status, reason, headers)."""
+        status, reason = self._status or (None, None)
+        return ResourceInfo(url=url, status=status, reason=reason,
+                            headers=tuple(self._headers))
+
     def __call__(self, line: str) -> None:
         self.dialogue.append(line)
+        if self.echo is not None:
+            self.echo(line)
         if line.startswith("< HTTP/"):
             version_status_reason = line[2:].split(" ", 2)
             reason = version_status_reason[2] if len(version_status_reason) > 2 else ""
@@ -475,6 +659,52 @@ class _RedirectWatch:
                                 kind="redirect")
             location = info.header("location") or line[len("* following redirect to "):]
             raise Redirected(info, urljoin(str(self.url), location.strip()))
+
+
+def _request_of(dialogue: list[str]) -> tuple[str, str, str, list[tuple[str, str]]]:
+    """The last request the dialogue shows (``> GET /a HTTP/1.1``, ``> Host: h``):
+    method, target, version and header fields (credentials are masked when written)."""
+    method, target, version = "GET", "/", "HTTP/1.1"
+    fields: list[tuple[str, str]] = []
+    for line in dialogue:
+        if not line.startswith("> "):
+            continue
+        text = line[2:]
+        words = text.split(" ")
+        if len(words) == 3 and words[2].startswith("HTTP/"):
+            (method, target, version), fields = words, []
+        elif ":" in text:
+            name, _, value = text.partition(":")
+            fields.append((name.strip(), value.strip()))
+    return method, target, version, fields
+
+
+def cdxj_path(warc: Path) -> Path:
+    """The CDXJ index beside a WARC file: ``site.warc.gz`` -> ``site.cdxj``."""
+    name = warc.name
+    for suffix in (".warc.gz", ".warc", ".gz"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return warc.with_name(name + ".cdxj")
+
+
+def _index(warcs: list[Path], target: Path) -> Path:
+    from anyurl.warc import write_cdxj
+
+    return write_cdxj(warcs, target)
+
+
+def _set_mtime(root: Path, path: Path, modified: float) -> None:
+    """Give the saved file the server's modification time (as ``wget -N`` does),
+    without following a link."""
+    directory = open_directory(root, path.parent)
+    try:
+        os.utime(path.name, (modified, modified), dir_fd=directory, follow_symlinks=False)
+    except (OSError, OverflowError, ValueError):
+        pass  # a time the file system cannot hold: the file keeps its own
+    finally:
+        os.close(directory)
 
 
 def _local(url: URL, exc: AnyURLError | OSError) -> AnyURLError:

@@ -43,12 +43,19 @@ class Previous:
     sha256: str | None
     size: int | None
     kind: str | None
+    #: The saved file, relative to the mirror's root (a listing's is inside its
+    #: directory: ``pub/.listing``), None for a redirect.
+    file: str | None = None
     #: HTTP validators of the saved response.
     etag: str | None = None
     last_modified: str | None = None
     #: The size and time the listing stated when the file was saved.
     listed_size: int | None = None
     listed_modified: float | None = None
+    content_type: str | None = None
+    #: The WARC record holding the payload (record id, target URI, date, payload
+    #: digest), which a revisit record refers to; None when it was not archived.
+    warc: tuple[str, str, str, str | None] | None = None
 
 
 def conditional_headers(previous: Previous) -> tuple[tuple[str, str], ...]:

@@ -4,11 +4,19 @@ One row per URL ever found: ``queued`` until a worker takes it (``running``), th
 ``done`` or ``failed``. Every change is committed at once (WAL journal), so a crawl
 killed at any point (Ctrl-C, ``kill -9``, a power cut) loses at most the transfers that
 were running: on the next start they go back to ``queued`` (their ``.part`` files are
-continued), and a ``done`` URL is never fetched again.
+continued), and a ``done`` URL is never fetched again in that run of the crawl.
+
+Runs of a finished crawl are *generations* (:mod:`anyurl.mirror.refresh`): a new one
+queues the start URLs again, and a URL done in an older generation is queued again when
+a listing of the new one names it, keeping what the last fetch left (digest, validators,
+the listing's facts, its WARC record) for the checks that decide whether it changed.
+The end of the last committed WARC record is kept with each ``done``, in the same
+transaction, so a resumed crawl cuts its archive back there (one URL, one record set).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import stat
@@ -18,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from anyurl.errors import LocalWriteError
+from anyurl.mirror.refresh import Previous
 
 __all__ = ["CrawlState", "Entry"]
 
@@ -41,17 +50,52 @@ CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS robots (origin TEXT PRIMARY KEY, body TEXT NOT NULL,
                                    fetched REAL NOT NULL);
 """
+#: Columns added after the first release of the schema: an older crawl gains them.
+_ADDED_COLUMNS = (
+    ("generation", "INTEGER NOT NULL DEFAULT 0"),
+    ("outcome", "TEXT"),            # new, changed, unchanged: in its generation
+    ("content_type", "TEXT"),
+    ("etag", "TEXT"),               # HTTP validators of the saved response
+    ("last_modified", "TEXT"),
+    ("listed_size", "INTEGER"),     # what the latest listing naming it says
+    ("listed_modified", "REAL"),
+    ("saved_size", "INTEGER"),      # ... and what it said when the file was saved
+    ("saved_modified", "REAL"),
+    ("warc_id", "TEXT"),            # the record holding the payload (revisits refer to it)
+    ("warc_uri", "TEXT"),
+    ("warc_date", "TEXT"),
+    ("warc_digest", "TEXT"),
+)
+
 #: The files SQLite keeps beside the database (WAL journal, shared memory, rollback).
 _SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 @dataclass(frozen=True)
 class Entry:
-    """A URL taken from the frontier: where it was found and how deep."""
+    """A URL taken from the frontier: where it was found and how deep; in a refresh,
+    what its last completed fetch left (``previous``), and what the listing that named
+    it this time says of it (``listed_size``, ``listed_modified``)."""
 
     url: str
     depth: int
     found_from: str | None
+    previous: Previous | None = None
+    listed_size: int | None = None
+    listed_modified: float | None = None
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What a completed fetch leaves in the state besides the file's digest."""
+
+    content_type: str | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+    #: The WARC record holding the payload: (record id, target URI, date, payload digest).
+    warc: tuple[str, str, str, str | None] | None = None
+    #: Where the WARC file's last committed record ends: (file, offset).
+    warc_end: tuple[str, int] | None = None
 
 
 class CrawlState:
@@ -86,6 +130,10 @@ class CrawlState:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(urls)")}
+        for column, declaration in _ADDED_COLUMNS:
+            if column not in have:
+                self._db.execute(f"ALTER TABLE urls ADD COLUMN {column} {declaration}")
 
     def close(self) -> None:
         """Close the database (everything is committed already)."""
@@ -124,29 +172,59 @@ class CrawlState:
         return self._db.execute(
             "UPDATE urls SET status = 'queued' WHERE status = 'running'").rowcount
 
-    def add(self, url: str, depth: int, found_from: str | None = None) -> bool:
-        """Queue ``url`` unless it was ever found before; whether it is new."""
-        cursor = self._db.execute(
-            "INSERT OR IGNORE INTO urls (url, depth, status, found_from, added) "
-            "VALUES (?, ?, 'queued', ?, ?)", (url, depth, found_from, time.time()))
-        return cursor.rowcount == 1
+    @property
+    def generation(self) -> int:
+        """The crawl's current generation (0 until a finished crawl is refreshed)."""
+        return int(self.setting("generation") or 0)
 
-    def add_many(self, found: Iterable[tuple[str, int, str | None]]) -> int:
-        """Queue many URLs in one transaction; how many were new."""
+    def finished(self) -> bool:
+        """Whether the crawl has run to its end: URLs done or failed, none queued."""
+        row = self._db.execute(
+            "SELECT COUNT(*), SUM(status IN ('queued', 'running')) FROM urls").fetchone()
+        return bool(row[0]) and not row[1]
+
+    def new_generation(self) -> int:
+        """Start refreshing a finished crawl: the next generation's number."""
+        generation = self.generation + 1
+        self.set_setting("generation", str(generation))
+        return generation
+
+    def add(self, url: str, depth: int, found_from: str | None = None, *,
+            size: int | None = None, modified: float | None = None) -> bool:
+        """Queue ``url`` unless this generation found it already (one done in an older
+        generation is queued again, to be checked); whether it was queued. ``size`` and
+        ``modified`` are what the listing naming it says."""
+        return self.add_many([(url, depth, found_from, size, modified)]) == 1
+
+    def add_many(self, found: Iterable[tuple[str, int, str | None]
+                                       | tuple[str, int, str | None, int | None,
+                                               float | None]]) -> int:
+        """Queue many URLs in one transaction (as :meth:`add`); how many were queued."""
         now = time.time()
+        generation = self.generation
         with self._db:
             self._db.execute("BEGIN")
-            new = 0
-            for url, depth, source in found:
-                new += self._db.execute(
-                    "INSERT OR IGNORE INTO urls (url, depth, status, found_from, added) "
-                    "VALUES (?, ?, 'queued', ?, ?)", (url, depth, source, now)).rowcount
-        return new
+            queued = 0
+            for item in found:
+                url, depth, source = item[0], item[1], item[2]
+                size, modified = (item[3], item[4]) if len(item) == 5 else (None, None)
+                queued += self._db.execute(
+                    "INSERT INTO urls (url, depth, status, found_from, added, generation, "
+                    "listed_size, listed_modified) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (url) DO UPDATE SET status = 'queued', "
+                    "generation = excluded.generation, depth = MIN(depth, excluded.depth), "
+                    "listed_size = excluded.listed_size, "
+                    "listed_modified = excluded.listed_modified, added = excluded.added "
+                    "WHERE generation < excluded.generation AND status IN ('done', 'failed')",
+                    (url, depth, source, now, generation, size, modified)).rowcount
+        return queued
 
     def take(self, skip_hosts: frozenset[str] = frozenset()) -> Entry | None:
         """The oldest queued URL (not of ``skip_hosts``, when others wait), now running."""
         rows = self._db.execute(
-            "SELECT url, depth, found_from FROM urls WHERE status = 'queued' "
+            "SELECT url, depth, found_from, kind, file, sha256, size, etag, last_modified, "
+            "saved_size, saved_modified, listed_size, listed_modified, content_type, "
+            "warc_id, warc_uri, warc_date, warc_digest FROM urls WHERE status = 'queued' "
             "ORDER BY added, rowid LIMIT 64").fetchall()
         if not rows:
             return None
@@ -157,15 +235,79 @@ class CrawlState:
                     chosen = row
                     break
         self._db.execute("UPDATE urls SET status = 'running' WHERE url = ?", (chosen[0],))
-        return Entry(chosen[0], int(chosen[1]), chosen[2])
+        (url, depth, source, kind, file, sha256, size, etag, last_modified, saved_size,
+         saved_modified, listed_size, listed_modified, content_type, *warc) = chosen
+        previous = None
+        if kind is not None:  # done before: a refresh checks it
+            record = tuple(warc) if warc[0] is not None else None
+            previous = Previous(sha256=sha256, size=size, kind=kind, file=file, etag=etag,
+                                last_modified=last_modified, listed_size=saved_size,
+                                listed_modified=saved_modified, content_type=content_type,
+                                warc=record)
+        return Entry(url, int(depth), source, previous, listed_size, listed_modified)
 
     def done(self, url: str, *, file: str | None, size: int, sha256: str | None,
-             kind: str | None) -> None:
-        """Record a completed URL: it is never fetched again by this crawl."""
-        self._db.execute(
-            "UPDATE urls SET status = 'done', file = ?, size = ?, sha256 = ?, kind = ?, "
-            "exit_code = 0, error = NULL, finished = ? WHERE url = ?",
-            (file, size, sha256, kind, time.time(), url))
+             kind: str | None, outcome: str | None = None, saved: Saved | None = None) -> None:
+        """Record a completed URL: this generation does not fetch it again. ``saved``
+        says what else to keep (validators, the WARC record); its ``warc_end`` is kept
+        in the same transaction."""
+        saved = saved or Saved()
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.execute(
+                "UPDATE urls SET status = 'done', file = ?, size = ?, sha256 = ?, kind = ?, "
+                "exit_code = 0, error = NULL, finished = ?, outcome = ?, content_type = ?, "
+                "etag = ?, last_modified = ?, saved_size = listed_size, "
+                "saved_modified = listed_modified WHERE url = ?",
+                (file, size, sha256, kind, time.time(), outcome, saved.content_type,
+                 saved.etag, saved.last_modified, url))
+            if saved.warc is not None:
+                self._db.execute(
+                    "UPDATE urls SET warc_id = ?, warc_uri = ?, warc_date = ?, "
+                    "warc_digest = ? WHERE url = ?", (*saved.warc, url))
+            self._keep_warc_end(saved)
+
+    def unchanged(self, url: str, saved: Saved | None = None) -> None:
+        """Record a URL a refresh found unchanged: its file, digest and payload record
+        stay; the listing's facts of this time are the saved ones now."""
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.execute(
+                "UPDATE urls SET status = 'done', exit_code = 0, error = NULL, finished = ?, "
+                "outcome = 'unchanged', saved_size = listed_size, "
+                "saved_modified = listed_modified WHERE url = ?", (time.time(), url))
+            self._keep_warc_end(saved or Saved())
+
+    def _keep_warc_end(self, saved: Saved) -> None:
+        if saved.warc_end is not None:
+            self._db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                             ("warc_end", json.dumps(list(saved.warc_end))))
+
+    def warc_end(self) -> tuple[str, int] | None:
+        """Where the last committed WARC record ends, (file, offset), or None."""
+        text = self.setting("warc_end")
+        if text is None:
+            return None
+        file, end = json.loads(text)
+        return str(file), int(end)
+
+    def gone(self, limit: int = 20) -> tuple[int, list[str]]:
+        """URLs saved in an older generation that no listing of this one named: how
+        many, and the first ``limit`` of them (their files are kept)."""
+        where = ("FROM urls WHERE status = 'done' AND generation < ? "
+                 "AND kind IS NOT 'redirect'")
+        generation = self.generation
+        count = self._db.execute(f"SELECT COUNT(*) {where}", (generation,)).fetchone()[0]
+        sample = self._db.execute(f"SELECT url {where} ORDER BY rowid LIMIT ?",
+                                  (generation, limit)).fetchall()
+        return int(count), [str(row[0]) for row in sample]
+
+    def outcomes(self) -> dict[str, int]:
+        """This generation's done URLs by outcome (new, changed, unchanged)."""
+        rows = self._db.execute(
+            "SELECT outcome, COUNT(*) FROM urls WHERE status = 'done' AND generation = ? "
+            "GROUP BY outcome", (self.generation,))
+        return {str(outcome): int(n) for outcome, n in rows if outcome is not None}
 
     def failed(self, url: str, *, exit_code: int, error: str) -> None:
         """Record a URL that failed after its retries (run the crawl with --retry-failed

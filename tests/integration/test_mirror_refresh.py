@@ -42,7 +42,7 @@ TREE: dict[str, bytes] = {
     "per%cent.txt": b"per cent\n",
     "hash#mark.txt": b"hash\n",
     "what?.txt": b"question\n",
-    "caf\u00e9 \u00fcber.txt": "non-ASCII name\n".encode(),
+    "caf\u00e9 \u00fcber.txt": b"non-ASCII name\n",
     "empty.txt": b"",
     "sub dir/empty.bin": b"",
     "sub dir/data.bin": bytes(range(256)) * 4,

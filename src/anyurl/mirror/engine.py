@@ -438,12 +438,12 @@ class Mirror:
         saved file stands; a page's links are read from it again (its links are
         checked in this generation too), and the WARC records a revisit."""
         head = watch.response(url)
-        if previous.kind is not None and (previous.kind in LINKING_KINDS or _is_page(
-                ResourceInfo(url=url, content_type=previous.content_type))):
-            if previous.file is not None:
-                info = ResourceInfo(url=url, kind=previous.kind, status=200,
-                                    content_type=previous.content_type)
-                await self._follow(state, entry, url, info, self.root / previous.file)
+        page = previous.kind is not None and (previous.kind in LINKING_KINDS or _is_page(
+            ResourceInfo(url=url, content_type=previous.content_type)))
+        if page and previous.file is not None:
+            info = ResourceInfo(url=url, kind=previous.kind or "file", status=200,
+                                content_type=previous.content_type)
+            await self._follow(state, entry, url, info, self.root / previous.file)
         async with self._warc_lock:
             saved = Saved()
             refers = previous.warc

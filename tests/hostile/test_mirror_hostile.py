@@ -255,7 +255,8 @@ def test_a_redirect_is_followed_only_into_the_scope_and_recorded(
             301, "Moved Permanently", headers=[("Location", "/s/new/../here.txt")])
         server.routes["/s/here.txt"] = lambda q: Reply(body=b"here\n")
         out = tmp_path / "m"
-        r = mirror("-o", str(out), "--no-robots", server.url("/s/"))
+        r = mirror("-o", str(out), "--no-robots", "--warc", str(tmp_path / "r.warc"),
+                   server.url("/s/"))
         assert r.returncode == 0, r.stderr
         assert not other.requests  # never connected to the other host
         assert "/outside.txt" not in [q.path for q in server.requests]
@@ -270,6 +271,14 @@ def test_a_redirect_is_followed_only_into_the_scope_and_recorded(
         assert redirects[server.url("/s/away.txt")]["location"] == other.url("/evil.txt")
         assert redirects[server.url("/s/moved.txt")]["location"] == server.url("/s/here.txt")
         assert redirects[server.url("/s/up.txt")]["file"] is None
+        from warcio.archiveiterator import ArchiveIterator
+
+        with open(tmp_path / "r.warc", "rb") as f:  # the WARC holds each redirect too
+            heads = {r.rec_headers.get_header("WARC-Target-URI"): r.http_headers
+                     for r in ArchiveIterator(f) if r.rec_type == "response"}
+        away = heads[server.url("/s/away.txt")]
+        assert away is not None and away.get_statuscode() == "302"
+        assert away.get_header("Location") == other.url("/evil.txt")
     finally:
         other.close()
 

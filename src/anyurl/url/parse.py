@@ -64,6 +64,8 @@ _NEWS_GROUP = re.compile(r"[A-Za-z][A-Za-z0-9\-.+_]*\Z")
 #: An encoded CR, LF or NUL, or a raw NUL (lenient mode would escape it to %00).
 _WIRE_BREAK = re.compile("%0[0dDaA]|\x00")
 _PATH_START = re.compile("[/?]")
+#: A wpath in Lynx's record form (``1=host;2=/db;3=...;``), which holds raw slashes.
+_LYNX_RECORDS = re.compile(r"(?:\d+=[^;]*;)+")
 #: The schemes anyurl speaks, whose parts reach a server (or a file name) decoded.
 WIRE_SCHEMES = IP_SCHEMES | {"mailto", "news"}
 #: What :meth:`_Parser.check_wire` calls the part after the host, per scheme.
@@ -308,6 +310,10 @@ class _Parser:
         if login_end == end:
             if scheme == "nntp":
                 raise self.fail("an nntp URL needs a newsgroup name", end)
+            if scheme in ("wais", "prospero"):  # section 5: hostport "/" database|ppath
+                after = "database" if scheme == "wais" else "ppath"
+                raise self.fail(f"a {scheme} URL needs '/' after the host (section 5: "
+                                f"{scheme}://hostport/{after})", end)
             return url
         if s[login_end] == "?":  # lenient http://host?query: an empty path, then the search
             self.check_chars(login_end, end, XCHAR_PLAIN, "the path")
@@ -431,20 +437,31 @@ class _Parser:
         return url.replace(path=self.norm(raw))
 
     def wais(self, url: URL, start: int, end: int, raw: str) -> URL:
-        """``/database``, ``/database?search`` or ``/database/wtype/wpath``, in both modes."""
+        """``/database``, ``/database?search`` or ``/database/wtype/wpath``, in both modes.
+
+        Section 5: ``database``, ``wtype`` and ``wpath`` are ``*uchar``, so each may be
+        empty and none holds a ``/``. Lenient mode makes room for the two forms real
+        clients wrote with slashes in the wpath, which the WAIS handler reads: CERN's
+        ``/database/wtype/length/wpath`` (a decimal length segment) and Lynx's record
+        form (``1=host;2=/db;...;``); any other ``/`` in a wpath is refused.
+        """
         db, q, _ = raw.partition("?")
         pieces = db.split("/")
         shape = "a wais URL is /database, /database?search or /database/wtype/wpath"
-        if pieces[0] == "":
-            raise self.fail(f"{shape}: the database is missing", start)
         if q and len(pieces) != 1:
             raise self.fail(f"{shape}: a search follows the database alone",
                             start + len(pieces[0]))
-        if len(pieces) == 2 or (len(pieces) >= 3 and pieces[1] == ""):
-            raise self.fail(shape, start)
-        if len(pieces) > 3 and self.strict:
-            raise self.fail(f"{shape}: '/' must be %-escaped in the wpath",
-                            start + len(pieces[0]) + len(pieces[1]) + len(pieces[2]) + 2)
+        if len(pieces) == 2:
+            raise self.fail(f"{shape}: the wpath is missing", start)
+        if len(pieces) > 3:
+            slash = start + len(pieces[0]) + len(pieces[1]) + len(pieces[2]) + 2
+            wpath = "/".join(pieces[2:])
+            cern = pieces[2].isdigit() and pieces[2].isascii()
+            tail = "/".join(pieces[3:])
+            if self.strict or not (_LYNX_RECORDS.fullmatch(wpath) or (
+                    cern and ("/" not in tail or _LYNX_RECORDS.fullmatch(tail)))):
+                raise self.fail(f"{shape}: '/' must be %-escaped in the wpath "
+                                "(wpath = *uchar)", slash)
         if self.strict:
             pos = start
             for piece in pieces:
@@ -452,8 +469,8 @@ class _Parser:
                 pos += len(piece) + 1
             if q:
                 self.check_chars(start + len(db) + 1, end, XCHAR_PLAIN, "the wais search")
-        # Lenient mode keeps a wpath's reserved characters and slashes as written: the
-        # forms real clients wrote (Lynx's "1=host;2=db;..." records, CERN's
+        # Lenient mode keeps a wpath's reserved characters as written: the forms real
+        # clients wrote (Lynx's "1=host;2=db;..." records, CERN's
         # /wtype/length/wpath) carry meaning in them that the WAIS handler reads.
         return url.replace(path=self.norm(raw))
 
@@ -486,6 +503,8 @@ class _Parser:
                 pass
             elif "@" in raw:
                 at = raw.rfind("@")
+                if at == 0:  # article = 1*[ uchar | ";" | "/" | "?" | ":" | "&" | "=" ] "@" host
+                    raise self.fail("a message-id needs a part before '@'", start)
                 self.check_chars(start, start + at, UCHAR_PLAIN | frozenset(";/?:&="),
                                  "the message-id")
                 host = raw[at + 1 :]
@@ -498,7 +517,13 @@ class _Parser:
                 raise self.fail(f"{raw!r} is not a newsgroup name", start + _group_error(raw))
         else:
             self.check_chars(start, end, XCHAR_PLAIN, "the scheme-specific part")
-        return URL(scheme, opaque=self.norm(raw), fragment=fragment)
+        opaque = self.norm(raw)
+        if scheme == "news" and not self.strict and "@" in opaque:
+            # an '@' of the message-id's own is no article character: written %40, the
+            # last '@' alone separates the host (the message-id decodes the same)
+            local, _, host = opaque.rpartition("@")
+            opaque = local.replace("@", "%40") + "@" + host
+        return URL(scheme, opaque=opaque, fragment=fragment)
 
 
 def _group_error(group: str) -> int:

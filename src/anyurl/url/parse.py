@@ -590,7 +590,8 @@ def _lenient_host_error(host: str) -> tuple[str, int] | None:
     for j, ch in enumerate(host):
         if not (ch.isascii() and (ch.isalnum() or ch in "-_.")):
             return (f"{_describe(ch)} is not allowed in a host name", j)
-    labels = host.rstrip(".").split(".")
+    # one trailing dot is the root's ("example.org."); a second is an empty label
+    labels = (host[:-1] if host.endswith(".") else host).split(".")
     offset = 0
     numeric = all(label.isdigit() for label in labels)
     for n, label in enumerate(labels):

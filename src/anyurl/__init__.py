@@ -4,7 +4,13 @@ The async API is :class:`Resolver`; :func:`get`, :func:`open` and :func:`downloa
 its synchronous facade. :func:`parse` gives the :class:`URL` model of RFC 1738.
 """
 
+import logging
 from typing import TYPE_CHECKING, Any
+
+# A library is silent unless its application configures logging: without a handler of
+# ours, logging's last resort would print the resolver's warnings ("carries a password",
+# telnet's "typed the user") on stderr. The command line installs its own handler.
+logging.getLogger("anyurl").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
     from anyurl.config import Config, load_config

@@ -164,6 +164,12 @@ class HTTPOptions(SchemeOptions):
     client_key: str | None = None
     #: Look the host up in ``~/.netrc`` when the URL has no user (``--netrc``).
     netrc: bool = False
+    #: Keep the caller's ``Authorization``, ``Cookie`` and ``Proxy-Authorization``
+    #: headers, and the URL's or ``-u`` login, after a redirect to another scheme, host
+    #: or port (curl's ``--location-trusted``). False, the default: they go to the
+    #: first URL's origin only, so a redirect cannot hand a token to another server or
+    #: send it in clear text after an https -> http redirect.
+    location_trusted: bool = False
 
     def check(self) -> None:
         """The type check, and no CR or LF in a method or header (RFC 1738 section 6:

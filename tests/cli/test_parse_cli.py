@@ -22,10 +22,10 @@ def test_parse_json_prints_one_object_with_every_field() -> None:
     data = json.loads(r.stdout)
     assert list(data) == FIELDS
     assert data == {
-        "url": "ftp://myname:pw@host.dom:2121/%2Fetc/motd;type=A#x",
+        "url": "ftp://myname:****@host.dom:2121/%2Fetc/motd;type=A#x",
         "scheme": "ftp",
         "user": "myname",
-        "password": "pw",
+        "password": "****",
         "host": "host.dom",
         "port": 2121,
         "path": "%2Fetc/motd;type=A",
@@ -97,6 +97,22 @@ def test_stdin_mode_all_good_exits_0() -> None:
     r = anyurl("parse", "--json", "-", stdin="ftp://h/\ngopher://h/\n")
     assert r.returncode == 0
     assert len(r.stdout.splitlines()) == 2
+
+
+@pytest.mark.parametrize("args", [["--json"], []])
+def test_password_masked_unless_asked(args: list[str]) -> None:
+    url = "ftp://u:s3cret@h/x"
+    masked = anyurl("parse", *args, url)
+    assert masked.returncode == 0
+    assert "s3cret" not in masked.stdout and "****" in masked.stdout
+    lines = anyurl("parse", *args, "-", stdin=url + "\n")
+    assert "s3cret" not in lines.stdout and "****" in lines.stdout
+    shown = anyurl("parse", *args, "--show-password", url)
+    assert shown.returncode == 0 and "****" not in shown.stdout
+    if args:
+        data = json.loads(shown.stdout)
+        assert data["password"] == "s3cret" and data["url"] == url
+        assert json.loads(masked.stdout)["password"] == "****"
 
 
 def test_human_output_masks_password() -> None:

@@ -85,7 +85,7 @@ def test_request_search_and_view_from_options() -> None:
 
 
 def test_request_refuses_tab_cr_lf_in_search() -> None:
-    with pytest.raises(ValueError, match="TAB, CR or LF"):
+    with pytest.raises(ValueError, match="TAB, CR, LF or NUL"):
         build_request(GopherPath("7", "/s", None, None), search="a\r\nb")
 
 
@@ -428,3 +428,15 @@ def test_render_attributes_lists_views() -> None:
     assert "  view: text/plain De_DE  (2k)" in text
     assert "    First line." in text
     assert text.startswith("(TXT)  About  <gopher://host/0/about.txt>")
+
+
+@pytest.mark.parametrize("plus", [
+    "+text/plain\r\nINJ", "+\n", "+\x00", "+\t1\r\n+-1\r\na\r\n.\r\nINJ\r\n",
+    "+\t1\r\n+-1\r\n.\r\nb\r\n.\r\n", "+\t1\r\n+-1\r\na\rb\r\n.\r\n",
+])
+def test_request_refuses_line_breaks_in_gopher_plus_but_the_form(plus: str) -> None:
+    # a URL built without the parser, or a view with a line break, meets the core's check
+    with pytest.raises(ValueError, match="Gopher\\+ string"):
+        build_request(GopherPath("0", "/x", None, plus))
+    form = "+\t1\r\n+-1\r\nAnn\r\n..dot\r\n.\r\n"
+    assert build_request(GopherPath("0", "/x", None, form)) == b"/x\t" + form.encode()

@@ -46,6 +46,7 @@ from anyurl.config import Config, load_config
 from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
 from anyurl.errors import Aborted, AnyURLError, FileExists
 from anyurl.names import remote_name
+from anyurl.options import HTTPOptions, SchemeOptions
 from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
@@ -221,6 +222,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     proto.add_argument("-L", "--location", action="store_true",
                        help="accepted for curl users: anyurl always follows http redirects "
                        "(up to max_redirects of the config)")
+    proto.add_argument("--location-trusted", action="store_true",
+                       help="send -H 'Authorization: ...', 'Cookie: ...' and "
+                       "'Proxy-Authorization: ...', and the -u or URL login, to the host a "
+                       "redirect leads to as well (by default they go to the first URL's "
+                       "scheme, host and port only, as curl does)")
     proto.add_argument("--strict", action="store_true", help="parse URLs strictly")
     proto.add_argument("--search", metavar="TEXT", help="search term for gopher type 7")
     proto.add_argument("--allow-port", metavar="PORT", type=int, action="append", default=[],
@@ -680,7 +686,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         config = build_config(args)
-        args.scheme_options = scheme_options(args)
+        args.scheme_options = trusted(scheme_options(args), args.location_trusted)
         byte_range(args.range)
         args.write_out = read_write_out(args.write_out)
         args.login = login_from(args.user)
@@ -760,3 +766,13 @@ def write_out(template: str, result: TransferResult) -> str:
         return escapes[m.group(0)]
 
     return _WRITE_OUT.sub(one, template)
+
+
+def trusted(given: tuple[SchemeOptions, ...], location_trusted: bool) -> tuple[SchemeOptions, ...]:
+    """``given`` with ``HTTPOptions.location_trusted`` set when ``--location-trusted``
+    asks for it (the one HTTP option the get command adds to the shared ones)."""
+    if not location_trusted:
+        return given
+    http = next((o for o in given if isinstance(o, HTTPOptions)), HTTPOptions())
+    return (*(o for o in given if not isinstance(o, HTTPOptions)),
+            dataclasses.replace(http, location_trusted=True))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import sys
 from collections.abc import Sequence
 
 from anyurl import __version__
-from anyurl.cli.common import print_error
+from anyurl.cli.common import print_error, print_warning
 from anyurl.errors import Aborted, AnyURLError
 
 __all__ = ["main"]
@@ -48,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list == ["--version"]:
         print(f"anyurl {__version__}")
         return 0
+    install_log_handler()
     parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
     args = parser.parse_args(args_list)
     if args.command is None:
@@ -63,6 +65,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         return _report_unexpected(exc)
     return status
+
+
+class _WarningLine(logging.Handler):
+    """The package logger's warnings as ``anyurl: warning: ...`` lines on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Print one record as the command line prints its warnings (controls escaped)."""
+        print_warning(record.getMessage())
+
+
+def install_log_handler() -> None:
+    """Show the package's warnings on stderr: the library is silent (a NullHandler), a
+    command-line user still sees what the resolver and handlers warn about (once)."""
+    logger = logging.getLogger("anyurl")
+    if not any(isinstance(h, _WarningLine) for h in logger.handlers):
+        handler = _WarningLine(logging.WARNING)
+        logger.addHandler(handler)
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

@@ -4,6 +4,9 @@
 URL exits 3 with nothing on stdout and one line on stderr naming the problem and its
 0-based position. With ``-`` as the URL, each stdin line gives one JSON line (an
 ``{"error": ..., "position": N}`` object for a malformed one, and exit status 3).
+
+A password is printed as ``****`` (in ``url`` and ``password``), as everywhere anyurl
+prints a URL; ``--show-password`` prints it for a script that needs it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 
 from anyurl.errors import URLSyntaxError
 from anyurl.url import URL, parse
+from anyurl.url.model import PASSWORD_MASK
 
 __all__ = ["add_parser", "run"]
 
@@ -35,20 +39,34 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object per URL")
     p.add_argument("--strict", action="store_true",
                    help="refuse what section 2.2 says must be escaped")
+    p.add_argument("--show-password", action="store_true",
+                   help="print a URL's password as it is (default: ****)")
     p.set_defaults(func=run)
 
 
-def _text(url: URL) -> str:
+def _model(url: URL, show_password: bool) -> dict[str, Any]:
+    """``url.to_json()``, its password masked unless ``show_password``."""
     data = url.to_json()
+    if url.password is not None and not show_password:
+        data["url"] = url.masked()
+        data["password"] = PASSWORD_MASK
+    return data
+
+
+def _text(url: URL, show_password: bool) -> str:
+    data = _model(url, show_password)
     lines = [f"{key:9} {data[key]!s}" for key in
              ("url", "scheme", "user", "password", "host", "port", "path", "fragment")
              if data[key] is not None or key in ("url", "scheme")]
-    if data["password"] is not None:
-        lines = [ln if not ln.startswith("password") else "password  ****" for ln in lines]
-        lines[0] = f"{'url':9} {url.masked()}"
     for key, value in data["parts"].items():
         lines.append(f"  {key:7} {json.dumps(value, ensure_ascii=False)}")
     return "\n".join(lines)
+
+
+def _show(url: URL, args: argparse.Namespace) -> str:
+    if args.json:
+        return json.dumps(_model(url, args.show_password), ensure_ascii=False)
+    return _text(url, args.show_password)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"anyurl: malformed URL: {exc.problem} at position {exc.position}",
                   file=sys.stderr)
             return exc.exit_code
-        print(json.dumps(url.to_json(), ensure_ascii=False) if args.json else _text(url))
+        print(_show(url, args))
         return 0
     status = 0
     for line in sys.stdin.read().splitlines():
@@ -72,5 +90,5 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(out, ensure_ascii=False) if args.json
                   else f"error: {exc.problem} at position {exc.position}")
             continue
-        print(json.dumps(url.to_json(), ensure_ascii=False) if args.json else _text(url))
+        print(_show(url, args))
     return status

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 
-__all__ = ["BEHAVIOURS", "MAX_SEND", "Behaviour", "HostileServer", "serve"]
+__all__ = ["BEHAVIOURS", "MAX_SEND", "Behaviour", "CrossOriginRedirect", "HostileServer", "serve"]
 
 #: The most bytes one connection sends, whatever the behaviour (1 GiB).
 MAX_SEND = 1 << 30
@@ -429,6 +429,75 @@ class HostileServer:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class CrossOriginRedirect:
+    """Two HTTP servers on two ports of 127.0.0.1, recording every request head: the
+    first answers each request with ``status`` and a ``Location`` on the second, which
+    answers ``200`` with ``ok``. What the second receives is what a client hands to
+    another origin after a redirect (a token in ``Authorization`` or ``Cookie`` must not
+    be there unless the client was told to trust the target). A context manager::
+
+        with CrossOriginRedirect() as pair:
+            run_client(pair.url, headers={"Authorization": "Bearer t"})
+            assert not any(b"Bearer" in line for line in pair.heads(pair.target))
+    """
+
+    def __init__(self, status: int = 302, *, host: str = "127.0.0.1"):
+        self.status = status
+        self._lock = threading.Lock()
+        self._heads: dict[int, list[list[bytes]]] = {}
+        self.target = HostileServer(
+            Behaviour("http-redirect-target", "http", self._answer, path="/landing",
+                      description="records each request head, answers 200 ok"),
+            host=host)
+        self.origin = HostileServer(
+            Behaviour("http-redirect-cross-origin", "http", self._redirect, path="/start",
+                      description="records each request head, redirects to another port"),
+            host=host)
+
+    @property
+    def url(self) -> str:
+        """The URL a client starts at (on :attr:`origin`)."""
+        return self.origin.url
+
+    def heads(self, server: HostileServer) -> list[list[bytes]]:
+        """The request heads ``server`` received so far, in order, one list of lines each."""
+        with self._lock:
+            return list(self._heads.get(server.port, []))
+
+    def _record(self, port: int, peer: _Peer) -> bool:
+        head = peer.request_head()
+        if head is None:
+            return False
+        with self._lock:
+            self._heads.setdefault(port, []).append(head)
+        return True
+
+    def _redirect(self, peer: _Peer) -> None:
+        while self._record(self.origin.port, peer):
+            if not peer.send(f"HTTP/1.1 {self.status} Moved\r\nLocation: {self.target.url}"
+                             "\r\nContent-Length: 0\r\n\r\n".encode()):
+                return
+
+    def _answer(self, peer: _Peer) -> None:
+        while self._record(self.target.port, peer):
+            if not peer.send(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n"):
+                return
+
+    def __enter__(self) -> CrossOriginRedirect:
+        self.target.start()
+        self.origin.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.origin.close()
+        self.target.close()
 
 
 def serve(name: str, *, host: str = "127.0.0.1", port: int = 0) -> None:

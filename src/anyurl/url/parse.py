@@ -20,8 +20,9 @@ unknown ftp typecode, a scheme path its production
 does not allow (a news or nntp group outside ``group``, an nntp URL without a group,
 anything after a telnet URL's final ``/``, a wais path other than ``/database``,
 ``/database?search`` or ``/database/wtype/wpath``, a prospero field without ``=``, a
-file URL with a port or without ``/`` after the host), and an encoded CR or LF where
-it would reach a line-based protocol as a delimiter (section 6). Raw CR and LF are
+file URL with a port or without ``/`` after the host), and an encoded CR, LF or NUL in
+any part a server receives decoded (section 6; every part but an http path and search
+and the fragment, see :meth:`_Parser.check_wire`). Raw CR and LF are
 removed wherever they are (a URL folded in text, as the Appendix says), never escaped.
 """
 
@@ -43,7 +44,7 @@ from anyurl.url.charset import (
     escape_unsafe,
 )
 from anyurl.url.model import URL
-from anyurl.url.views import split_ftp_path, split_gopher_path
+from anyurl.url.views import gopher_plus_problem, split_ftp_path
 
 __all__ = ["IP_SCHEMES", "parse", "unwrap"]
 
@@ -60,7 +61,21 @@ _LOGIN_CHARS = UCHAR_PLAIN | frozenset(";?&=")
 _FSEGMENT = UCHAR_PLAIN | frozenset("?:@&=")
 _HSEGMENT = UCHAR_PLAIN | frozenset(";:@&=")
 _NEWS_GROUP = re.compile(r"[A-Za-z][A-Za-z0-9\-.+_]*\Z")
-_CRLF = re.compile("%0[dDaA]")
+#: An encoded CR, LF or NUL, or a raw NUL (lenient mode would escape it to %00).
+_WIRE_BREAK = re.compile("%0[0dDaA]|\x00")
+_PATH_START = re.compile("[/?]")
+#: A wpath in Lynx's record form (``1=host;2=/db;3=...;``), which holds raw slashes.
+_LYNX_RECORDS = re.compile(r"(?:\d+=[^;]*;)+")
+#: The schemes anyurl speaks, whose parts reach a server (or a file name) decoded.
+WIRE_SCHEMES = IP_SCHEMES | {"mailto", "news"}
+#: What :meth:`_Parser.check_wire` calls the part after the host, per scheme.
+_WIRE_PARTS = {
+    "ftp": "the ftp path", "file": "the file path",
+    "gopher": "the gopher type, selector or search", "news": "the newsgroup or message-id",
+    "nntp": "the nntp group or article", "telnet": "the telnet URL",
+    "wais": "the wais database, search or type",
+    "prospero": "the prospero name or fields", "mailto": "the recipient address",
+}
 
 
 class _Text:
@@ -174,6 +189,8 @@ class _Parser:
 
         hash_at = s.find("#", colon + 1)
         end = len(s) if hash_at < 0 else hash_at
+        if scheme in WIRE_SCHEMES:
+            self.check_wire(scheme, colon + 1, end)
         fragment = None
         if hash_at >= 0:
             self.check_chars(hash_at + 1, len(s), XCHAR_PLAIN, "the fragment")
@@ -202,6 +219,60 @@ class _Parser:
             return self.parse_ip(scheme, start + 2, end, fragment)
         return self.parse_opaque(scheme, start, end, fragment)
 
+    def check_wire(self, scheme: str, start: int, end: int) -> None:
+        """Section 6: no encoded CR, LF or NUL in a part that reaches the server decoded.
+
+        Every part of every scheme anyurl speaks is decoded before it is sent (a login,
+        a selector, a group, an address, a database, a file name) but two: an http
+        path and search travel still %-encoded (section 3.3), and a fragment is never
+        sent; nor a wais wpath, a binary document-id that travels length-prefixed. A
+        Gopher+ string may hold CR LF only as section 3.4.9's form. Checked
+        before the structure, so whatever else is wrong, this is the error named.
+        """
+        s = self.s
+        stop = end
+        if scheme in ("http", "https"):
+            m = _PATH_START.search(s, start + 2, end) if s.startswith("//", start) else None
+            stop = end if m is None else m.start()
+        elif scheme == "wais" and s.startswith("//", start):
+            # A wpath is a document-id, binary octets any of which may be a CR or NUL
+            # (section 3.9), sent length-prefixed in Z39.50's encoding: never a line.
+            slash = s.find("/", start + 2, end)
+            db_end = -1 if slash < 0 else s.find("/", slash + 1, end)
+            type_end = -1 if db_end < 0 else s.find("/", db_end + 1, end)
+            if type_end >= 0 and s.find("?", slash, type_end) < 0:
+                stop = type_end
+        elif scheme == "gopher" and s.startswith("//", start):
+            slash = s.find("/", start + 2, end)
+            if slash >= 0:
+                raw = s[slash + 1 : end]
+                first = raw.find("%09", 3 if raw[:1] == "%" else 1)
+                second = -1 if first < 0 else raw.find("%09", first + 3)
+                if second >= 0:
+                    stop = slash + 1 + second
+                    problem = gopher_plus_problem(decode(raw[second + 3 :]))
+                    if problem is not None:
+                        m = _WIRE_BREAK.search(s, stop + 3, end)
+                        raise self.fail(problem, stop + 3 if m is None else m.start())
+        m = _WIRE_BREAK.search(s, start, stop)
+        if m is None:
+            return
+        login_end = start
+        if s.startswith("//", start):
+            path_at = s.find("/", start + 2, end)
+            login_end = end if path_at < 0 else path_at
+        at = s.rfind("@", start, login_end)
+        if scheme in IP_SCHEMES and m.start() < at:
+            part = "the user name or password"
+        elif scheme in IP_SCHEMES and m.start() < login_end:
+            part = "the host or port"
+        else:
+            part = _WIRE_PARTS[scheme]
+        code = "%00" if m.group() == "\x00" else m.group().upper()
+        raise self.fail(f"an encoded CR, LF or NUL ({code}) in {part} would reach the "
+                        "server as a line break or NUL and could end its command line "
+                        "early (RFC 1738 section 6)", m.start())
+
     # -- //login/url-path ---------------------------------------------------------
 
     def parse_ip(self, scheme: str, start: int, end: int, fragment: str | None) -> URL:
@@ -223,11 +294,6 @@ class _Parser:
             if colon >= 0:
                 self.check_chars(colon + 1, at, _LOGIN_CHARS, "the password")
                 password = self.login_part(colon + 1, at, "password")
-            if scheme == "ftp":
-                m = _CRLF.search(s, start, at)
-                if m is not None:
-                    raise self.fail("an encoded CR or LF in the ftp user name or password "
-                                    "would end the command line early", m.start())
             if self.strict and scheme in IP_SCHEMES and scheme not in LOGIN_SCHEMES:
                 raise self.fail(f"{scheme} URLs have no user name or password", start)
             host_start = at + 1
@@ -244,10 +310,14 @@ class _Parser:
         if login_end == end:
             if scheme == "nntp":
                 raise self.fail("an nntp URL needs a newsgroup name", end)
-            return self.check_view(url, None, end)
+            if scheme in ("wais", "prospero"):  # section 5: hostport "/" database|ppath
+                after = "database" if scheme == "wais" else "ppath"
+                raise self.fail(f"a {scheme} URL needs '/' after the host (section 5: "
+                                f"{scheme}://hostport/{after})", end)
+            return url
         if s[login_end] == "?":  # lenient http://host?query: an empty path, then the search
             self.check_chars(login_end, end, XCHAR_PLAIN, "the path")
-            return self.check_view(url.replace(path=self.norm(s[login_end:end])), login_end, end)
+            return url.replace(path=self.norm(s[login_end:end]))
         return self.url_path(url, login_end + 1, end)
 
     def login_part(self, start: int, end: int, what: str) -> str:
@@ -320,7 +390,7 @@ class _Parser:
             path = self.norm(fpath, _FSEGMENT | frozenset("/")) + tail
             if scheme == "file":
                 return self.finish_file(url, start, end, url.fragment, path=path)
-            return self.check_view(url.replace(path=path), start, end)
+            return url.replace(path=path)
         if scheme in ("http", "https"):
             q = raw.find("?")
             hpath_end = end if q < 0 else start + q
@@ -330,10 +400,6 @@ class _Parser:
                 self.check_chars(hpath_end + 1, end, _HSEGMENT, "the http search part")
             return url.replace(path=self.norm(raw))
         if scheme == "nntp":
-            m = _CRLF.search(s, start, end)
-            if m is not None:
-                raise self.fail("an encoded CR or LF in an nntp URL would end the command "
-                                "line early", m.start())
             group, sep, article = raw.partition("/")
             if group == "":
                 raise self.fail("an nntp URL needs a newsgroup name", start)
@@ -368,23 +434,34 @@ class _Parser:
             return url.replace(path=path)
         # gopher and other schemes: the url-path is *xchar.
         self.check_chars(start, end, XCHAR_PLAIN, "the url-path")
-        return self.check_view(url.replace(path=self.norm(raw)), start, end)
+        return url.replace(path=self.norm(raw))
 
     def wais(self, url: URL, start: int, end: int, raw: str) -> URL:
-        """``/database``, ``/database?search`` or ``/database/wtype/wpath``, in both modes."""
+        """``/database``, ``/database?search`` or ``/database/wtype/wpath``, in both modes.
+
+        Section 5: ``database``, ``wtype`` and ``wpath`` are ``*uchar``, so each may be
+        empty and none holds a ``/``. Lenient mode makes room for the two forms real
+        clients wrote with slashes in the wpath, which the WAIS handler reads: CERN's
+        ``/database/wtype/length/wpath`` (a decimal length segment) and Lynx's record
+        form (``1=host;2=/db;...;``); any other ``/`` in a wpath is refused.
+        """
         db, q, _ = raw.partition("?")
         pieces = db.split("/")
         shape = "a wais URL is /database, /database?search or /database/wtype/wpath"
-        if pieces[0] == "":
-            raise self.fail(f"{shape}: the database is missing", start)
         if q and len(pieces) != 1:
             raise self.fail(f"{shape}: a search follows the database alone",
                             start + len(pieces[0]))
-        if len(pieces) == 2 or (len(pieces) >= 3 and pieces[1] == ""):
-            raise self.fail(shape, start)
-        if len(pieces) > 3 and self.strict:
-            raise self.fail(f"{shape}: '/' must be %-escaped in the wpath",
-                            start + len(pieces[0]) + len(pieces[1]) + len(pieces[2]) + 2)
+        if len(pieces) == 2:
+            raise self.fail(f"{shape}: the wpath is missing", start)
+        if len(pieces) > 3:
+            slash = start + len(pieces[0]) + len(pieces[1]) + len(pieces[2]) + 2
+            wpath = "/".join(pieces[2:])
+            cern = pieces[2].isdigit() and pieces[2].isascii()
+            tail = "/".join(pieces[3:])
+            if self.strict or not (_LYNX_RECORDS.fullmatch(wpath) or (
+                    cern and ("/" not in tail or _LYNX_RECORDS.fullmatch(tail)))):
+                raise self.fail(f"{shape}: '/' must be %-escaped in the wpath "
+                                "(wpath = *uchar)", slash)
         if self.strict:
             pos = start
             for piece in pieces:
@@ -392,8 +469,8 @@ class _Parser:
                 pos += len(piece) + 1
             if q:
                 self.check_chars(start + len(db) + 1, end, XCHAR_PLAIN, "the wais search")
-        # Lenient mode keeps a wpath's reserved characters and slashes as written: the
-        # forms real clients wrote (Lynx's "1=host;2=db;..." records, CERN's
+        # Lenient mode keeps a wpath's reserved characters as written: the forms real
+        # clients wrote (Lynx's "1=host;2=db;..." records, CERN's
         # /wtype/length/wpath) carry meaning in them that the WAIS handler reads.
         return url.replace(path=self.norm(raw))
 
@@ -405,24 +482,6 @@ class _Parser:
                 self.check_chars(seg_start, seg_end, _FSEGMENT, "a file path segment")
             path = self.norm(raw, _FSEGMENT | frozenset("/"))
         return url.replace(path=path, fragment=fragment)
-
-    def check_view(self, url: URL, start: int | None, end: int) -> URL:
-        """Structural checks that hold in both modes (section 6: no CR/LF on the wire)."""
-        s = self.s
-        if url.scheme == "gopher" and url.path:
-            gtype, selector, search, _plus = split_gopher_path(url.path)
-            raw_start = start if start is not None else end
-            m = _CRLF.search(self.s, raw_start, raw_start + len(gtype + selector)
-                             + (0 if search is None else 3 + len(search)))
-            if m is not None:
-                raise self.fail("an encoded CR or LF in a gopher selector or search would "
-                                "end the request line early", m.start())
-        if url.scheme == "ftp" and start is not None:
-            m = _CRLF.search(s, start, end)
-            if m is not None:
-                raise self.fail("an encoded CR or LF in an ftp path would end the "
-                                "command line early", m.start())
-        return url
 
     # -- schemes without //: mailto, news, generic -----------------------------------
 
@@ -444,6 +503,8 @@ class _Parser:
                 pass
             elif "@" in raw:
                 at = raw.rfind("@")
+                if at == 0:  # article = 1*[ uchar | ";" | "/" | "?" | ":" | "&" | "=" ] "@" host
+                    raise self.fail("a message-id needs a part before '@'", start)
                 self.check_chars(start, start + at, UCHAR_PLAIN | frozenset(";/?:&="),
                                  "the message-id")
                 host = raw[at + 1 :]
@@ -456,7 +517,13 @@ class _Parser:
                 raise self.fail(f"{raw!r} is not a newsgroup name", start + _group_error(raw))
         else:
             self.check_chars(start, end, XCHAR_PLAIN, "the scheme-specific part")
-        return URL(scheme, opaque=self.norm(raw), fragment=fragment)
+        opaque = self.norm(raw)
+        if scheme == "news" and not self.strict and "@" in opaque:
+            # an '@' of the message-id's own is no article character: written %40, the
+            # last '@' alone separates the host (the message-id decodes the same)
+            local, _, host = opaque.rpartition("@")
+            opaque = local.replace("@", "%40") + "@" + host
+        return URL(scheme, opaque=opaque, fragment=fragment)
 
 
 def _group_error(group: str) -> int:
@@ -523,7 +590,8 @@ def _lenient_host_error(host: str) -> tuple[str, int] | None:
     for j, ch in enumerate(host):
         if not (ch.isascii() and (ch.isalnum() or ch in "-_.")):
             return (f"{_describe(ch)} is not allowed in a host name", j)
-    labels = host.rstrip(".").split(".")
+    # one trailing dot is the root's ("example.org."); a second is an empty label
+    labels = (host[:-1] if host.endswith(".") else host).split(".")
     offset = 0
     numeric = all(label.isdigit() for label in labels)
     for n, label in enumerate(labels):

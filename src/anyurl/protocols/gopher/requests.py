@@ -8,6 +8,7 @@ from typing import Final
 
 from anyurl.protocols.gopher.errors import GopherRequestError
 from anyurl.url import GopherPath, encode_wire
+from anyurl.url.views import gopher_plus_problem
 
 __all__ = [
     "CRLF",
@@ -35,8 +36,12 @@ def build_request(path: GopherPath, *, search: str | None = None,
         search = path.search
     plus = gopher_plus if gopher_plus is not None else path.gopher_plus
     for name, value in (("selector", path.selector), ("search", search)):
-        if value is not None and any(c in value for c in "\t\r\n"):
-            raise GopherRequestError(f"a gopher {name} may not contain TAB, CR or LF: {value!r}")
+        if value is not None and any(c in value for c in "\t\r\n\x00"):
+            raise GopherRequestError(
+                f"a gopher {name} may not contain TAB, CR, LF or NUL: {value!r}")
+    problem = None if plus is None else gopher_plus_problem(plus)
+    if problem is not None:  # a URL built without the parser, or a --view with CR LF
+        raise GopherRequestError(f"{problem}: {plus!r}")
     line = path.selector
     if plus is None:
         if search is not None:

@@ -19,7 +19,11 @@ branches on the connection's type. What stays here is what the responses mean:
   section 6 port policy (a redirect to port 25 is refused), the registry and the
   gateway routing; when the gate gives the target to another handler (a gateway, a
   plug-in), it continues there with the chain so far (``FetchOptions.redirect_chain``).
-  Credentials from the URL go only to the host they were written for.
+  Credentials go only to the origin they were given for: the URL's login to its
+  scheme, host and port, and the caller's ``Authorization``, ``Cookie`` and
+  ``Proxy-Authorization`` headers to the first URL's, as curl does; any change of
+  origin (https -> http included) leaves them behind unless
+  ``HTTPOptions(location_trusted=True)`` (``--location-trusted``).
 
 A pooled connection the server has closed meanwhile shows as a connection lost before
 the response, and the request is sent again once on a fresh connection. Gateways
@@ -79,7 +83,8 @@ from anyurl.tls import make_ssl_context
 from anyurl.transport import DIRECT, Dialer
 from anyurl.url import URL, HTTPPath, parse
 
-__all__ = ["REDIRECT_STATUSES", "HTTPHandler", "status_error"]
+__all__ = ["ORIGIN_BOUND_HEADERS", "REDIRECT_STATUSES", "HTTPHandler", "status_error",
+           "without_origin_headers"]
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
@@ -180,13 +185,22 @@ class HTTPHandler(SchemeHandler):
         method, body = request_method(http)
         tls_settings = _tls_settings(http)
         max_redirects = self.config.max_redirects
+        # The caller's credentials belong to the first URL's origin (curl's rule): on
+        # any change of scheme, host or port they stay behind unless trusted. The rule
+        # lives here, the one redirect loop, so get, mirror, the library and Dask
+        # workers all follow it; the first URL of a chain handed over from another
+        # handler (``redirect_chain``) is the origin, not the URL this call starts at.
+        home = origin(first)
+        foreign = options if http.location_trusted else without_origin_headers(options)
         while True:
             route = self.router(current)
             if route.tls and tls_settings != _DEFAULT_TLS:
                 route = dataclasses.replace(route, tls_settings=tls_settings)
-            auth = authorization if origin(current) == auth_origin else None
+            at_home = origin(current) == home
+            auth = (authorization if http.location_trusted or origin(current) == auth_origin
+                    else None)
             conn, response, sent = await self._exchange(
-                current, route, options, auth, method, body)
+                current, route, options if at_home else foreign, auth, method, body)
             if response.status in REDIRECT_STATUSES and response.header("location"):
                 location = response.header("location") or ""
                 await self._discard(conn, response)
@@ -210,8 +224,9 @@ class HTTPHandler(SchemeHandler):
                 visited.append(target)
                 handler = self.gate.handler_for(target)
                 if handler is not self:  # a gateway or another handler serves it
+                    onward = options if origin(target) == home else foreign
                     return await handler.open(
-                        target, dataclasses.replace(options, redirect_chain=tuple(visited[:-1])))
+                        target, dataclasses.replace(onward, redirect_chain=tuple(visited[:-1])))
                 if target.user is not None:
                     authorization, auth_origin = self._credentials(target, http)
                 current = target
@@ -567,6 +582,22 @@ def merge_headers(
     merged = [(k, v) for k, v in defaults if k.lower() not in names]
     merged += [(k, v) for k, v in given if v is not None]
     return merged
+
+
+#: Headers of the caller that carry credentials for one origin (lowercase): dropped on
+#: a redirect to another scheme, host or port unless ``HTTPOptions.location_trusted``.
+ORIGIN_BOUND_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
+
+
+def without_origin_headers(options: FetchOptions) -> FetchOptions:
+    """``options`` without the caller's :data:`ORIGIN_BOUND_HEADERS`: what may go to an
+    origin other than the first URL's. A header removal (a value of None) goes too, so
+    nothing of the caller's is said about credentials there."""
+    http = options.get(HTTPOptions)
+    kept = tuple((k, v) for k, v in http.headers if k.lower() not in ORIGIN_BOUND_HEADERS)
+    if kept == http.headers:
+        return options
+    return options.with_scheme(dataclasses.replace(http, headers=kept))
 
 
 def request_method(http: HTTPOptions) -> tuple[str, bytes | None]:

@@ -319,3 +319,27 @@ def test_a_crawl_that_follows_nothing_says_so(server: ScriptedServer, tmp_path: 
         assert r.returncode == 0 and b"out of scope" not in r.stderr, r.stderr
     finally:
         other.close()
+
+
+def test_credential_headers_stay_with_the_start_server(server: ScriptedServer,
+                                                       tmp_path: Path) -> None:
+    """-H Authorization/Cookie go to the start URL's server only, even with --span-hosts
+    (issue 20): another host of the crawl gets neither, unless --location-trusted."""
+    other = ScriptedServer()
+    try:
+        other.routes["/t.txt"] = lambda q: Reply(body=b"other\n")
+        server.routes["/c/"] = lambda q: html(f'<a href="{other.url("/t.txt")}">t</a>')
+        for trusted in (False, True):
+            out = tmp_path / f"m{trusted}"
+            r = mirror("-o", str(out), "--no-robots", "--span-hosts",
+                       "-H", "Authorization: Bearer s3cret", "-H", "Cookie: id=s3cret",
+                       *(["--location-trusted"] if trusted else []), server.url("/c/"))
+            assert r.returncode == 0, r.stderr
+            start = server.requests[-1].headers
+            assert start.get("authorization") == "Bearer s3cret"
+            assert start.get("cookie") == "id=s3cret"
+            elsewhere = other.requests[-1].headers
+            assert ("authorization" in elsewhere) is trusted
+            assert ("cookie" in elsewhere) is trusted
+    finally:
+        other.close()

@@ -108,6 +108,9 @@ def add_parser(sub: Any) -> None:
                    help="http: add a header, replacing anyurl's of that name (repeatable)")
     r.add_argument("-A", "--user-agent", metavar="TEXT", help="http: the User-Agent header")
     r.add_argument("-e", "--referer", metavar="URL", help="http: the Referer header")
+    r.add_argument("--location-trusted", action="store_true",
+                   help="http: send -H's Authorization and Cookie to every server of the "
+                   "crawl, not only to the start URLs' (as curl's --location-trusted)")
     r.add_argument("--compressed", action="store_true",
                    help="http: ask for gzip/deflate and save the decoded body")
     r.add_argument("-k", "--insecure", action="store_true",
@@ -282,7 +285,8 @@ def _http_options(args: argparse.Namespace) -> HTTPOptions:
     if args.referer is not None:
         headers.insert(0, ("Referer", args.referer))
     http = HTTPOptions(decode_content=args.compressed, headers=tuple(headers),
-                       verify=not args.insecure, cafile=args.cacert, capath=args.capath)
+                       verify=not args.insecure, cafile=args.cacert, capath=args.capath,
+                       location_trusted=args.location_trusted)
     http.check()
     return http
 

@@ -60,6 +60,7 @@ from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.http.handler import without_origin_headers
 from anyurl.url import URL, GopherPath, mask
 
 if TYPE_CHECKING:
@@ -359,6 +360,10 @@ class Mirror:
             schemes.append(http)
         options = FetchOptions(raw=not view, trace=watch,
                                schemes=given.with_scheme(*schemes).schemes)
+        if not http.location_trusted and not self._of_start_server(url):
+            # The user's Authorization, Cookie and Proxy-Authorization are for the start
+            # URLs' servers, as a redirect's rule has it (curl's --location-trusted).
+            options = without_origin_headers(options)
         # A refresh writes where the last fetch saved (a listing moved into its directory).
         target = self.root / previous.file if previous is not None and previous.file \
             else local_path(self.root, url)
@@ -369,13 +374,15 @@ class Mirror:
         """``url`` with ``-u``'s login when it is of a start URL's server and names none
         (the state keeps the URL without it)."""
         login = self.options.login
-        if login is None or url.user is not None:
-            return url
-        server = (url.scheme, (url.host or "").lower(), url.effective_port)
-        if all(server != (r.scheme, (r.host or "").lower(), r.effective_port)
-               for r in self.scope.roots):
+        if login is None or url.user is not None or not self._of_start_server(url):
             return url
         return with_login(url, login)
+
+    def _of_start_server(self, url: URL) -> bool:
+        """Whether ``url`` has the scheme, host and port of a start URL."""
+        server = (url.scheme, (url.host or "").lower(), url.effective_port)
+        return any(server == (r.scheme, (r.host or "").lower(), r.effective_port)
+                   for r in self.scope.roots)
 
     def _failed(self, state: CrawlState, url: str, error: AnyURLError) -> None:
         state.failed(url, exit_code=error.exit_code, error=str(error))

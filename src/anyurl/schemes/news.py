@@ -683,8 +683,8 @@ class NewsHandler(SchemeHandler):
           its own, at its place in the order.
         * Articles stream from the shared connection, so the caller reads (or
           closes) each yielded resource before asking for the next item; asking for
-          the next item closes the previous resource, and its unread rest is read and
-          dropped. A resource read after that raises :class:`StreamClosed`.
+          the next item reads and drops what is left unread of the previous article;
+          reading that resource afterwards raises :class:`StreamClosed`.
         * When the server closes (or answers 400) with commands unanswered, those are
           sent again on a new connection, set up from the start. A connection that
           answered none of them is not replaced: the URLs left get its error. An
@@ -856,7 +856,6 @@ class NewsHandler(SchemeHandler):
                 body = _Body(session, step.url)
                 resource = Resource(self._article_info(step, reply), body.chunks())
                 yield step.url, resource
-                await resource.aclose()
                 if not await body.finish():  # the connection broke in (or after) it
                     left = [s for s in (*inflight, *todo) if s.url is not None]
                     await session.goodbye()
@@ -1129,7 +1128,7 @@ class _Body:
     async def chunks(self) -> AsyncIterator[bytes]:
         """The article's lines as they arrive (the resource's stream)."""
         session = self.session
-        while not self.done:
+        while self.detached or not self.done:
             if self.detached:
                 raise StreamClosed(
                     f"the article {self.url.masked()} was read after its batch moved on",

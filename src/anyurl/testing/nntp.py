@@ -211,6 +211,8 @@ class _Connection:
             raw = await self.read_line()
             if raw is None:
                 return
+            if b"\n" in self.buffer:  # the next command came before this one's answer
+                self.server.pipelined += 1
             if self.config.discard_pipelined:
                 self.buffer = b""
             answered += 1
@@ -397,6 +399,8 @@ class NNTPServer:
         self.config = config or NNTPServerConfig()
         self.received: list[str] = []
         self.connections = 0
+        #: Commands that had arrived before the previous command's answer was sent.
+        self.pipelined = 0
 
     async def handle(self, stream: anyio.abc.ByteStream) -> None:
         """Run one session on an accepted connection, and close it."""

@@ -52,7 +52,9 @@ with ``FetchOptions.format == "json"``; ``raw`` gives the server's OVER/LIST lin
 (default :data:`DEFAULT_LISTING_LIMIT`, 0 for all).
 
 :meth:`NewsHandler.links` reads those raw listings back into URLs for a recursive mirror:
-a group's articles, and ``news:*``'s groups.
+a group's articles, and ``news:*``'s groups. :meth:`NewsHandler.open_batch` then fetches
+many of them over one connection, their ARTICLE commands pipelined [RFC 3977 3.5] (its
+docstring is the contract); a group listing is one OVER and needs no pipelining.
 """
 
 from __future__ import annotations

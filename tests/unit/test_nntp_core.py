@@ -407,3 +407,128 @@ def test_block_split_exactly_before_the_terminator() -> None:
     events += drain(client, b".\r\n", False)
     assert block_bytes(events) == b"line\n"
     assert isinstance(events[-1], EndOfData)
+
+
+# -- pipelining [RFC 3977 3.5] ---------------------------------------------------------------
+
+
+def article_answer(number: int, body: bytes = b"body") -> bytes:
+    return (f"220 {number} <a{number}@x>\r\n".encode() + b"Subject: s\r\n\r\n" + body
+            + b"\r\n.\r\n")
+
+
+def answers(events: list[object]) -> list[tuple[int, str, bytes]]:
+    """(code, first argument, block) per response, in order."""
+    out: list[tuple[int, str, bytes]] = []
+    for event in events:
+        if isinstance(event, Response):
+            out.append((event.code, (event.arguments or [""])[0], b""))
+        elif isinstance(event, Data) and out:
+            code, arg, block = out[-1]
+            out[-1] = (code, arg, block + event.data)
+    return out
+
+
+@pytest.mark.parametrize("bytewise", FEEDS)
+def test_pipelined_responses_match_commands_in_order(bytewise: bool) -> None:
+    client = greeted(b"\n")
+    wire = b"".join(client.pipeline(Command.of("ARTICLE", str(n))) for n in (1, 2, 3))
+    assert wire == b"ARTICLE 1\r\nARTICLE 2\r\nARTICLE 3\r\n"
+    assert [c.args[0] for c in client.owed] == ["1", "2", "3"]
+    # the middle one is missing: one line, no block, and the third still matches
+    events = drain(client, article_answer(1, b"..one") + b"423 no such article\r\n"
+                   + article_answer(3), bytewise)
+    assert answers(events) == [(220, "1", b"Subject: s\n\n.one\n"), (423, "no", b""),
+                               (220, "3", b"Subject: s\n\nbody\n")]
+    assert events.count(EndOfData()) == 2
+    assert client.state is State.IDLE and not client.owed and client.command is None
+
+
+def test_pipeline_refills_while_a_block_is_read() -> None:
+    client = greeted()
+    client.pipeline(Command.of("ARTICLE", "1"))
+    client.receive_data(b"220 1 <a1@x>\r\nline\r\n")
+    assert isinstance(client.next_event(), Response)
+    assert client.state is State.IN_BLOCK
+    client.pipeline(Command.of("ARTICLE", "2"))  # while article 1 streams
+    assert client.state is State.IN_BLOCK and len(client.owed) == 2
+    events = drain(client, b".\r\n" + article_answer(2), False)
+    assert answers(events)[-1][:2] == (220, "2")
+    assert client.state is State.IDLE
+
+
+def test_send_still_refuses_while_a_response_is_owed() -> None:
+    client = greeted()
+    client.pipeline(Command.of("ARTICLE", "1"))
+    with pytest.raises(NNTPCoreError, match="cannot send ARTICLE"):
+        client.send(Command.of("ARTICLE", "2"))
+
+
+@pytest.mark.parametrize("verb", ["GROUP", "MODE", "AUTHINFO", "QUIT"])
+def test_nothing_is_pipelined_after_a_barrier(verb: str) -> None:
+    client = greeted()
+    args = {"GROUP": ("misc.test",), "MODE": ("READER",), "AUTHINFO": ("USER", "u"),
+            "QUIT": ()}[verb]
+    client.pipeline(Command.of("ARTICLE", "1"))
+    client.pipeline(Command.of(verb, *args))  # a barrier may end a pipeline
+    assert not client.can_pipeline()
+    with pytest.raises(NNTPCoreError, match=f"{verb} is not answered yet"):
+        client.pipeline(Command.of("ARTICLE", "2"))
+    if verb == "QUIT":
+        return
+    reply = {"GROUP": b"211 3 1 3 misc.test\r\n", "MODE": b"201 ok\r\n",
+             "AUTHINFO": b"381 more\r\n"}[verb]
+    drain(client, article_answer(1) + reply, False)
+    assert client.state is State.IDLE and client.can_pipeline()
+    client.pipeline(Command.of("ARTICLE", "2"))
+
+
+def test_pipeline_depth_is_bounded() -> None:
+    from anyurl.protocols.nntp import MAX_PIPELINE
+
+    client = greeted()
+    for n in range(MAX_PIPELINE):
+        client.pipeline(Command.of("ARTICLE", str(n + 1)))
+    assert not client.can_pipeline()
+    with pytest.raises(NNTPCoreError, match=f"{MAX_PIPELINE} commands are owed"):
+        client.pipeline(Command.of("STAT", "1"))
+
+
+def test_pipeline_refused_before_the_greeting() -> None:
+    with pytest.raises(NNTPCoreError, match="greeting"):
+        NNTPClient().pipeline(Command.of("ARTICLE", "1"))
+
+
+@pytest.mark.parametrize("bytewise", FEEDS)
+def test_close_mid_pipeline_lists_the_unanswered(bytewise: bool) -> None:
+    client = greeted()
+    for n in (1, 2, 3, 4):
+        client.pipeline(Command.of("ARTICLE", str(n)))
+    events = drain(client, article_answer(1) + b"220 2 <a2@x>\r\npart of two\r\n", bytewise)
+    client.receive_data(b"")
+    while (event := client.next_event()) is not NEED_DATA:
+        events.append(event)
+        if isinstance(event, ConnectionClosed):
+            break
+    assert events[-1] == ConnectionClosed(expected=False)
+    # article 2 was answered in part (the caller saw that); 3 and 4 never were
+    assert [c.args[0] for c in client.unanswered()] == ["3", "4"]
+
+
+def test_close_before_any_answer_lists_every_command() -> None:
+    client = greeted()
+    for n in (1, 2):
+        client.pipeline(Command.of("ARTICLE", str(n)))
+    client.receive_data(b"")
+    assert client.next_event() == ConnectionClosed(expected=False)
+    assert [c.args[0] for c in client.unanswered()] == ["1", "2"]
+
+
+def test_400_mid_pipeline_closes_and_leaves_the_rest_unanswered() -> None:
+    client = greeted()
+    for n in (1, 2, 3):
+        client.pipeline(Command.of("ARTICLE", str(n)))
+    events = drain(client, article_answer(1) + b"400 going down\r\n", False)
+    assert answers(events)[-1][:1] == (400,)
+    assert client.state is State.CLOSED
+    assert [c.args[0] for c in client.unanswered()] == ["3"]

@@ -8,9 +8,30 @@ followed by a *data block*. Whether a block follows is not written in the respon
 is fixed per response code (and, for 211, per command: ``GROUP`` answers one line,
 ``LISTGROUP`` a block) [RFC 3977 3.2, 6.1.2]. That is why this core remembers the verb
 of the command it is answering: :class:`NNTPClient` sends a :class:`Command`, and the
-next response it parses is matched against that verb. Sending a second command while a
-response or block is still owed fails loudly (:class:`NNTPCoreError`) instead of
-desynchronising the dialogue; transitions sit in :data:`TRANSITIONS`.
+next response it parses is matched against that verb. Sending a second command with
+:meth:`NNTPClient.send` while a response or block is still owed fails loudly
+(:class:`NNTPCoreError`) instead of desynchronising the dialogue; transitions sit in
+:data:`TRANSITIONS`.
+
+Pipelining [RFC 3977 3.5]: :meth:`NNTPClient.pipeline` may send a command while earlier
+ones are still owed an answer. The core keeps the commands sent and not yet answered in
+order (:attr:`NNTPClient.owed`) and matches each response to the oldest of them, which
+is all NNTP promises: one response per command, in the order sent. Two rules keep that
+safe:
+
+* nothing is sent after a command of :data:`PIPELINE_BARRIERS` until its response is
+  read: RFC 3977 forbids pipelining after MODE READER, STARTTLS and AUTHINFO (they
+  change what the connection may do), QUIT ends it, and GROUP/LISTGROUP change what an
+  article number means (RFC 3977 3.5.1's example does pipeline after GROUP, but a
+  client that waits for the 211 spends one round trip per group and never sends
+  ``ARTICLE 12`` into a group that was refused);
+* at most :data:`MAX_PIPELINE` commands are owed at once, so what a stalled server
+  makes us buffer stays bounded.
+
+When the server closes (or answers 400) with commands owed, :meth:`NNTPClient.unanswered`
+lists those that got no response line at all, for the caller to send again on a new
+connection; a command whose data block was cut is not among them (it was answered, in
+part, and the caller has seen that part).
 
 Data blocks are the subtle part [RFC 3977 3.1.1]:
 
@@ -60,7 +81,9 @@ __all__ = [
     "BLOCK_CODES",
     "MASK",
     "MAX_COMMAND",
+    "MAX_PIPELINE",
     "NEED_DATA",
+    "PIPELINE_BARRIERS",
     "TRANSITIONS",
     "ActiveEntry",
     "ArticleReply",
@@ -94,6 +117,14 @@ MAX_RESPONSE_LINE: Final = 64 * 1024
 #: Longest line inside a data block we buffer before calling the server broken.
 MAX_DATA_LINE: Final = 1 << 20
 MASK: Final = "****"
+#: The most commands :meth:`NNTPClient.pipeline` lets be owed an answer at once.
+MAX_PIPELINE: Final = 64
+#: Verbs after which nothing is sent until their response is read (see the module
+#: docstring): RFC 3977 3.5's and RFC 4643 2.2's "must not be pipelined", QUIT, and the
+#: commands that select a group.
+PIPELINE_BARRIERS: Final = frozenset(
+    {"MODE", "AUTHINFO", "STARTTLS", "QUIT", "GROUP", "LISTGROUP"}
+)
 
 #: Response codes followed by a data block whatever the command [RFC 3977 3.2, and the
 #: command sections; nntplib's ``_LONGRESP`` is the same set plus 282 for XGTITLE].
@@ -250,14 +281,21 @@ class State(enum.Enum):
 
 
 #: Which event moves the client from a state to the next (``send`` is the only way out
-#: of IDLE). A response whose code means "the server closes now" goes to CLOSED.
+#: of IDLE). A response whose code means "the server closes now" goes to CLOSED. With
+#: commands pipelined, an answer that completes leaves the client awaiting the next
+#: owed response ("... more owed") instead of idle.
 TRANSITIONS: Final[Mapping[State, Mapping[str, State]]] = {
     State.GREETING: {"response": State.IDLE, "closing response": State.CLOSED,
                      "eof": State.CLOSED},
     State.IDLE: {"send": State.AWAITING_RESPONSE, "eof": State.CLOSED},
-    State.AWAITING_RESPONSE: {"response": State.IDLE, "block response": State.IN_BLOCK,
+    State.AWAITING_RESPONSE: {"response": State.IDLE,
+                              "response, more owed": State.AWAITING_RESPONSE,
+                              "block response": State.IN_BLOCK,
+                              "pipeline": State.AWAITING_RESPONSE,
                               "closing response": State.CLOSED, "eof": State.CLOSED},
-    State.IN_BLOCK: {"end of block": State.IDLE, "eof": State.CLOSED},
+    State.IN_BLOCK: {"end of block": State.IDLE,
+                     "end of block, more owed": State.AWAITING_RESPONSE,
+                     "pipeline": State.IN_BLOCK, "eof": State.CLOSED},
     State.CLOSED: {},
 }
 
@@ -268,16 +306,28 @@ class NNTPClient:
     ``receive_data(b"")`` reports end of stream. ``newline`` is what ends each line in
     :class:`Data` events (``b"\\n"`` for local text, ``b"\\r\\n"`` for the wire form);
     :meth:`set_newline` changes it between blocks.
+
+    :meth:`send` sends one command when nothing is owed; :meth:`pipeline` sends one
+    while others still are (the module docstring's rules). :attr:`owed` holds the
+    commands sent and not yet completely answered, oldest first: :attr:`command` is
+    the one the next response or block belongs to.
     """
 
     def __init__(self, *, newline: bytes = b"\r\n") -> None:
         self.state = State.GREETING
         self.newline = newline
-        self.command: Command | None = None  # the one being answered
+        #: Commands sent whose response (or block) is not complete, oldest first.
+        self.owed: deque[Command] = deque()
+        self._head_answered = False  # owed[0]'s response line was read (its block is due)
         self._buffer = bytearray()
         self._eof = False
         self._events: deque[Event] = deque()
         self._quit_sent = False
+
+    @property
+    def command(self) -> Command | None:
+        """The command the next response or block line answers (None when none is owed)."""
+        return self.owed[0] if self.owed else None
 
     def set_newline(self, newline: bytes) -> None:
         """What ends each line of the next blocks' :class:`Data` events (``b"\\n"`` for
@@ -300,10 +350,55 @@ class NNTPClient:
                 + ("" if self.command is None else f" (after {self.command.verb})")
             )
         data = command.wire()
-        self.command = command
+        self.owed.append(command)
+        self._head_answered = False
         self._quit_sent = command.verb == "QUIT"
         self._move("send")
         return data
+
+    def can_pipeline(self) -> bool:
+        """Whether :meth:`pipeline` would accept a command now."""
+        if self.state is State.IDLE:
+            return True
+        return (
+            self.state in (State.AWAITING_RESPONSE, State.IN_BLOCK)
+            and len(self.owed) < MAX_PIPELINE
+            and not any(c.verb in PIPELINE_BARRIERS for c in self.owed)
+        )
+
+    def pipeline(self, command: Command) -> bytes:
+        """The bytes for ``command``, sent before the owed responses arrive [RFC 3977 3.5].
+
+        Refused (:class:`NNTPCommandError`) before the greeting, after the close, while a
+        command of :data:`PIPELINE_BARRIERS` is owed, or with :data:`MAX_PIPELINE`
+        commands owed. Its response is the next one after those owed now.
+        """
+        if not self.can_pipeline():
+            barrier = next((c.verb for c in self.owed if c.verb in PIPELINE_BARRIERS), None)
+            why = (f"{barrier} is not answered yet" if barrier is not None
+                   else f"{len(self.owed)} commands are owed" if self.owed
+                   else self.state.value)
+            raise NNTPCommandError(f"cannot pipeline {command.verb}: {why}")
+        data = command.wire()
+        if not self.owed:
+            self._head_answered = False
+        self.owed.append(command)
+        self._quit_sent = self._quit_sent or command.verb == "QUIT"
+        self._move("send" if self.state is State.IDLE else "pipeline")
+        return data
+
+    def unanswered(self) -> list[Command]:
+        """The commands sent that got no response line, oldest first (see the module
+        docstring): after a close, what may be sent again on a new connection."""
+        owed = list(self.owed)
+        return owed[1:] if self._head_answered else owed
+
+    def _answered(self, how: str) -> None:
+        """The oldest owed command is completely answered: drop it and move on."""
+        if self.owed:
+            self.owed.popleft()
+        self._head_answered = False
+        self._move(f"{how}, more owed" if self.owed else how)
 
     # -- receiving ---------------------------------------------------------------------
 
@@ -358,7 +453,8 @@ class NNTPClient:
             raise NNTPReplyError(f"not an NNTP response line: {text[:80]!r}")
         code = int(code_text)
         greeting = self.state is State.GREETING
-        verb = self.command.verb if self.command is not None and not greeting else ""
+        head = self.command
+        verb = head.verb if head is not None and not greeting else ""
         has_block = not greeting and (
             code in BLOCK_CODES or (code == 211 and verb in _BLOCK_211_VERBS)
         )
@@ -366,13 +462,15 @@ class NNTPClient:
             verb == "QUIT" and code == 205
         ) or (verb == "MODE" and code == 502)
         if has_block:
+            self._head_answered = True
             self._move("block response")
         elif closing:
+            if self.owed and not greeting:
+                self.owed.popleft()
+            self._head_answered = False
             self._move("closing response")
         else:
-            self._move("response")
-        if not has_block:
-            self.command = None
+            self._answered("response")
         return Response(code, text[4:].strip(), text, has_block)
 
     def _read_block(self) -> Event:
@@ -403,8 +501,7 @@ class NNTPClient:
             data = data.replace(b"\r\n", b"\n").replace(b"\n", self.newline)
         if end is None:
             return Data(data) if data else NEED_DATA
-        self.command = None
-        self._move("end of block")
+        self._answered("end of block")
         if data:
             self._events.append(EndOfData())
             return Data(data)

@@ -52,14 +52,18 @@ with ``FetchOptions.format == "json"``; ``raw`` gives the server's OVER/LIST lin
 (default :data:`DEFAULT_LISTING_LIMIT`, 0 for all).
 
 :meth:`NewsHandler.links` reads those raw listings back into URLs for a recursive mirror:
-a group's articles, and ``news:*``'s groups.
+a group's articles, and ``news:*``'s groups. :meth:`NewsHandler.open_batch` then fetches
+many of them over one connection, their ARTICLE commands pipelined [RFC 3977 3.5] (its
+docstring is the contract); a group listing is one OVER and needs no pipelining.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -76,6 +80,8 @@ from anyurl.errors import (
     RemoteAccessDenied,
     RemoteFileNotFound,
     ServerError,
+    StreamClosed,
+    TransferTimeout,
     URLError,
 )
 from anyurl.links import FILE, PAGE, Link, checked
@@ -106,8 +112,8 @@ from anyurl.transport import DIRECT, Dialer, Stream
 from anyurl.url import URL, NewsPart, NNTPPath, quote
 from anyurl.url.charset import UCHAR_PLAIN, display
 
-__all__ = ["DEFAULT_LISTING_LIMIT", "DEFAULT_PORT", "DEFAULT_SERVER", "NewsHandler",
-           "news_server"]
+__all__ = ["DEFAULT_LISTING_LIMIT", "DEFAULT_PORT", "DEFAULT_SERVER", "MAX_DEPTH",
+           "NewsHandler", "news_server"]
 
 DEFAULT_PORT = 119
 DEFAULT_SERVER = "localhost"
@@ -116,6 +122,8 @@ DEFAULT_LISTING_LIMIT = 1000
 RECEIVE_SIZE = 65536
 #: How long QUIT may take when we are closing anyway.
 GOODBYE_TIMEOUT = 2.0
+#: The most ARTICLE commands a batch keeps in flight on one connection (open_batch).
+MAX_DEPTH = 32
 #: Response codes meaning "that article or group is not here".
 NOT_FOUND = frozenset({411, 420, 423, 430})
 
@@ -313,6 +321,8 @@ class NewsHandler(SchemeHandler):
     ) -> None:
         super().__init__(config, warn=warn, gate=gate, dialer=dialer)
         self._warned_cleartext: set[tuple[str, int]] = set()
+        #: Servers (host, port) that mis-answered pipelined commands: one at a time.
+        self._serial: set[tuple[str, int]] = set()
 
     # -- what the URL asks for ---------------------------------------------------------
 
@@ -432,6 +442,21 @@ class NewsHandler(SchemeHandler):
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
         target = self._target(url, options)
+        session = await self._connect(url, target, options)
+        try:
+            if target.kind == "list":
+                return await self._list(session, options)
+            if target.kind == "group":
+                return await self._group_listing(session, options)
+            return await self._article(session, options)
+        except BaseException:
+            await session.goodbye()
+            raise
+
+    async def _connect(self, url: URL, target: _Target, options: FetchOptions,
+                       *, login: bool = False) -> _Session:
+        """A connection to ``target``'s server, greeted, set up and (``login``, or with
+        credentials) logged in; closed again if any of that fails."""
         trace = options.trace
         if trace is not None and url.scheme == "news":
             trace(f"* news server {target.hostport} (from {target.source})")
@@ -446,14 +471,12 @@ class NewsHandler(SchemeHandler):
         session = _Session(stream, url, target, trace)
         try:
             await self._setup(session, options)
-            if target.kind == "list":
-                return await self._list(session, options)
-            if target.kind == "group":
-                return await self._group_listing(session, options)
-            return await self._article(session, options)
+            if login and not session.authenticated:
+                await self._authenticate(session, options, proactive=False)
         except BaseException:
             await session.goodbye()
             raise
+        return session
 
     async def _setup(self, session: _Session, options: FetchOptions) -> None:
         url, target = session.url, session.target
@@ -634,6 +657,235 @@ class NewsHandler(SchemeHandler):
         )
         return Resource(resource_info, session.blocks(), on_close=session.goodbye)
 
+    # -- batches of articles (pipelined) --------------------------------------------------
+
+    async def open_batch(
+        self, urls: Iterable[URL], options: FetchOptions
+    ) -> AsyncIterator[tuple[URL, Resource | AnyURLError]]:
+        """Open many ``news:``/``nntp:`` URLs, pipelining the articles of one server.
+
+        The contract, for a caller holding many URLs (a mirror of a group, ``get`` of
+        many articles):
+
+        * ``urls`` are URLs the resolver's gate admitted and routed to this handler
+          (``Resolver.admit``, ``Resolver.handler_for``); ``options`` apply to all.
+        * One ``(url, outcome)`` is yielded per URL, **in the order given**, the URL
+          object itself as given. ``outcome`` is an open :class:`Resource` (as
+          :meth:`open` returns) or the :class:`AnyURLError` that URL met: a missing
+          article (423/430, or its group refused with 411) fails that URL only. Only
+          cancellation and errors that are bugs propagate.
+        * Consecutive article URLs (``nntp://host/group/n``, ``news:id``) on the same
+          server and with the same credentials go over **one connection**, their
+          ``ARTICLE`` commands pipelined [RFC 3977 3.5]: after a ``GROUP`` (sent when
+          the group changes, and answered before anything follows it) up to
+          :data:`MAX_DEPTH` commands are in flight; the window opens at 1 on each
+          connection and doubles with each article answered, so an ``AUTHINFO`` the
+          server asks for (480) is met before anything is pipelined. Any other URL (a
+          group listing, ``news:*``) is opened with :meth:`open` on a connection of
+          its own, at its place in the order.
+        * Articles stream from the shared connection, so the caller reads (or
+          closes) each yielded resource before asking for the next item; asking for
+          the next item reads and drops what is left unread of the previous article;
+          reading that resource afterwards raises :class:`StreamClosed`.
+        * When the server closes (or answers 400) with commands unanswered, those are
+          sent again on a new connection, set up from the start. A connection that
+          answered none of them is not replaced: the URLs left get its error. An
+          article whose body was cut is not sent again; its resource raises
+          :class:`PartialTransfer` while being read.
+        * A server that mis-answers (a 220 for another article number or message-id
+          than the one asked, or silence past the read timeout with commands
+          pipelined) is remembered for this handler's life and served one command at
+          a time from then on, starting with a new connection.
+        * Closing the iterator early (``aclose``, ``break``) sends QUIT and closes the
+          connection; resources already yielded and not read must not be read after.
+        """
+        pending: list[tuple[URL, _Target]] = []
+        for url in urls:
+            try:
+                target = self._target(url, options)
+            except AnyURLError as exc:
+                async for outcome in self._batch_run(pending, options):
+                    yield outcome
+                pending = []
+                yield url, exc
+                continue
+            if target.kind not in ("article-id", "article-number"):
+                async for outcome in self._batch_run(pending, options):
+                    yield outcome
+                pending = []
+                try:
+                    resource: Resource | AnyURLError = await self.open(url, options)
+                except AnyURLError as exc:
+                    resource = exc
+                yield url, resource
+                if isinstance(resource, Resource):
+                    await resource.aclose()
+                continue
+            if pending and _batch_key(pending[0][1]) != _batch_key(target):
+                async for outcome in self._batch_run(pending, options):
+                    yield outcome
+                pending = []
+            pending.append((url, target))
+        async for outcome in self._batch_run(pending, options):
+            yield outcome
+
+    async def _batch_run(
+        self, items: list[tuple[URL, _Target]], options: FetchOptions
+    ) -> AsyncIterator[tuple[URL, Resource | AnyURLError]]:
+        """One server's articles over one pipelined connection (replaced as
+        :meth:`open_batch` says)."""
+        if not items:
+            return
+        first_url, first = items[0]
+        key = (first.host, first.port)
+        todo = _plan(items)
+        inflight: deque[_Step] = deque()
+        failed_groups: dict[str, tuple[Response, URL]] = {}
+        session: _Session | None = None
+        login = False
+        newline = b"\r\n" if options.raw else b"\n"
+        try:
+            while todo or inflight:
+                if session is None:
+                    try:
+                        session = await self._connect(first_url, first, options, login=login)
+                    except AnyURLError as exc:
+                        for step in (*inflight, *todo):
+                            if step.url is not None:
+                                yield step.url, exc
+                        return
+                    session.core.set_newline(newline)
+                    answered = 0
+                    depth = 1
+                # Fill the window: one write for all the commands it takes.
+                window = 1 if key in self._serial else depth
+                wire = bytearray()
+                while todo and len(inflight) < window and session.core.can_pipeline():
+                    step = todo.popleft()
+                    failed = failed_groups.get(step.group or "")
+                    if failed is not None and step.url is None:
+                        continue  # that group's GROUP was refused: nothing to select
+                    if failed is not None and step.number is not None:
+                        step.refused = failed[0]
+                    else:
+                        wire += session.core.pipeline(step.command)
+                        if session.trace is not None:
+                            session.trace(f"> {step.command.display()}")
+                    inflight.append(step)
+                if not inflight:
+                    continue
+                step = inflight[0]
+                session.url = step.url or session.url
+                lost: AnyURLError | None = None
+                reply: Response | None = None
+                try:
+                    if wire:
+                        await session.stream.send(bytes(wire))
+                    if step.refused is None:
+                        reply = await session.response()
+                except AnyURLError as exc:  # closed, timed out, or not NNTP
+                    lost = exc
+                if lost is None and step.refused is not None:
+                    inflight.popleft()  # answered here: its group was refused
+                    assert step.url is not None
+                    yield step.url, self._error(session, step.refused,
+                                                f"GROUP {step.group}")
+                    continue
+                if reply is not None and reply.code == 400:  # the server is leaving
+                    lost = self._error(session, reply, step.command.display())
+                if reply is not None and lost is None and reply.code == 480 \
+                        and not session.authenticated:
+                    if len(inflight) == 1 and session.core.state is State.IDLE:
+                        try:
+                            await self._authenticate(session, options, proactive=False)
+                        except AnyURLError as exc:
+                            lost = exc
+                        else:
+                            todo.appendleft(inflight.popleft())
+                            continue
+                    else:
+                        # Pipelined commands met a login demand: a new connection logs
+                        # in first (progress of a kind: the next connection differs).
+                        login, answered = True, answered + 1
+                        lost = LoginDenied(
+                            f"{session.what()} asked for a login in the middle of a "
+                            f"batch, at {session.url.masked()}", url=session.url)
+                if reply is not None and lost is None and not _answers(step, reply):
+                    lost = ProtocolError(f"{session.what()} answered "
+                                         f"{step.command.display()} for "
+                                         f"{session.url.masked()} with another article: "
+                                         f"{reply.line}", url=session.url)
+                    if key in self._serial:  # even one at a time: that URL fails
+                        inflight.popleft()
+                        assert step.url is not None
+                        yield step.url, lost
+                    else:  # lost count of what we pipelined: one at a time from now on
+                        self._serial.add(key)
+                        self.warn(f"{session.what()} answered {step.command.display()} "
+                                  f"with {reply.line!r}; pipelining with it is off")
+                    answered += 1
+                if isinstance(lost, TransferTimeout) and len(session.core.owed) > 1 \
+                        and key not in self._serial:
+                    # Silence with commands pipelined: a server that throws away what
+                    # follows a command (RFC 3977 3.5 warns of them). One at a time.
+                    self._serial.add(key)
+                    self.warn(f"{session.what()} did not answer pipelined commands; "
+                              "pipelining with it is off")
+                    answered += 1
+                if lost is not None:
+                    left = [s for s in (*inflight, *todo) if s.url is not None]
+                    await session.goodbye()
+                    session = None
+                    inflight.clear()
+                    if answered == 0:  # nothing came back on that connection: give up
+                        for s in left:
+                            assert s.url is not None
+                            yield s.url, _for_url(lost, s.url)
+                        return
+                    todo = _replan(left)
+                    continue
+                assert reply is not None
+                inflight.popleft()
+                if step.url is None:  # GROUP
+                    if reply.code != 211:
+                        failed_groups[step.group or ""] = (reply, session.url)
+                    continue
+                answered += 1
+                if reply.code != 220:
+                    yield step.url, self._error(session, reply, step.command.display())
+                    continue
+                depth = min(MAX_DEPTH, depth * 2)
+                body = _Body(session, step.url)
+                resource = Resource(self._article_info(step, reply), body.chunks())
+                yield step.url, resource
+                if not await body.finish():  # the connection broke in (or after) it
+                    left = [s for s in (*inflight, *todo) if s.url is not None]
+                    await session.goodbye()
+                    session = None
+                    inflight.clear()
+                    todo = _replan(left)
+        finally:
+            if session is not None:
+                await session.goodbye()
+
+    def _article_info(self, step: _Step, reply: Response) -> ResourceInfo:
+        """What an article's resource says about it (as :meth:`_article` does)."""
+        target = step.target
+        assert step.url is not None and target is not None
+        info = parse_article_reply(reply)
+        if target.kind == "article-number":
+            filename = f"{target.group}.{target.number}"
+        else:
+            filename = (target.message_id or "article").replace("/", "_")
+        return ResourceInfo(
+            url=step.url,
+            content_type="message/rfc822",
+            filename=filename,
+            kind="article",
+            extra={"server": target.hostport, "message_id": info.message_id,
+                   "number": info.number or target.number, "group": target.group},
+        )
+
     # -- listings -----------------------------------------------------------------------
 
     def _limit(self, options: FetchOptions) -> int:
@@ -786,6 +1038,134 @@ class NewsHandler(SchemeHandler):
                 {**e.to_json(), "url": _group_url(target, e.group)} for e in entries]}
             yield (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode(
                 "utf-8", "surrogateescape")
+
+
+# -- batches --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Step:
+    """One command of a batch: a GROUP (``url`` None) or an article's ARTICLE."""
+
+    command: Command
+    url: URL | None = None
+    target: _Target | None = None
+    group: str | None = None  # the group a GROUP selects, or an ARTICLE n reads
+    number: int | None = None  # ARTICLE n's number
+    refused: Response | None = None  # its group's refusal, answered without sending
+
+
+def _batch_key(target: _Target) -> tuple[str, int, str | None, str | None]:
+    """Article URLs with the same key can share one connection."""
+    return target.host, target.port, target.user, target.password
+
+
+def _plan(items: Iterable[tuple[URL, _Target]]) -> deque[_Step]:
+    """The commands for ``items`` in order, a GROUP wherever the group changes."""
+    steps: deque[_Step] = deque()
+    group: str | None = None
+    for url, target in items:
+        if target.kind == "article-number":
+            assert target.group is not None
+            if target.group != group:
+                group = target.group
+                steps.append(_Step(Command.of("GROUP", group), group=group))
+            steps.append(_Step(Command.of("ARTICLE", str(target.number)), url, target,
+                               group=group, number=target.number))
+        else:
+            assert target.message_id is not None
+            steps.append(_Step(Command.of("ARTICLE", message_id_argument(target.message_id)),
+                               url, target))
+    return steps
+
+
+def _replan(steps: Iterable[_Step]) -> deque[_Step]:
+    """:func:`_plan` again for the article steps of ``steps`` (on a new connection)."""
+    return _plan([(s.url, s.target) for s in steps
+                  if s.url is not None and s.target is not None])
+
+
+def _answers(step: _Step, reply: Response) -> bool:
+    """Whether ``reply`` can be the answer to ``step``: a 220 names the article asked for.
+
+    Servers put the number (0 when asked by message-id) and the message-id in a 220; a
+    pipelined answer naming another article means the server lost count of our
+    commands. Other codes cannot be told apart (a 423 names nothing)."""
+    if step.url is None:  # GROUP: a 211 names the group
+        args = reply.arguments
+        return reply.code != 211 or len(args) < 4 or args[3] == step.group
+    if reply.code != 220:
+        return True
+    info = parse_article_reply(reply)
+    if step.number is not None:
+        return info.number in (0, step.number)
+    assert step.target is not None and step.target.message_id is not None
+    return info.message_id is None or info.message_id == message_id_argument(
+        step.target.message_id)
+
+
+def _for_url(error: AnyURLError, url: URL) -> AnyURLError:
+    """``error`` for ``url``: the same class and words, naming that URL instead."""
+    shown = url.masked()
+    if error.url is None or error.url == shown:
+        return error
+    clone = copy.copy(error)
+    clone.args = tuple(a.replace(error.url, shown) if isinstance(a, str) else a
+                       for a in error.args)
+    clone.message = error.message.replace(error.url, shown)
+    clone.url = shown
+    return clone
+
+
+class _Body:
+    """An article streamed from a batch's connection, valid until the batch moves on."""
+
+    def __init__(self, session: _Session, url: URL):
+        self.session = session
+        self.url = url
+        self.done = False  # its terminating "." was read
+        self.broken = False  # the connection failed in it
+        self.detached = False  # the batch moved on: reading now would read another's
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        """The article's lines as they arrive (the resource's stream)."""
+        session = self.session
+        while self.detached or not self.done:
+            if self.detached:
+                raise StreamClosed(
+                    f"the article {self.url.masked()} was read after its batch moved on",
+                    url=self.url,
+                    hint="Read each resource of open_batch before asking for the next.",
+                )
+            try:
+                event = await session._event()
+            except ConnectionLost:
+                self.broken = True
+                raise PartialTransfer(
+                    f"{session.what()} closed the connection in the middle of "
+                    f"{self.url.masked()}",
+                    url=self.url,
+                    hint="Try again; the server may have been restarted.",
+                ) from None
+            if isinstance(event, EndOfData):
+                self.done = True
+                if session.trace is not None:
+                    session.trace("< .")
+            elif isinstance(event, Data):
+                yield event.data
+
+    async def finish(self) -> bool:
+        """Read and drop what the caller left of the article; False if the connection
+        broke in it (so the batch needs a new one)."""
+        self.detached = True
+        while not (self.done or self.broken):
+            try:
+                event = await self.session._event()
+            except AnyURLError:  # closed, timed out, or not NNTP: the connection is done
+                self.broken = True
+                break
+            self.done = isinstance(event, EndOfData)
+        return not self.broken
 
 
 # -- rendering ----------------------------------------------------------------------------

@@ -12,7 +12,12 @@ with ``.``, so dot-stuffing is exercised), and speaks:
 Behaviour switches (:class:`NNTPServerConfig`) let tests meet the servers of the real
 world: ``user``/``password`` make every reading command answer 480 until AUTHINFO
 succeeds; ``rfc977`` answers CAPABILITIES and OVER with 500 as a 1980s server would
-(XOVER still works); ``greeting`` sends 400/502 and closes. Every command line received
+(XOVER still works); ``greeting`` sends 400/502 and closes. Pipelined commands
+[RFC 3977 3.5] are answered in order, as real servers do; ``close_after`` closes a
+connection after answering that many commands (a per-connection limit: pipelined
+commands beyond it are left unanswered), and ``discard_pipelined`` throws away what
+arrived after a command line before answering it, as RFC 3977 3.5 says some servers
+do (a pipelining client waits for answers that never come). Every command line received
 is kept in :attr:`NNTPServer.received` (AUTHINFO PASS masked), so a test can check what
 reached the wire. Run it with::
 
@@ -35,6 +40,7 @@ __all__ = [
     "Article",
     "NNTPServer",
     "NNTPServerConfig",
+    "generated_articles",
     "make_article",
     "serve_nntp",
 ]
@@ -90,6 +96,15 @@ def make_article(group: str, number: int, subject: str, body: bytes,
     return Article(number, message_id, headers, lines)
 
 
+def generated_articles(count: int, *, group: str = SAMPLE_GROUP,
+                       size: int = 1024) -> tuple[Article, ...]:
+    """``count`` articles numbered from 1, each with a body of about ``size`` octets
+    (lines of 64), for benchmarks and tests of many articles."""
+    line = b"x" * 63 + b"\n"
+    body = line * max(1, size // len(line))
+    return tuple(make_article(group, n, f"Article {n}", body) for n in range(1, count + 1))
+
+
 SAMPLE_ARTICLES: tuple[Article, ...] = (
     make_article(SAMPLE_GROUP, 1, "First article", b"The first article of anyurl.test.\n"),
     make_article(SAMPLE_GROUP, 2, "Dots",
@@ -112,6 +127,10 @@ class NNTPServerConfig:
     password: str | None = None
     rfc977: bool = False
     greeting: int = 200
+    #: Close each connection after answering this many commands (None: never).
+    close_after: int | None = None
+    #: Drop the text received after each command line before answering it.
+    discard_pipelined: bool = False
 
 
 class _Connection:
@@ -185,10 +204,18 @@ class _Connection:
             await self.reply(f"{greeting} service not available")
             return
         await self.reply(f"{greeting} anyurl loopback NNTP server ready")
+        answered = 0
         while True:
+            if self.config.close_after is not None and answered >= self.config.close_after:
+                return
             raw = await self.read_line()
             if raw is None:
                 return
+            if b"\n" in self.buffer:  # the next command came before this one's answer
+                self.server.pipelined += 1
+            if self.config.discard_pipelined:
+                self.buffer = b""
+            answered += 1
             line = raw.rstrip(b"\r").decode("utf-8", "surrogateescape")
             words = line.split()
             verb = words[0].upper() if words else ""
@@ -372,6 +399,8 @@ class NNTPServer:
         self.config = config or NNTPServerConfig()
         self.received: list[str] = []
         self.connections = 0
+        #: Commands that had arrived before the previous command's answer was sent.
+        self.pipelined = 0
 
     async def handle(self, stream: anyio.abc.ByteStream) -> None:
         """Run one session on an accepted connection, and close it."""
@@ -415,8 +444,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--password", help="the password for --user")
     parser.add_argument("--rfc977", action="store_true",
                         help="behave as an old server: no CAPABILITIES, no OVER (XOVER only)")
+    parser.add_argument("--close-after", type=int, metavar="N",
+                        help="close each connection after answering N commands")
+    parser.add_argument("--discard-pipelined", action="store_true",
+                        help="throw away what follows a command line, as some old servers do")
+    parser.add_argument("--articles", type=int, metavar="N",
+                        help="serve N generated articles in the group instead of the sample")
     args = parser.parse_args(argv)
-    config = NNTPServerConfig(user=args.user, password=args.password, rfc977=args.rfc977)
+    config = NNTPServerConfig(user=args.user, password=args.password, rfc977=args.rfc977,
+                              close_after=args.close_after,
+                              discard_pipelined=args.discard_pipelined)
+    if args.articles:
+        config.articles = generated_articles(args.articles)
     try:
         anyio.run(serve_nntp, args.host, args.port, config)
     except KeyboardInterrupt:

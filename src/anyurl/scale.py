@@ -222,7 +222,8 @@ def _run_mirror(start: tuple[str, ...], root: str, options: dict[str, Any],
                 "fetched_now": summary.fetched_now,
                 "errors": list(summary.errors), "failed_now": summary.failed_now,
                 "links_found": summary.links_found, "links_skipped": summary.links_skipped,
-                "foreign": summary.foreign}
+                "refreshed": summary.refreshed, "outcomes": summary.outcomes,
+                "gone": summary.gone, "foreign": summary.foreign}
 
     return anyio.run(main)
 

@@ -115,8 +115,12 @@ def test_mirror_on_the_cluster_resumes_without_refetching(cluster: Any, peers: A
                 rel = path.relative_to(root).as_posix().split("/pub/", 1)[1]
                 got[rel] = _sha(path.read_bytes())
         assert got == expected, report["root"]
-    again = mirror_dask(start, cluster, tmp_path, options=options)
+    again = mirror_dask(start, cluster, tmp_path, options={**options, "refresh": False})
     assert [r["fetched_now"] for r in again] == [0, 0]  # every URL was done already
+    refreshed = mirror_dask(start, cluster, tmp_path, options=options)
+    for report in refreshed:  # checked again: nothing new, nothing changed on the servers
+        assert report["outcomes"].get("unchanged", 0) == report["done"]
+        assert not report["gone"]
 
 
 def test_mirror_on_the_cluster_copies_a_site_and_a_newsgroup_with_warc(

@@ -300,7 +300,7 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
 
     fields = {k: getattr(options, k) for k in (
         "max_depth", "include", "exclude", "span_hosts", "robots", "parallel", "per_host",
-        "wait", "retry", "limit_rate", "retry_failed", "render", "gopher_views")}
+        "wait", "retry", "limit_rate", "retry_failed", "render", "gopher_views", "refresh")}
     if options.warc is not None:
         print("anyurl: with --dask each worker writes its own WARC file: "
               "DIR/<host>/mirror.warc.gz", file=sys.stderr)
@@ -317,6 +317,12 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
                         report["root"])
         if not args.silent:
             _print_skipped(report.get("links_found", 0), report.get("links_skipped", 0))
+            if report.get("refreshed"):
+                outcomes = report.get("outcomes", {})
+                print(f"anyurl: {report['root']} refreshed: {outcomes.get('new', 0)} new, "
+                      f"{outcomes.get('changed', 0)} changed, "
+                      f"{outcomes.get('unchanged', 0)} unchanged, "
+                      f"{report.get('gone', 0)} no longer listed", file=sys.stderr)
             print(f"anyurl: {report['root']} on {report['worker']}: {report['done']} done "
                   f"({report['fetched_now']} now), {report['failed']} failed, "
                   f"{human_bytes(report['bytes'])}", file=sys.stderr)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -45,6 +46,10 @@ from anyurl.transport import Dialer
 from anyurl.url import DEFAULT_PORTS, URL, mask, parse
 
 __all__ = ["FetchResult", "Resolver"]
+
+#: What in a URL's text may become a line break or NUL on a wire: checked again at the
+#: gate for URLs that were built rather than parsed.
+_MAY_BREAK_A_LINE = re.compile(r"%0[aAdD]|%00|[\r\n\0]")
 
 if TYPE_CHECKING:
     from anyurl.downloader import Progress, TransferResult
@@ -142,6 +147,11 @@ class Resolver:
         :class:`~anyurl.errors.PolicyRefused`; a non-default port is reported to ``warn``.
         """
         parsed = self.parse(url)
+        if isinstance(url, URL) and _MAY_BREAK_A_LINE.search(str(url)):
+            # A URL built, not parsed (URL(...), .replace()): its text passes the parser's
+            # section 6 check too, and what is used is what the parser makes of it, so no
+            # CR, LF or NUL reaches a server from it.
+            parsed = parse(str(url), strict=self.strict)
         if parsed.scheme == "file" and self.config.file_ftp_fallback:
             from anyurl.schemes.file import is_local_host
 

@@ -215,3 +215,20 @@ def test_plan_refuses_a_line_break_in_gopher_plus(url: str) -> None:
                        capture_output=True, stdin=subprocess.DEVNULL, env=_env(), timeout=60)
     assert r.returncode == 3, r.stderr
     assert b"INJ" not in r.stdout and b"Gopher+ string" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("path", ["0a%0D%0AINJ", "0a\r\nINJ", "0a%00b"])
+def test_a_built_url_is_checked_again_at_the_gate(path: str) -> None:
+    """A URL made with ``replace`` (not parsed) passes the same section 6 check at the
+    resolver's gate; an http path, which travels still encoded, keeps its %0D."""
+    from anyurl.errors import URLError
+    from anyurl.resolver import Resolver
+    from anyurl.url import parse
+
+    built = parse("gopher://127.0.0.1/0a").replace(path=path)
+    if "%" in path:
+        with pytest.raises(URLError):
+            Resolver().admit(built)
+    else:  # raw line breaks are the Appendix's folding: dropped, never sent
+        assert str(Resolver().admit(built)) == "gopher://127.0.0.1/0aINJ"
+    assert str(Resolver().admit(parse("http://127.0.0.1/a%0Db"))) == "http://127.0.0.1/a%0Db"

@@ -343,3 +343,45 @@ def test_credential_headers_stay_with_the_start_server(server: ScriptedServer,
             assert ("cookie" in elsewhere) is trusted
     finally:
         other.close()
+
+
+def test_a_robots_crawl_delay_spaces_the_requests_to_its_host(server: ScriptedServer,
+                                                              tmp_path: Path) -> None:
+    """No pause by default, but a robots.txt Crawl-delay is a pause between two requests
+    to the host, even with two connections allowed (issue 21: politeness by what site
+    operators ask for)."""
+    import time as clock
+
+    arrived: list[float] = []
+
+    def page(body: bytes) -> Any:
+        def reply(q: Any) -> Reply:
+            arrived.append(clock.monotonic())
+            return Reply(body=body)
+        return reply
+
+    server.routes["/robots.txt"] = lambda q: Reply(body=b"User-agent: *\nCrawl-delay: 1\n")
+    server.routes["/d/"] = lambda q: html("".join(f'<a href="f{i}">f</a>' for i in range(4)))
+    for i in range(4):
+        server.routes[f"/d/f{i}"] = page(b"f\n")
+    r = mirror("-o", str(tmp_path / "m"), "--per-host", "2", server.url("/d/"))
+    assert r.returncode == 0, r.stderr
+    gaps = [b - a for a, b in zip(arrived, arrived[1:], strict=False)]
+    assert len(arrived) == 4 and min(gaps) >= 1 - 0.02, gaps  # the pause asked for
+
+
+def test_crawl_delay_values() -> None:
+    import urllib.robotparser
+
+    from anyurl.mirror.robots import MAX_CRAWL_DELAY, Robots
+    from anyurl.url import parse
+
+    robots = Robots(resolver=None)  # type: ignore[arg-type]
+    url = parse("http://h/x")
+    assert robots.crawl_delay(url) == 0.0  # not read yet
+    for text, expected in [("Crawl-delay: 2", 2.0), ("Crawl-delay: 1000", MAX_CRAWL_DELAY),
+                           ("Disallow: /p", 0.0), ("Crawl-delay: soon", 0.0)]:
+        rules = urllib.robotparser.RobotFileParser()
+        rules.parse(["User-agent: *", text])
+        robots._rules["http://h:80"] = rules
+        assert robots.crawl_delay(url) == expected, text

@@ -76,8 +76,10 @@ def add_parser(sub: Any) -> None:
                    help="transfers at once (default 4)")
     p.add_argument("--per-host", type=int, default=2, metavar="N",
                    help="transfers at once to one host (default 2)")
-    p.add_argument("--wait", type=float, default=0.1, metavar="SECONDS",
-                   help="pause between two requests to one host (default 0.1)")
+    p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                   help="pause between two requests to one host (default none: at most "
+                   "--per-host connections to a host, and a robots.txt Crawl-delay is "
+                   "honoured)")
     p.add_argument("--retry", type=int, default=3, metavar="N",
                    help="retry a transient failure up to N times, with backoff (default 3)")
     p.add_argument("--retry-failed", action="store_true",

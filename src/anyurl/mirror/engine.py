@@ -306,15 +306,19 @@ class Mirror:
             state.unchanged(entry.url)
             return
         host = (url.host or "").lower()
-        await self._polite(host)
+        wait = self.options.wait
+        if self.robots is not None:
+            wait = max(wait, self.robots.crawl_delay(url))
+        await self._polite(host, wait)
         self._host_busy[host] = self._host_busy.get(host, 0) + 1
         try:
             result, watch = await self._fetch(url, previous)
             dialogue = watch.dialogue
         finally:
             self._host_busy[host] -= 1
-            if self.options.wait:
-                self._host_next[host] = time.monotonic() + self.options.wait
+            if wait:  # the pause runs from the end of this request
+                self._host_next[host] = max(self._host_next.get(host, 0.0),
+                                            time.monotonic() + wait)
         if isinstance(result.error, Redirected):
             try:
                 await self._redirected(state, entry, url, result.error, dialogue)
@@ -335,10 +339,15 @@ class Mirror:
         except (AnyURLError, OSError) as exc:
             self._failed(state, entry.url, _local(url, exc))
 
-    async def _polite(self, host: str) -> None:
+    async def _polite(self, host: str, wait: float) -> None:
+        """Wait for ``host``'s next free moment; with a pause asked (``--wait``, a
+        ``Crawl-delay``), take it, so that the next request waits its turn too."""
         while True:
-            delay = self._host_next.get(host, 0.0) - time.monotonic()
+            now = time.monotonic()
+            delay = self._host_next.get(host, 0.0) - now
             if delay <= 0:
+                if wait:
+                    self._host_next[host] = now + wait
                 return
             await anyio.sleep(delay)
 

@@ -8,7 +8,9 @@ task of the same host) reads it from there rather than asking again, until it is
 :data:`MAX_AGE` old (RFC 9309 2.4: caches SHOULD NOT be kept longer than 24 hours). As
 RFC 9309 2.3.1 says: a 4xx answer (no file) allows everything; a server that cannot be
 reached or answers 5xx disallows everything for now (the URLs fail and are retried on
-the next run with ``--retry-failed``; that answer is not kept).
+the next run with ``--retry-failed``; that answer is not kept). A ``Crawl-delay`` line
+(not in RFC 9309, but what site operators write to ask for fewer requests) sets the
+pause between two requests to the host, when it is longer than ``--wait``.
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ from anyurl.mirror.state import CrawlState
 from anyurl.resolver import Resolver
 from anyurl.url import URL
 
-__all__ = ["MAX_AGE", "MAX_ROBOTS", "USER_AGENT", "Robots"]
+__all__ = ["MAX_AGE", "MAX_CRAWL_DELAY", "MAX_ROBOTS", "USER_AGENT", "Robots"]
 
 MAX_ROBOTS = 512 << 10
 USER_AGENT = "anyurl"
 #: Seconds a kept robots.txt is used before it is fetched again.
 MAX_AGE = 24 * 3600.0
+#: The longest ``Crawl-delay`` honoured (a site asking for more is waited on this long).
+MAX_CRAWL_DELAY = 60.0
 
 
 class Robots:
@@ -56,6 +60,25 @@ class Robots:
                 if rules is None:
                     rules = self._rules[origin] = await self._load(url, origin)
         return rules.can_fetch(self.user_agent, str(url))
+
+    def crawl_delay(self, url: URL) -> float:
+        """The ``Crawl-delay`` (seconds between two requests) that the robots.txt read for
+        ``url``'s origin asks of this crawler, capped at :data:`MAX_CRAWL_DELAY`; 0 when
+        it asks none (or was not read: call :meth:`allows` first)."""
+        origin = f"{url.scheme}://{(url.host or '').lower()}:{url.effective_port}"
+        rules = self._rules.get(origin)
+        if rules is None:
+            return 0.0
+        try:
+            delay = rules.crawl_delay(self.user_agent)
+        except (TypeError, ValueError):
+            return 0.0
+        if delay is None:
+            return 0.0
+        try:
+            return min(max(float(delay), 0.0), MAX_CRAWL_DELAY)
+        except (TypeError, ValueError):
+            return 0.0
 
     async def _load(self, url: URL, origin: str) -> urllib.robotparser.RobotFileParser:
         """The rules kept in the state when fresh, else fetched (and kept when final)."""

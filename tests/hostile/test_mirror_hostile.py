@@ -354,8 +354,8 @@ def test_a_robots_crawl_delay_spaces_the_requests_to_its_host(server: ScriptedSe
 
     arrived: list[float] = []
 
-    def page(body: bytes) -> Any:
-        def reply(q: Any) -> Reply:
+    def page(body: bytes) -> Callable[[Request], Reply]:
+        def reply(q: Request) -> Reply:
             arrived.append(clock.monotonic())
             return Reply(body=body)
         return reply

@@ -9,6 +9,7 @@ its WARC and manifest carry no password.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -366,7 +367,7 @@ def test_a_robots_crawl_delay_spaces_the_requests_to_its_host(server: ScriptedSe
         server.routes[f"/d/f{i}"] = page(b"f\n")
     r = mirror("-o", str(tmp_path / "m"), "--per-host", "2", server.url("/d/"))
     assert r.returncode == 0, r.stderr
-    gaps = [b - a for a, b in zip(arrived, arrived[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(arrived)]
     assert len(arrived) == 4 and min(gaps) >= 1 - 0.02, gaps  # the pause asked for
 
 

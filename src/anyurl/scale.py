@@ -1,13 +1,17 @@
 """Scale-out on a Dask distributed cluster: many URLs, sharded by host, one worker per host.
 
 ``anyurl get -i URLS --dask tcp://scheduler:8786`` and :func:`fetch_many_dask` give each
-host (scheme, host, port) to one worker of the cluster, chosen by a stable hash of the
-host over the workers' sorted addresses, and send each worker one task holding all the
-URLs of its hosts. The worker runs an ordinary :class:`~anyurl.downloader.Downloader`
-over them: per-host politeness (``per_host`` at once, retries with backoff, FTP
-connection reuse) holds across the cluster because no other worker ever speaks to that
-host, and a failure is retried there, by the downloader that owns the host; a task
-that dies with its worker is retried by Dask on another (``retries``).
+host (scheme, host, port) to one worker of the cluster, by load (:func:`assign`: the
+hosts with the most URLs first, each to the worker with the least work so far), and cut
+a host's URLs into tasks of at most ``chunk`` URLs that run one after the other (each
+waits for the one before), so that one host is spoken to by one worker at a time while
+the scheduler balances what is left: a worker that is done early takes the next task of
+a host whose last task has finished. Each task runs an ordinary
+:class:`~anyurl.downloader.Downloader` over its URLs: per-host politeness (``per_host``
+at once, retries with backoff, FTP connection reuse) holds across the cluster, and a
+failure is retried by that downloader; a task that dies with its worker is retried by
+Dask on another (``retries``). Tasks are submitted as one batch and their results
+collected as they complete.
 
 Each worker writes its files under the output directory (which all workers must see:
 a shared file system, or each machine's own disk when the results are collected
@@ -33,7 +37,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ShardResult", "assign", "fetch_many_dask", "mirror_dask", "shard_key"]
+__all__ = ["CHUNK", "ShardResult", "assign", "chunks", "fetch_many_dask", "mirror_dask",
+           "shard_key"]
+
+#: URLs of one host in one task: small enough that the scheduler can balance the rest,
+#: large enough that a task's start-up (a resolver, a downloader) is spread thin.
+CHUNK = 2000
 
 
 @dataclass(frozen=True)
@@ -74,19 +83,35 @@ def shard_key(url: str) -> str:
 
 
 def assign(urls: Iterable[str], workers: list[str]) -> dict[str, list[str]]:
-    """Worker address -> its URLs: every URL of one host to the same worker.
+    """Worker address -> its URLs: every URL of one host to the same worker, the work
+    balanced by URL count.
 
-    The worker is the host's SHA-256 modulo the number of workers, over their sorted
-    addresses: stable for a given cluster, independent of the order of the URLs.
+    Hosts are taken from the one with the most URLs down (ties by the SHA-256 of the
+    host), each given to the worker with the fewest URLs so far (ties by address), as
+    the longest-processing-time rule schedules: eight equal hosts on eight workers get
+    one each, where a hash put two on one and none on another. The answer depends only
+    on the URLs and the set of workers, not on their order.
     """
     if not workers:
         raise ValueError("the Dask cluster has no workers")
-    ordered = sorted(workers)
-    shards: dict[str, list[str]] = {w: [] for w in ordered}
+    hosts: dict[str, list[str]] = {}
     for url in urls:
-        digest = hashlib.sha256(shard_key(url).encode()).digest()
-        shards[ordered[int.from_bytes(digest[:8], "big") % len(ordered)]].append(url)
+        hosts.setdefault(shard_key(url), []).append(url)
+    ordered = sorted(set(workers))
+    load = dict.fromkeys(ordered, 0)
+    shards: dict[str, list[str]] = {w: [] for w in ordered}
+    for host in sorted(hosts, key=lambda h: (-len(hosts[h]),
+                                             hashlib.sha256(h.encode()).digest())):
+        worker = min(ordered, key=lambda w: (load[w], w))
+        shards[worker] += hosts[host]
+        load[worker] += len(hosts[host])
     return {w: u for w, u in shards.items() if u}
+
+
+def chunks(urls: list[str], size: int) -> list[list[str]]:
+    """``urls`` in consecutive pieces of at most ``size`` (the tasks of one host)."""
+    size = max(1, size)
+    return [urls[i : i + size] for i in range(0, len(urls), size)]
 
 
 @contextmanager
@@ -104,8 +129,9 @@ def _connected(scheduler: Any) -> Iterator[Any]:
         client.close()
 
 
-def _run_shard(task: _Task) -> list[dict[str, Any]]:
-    """On a worker: fetch the task's URLs with a downloader; one dict per URL."""
+def _run_shard(task: _Task, after: Any = None) -> list[dict[str, Any]]:
+    """On a worker: fetch the task's URLs with a downloader; one dict per URL. ``after``
+    is the result of the host's previous task, which this one waits for (unused)."""
     import anyio
 
     from anyurl.config import Config
@@ -175,23 +201,37 @@ def fetch_many_dask(
     per_host: int = 2,
     parallel: int = 8,
     task_retries: int = 2,
+    chunk: int = CHUNK,
 ) -> list[ShardResult]:
     """Fetch ``urls`` on the Dask cluster at ``scheduler`` (an address such as
     ``tcp://10.0.0.1:8786``, or a ``distributed.Client``) into ``output_dir``.
 
     ``config`` holds :class:`~anyurl.config.Config` fields for the workers' resolvers
-    (plain values: it travels to them). Blocks until every URL has a result.
+    (plain values: it travels to them); ``chunk`` is the most URLs of one host in one
+    task. Blocks until every URL has a result; results come in the order tasks finish.
     """
     with _connected(scheduler) as client:
+        from distributed import as_completed
+
         workers = list(client.scheduler_info()["workers"])
         futures = []
         for worker, shard in assign(list(urls), workers).items():
-            task = _Task(tuple(shard), os.fspath(output_dir), dict(config or {}), retry,
-                         per_host, parallel)
-            futures.append(client.submit(_run_shard, task, workers=[worker],
-                                         allow_other_workers=True, pure=False,
-                                         retries=task_retries))
-        rows = [row for batch in client.gather(futures) for row in batch]
+            by_host: dict[str, list[str]] = {}
+            for url in shard:
+                by_host.setdefault(shard_key(url), []).append(url)
+            for host_urls in by_host.values():
+                previous: Any = None
+                for piece in chunks(host_urls, chunk):
+                    task = _Task(tuple(piece), os.fspath(output_dir), dict(config or {}),
+                                 retry, per_host, parallel)
+                    # The host's tasks run one after the other: each waits for the one
+                    # before (its rows are handed over, a few hundred KB at most).
+                    previous = client.submit(
+                        _run_shard, task, previous, workers=[worker],
+                        allow_other_workers=True, pure=False, retries=task_retries)
+                    futures.append(previous)
+        rows = [row for _, batch in as_completed(futures, with_results=True)
+                for row in batch]
     return [ShardResult(**{k: v for k, v in row.items() if k != "time"}) for row in rows]
 
 

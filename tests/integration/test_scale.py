@@ -247,3 +247,30 @@ def test_a_mirror_survives_a_killed_worker_without_refetching(peers: Any,
     assert len(files) == data.MANY_COUNT
     assert all(files[f"file{i:03d}.txt"] == data.expected_bytes(f"many/file{i:03d}.txt")
                for i in range(data.MANY_COUNT))
+
+
+def test_assign_balances_hosts_by_their_urls() -> None:
+    """Eight equal hosts on eight workers: one each (a hash gave [2,1,1,1,1,1,1,0]);
+    unequal hosts: the biggest first, each to the least loaded worker."""
+    from anyurl.scale import assign, chunks, shard_key
+
+    workers = [f"tcp://10.0.0.{i}:1" for i in range(8)]
+    urls = [f"http://h{h}.example/f{i}" for h in range(8) for i in range(100)]
+    shards = assign(urls, workers)
+    assert sorted(len(v) for v in shards.values()) == [100] * 8
+    assert all(len({shard_key(u) for u in v}) == 1 for v in shards.values())
+    sizes = {"a": 600, "b": 300, "c": 300, "d": 200, "e": 100}
+    urls = [f"http://{h}.example/f{i}" for h, n in sizes.items() for i in range(n)]
+    loads = sorted(len(v) for v in assign(urls, workers[:2]).values())
+    assert loads == [700, 800]  # a+e | b+c+d: as even as whole hosts allow
+    assert chunks(list("abcde"), 2) == [["a", "b"], ["c", "d"], ["e"]]
+
+
+def test_fetch_many_cuts_a_host_into_tasks(cluster: Any, peers: Any, tmp_path: Path) -> None:
+    """A host's URLs in several tasks, one after the other: every URL once."""
+    from anyurl.scale import fetch_many_dask
+
+    urls = [peers["nginx"].url(f"many/file{i:03d}.txt") for i in range(30)]
+    results = fetch_many_dask(urls, cluster, tmp_path, retry=1, chunk=7)
+    assert sorted(r.url for r in results) == sorted(urls)
+    assert all(r.exit_code == 0 for r in results), [r.error for r in results if r.error]

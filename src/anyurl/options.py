@@ -1,4 +1,4 @@
-"""Typed per-scheme options: one frozen dataclass per handler (STYLE.md 17).
+"""Typed per-scheme options: one frozen dataclass per handler.
 
 A request's common choices (resume offset, trace, output format) are fields of
 :class:`~anyurl.schemes.base.FetchOptions`; what only one scheme understands is one of

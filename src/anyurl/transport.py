@@ -1,4 +1,7 @@
-"""The one place that touches sockets: TCP, UDP and TLS connections, timeouts, error mapping.
+"""The one place that opens connections: TCP, UDP and TLS, timeouts, error mapping.
+
+Every socket anyurl uses is made here; :mod:`anyurl.bulk` moves a raw body from one of
+these sockets (handed over by the stream that owns it) to a file descriptor.
 
 Protocol cores never see a socket and handlers never catch ``OSError``: every foreign
 exception of a socket, TLS or anyio stream (``socket.gaierror``,

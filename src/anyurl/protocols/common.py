@@ -1,6 +1,6 @@
 """The vocabulary every sans-I/O core shares, in the manner of h11's ``_util.py``.
 
-A core is bytes in, events out (STYLE.md 1, 13):
+A core is bytes in, events out:
 
 * ``receive_data(data)`` feeds what the connection received; ``b""`` is the end of the
   stream.

@@ -44,7 +44,7 @@ from anyurl.cli.scheme_options import (
 from anyurl.cli.terminal import wanted
 from anyurl.config import Config, load_config
 from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
-from anyurl.errors import Aborted, AnyURLError, FileExists
+from anyurl.errors import Aborted, AnyURLError, FileExists, ResumeFailed
 from anyurl.names import remote_name
 from anyurl.options import HTTPOptions, SchemeOptions
 from anyurl.request import with_login
@@ -158,9 +158,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     clobber.add_argument("--no-clobber", action="store_true",
                          help="never overwrite an existing file, not even -o FILE")
     out.add_argument("-C", "--continue", dest="resume", nargs="?", const="-", default=None,
-                     metavar="-",
-                     help="continue a partial download (FILE.part) where it ends; "
-                     "'-C -' as curl writes it")
+                     metavar="-|OFFSET",
+                     help="continue a partial download where it ends, as curl's '-C -' "
+                     "and wget's -c: FILE.part of an interrupted run, else FILE itself "
+                     "(appended to only when the server sends the bytes after it); "
+                     "'-C OFFSET' checks that the file holds OFFSET bytes (to stdout: "
+                     "the bytes from OFFSET)")
     out.add_argument("--raw", action="store_true",
                      help="the bytes the server sent (gopher menus), not a rendering")
     out.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -541,6 +544,8 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
                 url = resolver.parse(text)  # once: the job carries the URL, not its text
                 url = with_login(url, args.login)
                 target = output_path(args, url)
+                if target is not None and args.resume_from is not None:
+                    check_resume_from(target, args.resume_from)
             except AnyURLError as exc:
                 results[i] = TransferResult(Job(text, index=i), error=exc)
                 events.finished(results[i])
@@ -581,6 +586,25 @@ async def _cancel_on_signal(scope: anyio.CancelScope, events: CLIEvents) -> None
             events.interrupted = True
             scope.cancel()
             return
+
+
+def check_resume_from(target: Path, offset: int) -> None:
+    """``-C OFFSET`` with a file: what is continued (``FILE.part``, else ``FILE``) must
+    hold exactly OFFSET bytes. curl appends after whatever is there; anyurl neither
+    leaves a gap nor cuts bytes off a file, so a mismatch is refused before connecting."""
+    part = target.with_name(target.name + ".part")
+    have = None
+    try:  # the .part of an interrupted run first, as the write path continues it
+        have = (os.lstat(part) if os.path.lexists(part) else os.stat(target)).st_size
+    except OSError:
+        pass  # none there (or the write path says why, when it plans the target)
+    if (have or 0) == offset:
+        return
+    what = (f"there is no {str(target)!r} to continue" if have is None
+            else f"{str(target)!r} holds {have} bytes, not {offset}")
+    raise ResumeFailed(f"-C {offset}: {what}",
+                       hint="'-C -' continues a file from its end; '-r OFFSET-' fetches the "
+                       "bytes from OFFSET on their own.")
 
 
 def _report_interrupt(args: argparse.Namespace, jobs: list[Job], events: CLIEvents) -> int:
@@ -660,10 +684,12 @@ def _urls(args: argparse.Namespace) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """``anyurl get``: read the URLs and options, fetch, and return the exit status."""
+    args.resume_from = None
     if args.resume is not None and args.resume != "-":
-        # ``-C URL``: the flag without its optional '-', followed by the first URL
-        args.urls = [args.resume, *args.urls]
-        args.resume = "-"
+        if args.resume.isdigit():  # ``-C OFFSET``, as curl
+            args.resume_from = int(args.resume)
+        else:  # ``-C URL``: the flag without its optional '-', followed by the first URL
+            args.urls = [args.resume, *args.urls]
     args.resume = args.resume is not None
     try:
         urls = _urls(args)
@@ -684,6 +710,9 @@ def run(args: argparse.Namespace) -> int:
         print("anyurl: -r and -C cannot be combined: a range is fetched whole",
               file=sys.stderr)
         return 2
+    if args.resume_from is not None and not writes_files(args):
+        # ``-C OFFSET`` to stdout: the bytes from OFFSET, as curl writes them
+        args.range, args.resume, args.resume_from = f"{args.resume_from}-", False, None
     try:
         config = build_config(args)
         args.scheme_options = trusted(scheme_options(args), args.location_trusted)

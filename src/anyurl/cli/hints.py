@@ -19,6 +19,8 @@ CLI_HINTS: dict[str, str] = {
     "output_is_directory": "Name a file inside it, or use -O with --output-dir for remote "
                            "names.",
     "clobber": "Use --clobber to overwrite it, or -C to continue it.",
+    "continue_whole": "Run without -C to fetch the whole file again (with -O, add "
+                      "--clobber).",
     "create_dirs": "Create it, or add --create-dirs.",
     "cacert": "Give a PEM file to --cacert, or a directory made by c_rehash to --capath.",
     "client_cert": "Give a PEM certificate to --cert, and its key to --key if it is in "

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 
-from anyurl.cli.common import escape_controls, print_error, print_warning
+from anyurl.cli.common import error_text, escape_controls, print_error, print_warning
 from anyurl.cli.scheme_options import (
     add_scheme_arguments,
     apply_to_config,
@@ -381,7 +381,8 @@ class CLIEvents(DownloadEvents):
         """Say on stderr that a transfer is retried, when, and from which byte."""
         if not self.args.silent:
             where = f" from byte {resume_at}" if resume_at else ""
-            print_warning(f"{error}; retry {retry} of {self.retries} in "
+            # The message only: what to try is this very retry, not the library's hint.
+            print_warning(f"{error.message.rstrip('.')}; retry {retry} of {self.retries} in "
                           f"{delay:g}s{where}")
 
     def finished(self, result: TransferResult) -> None:
@@ -394,7 +395,10 @@ class CLIEvents(DownloadEvents):
         if self.archive is not None and result.ok:
             self.archive.record(result)
         if self.json_lines:
-            print(json.dumps(result.to_json()), flush=True)
+            line = result.to_json()
+            if result.error is not None:  # in the command line's words, as printed
+                line["error"] = error_text(result.error)
+            print(json.dumps(line), flush=True)
         if self.args.write_out:
             sys.stdout.write(write_out(self.args.write_out, result))
             sys.stdout.flush()
@@ -719,12 +723,12 @@ def run(args: argparse.Namespace) -> int:
         byte_range(args.range)
         args.write_out = read_write_out(args.write_out)
         args.login = login_from(args.user)
+    except AnyURLError as exc:  # before OSError/ValueError: some of ours are those too
+        print_error(exc)
+        return exc.exit_code
     except (OSError, ValueError) as exc:
         print(f"anyurl: {exc}", file=sys.stderr)
         return 2
-    except AnyURLError as exc:
-        print_error(exc)
-        return exc.exit_code
     if args.dask:
         return _fetch_on_dask(args, config, urls)
     try:

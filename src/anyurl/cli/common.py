@@ -13,10 +13,12 @@ import sys
 
 from anyurl.errors import AnyURLError
 
-__all__ = ["error_line", "error_text", "escape_controls", "human_bytes", "print_error",
+__all__ = ["COMMANDS", "error_line", "error_text", "escape_controls", "human_bytes", "print_error",
            "print_warning"]
 
 PROG = "anyurl"
+#: The subcommands; any other first word is a URL (``anyurl URL`` is ``anyurl get URL``).
+COMMANDS = ("parse", "extract", "get", "mirror", "demo")
 
 #: C0 controls, DEL and C1 controls (ESC and CSI start terminal escape sequences).
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")

@@ -11,6 +11,7 @@ Ctrl-C leaves a truncated file under its final name.
 ``--json`` has two meanings, told apart by where the bodies go: with ``-o``/``-O``
 (bodies in files, stdout free) it prints one JSON line per transfer for scripts;
 without (bodies on stdout) it asks handlers for menus and listings as JSON items.
+Followed by JSON text or ``@FILE`` it is curl's ``--json DATA`` (:func:`take_json_data`).
 
 The exit status is the first failure's curl-compatible code, in the order the URLs
 were given; each failure is printed when it happens and, when there are several,
@@ -34,24 +35,32 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 
-from anyurl.cli.common import error_text, escape_controls, print_error, print_warning
+from anyurl.cli.common import COMMANDS, error_text, escape_controls, print_error, print_warning
 from anyurl.cli.scheme_options import (
     add_scheme_arguments,
     apply_to_config,
     byte_range,
     scheme_options,
 )
+from anyurl.cli.suggest import JSON_DATA, looks_like_a_word, suggest
 from anyurl.cli.terminal import wanted
 from anyurl.config import Config, load_config
 from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
-from anyurl.errors import Aborted, AnyURLError, FileExists, ResumeFailed
+from anyurl.errors import (
+    Aborted,
+    AnyURLError,
+    FileExists,
+    ResumeFailed,
+    URLError,
+    URLSyntaxError,
+)
 from anyurl.names import remote_name
 from anyurl.options import HTTPOptions, SchemeOptions
 from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.url import URL
+from anyurl.url import URL, mask
 from anyurl.url.text import find_urls
 
 if TYPE_CHECKING:
@@ -85,7 +94,8 @@ many URLs:
 
 JSON_HELP = ("with -o/-O: one JSON line per transfer on stdout (url, status, exit_code, "
              "bytes, seconds, file, error); without (bodies on stdout): menus and "
-             "listings as JSON items")
+             "listings as JSON items. Followed by JSON data ('{...}', '[...]') or "
+             "@FILE: curl's --json, POST it as application/json")
 
 
 def add_parser(sub: Any) -> None:
@@ -545,7 +555,10 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         jobs: list[Job] = []
         for i, text in enumerate(urls):
             try:
-                url = resolver.parse(text)  # once: the job carries the URL, not its text
+                try:
+                    url = resolver.parse(text)  # once: the job carries the URL, not its text
+                except URLSyntaxError as exc:
+                    raise not_a_url(text, exc) from None
                 url = with_login(url, args.login)
                 target = output_path(args, url)
                 if target is not None and args.resume_from is not None:
@@ -590,6 +603,24 @@ async def _cancel_on_signal(scope: anyio.CancelScope, events: CLIEvents) -> None
             events.interrupted = True
             scope.cancel()
             return
+
+
+def not_a_url(text: str, exc: URLSyntaxError) -> URLError:
+    """A URL that does not parse, named (password masked), and what was probably meant:
+    a command (``mirorr``), an option without its dashes (``plan``)."""
+    options = tuple(o for a in _option_actions() for o in a.option_strings)
+    meant = suggest(text, COMMANDS, options)
+    hint = f"Did you mean '{meant}'?" if meant else None
+    if hint is None and looks_like_a_word(text):
+        hint = "A URL starts with its scheme (http://, ftp://, ...); 'anyurl --help' " \
+               "lists the commands."
+    return URLError(f"{mask(text)!r} is not a URL: {exc.message}", hint=hint)
+
+
+def _option_actions() -> list[argparse.Action]:
+    parser = argparse.ArgumentParser(add_help=False)
+    add_arguments(parser)
+    return list(parser._actions)
 
 
 def check_resume_from(target: Path, offset: int) -> None:
@@ -686,8 +717,27 @@ def _urls(args: argparse.Namespace) -> list[str]:
     return urls
 
 
+def take_json_data(args: argparse.Namespace) -> None:
+    """curl 7.82's ``--json DATA``: ``--json`` followed by JSON text (``{...}``, ``[...]``)
+    or ``@FILE`` posts it as JSON, as curl does (``--data-binary DATA`` with
+    ``Content-Type`` and ``Accept: application/json``). Such text is never a URL, so
+    anyurl's own ``--json`` (JSON lines with -o/-O, JSON items without) stays as it is
+    when what follows is a URL."""
+    if not args.json:
+        return
+    data = [u for u in args.urls if JSON_DATA.match(u) or u.startswith("@")]
+    if not data:
+        return
+    args.urls = [u for u in args.urls if u not in data]
+    args.data_binary = [*args.data_binary, *data]
+    args.header = ["Content-Type: application/json", "Accept: application/json",
+                   *args.header]
+    args.json = False
+
+
 def run(args: argparse.Namespace) -> int:
     """``anyurl get``: read the URLs and options, fetch, and return the exit status."""
+    take_json_data(args)
     args.resume_from = None
     if args.resume is not None and args.resume != "-":
         if args.resume.isdigit():  # ``-C OFFSET``, as curl

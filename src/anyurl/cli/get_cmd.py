@@ -29,6 +29,7 @@ import os
 import re
 import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -221,9 +222,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        "instead of the URL's (asked for on a terminal without ':PASSWORD')")
     proto.add_argument("-w", "--write-out", metavar="FORMAT",
                        help="after each transfer print FORMAT with curl's variables: "
-                       "%%{http_code} %%{response_code} %%{size_download} %%{time_total} "
-                       "%%{url_effective} %%{exitcode} %%{filename_effective} "
-                       "%%{content_type}; '@FILE' reads FORMAT from FILE")
+                       "%%{http_code} %%{num_redirects} %%{time_starttransfer} "
+                       "%%{time_total} %%{url_effective} %%{json} ... (docs/cli.md; an "
+                       "unknown one is refused); '@FILE' reads FORMAT from FILE")
     family = proto.add_mutually_exclusive_group()
     family.add_argument("-4", "--ipv4", dest="ip_version", action="store_const", const=4,
                         help="connect over IPv4 only")
@@ -344,6 +345,19 @@ def make_options(args: argparse.Namespace, *, index: int | None = None,
                         schemes=tuple(getattr(args, "scheme_options", ())))
 
 
+def _both(first: Callable[[str], None] | None,
+          second: Callable[[str], None] | None) -> Callable[[str], None] | None:
+    """Two trace hooks as one (either may be None)."""
+    if first is None or second is None:
+        return first or second
+
+    def both(line: str) -> None:
+        first(line)
+        second(line)
+
+    return both
+
+
 def writes_files(args: argparse.Namespace) -> bool:
     """Whether bodies go to files (``-o FILE``, ``-O``) rather than stdout."""
     return bool((args.output and args.output != "-") or args.remote_name)
@@ -366,6 +380,9 @@ class CLIEvents(DownloadEvents):
         self.bars = bars
         self.json_lines = args.json and writes_files(args)
         self.running: set[int] = set()
+        #: When each transfer's response began, and the redirects it followed (-w).
+        self.began: dict[int, float] = {}
+        self.redirects: dict[int, int] = {}
         self.retries = 0
         #: Set by Ctrl-C / SIGTERM.
         self.interrupted = False
@@ -376,6 +393,7 @@ class CLIEvents(DownloadEvents):
     def started(self, job: Job, info: ResourceInfo, have: int) -> None:
         """Start a progress bar for the transfer (and a WARC capture of stdout)."""
         self.running.add(job.index)
+        self.began[job.index] = time.monotonic()  # -w %{time_starttransfer}
         if self.bars:
             self.bars.started(job, info, have)
         if self.archive is not None:
@@ -395,6 +413,19 @@ class CLIEvents(DownloadEvents):
             print_warning(f"{error.message.rstrip('.')}; retry {retry} of {self.retries} in "
                           f"{delay:g}s{where}")
 
+    def tracer(self, index: int) -> Callable[[str], None] | None:
+        """With ``-w %{num_redirects}`` (or ``%{json}``): a trace hook counting the
+        redirects URL ``index`` follows (the handlers' ``* following redirect`` lines)."""
+        if not self.args.write_out or not re.search(r"%\{(num_redirects|json)\}",
+                                                    self.args.write_out):
+            return None
+
+        def count(line: str) -> None:
+            if line.startswith("* following redirect to "):
+                self.redirects[index] = self.redirects.get(index, 0) + 1
+
+        return count
+
     def finished(self, result: TransferResult) -> None:
         """Report a finished transfer: its error, its --json line, its bar."""
         self.running.discard(result.job.index)
@@ -410,7 +441,14 @@ class CLIEvents(DownloadEvents):
                 line["error"] = error_text(result.error)
             print(json.dumps(line), flush=True)
         if self.args.write_out:
-            sys.stdout.write(write_out(self.args.write_out, result))
+            index = result.job.index
+            began = self.began.pop(index, None)
+            start_transfer = None
+            if began is not None:  # from the transfer's start to its response
+                start_transfer = max(0.0, result.seconds - (time.monotonic() - began))
+            sys.stdout.write(write_out(self.args.write_out, result,
+                                       redirects=self.redirects.pop(index, 0),
+                                       start_transfer=start_transfer))
             sys.stdout.flush()
 
 
@@ -570,7 +608,8 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
             options = make_options(
                 args, index=i if len(urls) > 1 else None, password=password,
                 menu_json=args.json and not files,
-                record=events.archive.recorder(i) if events.archive is not None else None)
+                record=_both(events.archive.recorder(i) if events.archive is not None
+                             else None, events.tracer(i)))
             jobs.append(Job(url, target, options, index=i,
                             named_by_user=not (args.remote_name and not args.output)))
         positions = [job.index for job in jobs]
@@ -808,45 +847,93 @@ def login_from(text: str | None) -> tuple[str, str | None] | None:
     return user, None  # a server that wants one says so; ftp asks through its callback
 
 
-_WRITE_OUT = re.compile(r"%\{([a-z_]+)\}|%%|\\[nrt\\]")
+_WRITE_OUT = re.compile(r"%\{([^{}]*(?:\{[^{}]*\})?)\}|%%|\\[nrt\\]")
+
+#: curl's ``-w`` variables anyurl fills in (all that apply to a transfer here).
+WRITE_OUT_VARIABLES = (
+    "content_type", "errormsg", "exitcode", "filename_effective", "http_code",
+    "http_version", "json", "num_redirects", "response_code", "scheme", "size_download",
+    "speed_download", "time_starttransfer", "time_total", "url", "url_effective", "urlnum",
+)
 
 
 def read_write_out(text: str | None) -> str | None:
-    """``-w FORMAT``, or the format in FILE for ``-w @FILE`` (``@-``: stdin)."""
-    if text is None or not text.startswith("@"):
-        return text
+    """``-w FORMAT``, or the format in FILE for ``-w @FILE`` (``@-``: stdin); a variable
+    anyurl does not know is refused (ValueError) before anything is fetched, rather than
+    printed as written."""
+    if text is None:
+        return None
     if text == "@-":
-        return sys.stdin.read()
-    with open(text[1:], encoding="utf-8") as f:
-        return f.read()
+        text = sys.stdin.read()
+    elif text.startswith("@"):
+        with open(text[1:], encoding="utf-8") as f:
+            text = f.read()
+    unknown = sorted({m.group(1) for m in _WRITE_OUT.finditer(text)
+                      if m.group(1) is not None and m.group(1) not in WRITE_OUT_VARIABLES})
+    if unknown:
+        raise ValueError(
+            f"-w: {', '.join('%{' + u + '}' for u in unknown)} is not a variable anyurl "
+            f"fills in; it knows {' '.join('%{' + v + '}' for v in WRITE_OUT_VARIABLES)}")
+    return text
 
 
-def write_out(template: str, result: TransferResult) -> str:
-    """curl's ``-w``: the template with ``%{variable}``, ``%%`` and ``\\n`` replaced.
+def write_out_values(result: TransferResult, *, redirects: int = 0,
+                     start_transfer: float | None = None) -> dict[str, Any]:
+    """curl's ``-w`` variables for ``result``, typed as ``%{json}`` prints them.
 
     ``http_code``/``response_code`` is the HTTP status (0 for other schemes, or when no
-    response came); an unknown variable is left as written.
+    response came; for a failed transfer, the status that failed it); ``redirects`` and
+    ``start_transfer`` (seconds until the response began) are what the run observed.
     """
     info = result.info
     code = info.status if info is not None and info.status is not None else 0
     if not code and result.error is not None and result.error.status is not None:
         code = result.error.status  # the answer that failed it (404 ...)
-    values = {
-        "http_code": f"{code:03d}",
-        "response_code": str(code),
-        "size_download": str(result.bytes),
-        "time_total": f"{result.seconds:.6f}",
-        "url_effective": (info.url.masked() if info is not None else result.job.shown),
-        "exitcode": str(result.exit_code),
-        "filename_effective": os.fsdecode(result.job.target) if result.job.target else "",
-        "content_type": (info.content_type or "") if info is not None else "",
+    url = result.job.url
+    scheme = (url.scheme if isinstance(url, URL) else url.partition(":")[0]).upper()
+    version = info.extra.get("http_version") if info is not None else None
+    return {
+        "content_type": info.content_type if info is not None else None,
+        "errormsg": error_text(result.error) if result.error is not None else None,
+        "exitcode": result.exit_code,
+        "filename_effective": (os.fsdecode(result.job.target) if result.job.target
+                               else None),
+        "http_code": code,
+        "http_version": str(version) if version else "0",
+        "num_redirects": redirects,
+        "response_code": code,
+        "scheme": scheme,
+        "size_download": result.bytes,
+        "speed_download": int(result.bytes / result.seconds) if result.seconds else 0,
+        "time_starttransfer": start_transfer if start_transfer is not None else 0.0,
+        "time_total": result.seconds,
+        "url": result.job.shown,
+        "url_effective": info.url.masked() if info is not None else result.job.shown,
+        "urlnum": result.job.index,
     }
+
+
+def write_out(template: str, result: TransferResult, *, redirects: int = 0,
+              start_transfer: float | None = None) -> str:
+    """curl's ``-w``: the template with ``%{variable}``, ``%%`` and ``\\n`` replaced
+    (the variables of :data:`WRITE_OUT_VARIABLES`; :func:`read_write_out` refused the
+    others). Times have six decimals and a missing value is empty, as curl prints them;
+    ``%{json}`` is every variable as one JSON object."""
+    values = write_out_values(result, redirects=redirects, start_transfer=start_transfer)
     escapes = {"%%": "%", "\\n": "\n", "\\r": "\r", "\\t": "\t", "\\\\": "\\"}
 
     def one(m: re.Match[str]) -> str:
-        if m.group(1) is not None:
-            return values.get(m.group(1), m.group(0))
-        return escapes[m.group(0)]
+        name = m.group(1)
+        if name is None:
+            return escapes[m.group(0)]
+        if name == "json":
+            return json.dumps(values)
+        value = values[name]
+        if name == "http_code":
+            return f"{value:03d}"
+        if isinstance(value, float):
+            return f"{value:.6f}"
+        return "" if value is None else str(value)
 
     return _WRITE_OUT.sub(one, template)
 

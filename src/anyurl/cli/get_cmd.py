@@ -51,6 +51,7 @@ from anyurl.errors import (
     Aborted,
     AnyURLError,
     FileExists,
+    LocalWriteError,
     ResumeFailed,
     URLError,
     URLSyntaxError,
@@ -345,6 +346,13 @@ def make_options(args: argparse.Namespace, *, index: int | None = None,
                         schemes=tuple(getattr(args, "scheme_options", ())))
 
 
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 def _both(first: Callable[[str], None] | None,
           second: Callable[[str], None] | None) -> Callable[[str], None] | None:
     """Two trace hooks as one (either may be None)."""
@@ -389,11 +397,15 @@ class CLIEvents(DownloadEvents):
 
     #: The WARC recorder of ``--warc`` (None without it).
     archive: _Archive | None = None
+    #: Where bodies without a file go (set by the run).
+    stdout: _Stdout | None = None
 
     def started(self, job: Job, info: ResourceInfo, have: int) -> None:
         """Start a progress bar for the transfer (and a WARC capture of stdout)."""
         self.running.add(job.index)
         self.began[job.index] = time.monotonic()  # -w %{time_starttransfer}
+        if job.target is None and self.stdout is not None:
+            self.stdout.current = job.shown
         if self.bars:
             self.bars.started(job, info, have)
         if self.archive is not None:
@@ -512,12 +524,26 @@ class _Teed:
 
 
 class _Stdout:
-    """stdout for bodies; once the reader has gone (EPIPE), later writes go nowhere."""
+    """stdout for bodies; once the reader has gone (EPIPE), later writes go nowhere.
 
-    def __init__(self) -> None:
+    On a terminal (unless ``-o -`` asks for it), a body with a NUL byte is refused, as
+    curl refuses it: binary output can leave the terminal in a state its user cannot
+    read or type in. Such a body is checked chunk by chunk, so it is never moved by the
+    kernel (no ``fileno``).
+    """
+
+    def __init__(self, *, refuse_binary: bool = False) -> None:
         self.buffer: BinaryIO = sys.stdout.buffer
+        self.refuse_binary = refuse_binary
+        #: The URL being written (set as each transfer to stdout starts), for messages.
+        self.current = ""
 
     def write(self, data: bytes) -> int:
+        if self.refuse_binary and b"\0" in data:
+            raise LocalWriteError(
+                f"{self.current} is binary, which can mess up your terminal; not "
+                "writing it there", hint="Save it to a file, or pass it on with a pipe.",
+                remedy=("binary_output",))
         try:
             return self.buffer.write(data)
         except BrokenPipeError:
@@ -532,7 +558,10 @@ class _Stdout:
             raise
 
     def fileno(self) -> int:
-        """stdout's descriptor: a raw body is moved into it by the kernel (anyurl.bulk)."""
+        """stdout's descriptor: a raw body is moved into it by the kernel (anyurl.bulk);
+        none while bodies are checked for binary bytes (they must pass :meth:`write`)."""
+        if self.refuse_binary:
+            raise OSError("stdout is a terminal: bodies are checked, not moved")
         return self.buffer.fileno()
 
     def broken(self) -> None:
@@ -585,7 +614,9 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
             clobber=True if args.clobber else False if args.no_clobber else None,
             create_dirs=args.create_dirs)
         events.retries = policy.retry
-        stdout: Any = _Stdout()
+        sink = _Stdout(refuse_binary=args.output != "-" and _isatty(sys.stdout))
+        events.stdout = sink
+        stdout: Any = sink
         if args.warc:
             events.archive = _Archive(args.warc)
             stdout = events.archive.tee(stdout)

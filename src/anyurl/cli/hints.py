@@ -28,6 +28,7 @@ CLI_HINTS: dict[str, str] = {
     "output_is_directory": "Name a file inside it, or use -O with --output-dir for remote "
                            "names.",
     "clobber": "Use --clobber to overwrite it, or -C to continue it.",
+    "binary_output": "Use -o FILE to save it, or '-o -' (--output -) to print it anyway.",
     "continue_whole": "Run without -C to fetch the whole file again (with -O, add "
                       "--clobber).",
     "create_dirs": "Create it, or add --create-dirs.",

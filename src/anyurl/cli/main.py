@@ -29,7 +29,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="Fetch any RFC 1738 URL by speaking its scheme's own protocol.",
         epilog="'anyurl URL' is short for 'anyurl get URL'. "
         "Exit codes follow curl: 3 malformed URL, 1 unsupported scheme, 6 host not "
-        "resolved, 7 cannot connect, 28 timeout, 67 login denied, 78 remote file not "
+        "resolved, 7 cannot connect, 28 timeout, 22 an HTTP error (as curl -f), 67 "
+        "login denied, 78 remote file not "
         "found, 18 partial transfer.",
     )
     parser.add_argument("--version", action="version", version=f"anyurl {__version__}")

@@ -659,7 +659,8 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         results[position] = result
     ordered = [results[i] for i in sorted(results)]
     failures = [r for r in ordered if r.error is not None]
-    if len(failures) > 1 and shows_errors(args):
+    if len(failures) > 1 and shows_errors(args) and bars is None:
+        # (with bars the summary table has listed them: not twice)
         print(f"anyurl: {len(failures)} of {len(ordered)} URLs failed:", file=sys.stderr)
         for r in failures:
             print(escape_controls(f"  {r.job.shown}: exit {r.exit_code}"), file=sys.stderr)

@@ -15,7 +15,10 @@ write files run in parallel with them.
 
 Files are written as ``FILE.part`` and renamed when complete, so a failed, timed-out
 or cancelled transfer (Ctrl-C) never leaves a truncated file under its final name;
-the ``.part`` is what ``resume=True`` (``-C``) continues in a later run.
+the ``.part`` is what ``resume=True`` (``-C``) continues in a later run. Without a
+``.part``, ``resume=True`` continues a partial ``FILE`` itself, as curl's ``-C -`` and
+wget's ``-c`` do: appended in place, and only once the server has answered with the
+bytes that follow it (anything else fails with ResumeFailed and leaves it untouched).
 
 Retries
 -------
@@ -143,7 +146,7 @@ class DownloadPolicy:
     limit_rate: float | None = None
     #: The most bytes one transfer may deliver (after decoding): FileSizeExceeded (63).
     max_filesize: int | None = None
-    #: Continue an existing ``FILE.part`` (``-C``).
+    #: Continue an existing ``FILE.part``, else a partial ``FILE`` in place (``-C``).
     resume: bool = False
     #: Overwrite an existing target: None (the default) replaces a target the caller
     #: named and keeps one whose name came from the remote side (:mod:`anyurl.output`).
@@ -452,6 +455,17 @@ class _PartWriter:
             os.close(self._fd)
 
 
+def _not_continued(job: Job, path: Path, offset: int, kept: int) -> ResumeFailed:
+    """The server did not send the bytes after a partial file being continued in place."""
+    sent = "the whole resource" if kept == 0 else f"bytes from {kept}"
+    return ResumeFailed(
+        f"{job.shown} cannot be continued: the server sent {sent}, not the bytes after "
+        f"the {offset} already in {str(path)!r}, which is left as it was",
+        url=job.shown,
+        hint="Remove the file (or pass clobber=True without resume) to fetch it whole.",
+        remedy=("continue_whole", str(path)))
+
+
 def _write_error(part: Path, exc: OSError) -> LocalWriteError:
     return LocalWriteError(f"cannot write {str(part)!r}: {exc.strerror or exc}")
 
@@ -636,6 +650,8 @@ class Downloader:
         plan = self._plan(job, state, self.policy)
         if plan.placement is Placement.IN_PLACE:
             return 0  # a device or FIFO: nothing to continue
+        if plan.placement is Placement.CONTINUE:
+            return part_size(plan.path)  # the user's partial file itself (-C)
         return part_size(plan.part, plan.tree)
 
     def _resume_point(self, job: Job, state: _State) -> int:
@@ -658,7 +674,9 @@ class Downloader:
         policy = self.policy
         plan = self._plan(job, state, policy)  # before connecting: refusals cost nothing
         in_place = plan.placement is Placement.IN_PLACE
-        part = plan.path if in_place else plan.part
+        # -C on a final FILE without FILE.part: appended in place, never renamed over.
+        continuing = plan.placement is Placement.CONTINUE
+        part = plan.path if in_place or continuing else plan.part
         offset = self._resume_point(job, state)
         if state.resumed_from is None:
             state.resumed_from = offset
@@ -667,6 +685,10 @@ class Downloader:
                 watch.touch()
                 info = res.info
                 kept = self._opened(job, info, offset, state)
+                if continuing and kept != offset:
+                    # Nothing is written: the user's file is only ever appended to
+                    # with the bytes that follow it.
+                    raise _not_continued(job, plan.path, offset, kept)
                 total = _total(info, kept)
                 limit = _SizeLimit(job, policy.max_filesize, total)
                 self.events.started(job, info, kept)
@@ -686,7 +708,9 @@ class Downloader:
                     f = _PartWriter(fd, capacity, inline=small)
                 except OSError as exc:
                     raise _write_error(part, exc) from exc
-                state.part_ours = True
+                # A continued final file is the user's, not ours: a failed resume of it
+                # never makes a retry start over from byte 0 (which would truncate it).
+                state.part_ours = not continuing
                 done = kept
                 pace = _Pace(policy.limit_rate) if policy.limit_rate else None
                 capped = limit.limit is not None
@@ -706,7 +730,7 @@ class Downloader:
                             await f.aclose()
                         except OSError as exc:
                             raise _write_error(part, exc) from exc
-        if not in_place:
+        if not (in_place or continuing):
             finish_part(plan)
 
     async def _write_chunks(
@@ -928,7 +952,9 @@ async def download(
     one :class:`Job` through a :class:`Downloader` whose retries, stall and rate
     limits come from the resolver's config. With ``resume=True`` an existing ``.part``
     file is continued where it ends (if the scheme and server allow it; otherwise it
-    starts over). ``progress`` is called with (bytes so far, total or None).
+    starts over); without a ``.part``, an existing ``path`` is continued in place, and
+    left as it was (:class:`~anyurl.errors.ResumeFailed`) when the server cannot send
+    the bytes after it. ``progress`` is called with (bytes so far, total or None).
     Raises the job's :class:`~anyurl.errors.AnyURLError` when it failed.
     """
 

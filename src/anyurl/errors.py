@@ -19,9 +19,9 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     ├── TLSSetupError               77  a CA file or directory that cannot be used
     │   └── TLSClientCertificateError 58  a client certificate or key that cannot be used
     ├── TransferTimeout             28
-    ├── LoginDenied                 67  bad credentials, or no way to ask for a password
+    ├── LoginDenied                 67  bad credentials, or no way to ask for a password (HTTP: 22)
     ├── RemoteAccessDenied           9  curl's "access denied to remote resource" (FTP CWD)
-    ├── RemoteFileNotFound          78
+    ├── RemoteFileNotFound          78  (an HTTP 404/410: 22, as curl -f)
     ├── PartialTransfer             18  fewer bytes than announced
     ├── ProtocolError                8  a reply the client cannot make sense of
     ├── ServerError                 22  the server answered with an error (HTTP 5xx, ...)
@@ -34,6 +34,9 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     ├── StreamClosed                 1  our own code used a stream it had closed (a bug; no retry)
     └── Aborted                     42  the user aborted (Ctrl-C, a callback)
 
+An HTTP answer of 400 or more exits 22 whatever its class, as ``curl -f`` does (see
+:attr:`AnyURLError.status`); the other schemes keep the codes above.
+
 Messages are one sentence that quotes the URL with its password masked, says what
 went wrong and, where there is one, what to try. Code that builds a message must pass
 the URL through :func:`anyurl.url.mask` (or give ``url=`` and let the base class do it);
@@ -42,9 +45,8 @@ a password never appears in an exception's text.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 __all__ = [
+    "HTTP_ERROR_EXIT",
     "Aborted",
     "AnyURLError",
     "ConnectFailed",
@@ -88,14 +90,15 @@ class AnyURLError(Exception):
     turns ``("clobber",)`` into "Use --clobber ..." (``anyurl.cli.hints``).
     """
 
-    exit_code: ClassVar[int] = 1
-    #: The server's status code when the error is its answer (HTTP 404, FTP 550), for
-    #: ``-w %{response_code}`` and programs; None otherwise.
-    status: int | None = None
+    #: The exit status (the class's; an HTTP error answer's is 22, see :attr:`status`).
+    exit_code: int = 1
+    _status: int | None = None
 
     def __init__(self, message: str, *, url: object | None = None, hint: str | None = None,
                  remedy: tuple[str, ...] | None = None):
         self.url = _masked(url) if url is not None else None
+        if self._status is not None:
+            self.status = self._status  # set before the URL was known (ServerError)
         self.hint = hint
         self.remedy = remedy
         self.message = message
@@ -103,6 +106,31 @@ class AnyURLError(Exception):
         if hint:
             text = f"{text.rstrip('.')}. {hint}"
         super().__init__(text)
+
+
+    @property
+    def status(self) -> int | None:
+        """The server's status code when the error is its answer (HTTP 404, FTP 550), for
+        ``-w %{response_code}`` and programs; None otherwise.
+
+        An HTTP (or HTTPS) answer of 400 or more makes the exit code 22 whatever the
+        class (404 is still a :class:`RemoteFileNotFound`, 401 a :class:`LoginDenied`):
+        scripts written for ``curl -f`` test for 22. Other schemes keep the class's code
+        (FTP 550: 78).
+        """
+        return self._status
+
+    @status.setter
+    def status(self, value: int | None) -> None:
+        self._status = value
+        url = getattr(self, "url", None)
+        if value is not None and value >= 400 and isinstance(url, str) \
+                and url.lower().startswith(("http://", "https://")):
+            self.exit_code = HTTP_ERROR_EXIT
+
+
+#: curl's exit code for an HTTP error answer with ``-f`` (CURLE_HTTP_RETURNED_ERROR).
+HTTP_ERROR_EXIT = 22
 
 
 def _masked(url: object) -> str:

@@ -26,6 +26,12 @@ A download never destroys what it does not own and never leaves a lie on disk:
   outside it. The root itself is the user's and may be a link. A tree's ``.part``
   files are kept in its staging directory (``.anyurl-partial/``), where no remote
   name can land.
+* **Continuing** (``resume=True``, ``-C``): an existing ``FILE.part`` is continued (it is
+  anyurl's own, from an interrupted run). Without one, a regular ``FILE`` is continued
+  *in place*, as curl's ``-C -`` and wget's ``-c`` do (:attr:`Placement.CONTINUE`): the
+  downloader appends to it only after the server agreed to send exactly the bytes after
+  its end (HTTP 206 for that range, FTP ``REST`` accepted); any other answer leaves it
+  as it was. It is never truncated and never renamed over.
 * **Overwriting** (:class:`Overwrite`): a target the caller named is replaced (curl's
   ``-o``); a remote-chosen name is not, unless asked (``--clobber``). The CLI, the
   :class:`~anyurl.downloader.Downloader` and ``Resolver.download`` share this default.
@@ -77,6 +83,9 @@ class Placement(enum.Enum):
     PART_AND_RENAME = "part"
     #: Opened and written where it is: a device, a FIFO, a socket, a terminal.
     IN_PLACE = "in-place"
+    #: The user's partial ``FILE`` itself, appended to where it ends (``-C`` without a
+    #: ``FILE.part``), once the server has agreed to send the bytes after it.
+    CONTINUE = "continue"
 
 
 @dataclass(frozen=True)
@@ -145,8 +154,9 @@ def plan_target(
     """Decide how ``target`` is written, or raise before anything is fetched.
 
     ``clobber`` None is the shared default: replace a target the user named, keep one
-    whose name came from the remote side. ``resume`` continues an existing ``.part``
-    (so an existing target is no reason to refuse). Raises :class:`FileExists` (73) or
+    whose name came from the remote side. ``resume`` continues an existing ``.part``,
+    or else an existing regular, non-empty target in place (:attr:`Placement.CONTINUE`),
+    so an existing target is no reason to refuse. Raises :class:`FileExists` (73) or
     :class:`LocalWriteError` (23); creates missing directories with ``create_dirs``.
     With ``tree`` (a directory above ``target``) nothing below ``tree`` is followed:
     the directories are walked and created without following links, and a link at the
@@ -192,7 +202,13 @@ def plan_target(
                              hint="Pass clobber=True to overwrite it, or resume=True to "
                              "continue it.", remedy=("clobber",))
     _check_directory(path.parent, create_dirs)
-    return TargetPlan(Placement.PART_AND_RENAME, path)
+    plan = TargetPlan(Placement.PART_AND_RENAME, path)
+    if (resume and st is not None and stat.S_ISREG(st.st_mode) and st.st_size > 0
+            and not os.path.lexists(plan.part)):
+        # Only a regular file is continued: a link at a remote name (st is the link's
+        # own lstat) is never written through.
+        return TargetPlan(Placement.CONTINUE, path)
+    return plan
 
 
 def _plan_in_tree(target: Path, tree: Path, replace: bool, create_dirs: bool) -> TargetPlan:

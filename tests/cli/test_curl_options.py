@@ -176,7 +176,7 @@ def test_write_out_variables_as_curl(peers: Peers, tmp_path: Path) -> None:
     assert ours.stdout == str(tmp_path / "c").encode()
     missing = peers["nginx"].url("no/such")
     ours = anyurl("-s", "-w", "%{http_code} %{exitcode}", missing)
-    assert (ours.returncode, ours.stdout, ours.stderr) == (78, b"404 78", b"")
+    assert (ours.returncode, ours.stdout, ours.stderr) == (22, b"404 22", b"")
 
 
 def test_silent_hides_errors_unless_show_error(peers: Peers) -> None:

@@ -228,7 +228,7 @@ def test_robots_txt_is_fetched_once_per_crawl_and_host(server: ScriptedServer,
     out = tmp_path / "m"
     starts = [server.url(f"/r/f{i}.txt") for i in range(5)]  # six workers start at once
     r = mirror("-o", str(out), "-Z", "6", "--per-host", "6", server.url("/r/"), *starts)
-    assert r.returncode == 78, r.stderr  # gone.txt: 404
+    assert r.returncode == 22, r.stderr  # gone.txt: 404 (HTTP errors exit 22, as curl -f)
     robots = [q for q in server.requests if q.path == "/robots.txt"]
     assert len(robots) == 1, len(robots)
     assert not [q for q in server.requests if q.path.startswith("/r/private/")]
@@ -295,7 +295,7 @@ def test_failures_are_counted_and_sampled_not_all_kept(server: ScriptedServer,
     server.routes["/b/"] = lambda q: html("".join(f'<a href="x{i}">{i}</a>' for i in range(30)))
     out = tmp_path / "m"
     r = mirror("-o", str(out), "--no-robots", server.url("/b/"))
-    assert r.returncode == 78, r.stderr
+    assert r.returncode == 22, r.stderr  # 404s
     lines = r.stderr.decode().splitlines()
     assert len([x for x in lines if "/b/x" in x]) == ERRORS_KEPT == 20
     assert any("and 10 more failures" in x for x in lines), lines

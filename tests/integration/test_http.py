@@ -232,10 +232,10 @@ async def test_nginx_escaped_names(peers) -> None:  # type: ignore[no-untyped-de
         assert await fetch(nginx.url(escaped)) == peers.expected(path)
 
 
-async def test_nginx_not_found_is_exit_78(peers) -> None:  # type: ignore[no-untyped-def]
+async def test_nginx_not_found_is_exit_22(peers) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(RemoteFileNotFound, match="404 Not Found") as info:
         await fetch(peers["nginx"].url("no/such/file"))
-    assert info.value.exit_code == 78
+    assert info.value.exit_code == 22  # an HTTP error answer exits 22, as curl -f
 
 
 async def test_nginx_keep_alive_reuses_one_connection(peers) -> None:  # type: ignore[no-untyped-def]

@@ -222,11 +222,11 @@ async def test_status_mapping_and_redirect_keep_the_connection(server: H2Server)
     try:
         with pytest.raises(RemoteFileNotFound) as info:
             await handler.open(parse(f"{base}/missing.txt"), H2)
-        assert info.value.exit_code == 78
+        assert info.value.exit_code == 22  # HTTP errors exit 22, as curl -f
         assert "HTTP/2 404" in str(info.value)
         with pytest.raises(LoginDenied) as denied:
             await handler.open(parse(f"{base}/private/x"), H2)
-        assert denied.value.exit_code == 67
+        assert denied.value.exit_code == 22
         res = await handler.open(parse(f"{base}/moved"), H2)
         async with res:
             assert await res.read() == SMALL

@@ -54,7 +54,7 @@ def test_every_error_class_has_its_exit_code() -> None:
 
 
 def test_all_lists_every_error() -> None:
-    assert sorted(errors.__all__) == sorted([*EXIT_CODES, "AnyURLError"])
+    assert sorted(errors.__all__) == sorted([*EXIT_CODES, "AnyURLError", "HTTP_ERROR_EXIT"])
 
 
 @pytest.mark.parametrize("cls", [errors.LoginDenied, errors.RemoteFileNotFound,

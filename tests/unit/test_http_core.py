@@ -84,17 +84,18 @@ def test_basic_credentials_are_rfc7617() -> None:
 @pytest.mark.parametrize(
     ("status", "reason", "kind", "exit_code"),
     [
-        pytest.param(404, "Not Found", RemoteFileNotFound, 78, id="404"),
-        pytest.param(410, "Gone", RemoteFileNotFound, 78, id="410"),
-        pytest.param(401, "Unauthorized", LoginDenied, 67, id="401"),
-        pytest.param(403, "Forbidden", LoginDenied, 67, id="403"),
-        pytest.param(407, "Proxy Authentication Required", LoginDenied, 67, id="407"),
+        pytest.param(404, "Not Found", RemoteFileNotFound, 22, id="404"),
+        pytest.param(410, "Gone", RemoteFileNotFound, 22, id="410"),
+        pytest.param(401, "Unauthorized", LoginDenied, 22, id="401"),
+        pytest.param(403, "Forbidden", LoginDenied, 22, id="403"),
+        pytest.param(407, "Proxy Authentication Required", LoginDenied, 22, id="407"),
         pytest.param(400, "Bad Request", ServerError, 22, id="400"),
         pytest.param(500, "Internal Server Error", ServerError, 22, id="500"),
         pytest.param(503, "Service Unavailable", ServerError, 22, id="503"),
     ],
 )
 def test_status_mapping(status: int, reason: str, kind: type, exit_code: int) -> None:
+    """The class says which answer; the exit code is 22 for every HTTP error (curl -f)."""
     url = parse("http://joe:secret@example.org/f")
     error = status_error(url, Response(status, reason, "1.1", []))
     assert type(error) is kind

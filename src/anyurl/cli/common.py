@@ -13,9 +13,12 @@ import sys
 
 from anyurl.errors import AnyURLError
 
-__all__ = ["error_line", "escape_controls", "human_bytes", "print_error", "print_warning"]
+__all__ = ["COMMANDS", "error_line", "error_text", "escape_controls", "human_bytes", "print_error",
+           "print_warning"]
 
 PROG = "anyurl"
+#: The subcommands; any other first word is a URL (``anyurl URL`` is ``anyurl get URL``).
+COMMANDS = ("parse", "extract", "get", "mirror", "demo")
 
 #: C0 controls, DEL and C1 controls (ESC and CSI start terminal escape sequences).
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -26,15 +29,21 @@ def escape_controls(text: str) -> str:
     return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
-def error_line(exc: AnyURLError) -> str:
-    """The one line an error is printed as: ``anyurl: <message>. <hint>``, the hint in
-    the command line's words (:mod:`anyurl.cli.hints`)."""
+def error_text(exc: AnyURLError) -> str:
+    """``<message>. <hint>``, the hint in the command line's words
+    (:mod:`anyurl.cli.hints`): never the library's ``keyword=True``."""
     from anyurl.cli.hints import cli_hint
 
     hint = cli_hint(exc)
     if hint is None:
-        return escape_controls(f"{PROG}: {exc}")
-    return escape_controls(f"{PROG}: {exc.message.rstrip('.')}. {hint}")
+        return exc.message
+    return f"{exc.message.rstrip('.')}. {hint}"
+
+
+def error_line(exc: AnyURLError) -> str:
+    """The one line an error is printed as: ``anyurl: <message>. <hint>`` (controls
+    escaped), in the command line's words (:func:`error_text`)."""
+    return escape_controls(f"{PROG}: {error_text(exc)}")
 
 
 def print_error(exc: AnyURLError) -> int:

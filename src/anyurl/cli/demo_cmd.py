@@ -24,6 +24,7 @@ from typing import Any
 
 import anyio
 
+from anyurl.cli.common import error_text, escape_controls
 from anyurl.config import Config
 from anyurl.errors import AnyURLError
 from anyurl.options import MailtoOptions, SchemeOptions, TelnetOptions
@@ -188,7 +189,8 @@ async def _fetch_all(cases: list[tuple[Case, str]], config: Config) -> int:
             try:
                 body = await resolver.fetch(url, opts)
             except AnyURLError as exc:
-                print(f"{'':8} FAILED (exit {exc.exit_code}): {exc}")
+                print(escape_controls(
+                    f"{'':8} FAILED (exit {exc.exit_code}): {error_text(exc)}"))
                 status = status or exc.exit_code
                 continue
             ms = (time.monotonic() - started) * 1000

@@ -11,6 +11,7 @@ Ctrl-C leaves a truncated file under its final name.
 ``--json`` has two meanings, told apart by where the bodies go: with ``-o``/``-O``
 (bodies in files, stdout free) it prints one JSON line per transfer for scripts;
 without (bodies on stdout) it asks handlers for menus and listings as JSON items.
+Followed by JSON text or ``@FILE`` it is curl's ``--json DATA`` (:func:`take_json_data`).
 
 The exit status is the first failure's curl-compatible code, in the order the URLs
 were given; each failure is printed when it happens and, when there are several,
@@ -28,30 +29,40 @@ import os
 import re
 import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 
-from anyurl.cli.common import escape_controls, print_error, print_warning
+from anyurl.cli.common import COMMANDS, error_text, escape_controls, print_error, print_warning
 from anyurl.cli.scheme_options import (
     add_scheme_arguments,
     apply_to_config,
     byte_range,
     scheme_options,
 )
+from anyurl.cli.suggest import JSON_DATA, looks_like_a_word, suggest
 from anyurl.cli.terminal import wanted
 from anyurl.config import Config, load_config
 from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
-from anyurl.errors import Aborted, AnyURLError, FileExists
+from anyurl.errors import (
+    Aborted,
+    AnyURLError,
+    FileExists,
+    LocalWriteError,
+    ResumeFailed,
+    URLError,
+    URLSyntaxError,
+)
 from anyurl.names import remote_name
 from anyurl.options import HTTPOptions, SchemeOptions
 from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.url import URL
+from anyurl.url import URL, mask
 from anyurl.url.text import find_urls
 
 if TYPE_CHECKING:
@@ -85,7 +96,8 @@ many URLs:
 
 JSON_HELP = ("with -o/-O: one JSON line per transfer on stdout (url, status, exit_code, "
              "bytes, seconds, file, error); without (bodies on stdout): menus and "
-             "listings as JSON items")
+             "listings as JSON items. Followed by JSON data ('{...}', '[...]') or "
+             "@FILE: curl's --json, POST it as application/json")
 
 
 def add_parser(sub: Any) -> None:
@@ -158,9 +170,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     clobber.add_argument("--no-clobber", action="store_true",
                          help="never overwrite an existing file, not even -o FILE")
     out.add_argument("-C", "--continue", dest="resume", nargs="?", const="-", default=None,
-                     metavar="-",
-                     help="continue a partial download (FILE.part) where it ends; "
-                     "'-C -' as curl writes it")
+                     metavar="-|OFFSET",
+                     help="continue a partial download where it ends, as curl's '-C -' "
+                     "and wget's -c: FILE.part of an interrupted run, else FILE itself "
+                     "(appended to only when the server sends the bytes after it); "
+                     "'-C OFFSET' checks that the file holds OFFSET bytes (to stdout: "
+                     "the bytes from OFFSET)")
     out.add_argument("--raw", action="store_true",
                      help="the bytes the server sent (gopher menus), not a rendering")
     out.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -208,9 +223,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        "instead of the URL's (asked for on a terminal without ':PASSWORD')")
     proto.add_argument("-w", "--write-out", metavar="FORMAT",
                        help="after each transfer print FORMAT with curl's variables: "
-                       "%%{http_code} %%{response_code} %%{size_download} %%{time_total} "
-                       "%%{url_effective} %%{exitcode} %%{filename_effective} "
-                       "%%{content_type}; '@FILE' reads FORMAT from FILE")
+                       "%%{http_code} %%{num_redirects} %%{time_starttransfer} "
+                       "%%{time_total} %%{url_effective} %%{json} ... (docs/cli.md; an "
+                       "unknown one is refused); '@FILE' reads FORMAT from FILE")
     family = proto.add_mutually_exclusive_group()
     family.add_argument("-4", "--ipv4", dest="ip_version", action="store_const", const=4,
                         help="connect over IPv4 only")
@@ -331,6 +346,26 @@ def make_options(args: argparse.Namespace, *, index: int | None = None,
                         schemes=tuple(getattr(args, "scheme_options", ())))
 
 
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _both(first: Callable[[str], None] | None,
+          second: Callable[[str], None] | None) -> Callable[[str], None] | None:
+    """Two trace hooks as one (either may be None)."""
+    if first is None or second is None:
+        return first or second
+
+    def both(line: str) -> None:
+        first(line)
+        second(line)
+
+    return both
+
+
 def writes_files(args: argparse.Namespace) -> bool:
     """Whether bodies go to files (``-o FILE``, ``-O``) rather than stdout."""
     return bool((args.output and args.output != "-") or args.remote_name)
@@ -353,16 +388,24 @@ class CLIEvents(DownloadEvents):
         self.bars = bars
         self.json_lines = args.json and writes_files(args)
         self.running: set[int] = set()
+        #: When each transfer's response began, and the redirects it followed (-w).
+        self.began: dict[int, float] = {}
+        self.redirects: dict[int, int] = {}
         self.retries = 0
         #: Set by Ctrl-C / SIGTERM.
         self.interrupted = False
 
     #: The WARC recorder of ``--warc`` (None without it).
     archive: _Archive | None = None
+    #: Where bodies without a file go (set by the run).
+    stdout: _Stdout | None = None
 
     def started(self, job: Job, info: ResourceInfo, have: int) -> None:
         """Start a progress bar for the transfer (and a WARC capture of stdout)."""
         self.running.add(job.index)
+        self.began[job.index] = time.monotonic()  # -w %{time_starttransfer}
+        if job.target is None and self.stdout is not None:
+            self.stdout.current = job.shown
         if self.bars:
             self.bars.started(job, info, have)
         if self.archive is not None:
@@ -378,8 +421,22 @@ class CLIEvents(DownloadEvents):
         """Say on stderr that a transfer is retried, when, and from which byte."""
         if not self.args.silent:
             where = f" from byte {resume_at}" if resume_at else ""
-            print_warning(f"{error}; retry {retry} of {self.retries} in "
+            # The message only: what to try is this very retry, not the library's hint.
+            print_warning(f"{error.message.rstrip('.')}; retry {retry} of {self.retries} in "
                           f"{delay:g}s{where}")
+
+    def tracer(self, index: int) -> Callable[[str], None] | None:
+        """With ``-w %{num_redirects}`` (or ``%{json}``): a trace hook counting the
+        redirects URL ``index`` follows (the handlers' ``* following redirect`` lines)."""
+        if not self.args.write_out or not re.search(r"%\{(num_redirects|json)\}",
+                                                    self.args.write_out):
+            return None
+
+        def count(line: str) -> None:
+            if line.startswith("* following redirect to "):
+                self.redirects[index] = self.redirects.get(index, 0) + 1
+
+        return count
 
     def finished(self, result: TransferResult) -> None:
         """Report a finished transfer: its error, its --json line, its bar."""
@@ -391,9 +448,19 @@ class CLIEvents(DownloadEvents):
         if self.archive is not None and result.ok:
             self.archive.record(result)
         if self.json_lines:
-            print(json.dumps(result.to_json()), flush=True)
+            line = result.to_json()
+            if result.error is not None:  # in the command line's words, as printed
+                line["error"] = error_text(result.error)
+            print(json.dumps(line), flush=True)
         if self.args.write_out:
-            sys.stdout.write(write_out(self.args.write_out, result))
+            index = result.job.index
+            began = self.began.pop(index, None)
+            start_transfer = None
+            if began is not None:  # from the transfer's start to its response
+                start_transfer = max(0.0, result.seconds - (time.monotonic() - began))
+            sys.stdout.write(write_out(self.args.write_out, result,
+                                       redirects=self.redirects.pop(index, 0),
+                                       start_transfer=start_transfer))
             sys.stdout.flush()
 
 
@@ -457,12 +524,26 @@ class _Teed:
 
 
 class _Stdout:
-    """stdout for bodies; once the reader has gone (EPIPE), later writes go nowhere."""
+    """stdout for bodies; once the reader has gone (EPIPE), later writes go nowhere.
 
-    def __init__(self) -> None:
+    On a terminal (unless ``-o -`` asks for it), a body with a NUL byte is refused, as
+    curl refuses it: binary output can leave the terminal in a state its user cannot
+    read or type in. Such a body is checked chunk by chunk, so it is never moved by the
+    kernel (no ``fileno``).
+    """
+
+    def __init__(self, *, refuse_binary: bool = False) -> None:
         self.buffer: BinaryIO = sys.stdout.buffer
+        self.refuse_binary = refuse_binary
+        #: The URL being written (set as each transfer to stdout starts), for messages.
+        self.current = ""
 
     def write(self, data: bytes) -> int:
+        if self.refuse_binary and b"\0" in data:
+            raise LocalWriteError(
+                f"{self.current} is binary, which can mess up your terminal; not "
+                "writing it there", hint="Save it to a file, or pass it on with a pipe.",
+                remedy=("binary_output",))
         try:
             return self.buffer.write(data)
         except BrokenPipeError:
@@ -477,7 +558,10 @@ class _Stdout:
             raise
 
     def fileno(self) -> int:
-        """stdout's descriptor: a raw body is moved into it by the kernel (anyurl.bulk)."""
+        """stdout's descriptor: a raw body is moved into it by the kernel (anyurl.bulk);
+        none while bodies are checked for binary bytes (they must pass :meth:`write`)."""
+        if self.refuse_binary:
+            raise OSError("stdout is a terminal: bodies are checked, not moved")
         return self.buffer.fileno()
 
     def broken(self) -> None:
@@ -530,7 +614,9 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
             clobber=True if args.clobber else False if args.no_clobber else None,
             create_dirs=args.create_dirs)
         events.retries = policy.retry
-        stdout: Any = _Stdout()
+        sink = _Stdout(refuse_binary=args.output != "-" and _isatty(sys.stdout))
+        events.stdout = sink
+        stdout: Any = sink
         if args.warc:
             events.archive = _Archive(args.warc)
             stdout = events.archive.tee(stdout)
@@ -538,9 +624,14 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         jobs: list[Job] = []
         for i, text in enumerate(urls):
             try:
-                url = resolver.parse(text)  # once: the job carries the URL, not its text
+                try:
+                    url = resolver.parse(text)  # once: the job carries the URL, not its text
+                except URLSyntaxError as exc:
+                    raise not_a_url(text, exc) from None
                 url = with_login(url, args.login)
                 target = output_path(args, url)
+                if target is not None and args.resume_from is not None:
+                    check_resume_from(target, args.resume_from)
             except AnyURLError as exc:
                 results[i] = TransferResult(Job(text, index=i), error=exc)
                 events.finished(results[i])
@@ -548,7 +639,8 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
             options = make_options(
                 args, index=i if len(urls) > 1 else None, password=password,
                 menu_json=args.json and not files,
-                record=events.archive.recorder(i) if events.archive is not None else None)
+                record=_both(events.archive.recorder(i) if events.archive is not None
+                             else None, events.tracer(i)))
             jobs.append(Job(url, target, options, index=i,
                             named_by_user=not (args.remote_name and not args.output)))
         positions = [job.index for job in jobs]
@@ -567,7 +659,8 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         results[position] = result
     ordered = [results[i] for i in sorted(results)]
     failures = [r for r in ordered if r.error is not None]
-    if len(failures) > 1 and shows_errors(args):
+    if len(failures) > 1 and shows_errors(args) and bars is None:
+        # (with bars the summary table has listed them: not twice)
         print(f"anyurl: {len(failures)} of {len(ordered)} URLs failed:", file=sys.stderr)
         for r in failures:
             print(escape_controls(f"  {r.job.shown}: exit {r.exit_code}"), file=sys.stderr)
@@ -581,6 +674,43 @@ async def _cancel_on_signal(scope: anyio.CancelScope, events: CLIEvents) -> None
             events.interrupted = True
             scope.cancel()
             return
+
+
+def not_a_url(text: str, exc: URLSyntaxError) -> URLError:
+    """A URL that does not parse, named (password masked), and what was probably meant:
+    a command (``mirorr``), an option without its dashes (``plan``)."""
+    options = tuple(o for a in _option_actions() for o in a.option_strings)
+    meant = suggest(text, COMMANDS, options)
+    hint = f"Did you mean '{meant}'?" if meant else None
+    if hint is None and looks_like_a_word(text):
+        hint = "A URL starts with its scheme (http://, ftp://, ...); 'anyurl --help' " \
+               "lists the commands."
+    return URLError(f"{mask(text)!r} is not a URL: {exc.message}", hint=hint)
+
+
+def _option_actions() -> list[argparse.Action]:
+    parser = argparse.ArgumentParser(add_help=False)
+    add_arguments(parser)
+    return list(parser._actions)
+
+
+def check_resume_from(target: Path, offset: int) -> None:
+    """``-C OFFSET`` with a file: what is continued (``FILE.part``, else ``FILE``) must
+    hold exactly OFFSET bytes. curl appends after whatever is there; anyurl neither
+    leaves a gap nor cuts bytes off a file, so a mismatch is refused before connecting."""
+    part = target.with_name(target.name + ".part")
+    have = None
+    try:  # the .part of an interrupted run first, as the write path continues it
+        have = (os.lstat(part) if os.path.lexists(part) else os.stat(target)).st_size
+    except OSError:
+        pass  # none there (or the write path says why, when it plans the target)
+    if (have or 0) == offset:
+        return
+    what = (f"there is no {str(target)!r} to continue" if have is None
+            else f"{str(target)!r} holds {have} bytes, not {offset}")
+    raise ResumeFailed(f"-C {offset}: {what}",
+                       hint="'-C -' continues a file from its end; '-r OFFSET-' fetches the "
+                       "bytes from OFFSET on their own.")
 
 
 def _report_interrupt(args: argparse.Namespace, jobs: list[Job], events: CLIEvents) -> int:
@@ -658,12 +788,33 @@ def _urls(args: argparse.Namespace) -> list[str]:
     return urls
 
 
+def take_json_data(args: argparse.Namespace) -> None:
+    """curl 7.82's ``--json DATA``: ``--json`` followed by JSON text (``{...}``, ``[...]``)
+    or ``@FILE`` posts it as JSON, as curl does (``--data-binary DATA`` with
+    ``Content-Type`` and ``Accept: application/json``). Such text is never a URL, so
+    anyurl's own ``--json`` (JSON lines with -o/-O, JSON items without) stays as it is
+    when what follows is a URL."""
+    if not args.json:
+        return
+    data = [u for u in args.urls if JSON_DATA.match(u) or u.startswith("@")]
+    if not data:
+        return
+    args.urls = [u for u in args.urls if u not in data]
+    args.data_binary = [*args.data_binary, *data]
+    args.header = ["Content-Type: application/json", "Accept: application/json",
+                   *args.header]
+    args.json = False
+
+
 def run(args: argparse.Namespace) -> int:
     """``anyurl get``: read the URLs and options, fetch, and return the exit status."""
+    take_json_data(args)
+    args.resume_from = None
     if args.resume is not None and args.resume != "-":
-        # ``-C URL``: the flag without its optional '-', followed by the first URL
-        args.urls = [args.resume, *args.urls]
-        args.resume = "-"
+        if args.resume.isdigit():  # ``-C OFFSET``, as curl
+            args.resume_from = int(args.resume)
+        else:  # ``-C URL``: the flag without its optional '-', followed by the first URL
+            args.urls = [args.resume, *args.urls]
     args.resume = args.resume is not None
     try:
         urls = _urls(args)
@@ -684,18 +835,21 @@ def run(args: argparse.Namespace) -> int:
         print("anyurl: -r and -C cannot be combined: a range is fetched whole",
               file=sys.stderr)
         return 2
+    if args.resume_from is not None and not writes_files(args):
+        # ``-C OFFSET`` to stdout: the bytes from OFFSET, as curl writes them
+        args.range, args.resume, args.resume_from = f"{args.resume_from}-", False, None
     try:
         config = build_config(args)
         args.scheme_options = trusted(scheme_options(args), args.location_trusted)
         byte_range(args.range)
         args.write_out = read_write_out(args.write_out)
         args.login = login_from(args.user)
+    except AnyURLError as exc:  # before OSError/ValueError: some of ours are those too
+        print_error(exc)
+        return exc.exit_code
     except (OSError, ValueError) as exc:
         print(f"anyurl: {exc}", file=sys.stderr)
         return 2
-    except AnyURLError as exc:
-        print_error(exc)
-        return exc.exit_code
     if args.dask:
         return _fetch_on_dask(args, config, urls)
     try:
@@ -725,45 +879,93 @@ def login_from(text: str | None) -> tuple[str, str | None] | None:
     return user, None  # a server that wants one says so; ftp asks through its callback
 
 
-_WRITE_OUT = re.compile(r"%\{([a-z_]+)\}|%%|\\[nrt\\]")
+_WRITE_OUT = re.compile(r"%\{([^{}]*(?:\{[^{}]*\})?)\}|%%|\\[nrt\\]")
+
+#: curl's ``-w`` variables anyurl fills in (all that apply to a transfer here).
+WRITE_OUT_VARIABLES = (
+    "content_type", "errormsg", "exitcode", "filename_effective", "http_code",
+    "http_version", "json", "num_redirects", "response_code", "scheme", "size_download",
+    "speed_download", "time_starttransfer", "time_total", "url", "url_effective", "urlnum",
+)
 
 
 def read_write_out(text: str | None) -> str | None:
-    """``-w FORMAT``, or the format in FILE for ``-w @FILE`` (``@-``: stdin)."""
-    if text is None or not text.startswith("@"):
-        return text
+    """``-w FORMAT``, or the format in FILE for ``-w @FILE`` (``@-``: stdin); a variable
+    anyurl does not know is refused (ValueError) before anything is fetched, rather than
+    printed as written."""
+    if text is None:
+        return None
     if text == "@-":
-        return sys.stdin.read()
-    with open(text[1:], encoding="utf-8") as f:
-        return f.read()
+        text = sys.stdin.read()
+    elif text.startswith("@"):
+        with open(text[1:], encoding="utf-8") as f:
+            text = f.read()
+    unknown = sorted({m.group(1) for m in _WRITE_OUT.finditer(text)
+                      if m.group(1) is not None and m.group(1) not in WRITE_OUT_VARIABLES})
+    if unknown:
+        raise ValueError(
+            f"-w: {', '.join('%{' + u + '}' for u in unknown)} is not a variable anyurl "
+            f"fills in; it knows {' '.join('%{' + v + '}' for v in WRITE_OUT_VARIABLES)}")
+    return text
 
 
-def write_out(template: str, result: TransferResult) -> str:
-    """curl's ``-w``: the template with ``%{variable}``, ``%%`` and ``\\n`` replaced.
+def write_out_values(result: TransferResult, *, redirects: int = 0,
+                     start_transfer: float | None = None) -> dict[str, Any]:
+    """curl's ``-w`` variables for ``result``, typed as ``%{json}`` prints them.
 
     ``http_code``/``response_code`` is the HTTP status (0 for other schemes, or when no
-    response came); an unknown variable is left as written.
+    response came; for a failed transfer, the status that failed it); ``redirects`` and
+    ``start_transfer`` (seconds until the response began) are what the run observed.
     """
     info = result.info
     code = info.status if info is not None and info.status is not None else 0
     if not code and result.error is not None and result.error.status is not None:
         code = result.error.status  # the answer that failed it (404 ...)
-    values = {
-        "http_code": f"{code:03d}",
-        "response_code": str(code),
-        "size_download": str(result.bytes),
-        "time_total": f"{result.seconds:.6f}",
-        "url_effective": (info.url.masked() if info is not None else result.job.shown),
-        "exitcode": str(result.exit_code),
-        "filename_effective": os.fsdecode(result.job.target) if result.job.target else "",
-        "content_type": (info.content_type or "") if info is not None else "",
+    url = result.job.url
+    scheme = (url.scheme if isinstance(url, URL) else url.partition(":")[0]).upper()
+    version = info.extra.get("http_version") if info is not None else None
+    return {
+        "content_type": info.content_type if info is not None else None,
+        "errormsg": error_text(result.error) if result.error is not None else None,
+        "exitcode": result.exit_code,
+        "filename_effective": (os.fsdecode(result.job.target) if result.job.target
+                               else None),
+        "http_code": code,
+        "http_version": str(version) if version else "0",
+        "num_redirects": redirects,
+        "response_code": code,
+        "scheme": scheme,
+        "size_download": result.bytes,
+        "speed_download": int(result.bytes / result.seconds) if result.seconds else 0,
+        "time_starttransfer": start_transfer if start_transfer is not None else 0.0,
+        "time_total": result.seconds,
+        "url": result.job.shown,
+        "url_effective": info.url.masked() if info is not None else result.job.shown,
+        "urlnum": result.job.index,
     }
+
+
+def write_out(template: str, result: TransferResult, *, redirects: int = 0,
+              start_transfer: float | None = None) -> str:
+    """curl's ``-w``: the template with ``%{variable}``, ``%%`` and ``\\n`` replaced
+    (the variables of :data:`WRITE_OUT_VARIABLES`; :func:`read_write_out` refused the
+    others). Times have six decimals and a missing value is empty, as curl prints them;
+    ``%{json}`` is every variable as one JSON object."""
+    values = write_out_values(result, redirects=redirects, start_transfer=start_transfer)
     escapes = {"%%": "%", "\\n": "\n", "\\r": "\r", "\\t": "\t", "\\\\": "\\"}
 
     def one(m: re.Match[str]) -> str:
-        if m.group(1) is not None:
-            return values.get(m.group(1), m.group(0))
-        return escapes[m.group(0)]
+        name = m.group(1)
+        if name is None:
+            return escapes[m.group(0)]
+        if name == "json":
+            return json.dumps(values)
+        value = values[name]
+        if name == "http_code":
+            return f"{value:03d}"
+        if isinstance(value, float):
+            return f"{value:.6f}"
+        return "" if value is None else str(value)
 
     return _WRITE_OUT.sub(one, template)
 

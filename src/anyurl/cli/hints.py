@@ -3,22 +3,34 @@
 Errors carry a ``remedy`` key (:class:`~anyurl.errors.AnyURLError`); their own ``hint`` is
 written for programs. The command line prints the hint below instead, so a program's
 exception never tells it to type an option, and a user is never told to pass a keyword.
+
+A hint that comes without a remedy key is said in the command line's words by
+:data:`CLI_FOR_HINT` (the login hints name ``-u``, not only the URL); one that still
+speaks the library's language (a class name, ``keyword=True``, ``plan()``) is dropped
+rather than shown (:func:`library_words`). ``tests/cli/test_cli_words.py`` walks every
+hint and message in the source through this module.
 """
 
 from __future__ import annotations
 
+import re
+
 from anyurl.errors import AnyURLError
 
-__all__ = ["cli_hint"]
+__all__ = ["CLI_FOR_HINT", "CLI_HINTS", "cli_hint", "library_words"]
 
 #: remedy -> the hint as a user of ``anyurl get`` acts on it ({0}: the remedy's argument).
 CLI_HINTS: dict[str, str] = {
-    "resume": "Try again with resume (-C) to continue where it stopped.",
+    "resume": "Run it again with -C to continue the file where it stopped (--retry N "
+              "does so by itself).",
     "read_timeout": "The server may be stalled; raise --max-time or --read-timeout, or retry.",
     "connect_timeout": "Check the host and port, or raise --connect-timeout.",
     "output_is_directory": "Name a file inside it, or use -O with --output-dir for remote "
                            "names.",
     "clobber": "Use --clobber to overwrite it, or -C to continue it.",
+    "binary_output": "Use -o FILE to save it, or '-o -' (--output -) to print it anyway.",
+    "continue_whole": "Run without -C to fetch the whole file again (with -O, add "
+                      "--clobber).",
     "create_dirs": "Create it, or add --create-dirs.",
     "cacert": "Give a PEM file to --cacert, or a directory made by c_rehash to --capath.",
     "client_cert": "Give a PEM certificate to --cert, and its key to --key if it is in "
@@ -41,9 +53,55 @@ CLI_HINTS: dict[str, str] = {
 }
 
 
+#: Hints the library gives without a remedy key -> the same advice for ``anyurl get``.
+CLI_FOR_HINT: dict[str, str] = {
+    "Give a user and password in the URL (http://user:password@host/) if the server "
+    "wants a login.":
+        "Give a login with -u USER[:PASSWORD] (or --netrc) if the server wants one.",
+    "Check the user name and password (in the URL or ~/.netrc).":
+        "Check the user name and password (-u, the URL or ~/.netrc).",
+    "Put it in the URL (ftp://user:password@host/) or ~/.netrc, or run anyurl on a "
+    "terminal to be asked for it.":
+        "Give it with -u USER:PASSWORD or in ~/.netrc, or run anyurl on a terminal to be "
+        "asked for it.",
+    "Give one in the URL (lenient parsing), the password option or ~/.netrc.":
+        "Give it with -u USER:PASSWORD or in ~/.netrc.",
+    "Check the user and password in the URL.":
+        "Check the user and password (-u or the URL).",
+    "Put it in the URL (telnet://user:password@host/) or run interactively.":
+        "Give it with -u USER:PASSWORD, or run anyurl on a terminal to be asked for it.",
+    "Try again with resume (resume=True) to continue where it stopped.":
+        CLI_HINTS["resume"],
+}
+
+#: What a program reads and a command-line user cannot type: ``keep_error_body=True``,
+#: ``Config.read_timeout``, ``HTTPOptions(...)``, ``plan()``.
+_LIBRARY_WORDS = re.compile(
+    r"\b[a-z_]+=(?:True|False|None|\.\.\.|\{)"
+    r"|\b[A-Z][A-Za-z]*(?:Options|Config|Policy|Error)\b"
+    r"|\bConfig[.(]"
+    r"|\b[a-z_]+\(\)")
+
+
+def library_words(text: str) -> list[str]:
+    """The library's words in ``text`` (class names, keywords, calls), for tests and
+    for :func:`cli_hint`'s last resort."""
+    return [m.group() for m in _LIBRARY_WORDS.finditer(text)]
+
+
 def cli_hint(exc: AnyURLError) -> str | None:
-    """The command line's hint for ``exc``, or None to keep the error's own."""
-    if not exc.remedy:
+    """The hint to print for ``exc`` on the command line, or None for none.
+
+    The remedy's CLI words first, then :data:`CLI_FOR_HINT`'s for a known hint; the
+    error's own hint when it has no library words, else nothing.
+    """
+    if exc.remedy:
+        template = CLI_HINTS.get(exc.remedy[0])
+        if template is not None:
+            return template.format(*exc.remedy[1:])
+    if not exc.hint:
         return None
-    template = CLI_HINTS.get(exc.remedy[0])
-    return None if template is None else template.format(*exc.remedy[1:])
+    translated = CLI_FOR_HINT.get(exc.hint)
+    if translated is not None:
+        return translated
+    return None if library_words(exc.hint) else exc.hint

@@ -10,12 +10,11 @@ import sys
 from collections.abc import Sequence
 
 from anyurl import __version__
-from anyurl.cli.common import print_error, print_warning
-from anyurl.errors import Aborted, AnyURLError
+from anyurl.cli.common import COMMANDS, print_error, print_warning
+from anyurl.errors import Aborted, AnyURLError, OptionError
 
 __all__ = ["main"]
 
-COMMANDS = ("parse", "extract", "get", "mirror", "demo")
 TOP_LEVEL = ("-h", "--help", "--version")
 
 
@@ -30,7 +29,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="Fetch any RFC 1738 URL by speaking its scheme's own protocol.",
         epilog="'anyurl URL' is short for 'anyurl get URL'. "
         "Exit codes follow curl: 3 malformed URL, 1 unsupported scheme, 6 host not "
-        "resolved, 7 cannot connect, 28 timeout, 67 login denied, 78 remote file not "
+        "resolved, 7 cannot connect, 28 timeout, 22 an HTTP error (as curl -f), 67 "
+        "login denied, 78 remote file not "
         "found, 18 partial transfer.",
     )
     parser.add_argument("--version", action="version", version=f"anyurl {__version__}")
@@ -45,13 +45,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; the exit status (``anyurl URL`` is ``anyurl get URL``)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] not in COMMANDS and args_list[0] not in TOP_LEVEL:
+        meant = _meant(args_list[0])
+        if meant is not None:  # a mistyped command: not fetched as a URL
+            print_error(OptionError(f"{args_list[0]!r} is neither a command nor a URL",
+                                    hint=f"Did you mean '{meant}'?"))
+            return OptionError.exit_code
         args_list.insert(0, "get")  # anyurl [-s] URL, as curl [-s] URL
     if args_list == ["--version"]:
         print(f"anyurl {__version__}")
         return 0
     install_log_handler()
     parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
-    args = parser.parse_args(args_list)
+    args, rest = parser.parse_known_args(args_list)
+    if rest and getattr(args, "urls", None) is not None \
+            and not any(r.startswith("-") and r != "-" for r in rest):
+        # URLs after options that came after URLs (curl's 'URL -H X URL'): argparse takes
+        # one run of positionals only
+        args.urls = [*args.urls, *rest]
+    elif rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command is None:
         parser.print_help()
         return 2
@@ -65,6 +77,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         return _report_unexpected(exc)
     return status
+
+
+def _meant(first: str) -> str | None:
+    """What a first word that is no command and no URL meant: ``anyurl mirror`` for
+    ``mirorr``, ``anyurl get --plan`` for ``plan``; None for a URL or no close match."""
+    from anyurl.cli.suggest import looks_like_a_word, suggest
+
+    if not looks_like_a_word(first):
+        return None  # a URL, an option: 'anyurl URL' is 'anyurl get URL'
+    from anyurl.cli.get_cmd import add_arguments
+
+    parser = argparse.ArgumentParser(add_help=False)
+    add_arguments(parser)
+    return suggest(first, COMMANDS, tuple(o for a in parser._actions for o in a.option_strings))
 
 
 class _WarningLine(logging.Handler):

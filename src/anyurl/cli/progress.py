@@ -5,7 +5,9 @@ not (a menu, a listing, a chunked HTTP body) shows a spinner and the bytes so fa
 A transfer's row goes when it ends, the total row stays and counts the transfers
 done apart from the failed ones. At the end of a run of several URLs a summary table
 lists each one (as aria2 prints it): its file or URL, OK or its exit code and why,
-the bytes, the time and the rate. The bars and the table are drawn on stderr, and only
+the bytes, the time and the rate, in at most 80 columns. Sizes and rates are in one unit
+system everywhere, the binary one of ``--limit-rate`` and the mirror's report (KiB, MiB:
+:func:`~anyurl.cli.common.human_bytes`). The bars and the table are drawn on stderr, and only
 when stderr is a terminal (:func:`wanted`): in a pipe, a log or with ``-s`` nothing is
 drawn and nothing changes in the output.
 
@@ -22,7 +24,6 @@ from types import TracebackType
 from rich.console import Console
 from rich.progress import (
     BarColumn,
-    DownloadColumn,
     Progress,
     ProgressColumn,
     SpinnerColumn,
@@ -30,7 +31,6 @@ from rich.progress import (
     TaskID,
     TextColumn,
     TimeRemainingColumn,
-    TransferSpeedColumn,
 )
 from rich.table import Column, Table
 from rich.text import Text
@@ -57,6 +57,28 @@ class _SpinnerWhenUnknown(ProgressColumn):
         return Text(" ")
 
 
+class _BytesColumn(ProgressColumn):
+    """``3.0 MiB/8.0 MiB`` (or the bytes so far): the units of the summary and the mirror."""
+
+    def render(self, task: Task) -> Text:
+        done = human_bytes(task.completed)
+        if task.total is None:
+            return Text(done)
+        return Text(f"{done}/{human_bytes(task.total)}")
+
+
+class _RateColumn(ProgressColumn):
+    """``1.2 MiB/s``, in the same units."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("?" if speed is None else f"{human_bytes(speed)}/s")
+
+
+#: The summary table's width: it fits an 80-column terminal (names are shortened).
+SUMMARY_WIDTH = 80
+
+
 @dataclass
 class _Row:
     task: TaskID
@@ -76,8 +98,8 @@ class TransferProgress(DownloadEvents):
             TextColumn("{task.description}",
                        table_column=Column(no_wrap=True, overflow="ellipsis", max_width=36)),
             BarColumn(),
-            DownloadColumn(),
-            TransferSpeedColumn(),
+            _BytesColumn(),
+            _RateColumn(),
             TimeRemainingColumn(),
             console=self.console,
             redirect_stdout=False,
@@ -145,23 +167,28 @@ class TransferProgress(DownloadEvents):
         self._update_total()
 
     def summary(self) -> Table:
-        """One row per transfer, in the order of the URLs: what a run of many left."""
+        """One row per transfer, in the order of the URLs: what a run of many left.
+
+        One line per transfer in at most :data:`SUMMARY_WIDTH` columns (a long name is
+        shortened with an ellipsis, never wrapped). A failure shows its exit code only:
+        its message was printed when it happened, just above.
+        """
         table = Table(title=f"{self.finished_count - self.failed_count} of {self.count} "
                       f"done" + (f", {self.failed_count} failed" if self.failed_count else ""),
-                      title_justify="left", box=None, pad_edge=False)
-        table.add_column("#", justify="right")
-        table.add_column("file or URL", overflow="ellipsis", max_width=48, no_wrap=True)
-        table.add_column("result", overflow="ellipsis", max_width=40, no_wrap=True)
-        table.add_column("bytes", justify="right")
-        table.add_column("time", justify="right")
-        table.add_column("rate", justify="right")
+                      title_justify="left", box=None, pad_edge=False,
+                      width=min(SUMMARY_WIDTH, self.console.width))
+        table.add_column("#", justify="right", no_wrap=True)
+        table.add_column("file or URL", overflow="ellipsis", no_wrap=True, ratio=1)
+        table.add_column("result", no_wrap=True)
+        table.add_column("bytes", justify="right", no_wrap=True)
+        table.add_column("time", justify="right", no_wrap=True)
+        table.add_column("rate", justify="right", no_wrap=True)
         for r in sorted(self.results, key=lambda r: r.job.index):
             name = str(r.job.target) if r.job.target is not None else r.job.shown
             if r.ok:
                 outcome = Text("OK", style="green")
             else:
-                why = r.error.message if r.error is not None else ""
-                outcome = Text(f"exit {r.exit_code}: {why}", style="red")
+                outcome = Text(f"exit {r.exit_code}", style="red")
             rate = human_bytes(r.bytes / r.seconds) + "/s" if r.seconds > 0 and r.bytes else ""
             table.add_row(str(r.job.index + 1), escape_controls(name), outcome,
                           human_bytes(r.resumed_from + r.bytes), f"{r.seconds:.2f}s", rate)

@@ -1,0 +1,77 @@
+"""``-w``: curl's variables that apply to a transfer here, side by side with curl; the
+others refused before anything is fetched (issue 23, point 4)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_curl_options import anyurl, curl
+from tests.integration.test_http import ScriptedServer, fixed, redirect
+from tests.peers.pytest_plugin import Peers
+
+pytestmark = pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+
+
+@pytest.fixture
+def server() -> ScriptedServer:
+    srv = ScriptedServer()
+    yield srv  # type: ignore[misc]
+    srv.close()
+
+
+def test_redirects_scheme_and_urls_as_curl(server: ScriptedServer, tmp_path: Path) -> None:
+    server.routes["/a"] = redirect("/b", 302)
+    server.routes["/b"] = redirect("/c", 301)
+    server.routes["/c"] = fixed(b"done")
+    fmt = ("%{num_redirects} %{scheme} %{http_code} %{url} %{url_effective} %{exitcode} "
+           "%{size_download} %{http_version} %{urlnum}|%{errormsg}|\\n")
+    ours = anyurl("-sS", "-L", "-o", str(tmp_path / "a"), "-w", fmt, server.url("/a"))
+    theirs = curl("-sS", "-L", "-o", str(tmp_path / "b"), "-w", fmt, server.url("/a"))
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout
+    assert ours.stdout.startswith(b"2 HTTP 200 ")
+
+
+def test_times_are_numbers_in_order(server: ScriptedServer) -> None:
+    server.routes["/c"] = fixed(b"done")
+    r = anyurl("-sS", "-w", "\\n%{time_starttransfer} %{time_total} %{speed_download}",
+               server.url("/c"))
+    body, line = r.stdout.split(b"\n")
+    start, total, speed = line.split()
+    assert body == b"done" and b"%" not in line
+    assert 0 <= float(start) <= float(total)
+    assert int(speed) >= 0
+
+
+def test_json_has_curls_names_and_types(server: ScriptedServer, tmp_path: Path) -> None:
+    server.routes["/c"] = fixed(b"done")
+    ours = json.loads(anyurl("-sS", "-o", str(tmp_path / "a"), "-w", "%{json}",
+                             server.url("/c")).stdout)
+    theirs = json.loads(curl("-sS", "-o", str(tmp_path / "b"), "-w", "%{json}",
+                             server.url("/c")).stdout)
+    same = ("http_code", "response_code", "exitcode", "num_redirects", "size_download",
+            "scheme", "url", "url_effective", "errormsg", "http_version", "urlnum")
+    assert {k: ours[k] for k in same} == {k: theirs[k] for k in same}
+    for name in ours:
+        assert name in theirs, name
+        assert type(ours[name]) is type(theirs[name]) or theirs[name] is None \
+            or ours[name] is None, name
+
+
+def test_a_failed_transfer_fills_errormsg(peers: Peers) -> None:
+    r = anyurl("-s", "-w", "%{http_code} %{errormsg}", peers["nginx"].url("no/such"))
+    assert r.stdout.startswith(b"404 ") and b"404 Not Found" in r.stdout
+
+
+@pytest.mark.parametrize("variable", ["%{time_connect}", "%{nonsense}", "%{header{etag}}"])
+def test_an_unknown_variable_is_refused_before_connecting(server: ScriptedServer,
+                                                          variable: str) -> None:
+    server.routes["/c"] = fixed(b"done")
+    r = anyurl("-sS", "-w", f"x {variable}", server.url("/c"))
+    assert r.returncode == 2 and r.stdout == b""
+    assert variable.encode() in r.stderr and b"%{num_redirects}" in r.stderr
+    assert server.requests == []

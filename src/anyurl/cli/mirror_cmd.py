@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from anyurl.cli.common import escape_controls, human_bytes, print_error, print_warning
+from anyurl.cli.common import (
+    error_text,
+    escape_controls,
+    human_bytes,
+    print_error,
+    print_warning,
+)
 from anyurl.cli.terminal import wanted
 from anyurl.errors import Aborted, AnyURLError
 from anyurl.options import HTTPOptions
@@ -231,7 +237,8 @@ def run(args: argparse.Namespace) -> int:
             f"the mirror in {args.output_dir} was interrupted; what it fetched is kept, "
             "with the URLs still to fetch",
             hint="Run the same command again to continue where it stopped."))
-    _print_failures(summary.errors, summary.failed_now, args.output_dir)
+    _print_failures([(url, error_text(exc)) for url, exc in summary.failures],
+                    summary.failed_now, args.output_dir)
     if not args.silent:
         _print_skipped(summary.links_found, summary.links_skipped)
         _print_refresh(summary)

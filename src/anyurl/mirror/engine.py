@@ -134,6 +134,9 @@ class MirrorSummary:
     #: The first :data:`ERRORS_KEPT` failures of this run as (URL, message): a sample to
     #: show, bounded (a crawl of 20,000 broken links must not hold 20,000 exceptions).
     errors: list[tuple[str, str]] = field(default_factory=list)
+    #: The same sample as the errors themselves, for a caller that words them its own
+    #: way (the command line); not sent across a cluster.
+    failures: list[tuple[str, AnyURLError]] = field(default_factory=list)
     #: The exit code of this run's first failure (0: none).
     first_exit_code: int = 0
     #: Links found in this run's pages and redirects, and those of them not followed
@@ -401,6 +404,7 @@ class Mirror:
             summary.first_exit_code = error.exit_code or 1
         if len(summary.errors) < ERRORS_KEPT:
             summary.errors.append((mask(url), str(error)))
+            summary.failures.append((mask(url), error))
 
     # -- a completed URL ----------------------------------------------------------------
 

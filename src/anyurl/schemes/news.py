@@ -65,7 +65,7 @@ import os
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 import anyio
 
@@ -310,6 +310,7 @@ class NewsHandler(SchemeHandler):
 
     schemes = ("news", "nntp")
     options_type = NewsOptions
+    batches: ClassVar[bool] = True
 
     def __init__(
         self,

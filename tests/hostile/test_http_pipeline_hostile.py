@@ -86,12 +86,15 @@ def drops_pipelined(counts: Counts) -> Behaviour:
 
 
 def garbage_when_pipelined(counts: Counts) -> Behaviour:
-    """Answers the first request well, anything after it with bytes that are no response."""
+    """Answers a request well, but one that arrived along with the one before it
+    (pipelined) with bytes that are no response."""
     def run(peer) -> None:  # type: ignore[no-untyped-def]
         counts.connected()
-        for i, path in enumerate(_paths(peer, counts)):
-            if not peer.send(_response(path) if i == 0 else b"HTTP/1.1 2x0 what\r\n\r\n"):
+        behind = False
+        for path in _paths(peer, counts):
+            if not peer.send(b"HTTP/1.1 2x0 what\r\n\r\n" if behind else _response(path)):
                 return
+            behind = bool(peer._buffer)  # the next request came with this one
     return Behaviour("http-garbage-when-pipelined", "http", run)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import socket
 import threading
+
 import pytest
 
 from anyurl.config import Config

@@ -64,6 +64,7 @@ import json
 import os
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
@@ -705,14 +706,16 @@ class NewsHandler(SchemeHandler):
             try:
                 target = self._target(url, options)
             except AnyURLError as exc:
-                async for outcome in self._batch_run(pending, options):
-                    yield outcome
+                async with aclosing(self._batch_run(pending, options)) as run:
+                    async for outcome in run:
+                        yield outcome
                 pending = []
                 yield url, exc
                 continue
             if target.kind not in ("article-id", "article-number"):
-                async for outcome in self._batch_run(pending, options):
-                    yield outcome
+                async with aclosing(self._batch_run(pending, options)) as run:
+                    async for outcome in run:
+                        yield outcome
                 pending = []
                 try:
                     resource: Resource | AnyURLError = await self.open(url, options)
@@ -723,12 +726,14 @@ class NewsHandler(SchemeHandler):
                     await resource.aclose()
                 continue
             if pending and _batch_key(pending[0][1]) != _batch_key(target):
-                async for outcome in self._batch_run(pending, options):
-                    yield outcome
+                async with aclosing(self._batch_run(pending, options)) as run:
+                    async for outcome in run:
+                        yield outcome
                 pending = []
             pending.append((url, target))
-        async for outcome in self._batch_run(pending, options):
-            yield outcome
+        async with aclosing(self._batch_run(pending, options)) as run:
+            async for outcome in run:
+                yield outcome
 
     async def _batch_run(
         self, items: list[tuple[URL, _Target]], options: FetchOptions

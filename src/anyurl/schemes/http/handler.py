@@ -37,6 +37,7 @@ import dataclasses
 import ssl
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import aclosing
 from typing import Any, ClassVar
 from urllib.parse import unquote, urljoin
 
@@ -450,8 +451,9 @@ class HTTPHandler(SchemeHandler):
         if (not http.pipeline or method not in ("GET", "HEAD") or body is not None
                 or http.http2 or options.offset or options.byte_range is not None
                 or options.redirect_chain):
-            async for item in super().open_batch(urls, options):
-                yield item
+            async with aclosing(super().open_batch(urls, options)) as items:
+                async for item in items:
+                    yield item
             return
         tls_settings = _tls_settings(http)
         group: list[URL] = []
@@ -461,22 +463,27 @@ class HTTPHandler(SchemeHandler):
                 route = self.router(url)
             except AnyURLError as exc:
                 if key is not None and group:
-                    async for item in self._pipelined(key, group, options, method):
-                        yield item
+                    async with aclosing(self._pipelined(key, group, options, method)) as items:
+                        async for item in items:
+                            yield item
                 group, key = [], None
                 yield url, exc
                 continue
             if route.tls and tls_settings != _DEFAULT_TLS:
                 route = dataclasses.replace(route, tls_settings=tls_settings)
             if group and key is not None and route != key:
-                async for item in self._pipelined(key, group, options, method):
-                    yield item
+                async with aclosing(self._pipelined(key, group, options, method)) as items:
+                    async for item in items:
+                        yield item
                 group = []
             key = route
             group.append(url)
         if group and key is not None:
-            async for item in self._pipelined(key, group, options, method):
-                yield item
+            # Closed here, not by the garbage collector: the connection goes back to
+            # the pool before the caller's next batch looks for one.
+            async with aclosing(self._pipelined(key, group, options, method)) as items:
+                async for item in items:
+                    yield item
 
     async def _pipelined(
         self, route: Route, urls: list[URL], options: FetchOptions, method: str
@@ -609,7 +616,8 @@ class HTTPHandler(SchemeHandler):
 
     async def _end_pipe(self, pipe: PipelinedConnection, *, clean: bool) -> None:
         """Back to the pool as an h11 connection when it stands between responses."""
-        if (clean and not pipe.finished and pipe.current is None
+        current = pipe.current
+        if (clean and not pipe.finished and (current is None or current.done)
                 and not pipe.reader.buffer and not pipe.reader.eof):
             conn = HTTP11Connection(pipe.stream, pipe.key)
             conn.cycles = pipe.cycles

@@ -510,6 +510,10 @@ class Downloader:
         running = 0
         half_free = anyio.Event()
         batches = _Batches(self)
+        # Consecutive sink jobs of one host with equal options: one batch in the chain.
+        sink_run: list[tuple[Job, URL]] = []
+        sink_key: tuple[int, str, int | None] | None = None
+        sink_handler: Any = None
 
         async def one(i: int, job: Job, after: anyio.Event | None,
                       done: anyio.Event | None) -> None:
@@ -548,10 +552,27 @@ class Downloader:
                     running += 1
                     tg.start_soon(one, i, job, None, None)
                 else:
+                    found = batches.qualify(job)
+                    if found is not None and sink_run and found[0] == sink_key and \
+                            sink_run[0][0].options == job.options:
+                        sink_run.append((job, found[1]))
+                        continue
+                    if sink_run:  # the run of batched sink jobs ends here
+                        done = anyio.Event()
+                        tg.start_soon(batches.sink_run, sink_handler, sink_run,
+                                      previous_sink, done, results)
+                        previous_sink, sink_run = done, []
+                    if found is not None:
+                        sink_key, sink_handler = found[0], found[2]
+                        sink_run = [(job, found[1])]
+                        continue
                     done = anyio.Event()
                     running += 1
                     tg.start_soon(one, i, job, previous_sink, done)
                     previous_sink = done
+            if sink_run:
+                tg.start_soon(batches.sink_run, sink_handler, sink_run, previous_sink,
+                              anyio.Event(), results)
             batches.start(tg, results)
         return [r for r in results if r is not None]
 
@@ -610,7 +631,7 @@ class Downloader:
         return result
 
     async def _retry(self, job: Job, url: URL, state: _State, error: AnyURLError,
-                     started: float) -> TransferResult:
+                     started: float, *, in_slots: bool = True) -> TransferResult:
         """A batched job that failed (or could not be batched) continues as
         :meth:`transfer` would: retried after a backoff, resumed from its ``.part``."""
         attempts = 1
@@ -630,7 +651,10 @@ class Downloader:
                 await anyio.sleep(delay)
             attempts += 1
             try:
-                await self._attempt_in_slots(job, url, state, attempts)
+                if in_slots:
+                    await self._attempt_in_slots(job, url, state, attempts)
+                else:  # the caller holds the host's slot and a global one
+                    await self._attempt(job, url, state, attempts)
                 error_or_none = None
                 break
             except AnyURLError as exc:
@@ -683,6 +707,58 @@ class Downloader:
             with anyio.CancelScope(shield=True):
                 await res.aclose()
         finish_part(plan)
+
+    async def _write_batched_to_sink(self, job: Job, state: _State, res: Resource,
+                                     watch: _Watch) -> None:
+        """A batch's resource to the sink: what :meth:`_attempt_to_sink` does after
+        opening, for a job at its first attempt."""
+        sink = self.sink
+        state.resumed_from = 0
+        try:
+            if sink is None:
+                raise LocalWriteError(f"no file and no output stream for {job.shown}")
+            watch.touch()
+            info = res.info
+            kept = self._opened(job, info, 0, state)
+            total = _total(info, kept)
+            limit = _SizeLimit(job, self.policy.max_filesize, total)
+            self.events.started(job, info, 0)
+            capped = limit.limit is not None
+            sink_fd = _sink_fd(sink) if _can_move(res, None, capped, total) else None
+            if sink_fd is not None:
+                try:
+                    await self._move(job, res, sink_fd, state, 0, total, watch.touch,
+                                     part=None)
+                except LocalWriteError:
+                    broken = getattr(sink, "broken", None)
+                    if broken is not None:
+                        broken()
+                    raise
+                return
+            progress = self.events.progress
+            touch = watch.touch
+            async for chunk in res:
+                n = len(chunk)
+                state.received += n
+                if capped:
+                    limit.check(state.received)
+                try:
+                    sink.write(chunk)
+                except OSError as exc:
+                    raise LocalWriteError(f"cannot write {job.shown} to the output: "
+                                          f"{exc.strerror or exc}") from exc
+                state.written += n
+                progress(job, state.written, total)
+                touch()
+            try:
+                sink.flush()
+            except OSError as exc:
+                raise LocalWriteError(
+                    f"cannot write {job.shown} to the output: {exc.strerror or exc}"
+                ) from exc
+        finally:
+            with anyio.CancelScope(shield=True):
+                await res.aclose()
 
     # -- one attempt ---------------------------------------------------------------
 
@@ -968,6 +1044,22 @@ class _Batches:
                         and not policy.resume and not policy.limit_rate)
         self.groups: dict[tuple[int, str, int | None], list[tuple[Job, URL]]] = {}
 
+    def qualify(self, job: Job) -> tuple[tuple[int, str, int | None], URL, Any] | None:
+        """(host key, admitted URL, handler) of a job whose handler batches, else None."""
+        if not self.enabled:
+            return None
+        assert self.admit is not None and self.handler_for is not None
+        try:
+            url = self.admit(job.url)
+            handler = self.handler_for(url)
+        except AnyURLError:
+            return None  # the job's own task reports it
+        options = job.options
+        if (not getattr(handler, "batches", False) or not url.host
+                or (options is not None and (options.offset or options.if_range))):
+            return None
+        return (id(handler), url.host.lower(), url.port), url, handler
+
     def take(self, job: Job) -> bool:
         """Keep ``job`` for a batch if it qualifies (then it is this class's to run)."""
         if not self.enabled or job.target is None:
@@ -1008,6 +1100,53 @@ class _Batches:
             for _ in range(min(lanes, len(queue))):
                 tg.start_soon(self._lane, handler, queue, results)
         self.groups = {}
+
+    async def sink_run(self, handler: Any, items: list[tuple[Job, URL]],
+                       after: anyio.Event | None, done: anyio.Event,
+                       results: list[TransferResult | None]) -> None:
+        """Consecutive jobs to the sink, one host's, as one batch in the sink's order:
+        a transient failure is retried before the next job writes a byte."""
+        downloader = self.downloader
+        policy = downloader.policy
+        try:
+            if after is not None:
+                await after.wait()
+            slot = downloader._host_slot(items[0][1])
+            if downloader._global_slots is None:
+                downloader._global_slots = anyio.Semaphore(max(1, policy.parallel))
+            assert slot is not None
+            options = items[0][0].options or FetchOptions()
+            pos = 0
+            async with slot, downloader._global_slots:
+                while pos < len(items):
+                    batch = handler.open_batch([url for _, url in items[pos:]], options)
+                    try:
+                        while pos < len(items):
+                            job, url = items[pos]
+                            pos += 1
+                            state = _State()
+                            started = time.monotonic()
+                            try:
+                                with _Watch(job, policy.max_time, policy.stall_timeout) as w:
+                                    _url, outcome = await batch.__anext__()
+                                    if isinstance(outcome, AnyURLError):
+                                        raise outcome
+                                    await downloader._write_batched_to_sink(job, state,
+                                                                            outcome, w)
+                            except AnyURLError as exc:
+                                if is_transient(exc, url) and policy.retry > 0:
+                                    # In order: retried here, on a connection of its own.
+                                    results[job.index] = await downloader._retry(
+                                        job, url, state, exc, started, in_slots=False)
+                                    break  # a new batch for the rest
+                                downloader._finish(job, state, exc, started, 1, results)
+                                continue
+                            downloader._finish(job, state, None, started, 1, results)
+                    finally:
+                        with anyio.CancelScope(shield=True):
+                            await batch.aclose()
+        finally:
+            done.set()
 
     async def _lane(self, handler: Any, queue: list[list[tuple[Job, URL]]],
                     results: list[TransferResult | None]) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import socket
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import ClassVar, Literal, Protocol, TypeVar
 
@@ -170,7 +170,7 @@ class SchemeHandler(ABC):
 
     async def open_batch(
         self, urls: Iterable[URL], options: FetchOptions
-    ) -> AsyncIterator[tuple[URL, Resource | AnyURLError]]:
+    ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
         """Open many URLs: one ``(url, outcome)`` per URL, in the order given.
 
         The contract every handler keeps (the downloader, a mirror, a program holding

@@ -63,7 +63,7 @@ import copy
 import json
 import os
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import ClassVar, Literal
@@ -663,7 +663,7 @@ class NewsHandler(SchemeHandler):
 
     async def open_batch(
         self, urls: Iterable[URL], options: FetchOptions
-    ) -> AsyncIterator[tuple[URL, Resource | AnyURLError]]:
+    ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
         """Open many ``news:``/``nntp:`` URLs, pipelining the articles of one server.
 
         The contract, for a caller holding many URLs (a mirror of a group, ``get`` of
@@ -737,7 +737,7 @@ class NewsHandler(SchemeHandler):
 
     async def _batch_run(
         self, items: list[tuple[URL, _Target]], options: FetchOptions
-    ) -> AsyncIterator[tuple[URL, Resource | AnyURLError]]:
+    ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
         """One server's articles over one pipelined connection (replaced as
         :meth:`open_batch` says)."""
         if not items:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import ssl
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from contextlib import aclosing
 from typing import Any, ClassVar
 from urllib.parse import unquote, urljoin
@@ -419,7 +419,7 @@ class HTTPHandler(SchemeHandler):
 
     async def open_batch(
         self, urls: Iterable[URL], options: FetchOptions
-    ) -> AsyncIterator[tuple[URL, Resource | AnyURLError]]:
+    ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
         """Open many http/https URLs, pipelining the GET (or HEAD) requests of one route.
 
         The contract of :meth:`SchemeHandler.open_batch`, and for HTTP:
@@ -487,7 +487,7 @@ class HTTPHandler(SchemeHandler):
 
     async def _pipelined(
         self, route: Route, urls: list[URL], options: FetchOptions, method: str
-    ) -> AsyncIterator[tuple[URL, Resource | AnyURLError]]:
+    ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
         """One route's URLs over a pipelined connection (see :meth:`open_batch`)."""
         http = options.get(HTTPOptions)
         trace = options.trace

@@ -558,10 +558,9 @@ class Downloader:
                         sink_run.append((job, found[1]))
                         continue
                     if sink_run:  # the run of batched sink jobs ends here
-                        done = anyio.Event()
-                        tg.start_soon(batches.sink_run, sink_handler, sink_run,
-                                      previous_sink, done, results)
-                        previous_sink, sink_run = done, []
+                        previous_sink = batches.start_sink(tg, sink_handler, sink_run,
+                                                           previous_sink, results)
+                        sink_run = []
                     if found is not None:
                         sink_key, sink_handler = found[0], found[2]
                         sink_run = [(job, found[1])]
@@ -571,8 +570,7 @@ class Downloader:
                     tg.start_soon(one, i, job, previous_sink, done)
                     previous_sink = done
             if sink_run:
-                tg.start_soon(batches.sink_run, sink_handler, sink_run, previous_sink,
-                              anyio.Event(), results)
+                batches.start_sink(tg, sink_handler, sink_run, previous_sink, results)
             batches.start(tg, results)
         return [r for r in results if r is not None]
 
@@ -1079,9 +1077,34 @@ class _Batches:
         self.groups.setdefault(key, []).append((job, url))
         return True
 
+    def start_sink(self, tg: anyio.abc.TaskGroup, handler: Any, items: list[tuple[Job, URL]],
+                   after: anyio.Event | None, results: list[TransferResult | None],
+                   ) -> anyio.Event:
+        """Start a run of sink jobs after ``after``; the event set when it is done. A
+        single job runs as it would unbatched (a batch of one saves nothing)."""
+        done = anyio.Event()
+        if len(items) == 1:
+            tg.start_soon(self._single, items[0][0], after, done, results)
+        else:
+            tg.start_soon(self.sink_run, handler, items, after, done, results)
+        return done
+
+    async def _single(self, job: Job, after: anyio.Event | None, done: anyio.Event | None,
+                      results: list[TransferResult | None]) -> None:
+        try:
+            if after is not None:
+                await after.wait()
+            results[job.index] = await self.downloader.transfer(job)
+        finally:
+            if done is not None:
+                done.set()
+
     def start(self, tg: anyio.abc.TaskGroup, results: list[TransferResult | None]) -> None:
-        """Start the lanes of every host."""
+        """Start the lanes of every host (a host of one job: that job's own task)."""
         for jobs in self.groups.values():
+            if len(jobs) == 1:
+                tg.start_soon(self._single, jobs[0][0], None, None, results)
+                continue
             handler = self.handler_for(jobs[0][1]) if self.handler_for else None
             chunks: list[list[tuple[Job, URL]]] = []
             for job, url in jobs:

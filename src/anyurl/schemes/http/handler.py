@@ -509,6 +509,9 @@ class HTTPHandler(SchemeHandler):
                         yield step.url, await self._open_one(step.url, options)
                     return
                 if pipe is None:
+                    if todo[0].data is None and todo[0].error is None:
+                        # Before connecting, as open() does (its warnings come first).
+                        self._prepare(todo[0], route, options, http, method)
                     try:
                         pipe = await self._pipe(route, todo[0].url, trace)
                     except AnyURLError as exc:

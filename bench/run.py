@@ -29,7 +29,12 @@ http-small  ``--small`` 1 KiB files in one command, keep-alive
 ftp-small   ``--small`` 1 KiB files in one command, one control connection reused
 http-z20    ``--small`` 1 KiB files, ``-Z 20`` against ``curl -Z --parallel-max 20``
 rss-z200    ``--many16k`` 16 KiB files saved with ``-O`` into a directory, ``-Z 200``
+http-rtt20  ``--rtt-files`` 1 KiB files through ``bench/relay.py`` (10 ms each way, a
+            20 ms round trip), both with their defaults: curl's one connection
+http-rtt20-z the same against ``curl -Z --parallel-max 20`` (anyurl with its defaults)
 =========== ===============================================================================
+
+The latency rows print how many connections the relay accepted from each client.
 
 Timings are of this machine on this day: record them in ``bench/README.md`` with the date
 and the machine, and never assert them in a test.
@@ -57,7 +62,7 @@ sys.path.insert(0, str(REPO))
 GNU_TIME = "/usr/bin/time"
 
 ROWS = ("http-bulk", "ftp-bulk", "gopher-bulk", "http-small", "ftp-small", "http-z20",
-        "rss-z200")
+        "rss-z200", "http-rtt20", "http-rtt20-z")
 
 
 @dataclass
@@ -154,12 +159,22 @@ def add_small_files(data_root: Path, small: int, many16k: int) -> None:
             os.chmod(os.path.join(dirpath, name), 0o644)
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", default="1G", help="bulk body size (default 1G)")
     ap.add_argument("--small", type=int, default=2000, help="small files (default 2000)")
     ap.add_argument("--many16k", type=int, default=2000,
                     help="16 KiB files for the -Z 200 memory row (default 2000)")
+    ap.add_argument("--rtt-files", type=int, default=300,
+                    help="1 KiB files of the latency rows (default 300)")
     ap.add_argument("--repeat", type=int, default=3, help="paired runs per client")
     ap.add_argument("--backends", default="asyncio,trio")
     ap.add_argument("--rows", default=",".join(ROWS), help=f"some of {','.join(ROWS)}")
@@ -181,13 +196,14 @@ def main() -> None:
     need = [name for name, wanted in (("vsftpd", {"ftp-bulk", "ftp-small"}),
                                       ("gophernicus", {"gopher-bulk"})) if wanted & set(rows)]
     nginx = None
+    relay: subprocess.Popen[bytes] | None = None
     summary: list[str] = []
     try:
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, "
               f"{time.strftime('%Y-%m-%d %H:%M')}; starting servers in {root} ...", flush=True)
         state = launcher.start(need, root / "peers", large_size=size, log=lambda *_: None)
         data_root = Path(state["data_root"])
-        add_small_files(data_root, args.small, args.many16k)
+        add_small_files(data_root, max(args.small, args.rtt_files), args.many16k)
         nginx, [port] = start_nginx(root, data_root)
         base = {"http": f"http://127.0.0.1:{port}/"}
         for name in need:
@@ -195,7 +211,14 @@ def main() -> None:
             if peer["status"] != "running":
                 raise SystemExit(f"{name}: {peer['error']}")
             base[name] = f"{peer['host']}:{peer['port']}"
-        small = [f"bench/small/f{i:05d}" for i in range(args.small)]
+        small = [f"bench/small/f{i:05d}" for i in range(max(args.small, args.rtt_files))]
+        count_file = root / "relay-connections"
+        if any(r.startswith("http-rtt20") for r in rows):
+            relay_port = _free_port()
+            relay = subprocess.Popen([sys.executable, str(Path(__file__).with_name("relay.py")),
+                                      str(relay_port), "127.0.0.1", str(port), "10",
+                                      str(count_file)])
+            time.sleep(0.5)
         k16 = [f"bench/k16/f{i:05d}" for i in range(args.many16k)]
 
         def row(name: str, title: str, curl: list[str], ours: list[str],
@@ -232,10 +255,21 @@ def main() -> None:
                     f"(goal: peak <= 64 MiB + 256 KiB x 200 = 114 MiB)",
                     ["-Z", "--parallel-max", "200", "--remote-name-all", *urls],
                     ["-Z", "200", "--per-host", "200", "-O", *urls], scratch=True)
+            elif name.startswith("http-rtt20"):
+                urls = [f"http://127.0.0.1:{relay_port}/{p}" for p in small[:args.rtt_files]]
+                curl = ["-Z", "--parallel-max", "20", *urls] if name.endswith("-z") else urls
+                row(name, f"{len(urls)} x 1 KiB http through a relay adding a 20 ms round "
+                    "trip, " + ("curl -Z --parallel-max 20" if name.endswith("-z")
+                                else "defaults"), curl, urls)
+                summary.append(f"   connections accepted by the relay in all: "
+                               f"{count_file.read_text() if count_file.exists() else 0}")
         print("\n== summary (" + time.strftime("%Y-%m-%d") + f", {os.cpu_count()} cpus, "
               f"median of {args.repeat}) ==")
         print("\n".join(summary))
     finally:
+        if relay is not None:
+            relay.kill()
+            relay.wait()
         if nginx is not None:
             stop_nginx(nginx)
         launcher.stop(root / "peers", log=lambda *_: None)

@@ -523,6 +523,11 @@ class Downloader:
         window = max(64, 8 * self.policy.parallel)
         running = 0
         half_free = anyio.Event()
+        batches = _Batches(self)
+        # Consecutive sink jobs of one host with equal options: one batch in the chain.
+        sink_run: list[tuple[Job, URL]] = []
+        sink_key: tuple[int, str, int | None] | None = None
+        sink_handler: Any = None
 
         async def one(i: int, job: Job, after: anyio.Event | None,
                       done: anyio.Event | None) -> None:
@@ -556,13 +561,31 @@ class Downloader:
                         self.events.finished(refused)
                         continue
                     claimed[key] = i
+                    if batches.take(job):
+                        continue
                     running += 1
                     tg.start_soon(one, i, job, None, None)
                 else:
+                    found = batches.qualify(job)
+                    if found is not None and sink_run and found[0] == sink_key and \
+                            sink_run[0][0].options == job.options:
+                        sink_run.append((job, found[1]))
+                        continue
+                    if sink_run:  # the run of batched sink jobs ends here
+                        previous_sink = batches.start_sink(tg, sink_handler, sink_run,
+                                                           previous_sink, results)
+                        sink_run = []
+                    if found is not None:
+                        sink_key, sink_handler = found[0], found[2]
+                        sink_run = [(job, found[1])]
+                        continue
                     done = anyio.Event()
                     running += 1
                     tg.start_soon(one, i, job, previous_sink, done)
                     previous_sink = done
+            if sink_run:
+                batches.start_sink(tg, sink_handler, sink_run, previous_sink, results)
+            batches.start(tg, results)
         return [r for r in results if r is not None]
 
     async def transfer(self, job: Job) -> TransferResult:
@@ -604,6 +627,150 @@ class Downloader:
         )
         self.events.finished(result)
         return result
+
+    # -- batched jobs (see _Batches) ------------------------------------------------
+
+    def _finish(self, job: Job, state: _State, error: AnyURLError | None, started: float,
+                attempts: int, results: list[TransferResult | None]) -> TransferResult:
+        """The result of a batched job, reported and stored at its place."""
+        if error is not None:
+            _drop_frames(error)
+        result = TransferResult(job, bytes=state.received, resumed_from=state.resumed_from or 0,
+                                seconds=time.monotonic() - started, attempts=attempts,
+                                error=error, info=state.info)
+        self.events.finished(result)
+        results[job.index] = result
+        return result
+
+    async def _retry(self, job: Job, url: URL, state: _State, error: AnyURLError,
+                     started: float, *, in_slots: bool = True) -> TransferResult:
+        """A batched job that failed (or could not be batched) continues as
+        :meth:`transfer` would: retried after a backoff, resumed from its ``.part``."""
+        attempts = 1
+        if error is _NOT_BATCHED:
+            attempts, error_or_none = 0, None
+        else:
+            error_or_none = error
+        while True:
+            if error_or_none is not None:
+                if isinstance(error_or_none, ResumeFailed) and state.part_ours:
+                    state.no_resume = True
+                elif not is_transient(error_or_none, url) or attempts > self.policy.retry:
+                    break
+                delay = self.policy.backoff(attempts)
+                self.events.retrying(job, error_or_none, attempts, delay,
+                                     self._resume_point(job, state))
+                await anyio.sleep(delay)
+            attempts += 1
+            try:
+                if in_slots:
+                    await self._attempt_in_slots(job, url, state, attempts)
+                else:  # the caller holds the host's slot and a global one
+                    await self._attempt(job, url, state, attempts)
+                error_or_none = None
+                break
+            except AnyURLError as exc:
+                error_or_none = exc
+        results: list[TransferResult | None] = [None] * (job.index + 1)
+        return self._finish(job, state, error_or_none, started, attempts, results)
+
+    async def _write_batched(self, job: Job, state: _State, res: Resource,
+                             watch: _Watch) -> None:
+        """A batch's resource into the job's ``.part``, renamed when complete: what
+        :meth:`_attempt_to_file` does after opening, for a job that starts at byte 0."""
+        policy = self.policy
+        plan = self._plan(job, state, policy)
+        part = plan.part
+        state.resumed_from = 0
+        try:
+            watch.touch()
+            info = res.info
+            kept = self._opened(job, info, 0, state)
+            total = _total(info, kept)
+            limit = _SizeLimit(job, policy.max_filesize, total)
+            self.events.started(job, info, kept)
+            try:
+                small = info.size is not None and info.size <= _PartWriter.MIN_BATCH
+                if small:
+                    fd = open_part(part, kept, plan.tree)
+                else:
+                    fd = await anyio.to_thread.run_sync(open_part, part, kept, plan.tree)
+                f = _PartWriter(fd, _PartWriter.capacity_for(info.size, policy.parallel),
+                                inline=small)
+            except OSError as exc:
+                raise _write_error(part, exc) from exc
+            state.part_ours = True
+            capped = limit.limit is not None
+            try:
+                if _can_move(res, None, capped, total):
+                    await f.flush()
+                    await self._move(job, res, f.fileno(), state, kept, total, watch.touch,
+                                     part=part)
+                else:
+                    await self._write_chunks(job, res, f, part, state, kept, total,
+                                             limit if capped else None, None, watch.touch)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    try:
+                        await f.aclose()
+                    except OSError as exc:
+                        raise _write_error(part, exc) from exc
+        finally:
+            with anyio.CancelScope(shield=True):
+                await res.aclose()
+        finish_part(plan)
+
+    async def _write_batched_to_sink(self, job: Job, state: _State, res: Resource,
+                                     watch: _Watch) -> None:
+        """A batch's resource to the sink: what :meth:`_attempt_to_sink` does after
+        opening, for a job at its first attempt."""
+        sink = self.sink
+        state.resumed_from = 0
+        try:
+            if sink is None:
+                raise LocalWriteError(f"no file and no output stream for {job.shown}")
+            watch.touch()
+            info = res.info
+            kept = self._opened(job, info, 0, state)
+            total = _total(info, kept)
+            limit = _SizeLimit(job, self.policy.max_filesize, total)
+            self.events.started(job, info, 0)
+            capped = limit.limit is not None
+            sink_fd = _sink_fd(sink) if _can_move(res, None, capped, total) else None
+            if sink_fd is not None:
+                try:
+                    await self._move(job, res, sink_fd, state, 0, total, watch.touch,
+                                     part=None)
+                except LocalWriteError:
+                    broken = getattr(sink, "broken", None)
+                    if broken is not None:
+                        broken()
+                    raise
+                return
+            progress = self.events.progress
+            touch = watch.touch
+            async for chunk in res:
+                n = len(chunk)
+                state.received += n
+                if capped:
+                    limit.check(state.received)
+                try:
+                    sink.write(chunk)
+                except OSError as exc:
+                    raise LocalWriteError(f"cannot write {job.shown} to the output: "
+                                          f"{exc.strerror or exc}") from exc
+                state.written += n
+                progress(job, state.written, total)
+                touch()
+            try:
+                sink.flush()
+            except OSError as exc:
+                raise LocalWriteError(
+                    f"cannot write {job.shown} to the output: {exc.strerror or exc}"
+                ) from exc
+        finally:
+            with anyio.CancelScope(shield=True):
+                await res.aclose()
 
     # -- one attempt ---------------------------------------------------------------
 
@@ -861,6 +1028,240 @@ class Downloader:
                     raise LocalWriteError(
                         f"cannot write {job.shown} to the output: {exc.strerror or exc}"
                     ) from exc
+
+
+
+# -- batches per host (issue 21) -----------------------------------------------------------
+
+#: The most jobs of one host handed to its handler in one ``open_batch`` call: a lane
+#: holds its slots for a batch, so a long list is cut where other work may interleave.
+BATCH_SIZE = 256
+#: A host's jobs go over ``per_host`` lanes (connections) at most, one per this many.
+JOBS_PER_LANE = 8
+
+
+class _Batches:
+    """The jobs of a run that go to their handler as batches (``open_batch``).
+
+    A job qualifies when it writes a regular file (not the sink, whose jobs run in
+    order), its handler pipelines (:attr:`SchemeHandler.batches`) and the run does not
+    resume (``-C``) or cap rates; everything else runs as one task per job, as
+    before. A host's jobs are cut into batches of consecutive jobs with equal options
+    and taken by up to ``per_host`` lanes, each lane holding the host's slot and a
+    global one while its batch runs: one connection each. Per job nothing changes:
+    the target is planned before the first byte, written as ``.part`` and renamed, its
+    events and result are its own, and a transient failure is retried (resumed) by
+    :meth:`Downloader._attempt_in_slots` as any job's is.
+    """
+
+    def __init__(self, downloader: Downloader):
+        self.downloader = downloader
+        resolver = downloader.resolver
+        policy = downloader.policy
+        defaults = getattr(resolver, "defaults", None)
+        self.admit: Callable[[URL | str], URL] | None = getattr(resolver, "admit", None)
+        self.handler_for: Callable[[URL], Any] | None = getattr(resolver, "handler_for", None)
+        self.enabled = (self.admit is not None and self.handler_for is not None
+                        and (defaults is None or getattr(defaults, "empty", False))
+                        and not policy.resume and not policy.limit_rate)
+        self.groups: dict[tuple[int, str, int | None], list[tuple[Job, URL]]] = {}
+
+    def qualify(self, job: Job) -> tuple[tuple[int, str, int | None], URL, Any] | None:
+        """(host key, admitted URL, handler) of a job whose handler batches, else None."""
+        if not self.enabled:
+            return None
+        assert self.admit is not None and self.handler_for is not None
+        try:
+            url = self.admit(job.url)
+            handler = self.handler_for(url)
+        except AnyURLError:
+            return None  # the job's own task reports it
+        options = job.options
+        if (not getattr(handler, "batches", False) or not url.host
+                or (options is not None and (options.offset or options.if_range))):
+            return None
+        return (id(handler), url.host.lower(), url.port), url, handler
+
+    def take(self, job: Job) -> bool:
+        """Keep ``job`` for a batch if it qualifies (then it is this class's to run)."""
+        if not self.enabled or job.target is None:
+            return False
+        assert self.admit is not None and self.handler_for is not None
+        try:
+            url = self.admit(job.url)
+            handler = self.handler_for(url)
+        except AnyURLError:
+            return False  # the job's own task reports it
+        if not getattr(handler, "batches", False) or not url.host:
+            return False
+        options = job.options
+        if options is not None and (options.offset or options.if_range):
+            return False
+        key = (id(handler), url.host.lower(), url.port)
+        self.groups.setdefault(key, []).append((job, url))
+        return True
+
+    def start_sink(self, tg: anyio.abc.TaskGroup, handler: Any, items: list[tuple[Job, URL]],
+                   after: anyio.Event | None, results: list[TransferResult | None],
+                   ) -> anyio.Event:
+        """Start a run of sink jobs after ``after``; the event set when it is done. A
+        single job runs as it would unbatched (a batch of one saves nothing)."""
+        done = anyio.Event()
+        if len(items) == 1:
+            tg.start_soon(self._single, items[0][0], after, done, results)
+        else:
+            tg.start_soon(self.sink_run, handler, items, after, done, results)
+        return done
+
+    async def _single(self, job: Job, after: anyio.Event | None, done: anyio.Event | None,
+                      results: list[TransferResult | None]) -> None:
+        try:
+            if after is not None:
+                await after.wait()
+            results[job.index] = await self.downloader.transfer(job)
+        finally:
+            if done is not None:
+                done.set()
+
+    def start(self, tg: anyio.abc.TaskGroup, results: list[TransferResult | None]) -> None:
+        """Start the lanes of every host (a host of one job: that job's own task)."""
+        for jobs in self.groups.values():
+            if len(jobs) == 1:
+                tg.start_soon(self._single, jobs[0][0], None, None, results)
+                continue
+            handler = self.handler_for(jobs[0][1]) if self.handler_for else None
+            chunks: list[list[tuple[Job, URL]]] = []
+            for job, url in jobs:
+                last = chunks[-1] if chunks else None
+                if (last is None or len(last) >= BATCH_SIZE
+                        or last[0][0].options != job.options):
+                    chunks.append([])
+                chunks[-1].append((job, url))
+            lanes = max(1, min(self.downloader.policy.per_host,
+                               -(-len(jobs) // JOBS_PER_LANE)))
+            # Cut so that every lane has work: a short list goes in equal parts.
+            if len(chunks) < lanes:
+                size = -(-len(jobs) // lanes)
+                chunks = [part[k:k + size] for part in chunks for k in range(0, len(part), size)]
+            queue = list(reversed(chunks))
+            for _ in range(min(lanes, len(queue))):
+                tg.start_soon(self._lane, handler, queue, results)
+        self.groups = {}
+
+    async def sink_run(self, handler: Any, items: list[tuple[Job, URL]],
+                       after: anyio.Event | None, done: anyio.Event,
+                       results: list[TransferResult | None]) -> None:
+        """Consecutive jobs to the sink, one host's, as one batch in the sink's order:
+        a transient failure is retried before the next job writes a byte."""
+        downloader = self.downloader
+        policy = downloader.policy
+        try:
+            if after is not None:
+                await after.wait()
+            slot = downloader._host_slot(items[0][1])
+            if downloader._global_slots is None:
+                downloader._global_slots = anyio.Semaphore(max(1, policy.parallel))
+            assert slot is not None
+            options = items[0][0].options or FetchOptions()
+            pos = 0
+            async with slot, downloader._global_slots:
+                while pos < len(items):
+                    batch = handler.open_batch([url for _, url in items[pos:]], options)
+                    try:
+                        while pos < len(items):
+                            job, url = items[pos]
+                            pos += 1
+                            state = _State()
+                            started = time.monotonic()
+                            try:
+                                with _Watch(job, policy.max_time, policy.stall_timeout) as w:
+                                    _url, outcome = await batch.__anext__()
+                                    if isinstance(outcome, AnyURLError):
+                                        raise outcome
+                                    await downloader._write_batched_to_sink(job, state,
+                                                                            outcome, w)
+                            except AnyURLError as exc:
+                                if is_transient(exc, url) and policy.retry > 0:
+                                    # In order: retried here, on a connection of its own.
+                                    results[job.index] = await downloader._retry(
+                                        job, url, state, exc, started, in_slots=False)
+                                    break  # a new batch for the rest
+                                downloader._finish(job, state, exc, started, 1, results)
+                                continue
+                            downloader._finish(job, state, None, started, 1, results)
+                    finally:
+                        with anyio.CancelScope(shield=True):
+                            await batch.aclose()
+        finally:
+            done.set()
+
+    async def _lane(self, handler: Any, queue: list[list[tuple[Job, URL]]],
+                    results: list[TransferResult | None]) -> None:
+        downloader = self.downloader
+        while queue:
+            chunk = queue.pop()
+            retry: list[tuple[Job, URL, _State, AnyURLError, float]] = []
+            slot = downloader._host_slot(chunk[0][1])
+            if downloader._global_slots is None:
+                downloader._global_slots = anyio.Semaphore(max(1, downloader.policy.parallel))
+            assert slot is not None
+            async with slot, downloader._global_slots:
+                await self._batch(handler, chunk, results, retry)
+            for job, url, state, error, started in retry:  # out of the slots: they retake them
+                results[job.index] = await downloader._retry(job, url, state, error, started)
+
+    async def _batch(self, handler: Any, chunk: list[tuple[Job, URL]],
+                     results: list[TransferResult | None],
+                     retry: list[tuple[Job, URL, _State, AnyURLError, float]]) -> None:
+        """One ``open_batch`` over ``chunk`` (again over what is left after an error
+        that ended the handler's iterator)."""
+        downloader = self.downloader
+        policy = downloader.policy
+        items: list[tuple[Job, URL, _State]] = []
+        for job, url in chunk:
+            state = _State()
+            try:
+                plan = downloader._plan(job, state, policy)
+            except AnyURLError as exc:
+                downloader._finish(job, state, exc, time.monotonic(), 1, results)
+                continue
+            if plan.placement is Placement.IN_PLACE:
+                retry.append((job, url, state, _NOT_BATCHED, time.monotonic()))
+                continue
+            items.append((job, url, state))
+        options = chunk[0][0].options or FetchOptions()
+        pos = 0
+        while pos < len(items):
+            batch = handler.open_batch([url for _, url, _ in items[pos:]], options)
+            try:
+                while pos < len(items):
+                    job, url, state = items[pos]
+                    pos += 1
+                    started = time.monotonic()
+                    inside = True
+                    try:
+                        with _Watch(job, policy.max_time, policy.stall_timeout) as watch:
+                            _url, outcome = await batch.__anext__()
+                            inside = False
+                            if isinstance(outcome, AnyURLError):
+                                raise outcome
+                            await downloader._write_batched(job, state, outcome, watch)
+                    except AnyURLError as exc:
+                        if is_transient(exc, url) and policy.retry > 0:
+                            retry.append((job, url, state, exc, started))
+                        else:
+                            downloader._finish(job, state, exc, started, 1, results)
+                        if inside:
+                            break  # the iterator ended with it: a new one for the rest
+                        continue
+                    downloader._finish(job, state, None, started, 1, results)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await batch.aclose()
+
+
+#: The error a job that was not batched carries into :meth:`Downloader._retry`.
+_NOT_BATCHED = AnyURLError("not batched")
 
 
 def _drop_frames(error: BaseException) -> None:

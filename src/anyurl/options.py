@@ -170,6 +170,10 @@ class HTTPOptions(SchemeOptions):
     #: first URL's origin only, so a redirect cannot hand a token to another server or
     #: send it in clear text after an https -> http redirect.
     location_trusted: bool = False
+    #: Pipeline the GET and HEAD requests of a batch (``Downloader`` runs, a mirror) on
+    #: a keep-alive HTTP/1.1 connection (``--no-pipeline`` turns it off): see
+    #: docs/schemes/http.md.
+    pipeline: bool = True
 
     def check(self) -> None:
         """The type check, and no CR or LF in a method or header (RFC 1738 section 6:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -303,3 +304,22 @@ async def test_a_server_mis_answering_one_at_a_time_fails_that_url() -> None:
     outcomes = [o for _, o in got]
     assert outcomes[2] is ProtocolError
     assert outcomes[:2] == outcomes[3:] == [b"Subject: s\n\nbody\n"] * 2
+
+
+# -- the downloader's batches (issue 21): anyurl get of a group's articles ----------------
+
+
+async def test_downloader_pipelines_a_groups_articles_into_files(tmp_path: Path) -> None:
+    from anyurl.downloader import Downloader, DownloadPolicy, Job
+
+    async with loopback(many(40)) as backend, Resolver(backend.config()) as r:
+        jobs = [Job(backend.nntp(f"{SAMPLE_GROUP}/{n}"), tmp_path / f"a{n}")
+                for n in range(1, 41)]
+        results = await Downloader(r, DownloadPolicy(per_host=1)).run(jobs)
+        server = backend.server
+        assert server is not None
+        assert server.connections == 1
+        assert server.pipelined > 0  # the downloader handed them over as one batch
+    assert all(res.ok for res in results), [res.error for res in results if not res.ok]
+    for n in range(1, 41):
+        assert (tmp_path / f"a{n}").read_bytes() == text(backend, n)

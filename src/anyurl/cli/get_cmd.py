@@ -178,6 +178,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      "the bytes from OFFSET)")
     out.add_argument("--raw", action="store_true",
                      help="the bytes the server sent (gopher menus), not a rendering")
+    p.add_argument("--no-pipeline", action="store_true",
+                   help="send HTTP requests one at a time on a connection (no HTTP/1.1 "
+                   "pipelining of a host's GET and HEAD requests)")
     out.add_argument("--json", action="store_true", help=JSON_HELP)
     out.add_argument("--warc", metavar="FILE.warc.gz",
                      help="also record every response in a new WARC/1.1 file (HTTP as "
@@ -841,6 +844,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = build_config(args)
         args.scheme_options = trusted(scheme_options(args), args.location_trusted)
+        if args.no_pipeline:
+            args.scheme_options = unpipelined(args.scheme_options)
         byte_range(args.range)
         args.write_out = read_write_out(args.write_out)
         args.login = login_from(args.user)
@@ -968,6 +973,13 @@ def write_out(template: str, result: TransferResult, *, redirects: int = 0,
         return "" if value is None else str(value)
 
     return _WRITE_OUT.sub(one, template)
+
+
+def unpipelined(given: tuple[SchemeOptions, ...]) -> tuple[SchemeOptions, ...]:
+    """``given`` with ``HTTPOptions.pipeline`` off (``--no-pipeline``)."""
+    http = next((o for o in given if isinstance(o, HTTPOptions)), HTTPOptions())
+    return (*(o for o in given if not isinstance(o, HTTPOptions)),
+            dataclasses.replace(http, pipeline=False))
 
 
 def trusted(given: tuple[SchemeOptions, ...], location_trusted: bool) -> tuple[SchemeOptions, ...]:

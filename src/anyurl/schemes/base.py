@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import socket
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import ClassVar, Literal, Protocol, TypeVar
 
@@ -130,6 +130,10 @@ class SchemeHandler(ABC):
     schemes: ClassVar[tuple[str, ...]] = ()
     #: The class of this handler's typed options (``options.get(self.options_type)``).
     options_type: ClassVar[type[SchemeOptions]] = SchemeOptions
+    #: Whether :meth:`open_batch` does better than one :meth:`open` after another (it
+    #: pipelines): the downloader then hands it a host's URLs as batches, and
+    #: otherwise opens them one by one over up to ``per_host`` connections.
+    batches: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -163,6 +167,40 @@ class SchemeHandler(ABC):
     @abstractmethod
     async def open(self, url: URL, options: FetchOptions) -> Resource:
         """Connect and start the transfer; errors are :class:`AnyURLError` subclasses."""
+
+    async def open_batch(
+        self, urls: Iterable[URL], options: FetchOptions
+    ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
+        """Open many URLs: one ``(url, outcome)`` per URL, in the order given.
+
+        The contract every handler keeps (the downloader, a mirror, a program holding
+        many URLs rely on it):
+
+        * ``urls`` were admitted and routed to this handler by the resolver's gate;
+          ``options`` apply to all of them.
+        * ``outcome`` is an open :class:`Resource` (as :meth:`open` returns it) or the
+          :class:`AnyURLError` that URL met, which fails that URL only; only
+          cancellation and errors that are bugs propagate.
+        * The caller reads (or closes) each resource before asking for the next item:
+          a handler may stream them from one connection. Asking for the next item
+          closes the previous resource (a pipelining handler reads and drops its
+          rest); reading it afterwards raises :class:`~anyurl.errors.StreamClosed`.
+        * Closing the iterator early (``aclose``, ``break``) releases the connections.
+
+        This default opens one URL after another with :meth:`open`; handlers whose
+        protocol can have many requests in flight (HTTP/1.1, NNTP) override it and
+        set :attr:`batches`.
+        """
+        for url in urls:
+            try:
+                resource = await self.open(url, options)
+            except AnyURLError as exc:
+                yield url, exc
+                continue
+            try:
+                yield url, resource
+            finally:
+                await resource.aclose()
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         """What :meth:`open` would send, passwords masked, without any I/O.

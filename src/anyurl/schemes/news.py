@@ -63,9 +63,10 @@ import copy
 import json
 import os
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 import anyio
 
@@ -310,6 +311,7 @@ class NewsHandler(SchemeHandler):
 
     schemes = ("news", "nntp")
     options_type = NewsOptions
+    batches: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -661,7 +663,7 @@ class NewsHandler(SchemeHandler):
 
     async def open_batch(
         self, urls: Iterable[URL], options: FetchOptions
-    ) -> AsyncIterator[tuple[URL, Resource | AnyURLError]]:
+    ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
         """Open many ``news:``/``nntp:`` URLs, pipelining the articles of one server.
 
         The contract, for a caller holding many URLs (a mirror of a group, ``get`` of
@@ -704,14 +706,16 @@ class NewsHandler(SchemeHandler):
             try:
                 target = self._target(url, options)
             except AnyURLError as exc:
-                async for outcome in self._batch_run(pending, options):
-                    yield outcome
+                async with aclosing(self._batch_run(pending, options)) as run:
+                    async for outcome in run:
+                        yield outcome
                 pending = []
                 yield url, exc
                 continue
             if target.kind not in ("article-id", "article-number"):
-                async for outcome in self._batch_run(pending, options):
-                    yield outcome
+                async with aclosing(self._batch_run(pending, options)) as run:
+                    async for outcome in run:
+                        yield outcome
                 pending = []
                 try:
                     resource: Resource | AnyURLError = await self.open(url, options)
@@ -722,16 +726,18 @@ class NewsHandler(SchemeHandler):
                     await resource.aclose()
                 continue
             if pending and _batch_key(pending[0][1]) != _batch_key(target):
-                async for outcome in self._batch_run(pending, options):
-                    yield outcome
+                async with aclosing(self._batch_run(pending, options)) as run:
+                    async for outcome in run:
+                        yield outcome
                 pending = []
             pending.append((url, target))
-        async for outcome in self._batch_run(pending, options):
-            yield outcome
+        async with aclosing(self._batch_run(pending, options)) as run:
+            async for outcome in run:
+                yield outcome
 
     async def _batch_run(
         self, items: list[tuple[URL, _Target]], options: FetchOptions
-    ) -> AsyncIterator[tuple[URL, Resource | AnyURLError]]:
+    ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
         """One server's articles over one pipelined connection (replaced as
         :meth:`open_batch` says)."""
         if not items:

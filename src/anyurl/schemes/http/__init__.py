@@ -7,6 +7,7 @@
                       response head both HTTP versions give
 ``http11``            one HTTP/1.1 connection over h11
 ``http2``             one HTTP/2 connection over h2 (imported only when asked for)
+``pipeline``          pipelined HTTP/1.1: a strict response reader, the batch's connection
 ``pool``              idle connections per route
 ``routes``            where a request goes and how its target and headers are written
 ``tunnel``            CONNECT tunnels through a gateway

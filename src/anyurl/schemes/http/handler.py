@@ -35,9 +35,14 @@ from __future__ import annotations
 
 import dataclasses
 import ssl
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from contextlib import aclosing
+from typing import Any, ClassVar
 from urllib.parse import unquote, urljoin
+
+import anyio
+import h11
 
 from anyurl.bulk import RawBody
 from anyurl.config import Config
@@ -52,6 +57,7 @@ from anyurl.errors import (
     ResumeFailed,
     ServerError,
     TooManyRedirects,
+    TransferTimeout,
     UnsupportedScheme,
     URLError,
 )
@@ -63,6 +69,13 @@ from anyurl.schemes.http.decoding import Decoder, decode_chunks, decoder_for
 from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Connection, Response
 from anyurl.schemes.http.links import html_links
+from anyurl.schemes.http.pipeline import (
+    MAX_DEPTH,
+    Exchange,
+    Malformed,
+    PipelinedConnection,
+    keeps_alive,
+)
 from anyurl.schemes.http.pool import MAX_IDLE_PER_ROUTE, ConnectionPool
 from anyurl.schemes.http.routes import (
     HTTP_SCHEMES,
@@ -104,11 +117,24 @@ class _BodyEnd:
             await self.conn.aclose()
 
 
+@dataclasses.dataclass
+class _Step:
+    """One URL of a pipelined batch: its request bytes once written, or its error."""
+
+    url: URL
+    data: bytes | None = None
+    headers: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    error: AnyURLError | None = None
+    #: Sent while another request was unanswered (pipelined).
+    behind: bool = False
+
+
 class HTTPHandler(SchemeHandler):
     """http: and https: URLs, and the HTTP side of gateways (see the module docstring)."""
 
     schemes = HTTP_SCHEMES
     options_type = HTTPOptions
+    batches: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -128,6 +154,9 @@ class HTTPHandler(SchemeHandler):
         self.connections_opened = 0
         self._http2_available: bool | None = None
         self._contexts: dict[tuple[object, ...], ssl.SSLContext] = {}
+        #: Routes whose server mis-answered pipelined requests (or speaks HTTP/1.0):
+        #: served one request at a time for this handler's life.
+        self.serial_routes: set[Route] = set()
 
     # -- requests --------------------------------------------------------------------
 
@@ -386,6 +415,271 @@ class HTTPHandler(SchemeHandler):
         await conn.discard(response)
         await self._release(conn)
 
+    # -- batches (pipelined) ---------------------------------------------------------
+
+    async def open_batch(
+        self, urls: Iterable[URL], options: FetchOptions
+    ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
+        """Open many http/https URLs, pipelining the GET (or HEAD) requests of one route.
+
+        The contract of :meth:`SchemeHandler.open_batch`, and for HTTP:
+
+        * Consecutive URLs of one route (scheme, host, port, gateway) go over one
+          HTTP/1.1 connection (a pooled one, or a new one), their requests written
+          ahead of the responses [RFC 9112 9.3.2]: the window opens at 1 and opens
+          further only after a response shows HTTP/1.1 keep-alive, then doubles with
+          each response up to :data:`~.pipeline.MAX_DEPTH`.
+        * When the server closes (``Connection: close``, or silently) with requests
+          unanswered, they are sent again on a new connection; a connection that
+          answered none of them costs its first URL its error and no more.
+        * A server whose bytes are not a response this reader frames strictly, or
+          that stays silent past the read timeout with requests pipelined, or that
+          answers HTTP/1.0, is remembered (:attr:`serial_routes`) and served one
+          request at a time by :meth:`open` from then on, starting with the URLs
+          still unanswered.
+        * What a response means is :meth:`open`'s: a redirect (or anything that
+          follows one) is opened again by :meth:`open` on a connection of its own, so
+          the one redirect loop applies its rules (the gate, credentials only to
+          their origin); errors, resume, decoding, HEAD and the kernel move of a big
+          body are the same code.
+        * Requests with a body, other methods, ranges and resumes, HTTP/2, and
+          ``HTTPOptions(pipeline=False)`` (``--no-pipeline``) are opened one at a
+          time (the default of :class:`SchemeHandler`).
+        """
+        http = options.get(HTTPOptions)
+        method, body = request_method(http)
+        if (not http.pipeline or method not in ("GET", "HEAD") or body is not None
+                or http.http2 or options.offset or options.byte_range is not None
+                or options.redirect_chain):
+            async with aclosing(super().open_batch(urls, options)) as items:
+                async for item in items:
+                    yield item
+            return
+        tls_settings = _tls_settings(http)
+        group: list[URL] = []
+        key: Route | None = None
+        for url in urls:
+            try:
+                route = self.router(url)
+            except AnyURLError as exc:
+                if key is not None and group:
+                    async with aclosing(self._pipelined(key, group, options, method)) as items:
+                        async for item in items:
+                            yield item
+                group, key = [], None
+                yield url, exc
+                continue
+            if route.tls and tls_settings != _DEFAULT_TLS:
+                route = dataclasses.replace(route, tls_settings=tls_settings)
+            if group and key is not None and route != key:
+                async with aclosing(self._pipelined(key, group, options, method)) as items:
+                    async for item in items:
+                        yield item
+                group = []
+            key = route
+            group.append(url)
+        if group and key is not None:
+            # Closed here, not by the garbage collector: the connection goes back to
+            # the pool before the caller's next batch looks for one.
+            async with aclosing(self._pipelined(key, group, options, method)) as items:
+                async for item in items:
+                    yield item
+
+    async def _pipelined(
+        self, route: Route, urls: list[URL], options: FetchOptions, method: str
+    ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
+        """One route's URLs over a pipelined connection (see :meth:`open_batch`)."""
+        http = options.get(HTTPOptions)
+        trace = options.trace
+        todo: deque[_Step] = deque(_Step(url) for url in urls)
+        inflight: deque[_Step] = deque()
+        pipe: PipelinedConnection | None = None
+        depth = 1
+        keep = False
+        try:
+            while todo or inflight:
+                if route in self.serial_routes:
+                    if pipe is not None:
+                        await pipe.aclose()
+                        pipe = None
+                    todo.extendleft(reversed(inflight))
+                    inflight.clear()
+                    while todo:
+                        step = todo.popleft()
+                        yield step.url, await self._open_one(step.url, options)
+                    return
+                if pipe is None:
+                    if todo[0].data is None and todo[0].error is None:
+                        # Before connecting, as open() does (its warnings come first).
+                        self._prepare(todo[0], route, options, http, method)
+                    try:
+                        pipe = await self._pipe(route, todo[0].url, trace)
+                    except AnyURLError as exc:
+                        step = todo.popleft()
+                        yield step.url, exc  # the next URL tries its own connection
+                        continue
+                    depth = 1
+                # A new window only when the last is answered: a server that drops a
+                # request it received along with another (it reads one per read) then
+                # stays silent and is caught by the read timeout; had more requests
+                # followed, their answers would have been taken for the dropped one's.
+                # One write for all the requests of a window.
+                wire = bytearray()
+                while todo and (not inflight or wire) and len(inflight) < depth:
+                    step = todo.popleft()
+                    if step.data is None:
+                        self._prepare(step, route, options, http, method)
+                    inflight.append(step)
+                    step.behind = len(inflight) > 1
+                    if step.error is None:
+                        wire += step.data or b""
+                        if trace:
+                            trace(f"> {method} {masked_target(step.url, route)} HTTP/1.1"
+                                  f"{' (pipelined)' if step.behind else ''}")
+                step = inflight[0]
+                pipe.stream.url = step.url
+                response: Response | None = None
+                try:
+                    if wire:
+                        await pipe.stream.send(bytes(wire))
+                    if step.error is None:
+                        response = await pipe.head()
+                except Malformed as exc:
+                    self._mis_answered(route, trace, f"its bytes are not a response ({exc})")
+                    continue
+                except TransferTimeout as exc:
+                    if step.behind or len(inflight) > 1:
+                        self._mis_answered(route, trace, "it did not answer pipelined requests")
+                        continue
+                    inflight.popleft()
+                    await pipe.aclose()
+                    pipe = None
+                    yield step.url, exc
+                    continue
+                except AnyURLError as exc:  # closed or broken before this response
+                    answered = pipe.answered or pipe.cycles
+                    await pipe.aclose()
+                    pipe = None
+                    todo.extendleft(reversed(inflight))
+                    inflight.clear()
+                    if answered:
+                        if trace:
+                            trace("* the server closed the connection with requests "
+                                  "unanswered; sending them again on a new one")
+                        continue
+                    step = todo.popleft()
+                    yield step.url, exc
+                    continue
+                if response is None:  # a request that could not be written
+                    inflight.popleft()
+                    assert step.error is not None
+                    yield step.url, step.error
+                    continue
+                try:
+                    exchange = pipe.exchange(response, method, step.url)
+                except Malformed as exc:
+                    self._mis_answered(route, trace, f"its framing is ambiguous ({exc})")
+                    continue
+                inflight.popleft()
+                keep = keeps_alive(response)
+                if keep:
+                    depth = min(MAX_DEPTH, depth * 2)
+                elif response.http_version != "1.1":
+                    self.serial_routes.add(route)  # HTTP/1.0: nothing to pipeline
+                if trace:
+                    trace(f"< {response.status_line}")
+                    for k, v in response.headers:
+                        trace(f"< {k}: {v}")
+                sent = {"method": method, "target": masked_target(step.url, route),
+                        "http_version": "1.1",
+                        "headers": [(k, mask_header(k, v)) for k, v in step.headers],
+                        "body": None}
+                outcome = await self._pipelined_outcome(step.url, exchange, response,
+                                                        options, method, sent)
+                yield step.url, outcome
+                await pipe.drain()
+                if not keep or pipe.finished:
+                    await pipe.aclose()
+                    pipe = None
+                    todo.extendleft(reversed(inflight))
+                    inflight.clear()
+        finally:
+            if pipe is not None:
+                with anyio.CancelScope(shield=True):
+                    await self._end_pipe(pipe, clean=keep and not inflight)
+
+    async def _pipe(self, route: Route, url: URL, trace: Trace | None) -> PipelinedConnection:
+        """A pooled HTTP/1.1 connection (at a clean boundary) or a new one, to pipeline on."""
+        while True:
+            conn = await self._connection(route, url, trace)
+            if isinstance(conn, HTTP11Connection) and not conn.h11.trailing_data[0] \
+                    and conn.h11.our_state is h11.IDLE:
+                return PipelinedConnection(conn.stream, route, conn.cycles)
+            await conn.aclose()  # pragma: no cover - the pool keeps clean ones only
+
+    async def _end_pipe(self, pipe: PipelinedConnection, *, clean: bool) -> None:
+        """Back to the pool as an h11 connection when it stands between responses."""
+        current = pipe.current
+        if (clean and not pipe.finished and (current is None or current.done)
+                and not pipe.reader.buffer and not pipe.reader.eof):
+            conn = HTTP11Connection(pipe.stream, pipe.key)
+            conn.cycles = pipe.cycles
+            await self.pool.keep(conn)
+        else:
+            await pipe.aclose()
+
+    def _mis_answered(self, route: Route, trace: Trace | None, why: str) -> None:
+        """Remember ``route`` as one to serve one request at a time."""
+        self.serial_routes.add(route)
+        if trace:
+            trace(f"* {route.host}:{route.port} mis-answered pipelined requests ({why}); "
+                  "one at a time from now on")
+
+    def _prepare(self, step: _Step, route: Route, options: FetchOptions, http: HTTPOptions,
+                 method: str) -> None:
+        """The request bytes of ``step`` (as h11 would write them), or its error."""
+        current = step.url.without_fragment()
+        try:
+            authorization, _ = self._credentials(current, http)
+            headers = self._headers(current, route, options, authorization)
+            target = request_target(current, route)
+            lines = [f"{method} {target} HTTP/1.1", *(f"{k}: {v}" for k, v in headers)]
+            text = "\r\n".join(lines)
+            if any(c in text for c in "\0") or " " in target or "\n" in target or any(
+                    "\r" in k + v or "\n" in k + v for k, v in headers):
+                raise OptionError(f"the request for {current.masked()} cannot be written")
+            step.data = (text + "\r\n\r\n").encode("latin-1")
+            step.headers = headers
+        except UnicodeEncodeError:
+            step.error = OptionError(
+                f"the request for {current.masked()} has a header that is not Latin-1")
+        except AnyURLError as exc:
+            step.error = exc
+
+    async def _pipelined_outcome(
+        self, url: URL, exchange: Exchange, response: Response, options: FetchOptions,
+        method: str, sent: dict[str, Any],
+    ) -> Resource | AnyURLError:
+        """What a pipelined response means: :meth:`_resource`'s answer, or for a
+        redirect :meth:`open` again (the one redirect loop, on its own connection)."""
+        if response.status in REDIRECT_STATUSES and response.header("location"):
+            await exchange.discard(response)
+            if options.trace:
+                options.trace("* a redirect: following it one request at a time")
+            return await self._open_one(url, options)
+        try:
+            return await self._resource(url, url.without_fragment(), exchange, response,
+                                        options, method, sent)
+        except AnyURLError as exc:
+            return exc
+
+    async def _open_one(self, url: URL, options: FetchOptions) -> Resource | AnyURLError:
+        """:meth:`open`, its error returned."""
+        try:
+            return await self.open(url, options)
+        except AnyURLError as exc:
+            return exc
+
     async def aclose(self) -> None:
         await self.pool.aclose()
 
@@ -454,7 +748,7 @@ class HTTPHandler(SchemeHandler):
         """The body as bytes on the socket, for a move without Python (HTTP/1.1 with a
         Content-Length over plain TCP): see :mod:`anyurl.bulk`."""
         conn = end.conn
-        if not isinstance(conn, HTTP11Connection):
+        if not isinstance(conn, HTTP11Connection | Exchange):
             return None
         found = conn.raw_body(response)
         if found is None:

@@ -43,6 +43,15 @@ class ConnectionPool:
                 return
         await conn.aclose()
 
+    async def keep(self, conn: Connection) -> None:
+        """Keep ``conn``, ready for a request as it is (a pipelined batch's connection
+        after its last response), if there is room; else close it."""
+        idle = self._idle.setdefault(conn.key, [])
+        if len(idle) < self.max_idle_per_route:
+            idle.append(conn)
+            return
+        await conn.aclose()
+
     async def aclose(self) -> None:
         """Close every idle connection."""
         idle, self._idle = self._idle, {}

@@ -15,7 +15,7 @@ from anyurl.errors import Aborted, AnyURLError
 
 __all__ = ["main"]
 
-COMMANDS = ("parse", "extract", "get", "mirror", "demo")
+COMMANDS = ("parse", "extract", "get", "mirror", "demo", "serve")
 TOP_LEVEL = ("-h", "--help", "--version")
 
 

@@ -73,15 +73,14 @@ def run(args: argparse.Namespace) -> int:
 
     from anyurl.config import load_config
     from anyurl.errors import OptionError
-    from anyurl.serve.app import TOKEN_PARAM, ServeOptions, bind, build_app, serve
 
     try:
-        from anyurl.serve.replay import Archive  # noqa: F401 - warcio: always installed
         import hypercorn  # noqa: F401
         import starlette  # noqa: F401
     except ImportError as exc:
         raise OptionError(f"anyurl serve needs {exc.name}, which is not installed",
                           hint="pip install 'anyurl[serve]'") from None
+    from anyurl.serve.app import TOKEN_PARAM, ServeOptions, bind, build_app, serve
     config = load_config(args.config)
     if args.allow_port:
         config = config.replace(allowed_ports=config.allowed_ports | frozenset(args.allow_port))

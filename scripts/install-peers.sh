@@ -24,6 +24,9 @@ APT_PACKAGES=(
     docker-compose
     # pure-ftpd's shared libraries (the binary itself is unpacked, not installed)
     libcap2 libcrypt1 libpam0g libsodium23 libssl3
+    # the browser of tests/integration/test_serve_browser.py (Selenium drives the system
+    # chromium through /usr/bin/chromedriver: browsers cannot be downloaded here)
+    chromium chromium-driver
 )
 PIP_PACKAGES=(pyftpdlib aioftp aiosmtpd telnetlib3)
 PIP_MODULES=(pyftpdlib aioftp aiosmtpd telnetlib3)

@@ -18,7 +18,7 @@ __all__ = ["COMMANDS", "error_line", "error_text", "escape_controls", "human_byt
 
 PROG = "anyurl"
 #: The subcommands; any other first word is a URL (``anyurl URL`` is ``anyurl get URL``).
-COMMANDS = ("parse", "extract", "get", "mirror", "demo")
+COMMANDS = ("parse", "extract", "get", "mirror", "demo", "serve")
 
 #: C0 controls, DEL and C1 controls (ESC and CSI start terminal escape sequences).
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")

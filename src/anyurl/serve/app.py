@@ -1,0 +1,573 @@
+"""The gateway as an ASGI application (Starlette), and how it is served (hypercorn).
+
+Every request passes :class:`Guard` first, the door of the gateway:
+
+* **Host.** A request whose ``Host`` is not one of the gateway's own addresses is
+  refused (403): a web page on another site cannot reach the gateway through a name it
+  controls that resolves to 127.0.0.1 (DNS rebinding).
+* **Token.** Unless the gateway runs with ``token=None`` (``--no-token``), a request must
+  carry the token: in the ``anyurl_token`` query parameter (the ready URL printed at
+  start, as notebook servers print theirs; it is then set as a cookie and the browser is
+  sent to the same address without it), in that cookie, or as ``Authorization: Bearer``.
+* **Proxy requests** (RFC 1738 section 4: ``GET gopher://host/1/ HTTP/1.1``, the
+  absolute form a client sends to its proxy) carry a ``Host`` naming the remote server,
+  not the gateway, and a proxy client cannot add a query parameter or a cookie: they
+  carry the token as ``Proxy-Authorization`` (Basic with the token as the password, as
+  ``curl -x http://127.0.0.1:PORT -U anyurl:TOKEN`` sends it, or Bearer), else the
+  answer is ``407``. They get the resource's bytes, as a proxy returns them.
+
+Then every URL goes through the resolver (port policy, registry, gateways), ``file:``
+only when the gateway was told so; each request is limited in bytes (``max_size``), time
+(``timeout``) and number at once (``max_requests``: more get ``429``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import hmac
+import logging
+import math
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qsl, quote, urlencode
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from anyurl.config import Config
+from anyurl.errors import (
+    AnyURLError,
+    FileSizeExceeded,
+    PolicyRefused,
+    RemoteAccessDenied,
+    RemoteFileNotFound,
+    TransferTimeout,
+    UnsupportedScheme,
+    URLError,
+)
+from anyurl.resolver import Resolver
+from anyurl.resource import Resource, ResourceInfo
+from anyurl.schemes.base import FetchOptions
+from anyurl.serve import html
+from anyurl.serve.replay import Archive
+from anyurl.url import URL
+
+__all__ = ["TOKEN_PARAM", "Guard", "ServeOptions", "build_app", "cookie_name", "serve"]
+
+#: The query parameter that carries the token (the ready URL's).
+TOKEN_PARAM = "anyurl_token"
+#: Kinds a page is made of (a listing, a menu, an article ...); anything else downloads.
+PAGE_KINDS = frozenset({"menu", "directory", "attributes", "report", "article"})
+#: Schemes whose URL the gateway shows as a link rather than fetching: a telnet session
+#: is interactive, a mailto: URL sends mail.
+NOT_FETCHED = {
+    "telnet": "telnet: opens an interactive session, which a web page cannot hold; "
+              "the link below hands it to this machine's telnet client.",
+    "mailto": "mailto: sends mail; the gateway never does that for a web page. "
+              "The link below hands it to this machine's mail program.",
+}
+
+
+@dataclass
+class ServeOptions:
+    """What ``anyurl serve`` was asked: where to listen, the door's rules, the limits."""
+
+    host: str = "127.0.0.1"
+    #: 0: a free port, chosen when the socket is bound.
+    port: int = 0
+    #: The token a request must carry; None: none needed (``--no-token``).
+    token: str | None = None
+    #: Serve ``file:`` URLs (this machine's files) too.
+    allow_file: bool = False
+    #: More ``Host`` values to accept (a name the gateway is reached by), ``name:port``.
+    allowed_hosts: tuple[str, ...] = ()
+    #: Bytes of one response at most (a page's listing or a download).
+    max_size: int = 256 * 1024 * 1024
+    #: Seconds one request may take, opening and transfer together.
+    timeout: float = 120.0
+    #: Requests served at once; more are answered 429.
+    max_requests: int = 8
+    #: Replay these WARC files instead of the network.
+    warcs: tuple[Path, ...] = ()
+    config: Config = field(default_factory=Config)
+
+
+def cookie_name(port: int) -> str:
+    """The token cookie's name: per port, since cookies are per host, not per port."""
+    return f"{TOKEN_PARAM}_{port}"
+
+
+def _status_of(exc: AnyURLError) -> int:
+    """The HTTP status a gateway answers for ``exc`` (a 5xx when the far side failed)."""
+    if isinstance(exc, URLError | UnsupportedScheme):
+        return 400
+    if isinstance(exc, PolicyRefused | RemoteAccessDenied):
+        return 403
+    if isinstance(exc, RemoteFileNotFound):
+        return 404
+    if isinstance(exc, FileSizeExceeded):
+        return 413
+    if isinstance(exc, TransferTimeout):
+        return 504
+    return 502
+
+
+class Guard:
+    """The gateway's door around the application (see the module's docstring): Host,
+    token, proxy requests; an ASGI middleware."""
+
+    def __init__(self, app: Gateway, options: ServeOptions) -> None:
+        self.app = app
+        self.options = options
+        self.port = options.port
+
+    def own_hosts(self) -> set[str]:
+        """The ``Host`` values the gateway answers to: its address and port (loopback
+        by its names too) and the ones it was told of."""
+        port = self.port
+        hosts = {f"{self.options.host}:{port}", f"[{self.options.host}]:{port}"}
+        if self.options.host in ("127.0.0.1", "::1", "localhost"):
+            hosts |= {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
+        hosts |= set(self.options.allowed_hosts)
+        return {h.lower() for h in hosts}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app.asgi(scope, receive, send)
+            return
+        request = Request(scope, receive)
+        raw_path: bytes = scope.get("raw_path") or scope["path"].encode()
+        if not raw_path.startswith(b"/"):  # absolute form: a proxy request
+            if not self._proxy_token(request):
+                await Response(
+                    "anyurl serve: a proxy request needs the gateway's token as "
+                    "Proxy-Authorization (curl -x URL -U anyurl:TOKEN)\n", 407,
+                    headers={"Proxy-Authenticate": 'Basic realm="anyurl serve"'},
+                    media_type="text/plain")(scope, receive, send)
+                return
+            target = raw_path.decode("latin-1")
+            query = scope.get("query_string") or b""
+            if query:
+                target += "?" + query.decode("latin-1")
+            await self.app.proxy(target, scope, receive, send)
+            return
+        host = (request.headers.get("host") or "").lower()
+        if host not in self.own_hosts():
+            await Response(
+                f"anyurl serve: refused a request for host {host!r}: this gateway "
+                "answers only to its own address (DNS rebinding)\n", 403,
+                media_type="text/plain")(scope, receive, send)
+            return
+        if self.options.token is not None:
+            given = request.query_params.get(TOKEN_PARAM)
+            if given is not None and self._good(given):
+                await self._set_cookie(request, scope, receive, send)
+                return
+            if not self._page_token(request):
+                await HTMLResponse(html.error_page(
+                    "", "This gateway needs its token.",
+                    "Open the ready URL anyurl serve printed (it carries the token), "
+                    "or run it with --no-token."), 403,
+                    headers={"Content-Security-Policy": html.PAGE_CSP})(scope, receive, send)
+                return
+        await self.app.asgi(scope, receive, send)
+
+    def _good(self, given: str) -> bool:
+        token = self.options.token
+        return token is not None and hmac.compare_digest(given.encode(), token.encode())
+
+    def _page_token(self, request: Request) -> bool:
+        cookie = request.cookies.get(cookie_name(self.port))
+        if cookie is not None and self._good(cookie):
+            return True
+        auth = request.headers.get("authorization", "")
+        return auth[:7].lower() == "bearer " and self._good(auth[7:].strip())
+
+    def _proxy_token(self, request: Request) -> bool:
+        if self.options.token is None:
+            return True
+        auth = request.headers.get("proxy-authorization", "")
+        scheme, _, value = auth.partition(" ")
+        if scheme.lower() == "bearer":
+            return self._good(value.strip())
+        if scheme.lower() == "basic":
+            try:
+                decoded = base64.b64decode(value.strip(), validate=True).decode()
+            except (binascii.Error, UnicodeDecodeError):
+                return False
+            return self._good(decoded.partition(":")[2])
+        return False
+
+    async def _set_cookie(self, request: Request, scope: Scope, receive: Receive,
+                          send: Send) -> None:
+        """The token was in the URL: keep it as a cookie and send the browser to the
+        same address without it (so it stays out of the address bar and history)."""
+        kept = [(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1"),
+                                             keep_blank_values=True) if k != TOKEN_PARAM]
+        raw_path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+        location = raw_path + ("?" + urlencode(kept) if kept else "")
+        response = RedirectResponse(location, 303)
+        response.set_cookie(cookie_name(self.port), str(self.options.token), httponly=True,
+                            samesite="strict", path="/")
+        await response(scope, receive, send)
+
+
+class Gateway:
+    """The pages: ``/`` (a bar taking any URL; an archive's URLs), ``/<URL>`` (the
+    resource: a page for a listing, a menu, an article, a download for a file),
+    ``/_raw/<URL>`` (its bytes as the server sent them), ``/_go?url=`` and
+    ``/_search?url=&q=`` (the bar's and a search form's targets)."""
+
+    def __init__(self, options: ServeOptions) -> None:
+        self.options = options
+        self.resolver: Resolver | None = None
+        self.archive: Archive | None = None
+        self._busy = 0
+        self.asgi = Starlette(
+            routes=[Route("/", self.home), Route("/_go", self.go),
+                    Route("/_search", self.search),
+                    Route("/_raw/{rest:path}", self.raw),
+                    Route("/{rest:path}", self.resource)],
+            lifespan=self._lifespan)
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        if self.options.warcs:
+            self.archive = await anyio.to_thread.run_sync(
+                lambda: Archive(self.options.warcs, max_size=self.options.max_size))
+        async with Resolver(self.options.config) as resolver:
+            self.resolver = resolver
+            yield
+
+    # -- the target of a request -------------------------------------------------------
+
+    @staticmethod
+    def _target(request: Request, prefix: str) -> str:
+        """The URL a path names: the raw path after ``prefix``, with the query string
+        (a WAIS search's ``?words``) as sent, the token parameter left out."""
+        raw: str = (request.scope.get("raw_path") or request.scope["path"].encode()).decode(
+            "latin-1")
+        target = raw[len(prefix):]
+        query = request.scope.get("query_string", b"").decode("latin-1")
+        kept = "&".join(p for p in query.split("&") if p and
+                        not p.startswith(TOKEN_PARAM + "="))
+        return target + ("?" + kept if kept else "")
+
+    def _admit(self, text: str) -> URL:
+        """``text`` through the resolver's gate, and the gateway's own rule on ``file:``."""
+        assert self.resolver is not None
+        url = self.resolver.admit(text)
+        if url.scheme == "file" and not self.options.allow_file:
+            raise PolicyRefused(
+                f"{url.masked()}: the gateway does not serve this machine's files",
+                hint="Start anyurl serve with --allow-file to serve file: URLs.")
+        return url
+
+    # -- pages -------------------------------------------------------------------------
+
+    async def home(self, request: Request) -> Response:
+        """The front page."""
+        if self.archive is not None:
+            note = ("Replaying " + ", ".join(str(w) for w in self.options.warcs) +
+                    ": only archived URLs are shown, nothing is fetched.")
+            return _page(html.home_page(note, self.archive.urls()))
+        return _page(html.home_page(
+            "Type any URL of RFC 1738 (gopher, ftp, news, nntp, wais, prospero, http) "
+            "or open http://this-address/<URL>."))
+
+    async def go(self, request: Request) -> Response:
+        """The bar's target: the page of the URL typed."""
+        text = (request.query_params.get("url") or "").strip()
+        if not text:
+            return RedirectResponse("/", 303)
+        return RedirectResponse(html.gateway_href(quote(text, safe=_URL_SAFE)), 303)
+
+    async def search(self, request: Request) -> Response:
+        """A search form's target: the search URL of a Gopher item or WAIS database."""
+        text = request.query_params.get("url") or ""
+        try:
+            url = self._admit(text)
+        except AnyURLError as exc:
+            return _error(text, exc)
+        term = request.query_params.get("q") or ""
+        return RedirectResponse(html.gateway_href(html.search_url(url, term)), 303)
+
+    async def resource(self, request: Request) -> Response:
+        """``/<URL>``: a page for what lists others, a download for a file."""
+        text = self._target(request, "/")
+        try:
+            url = self._admit(text)
+            if url.scheme in NOT_FETCHED:
+                return _page(html.notice_page(url, NOT_FETCHED[url.scheme]))
+            if self.archive is not None:
+                capture = await anyio.to_thread.run_sync(self.archive.read, url)
+                info, body = capture.info, capture.body
+                if not _is_page(info):
+                    return _download(info, body)
+                return _page(self._render(info, body, captured=capture.date))
+            return await self._live(url, page=True)
+        except AnyURLError as exc:
+            return _error(text, exc)
+
+    async def raw(self, request: Request) -> Response:
+        """``/_raw/<URL>``: the bytes as the server sent them, as a download."""
+        text = self._target(request, "/_raw/")
+        try:
+            url = self._admit(text)
+            if url.scheme in NOT_FETCHED:
+                return _page(html.notice_page(url, NOT_FETCHED[url.scheme]))
+            if self.archive is not None:
+                capture = await anyio.to_thread.run_sync(self.archive.read, url)
+                return _download(capture.info, capture.body)
+            return await self._live(url, page=False)
+        except AnyURLError as exc:
+            return _error(text, exc)
+
+    async def proxy(self, target: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """A proxy request (absolute form): the resource's bytes, as a proxy gives them;
+        an error is a plain-text line with the status of :func:`_status_of`."""
+        response: Response
+        try:
+            url = self._admit(target)
+            if url.scheme in NOT_FETCHED:
+                raise UnsupportedScheme(f"{url.masked()}: the gateway does not open "
+                                        f"{url.scheme}: URLs")
+            if self.archive is not None:
+                capture = await anyio.to_thread.run_sync(self.archive.read, url)
+                response = _download(capture.info, capture.body, attachment=False)
+            else:
+                response = await self._live(url, page=False, attachment=False)
+        except AnyURLError as exc:
+            response = Response(f"anyurl serve: {exc}\n", _status_of(exc),
+                                media_type="text/plain")
+        await response(scope, receive, send)
+
+    # -- fetching ----------------------------------------------------------------------
+
+    async def _live(self, url: URL, *, page: bool, attachment: bool = True) -> Response:
+        """Fetch ``url`` raw, within the request limits: a page's bytes are read and
+        rendered; a file is streamed (:class:`_Streamed`) as it arrives."""
+        assert self.resolver is not None
+        if self._busy >= self.options.max_requests:
+            return _error(str(url), AnyURLError(
+                f"the gateway is serving {self._busy} requests already",
+                hint="Wait, or raise anyurl serve --max-requests."), status=429)
+        self._busy += 1
+        stack = contextlib.AsyncExitStack()
+        release = True
+        try:
+            deadline = anyio.current_time() + self.options.timeout
+            with anyio.fail_after(self.options.timeout):
+                resource = await stack.enter_async_context(
+                    self.resolver.open(url, FetchOptions(raw=True)))
+            if page and _is_page(resource.info):
+                with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+                    body = await resource.read(limit=self.options.max_size)
+                return _page(self._render(resource.info, body))
+            release = False
+            return _Streamed(resource, stack, self, deadline, attachment=attachment)
+        except TimeoutError:
+            raise self._timeout(url) from None
+        finally:
+            if release:
+                with anyio.CancelScope(shield=True):
+                    await stack.aclose()
+                self._busy -= 1
+
+    def _timeout(self, url: URL) -> TransferTimeout:
+        return TransferTimeout(f"{url.masked()}: not done within the gateway's "
+                               f"{self.options.timeout:g} seconds",
+                               hint="Raise anyurl serve --timeout.")
+
+    def _render(self, info: ResourceInfo, body: bytes, *, captured: str | None = None) -> str:
+        """A page of ``info``'s resource as its handler renders it and finds its links."""
+        assert self.resolver is not None
+        handler = self.resolver.handler_for(info.url)
+        text = handler.render(info, body)
+        if text is None:
+            text = body.decode("utf-8", "replace")
+        links = handler.links(info, body)
+        return html.render_page(html.Page(info.url, text, links, kind=info.kind,
+                                          content_type=info.content_type,
+                                          captured=captured))
+
+
+#: Characters kept as they are when a typed URL becomes a gateway path (what a URL may
+#: hold); anything else (a space, a quote) is %-escaped.
+_URL_SAFE = "!#$%&'()*+,-./:;=?@[]_~"
+
+
+def _is_page(info: ResourceInfo) -> bool:
+    """Whether a resource is shown as a page (it lists others, or is an article or an
+    HTML page) rather than downloaded."""
+    ctype = (info.content_type or "").split(";")[0].strip().lower()
+    return info.kind in PAGE_KINDS or ctype in ("text/html", "application/xhtml+xml")
+
+
+def _page(text: str, status: int = 200) -> Response:
+    return HTMLResponse(text, status, headers=_PAGE_HEADERS)
+
+
+_PAGE_HEADERS = {"Content-Security-Policy": html.PAGE_CSP, "X-Content-Type-Options": "nosniff",
+                 "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+
+
+def _error(text: str, exc: AnyURLError, status: int | None = None) -> Response:
+    """The page of an error: its message (the URL in it masked) and what to try."""
+    from anyurl.url import mask
+
+    return _page(html.error_page(mask(text), str(exc)),
+                 status or _status_of(exc))
+
+
+def _file_headers(info: ResourceInfo, *, attachment: bool) -> dict[str, str]:
+    """A download's headers: its type, its name, and no way to run as a page here."""
+    headers = {"Content-Type": info.content_type or "application/octet-stream",
+               "Content-Security-Policy": html.RAW_CSP, "X-Content-Type-Options": "nosniff",
+               "Cache-Control": "no-store"}
+    if attachment:
+        name = info.filename or "download"
+        headers["Content-Disposition"] = f"attachment; filename*=UTF-8''{quote(name, safe='')}"
+    return headers
+
+
+def _download(info: ResourceInfo, body: bytes, *, attachment: bool = True) -> Response:
+    """A replayed file's bytes as a download."""
+    return Response(body, 200, headers=_file_headers(info, attachment=attachment))
+
+
+class _Streamed(Response):
+    """A live file streamed to the client as it arrives, within the request's deadline
+    and size limit; the resource is closed (and the request counted done) at the end.
+
+    It is sent in the task that opened the resource (Starlette awaits the endpoint and
+    then calls its response in one task), as anyio's cancel scopes require.
+    """
+
+    def __init__(self, resource: Resource, stack: contextlib.AsyncExitStack,
+                 gateway: Gateway, deadline: float, *, attachment: bool) -> None:
+        super().__init__(None, 200)
+        self.resource = resource
+        self.stack = stack
+        self.gateway = gateway
+        self.deadline = deadline
+        self.attachment = attachment
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        info = self.resource.info
+        limit = self.gateway.options.max_size
+        try:
+            if info.size is not None and info.size > limit:
+                exc = FileSizeExceeded(
+                    f"{info.url.masked()} is {info.size} bytes, more than the gateway's "
+                    f"limit of {limit}", hint="Raise anyurl serve --max-size.")
+                await _error(str(info.url), exc)(scope, receive, send)
+                return
+            headers = _file_headers(info, attachment=self.attachment)
+            if info.size is not None:
+                headers["Content-Length"] = str(info.size)
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                                    for k, v in headers.items()]})
+            sent = 0
+            with anyio.fail_after(max(0.0, self.deadline - anyio.current_time())):
+                async for chunk in self.resource:
+                    sent += len(chunk)
+                    if sent > limit:
+                        raise _Cut(f"{info.url.masked()}: more than {limit} bytes")
+                    await send({"type": "http.response.body", "body": chunk,
+                                "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except (AnyURLError, TimeoutError) as exc:
+            # The head is sent: the only way to say "incomplete" is to cut the connection.
+            raise _Cut(str(exc)) from None
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.stack.aclose()
+            self.gateway._busy -= 1
+
+
+class _Cut(Exception):
+    """A streamed download failed after its head was sent: the connection is cut, so
+    the client sees an incomplete transfer, never a short file that looks whole."""
+
+
+def build_app(options: ServeOptions) -> Guard:
+    """The gateway's ASGI application: :class:`Gateway`'s pages behind :class:`Guard`.
+
+    ``options.port`` must be the port it is reached at (the Host check compares it).
+    """
+    return Guard(Gateway(options), options)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host``:``port`` (0: a free port), before the server
+    starts, so that the ready URL names the port actually bound."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+async def serve(app: Guard, sock: socket.socket,
+                shutdown: Callable[[], Awaitable[None]] | None = None) -> None:
+    """Serve ``app`` on the bound ``sock`` with hypercorn, on the running async library
+    (asyncio or trio), until ``shutdown`` returns (default: until cancelled)."""
+    import sniffio
+    from hypercorn.config import Config as HypercornConfig
+
+    config = HypercornConfig()
+    config.bind = [f"fd://{sock.fileno()}"]
+    config.accesslog = None
+    config.errorlog = _quiet_log()
+    config.graceful_timeout = 1.0
+    forever = shutdown or _forever
+    if sniffio.current_async_library() == "trio":
+        from hypercorn.trio import serve as trio_serve
+
+        await trio_serve(app, config, shutdown_trigger=forever)  # type: ignore[arg-type]
+    else:
+        from hypercorn.asyncio import serve as asyncio_serve
+
+        await asyncio_serve(app, config, shutdown_trigger=forever)  # type: ignore[arg-type]
+
+
+async def _forever() -> None:
+    await anyio.sleep(math.inf)
+
+
+def _quiet_log() -> logging.Logger:
+    """Hypercorn's error log as one line per failure on stderr (a cut download, a
+    client gone), never a traceback."""
+    logger = logging.getLogger("anyurl.serve")
+    logger.propagate = False
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(_OneLine("anyurl serve: %(message)s"))
+        logger.addHandler(handler)
+    return logger
+
+
+class _OneLine(logging.Formatter):
+    """A record and its exception's message on one line, without the traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The message, then ``: `` and the exception's own text when there is one."""
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+                exc = exc.exceptions[0]
+            text += f": {exc}"
+        return f"anyurl serve: {text}"

@@ -1,1 +1,2 @@
-"""The ``anyurl`` command line: ``parse``, ``extract``, ``get`` (and ``anyurl URL``)."""
+"""The ``anyurl`` command line, a module per subcommand: ``parse``, ``extract``, ``get``
+(and ``anyurl URL``), ``mirror``, ``demo``, ``serve`` (the list: ``common.COMMANDS``)."""

@@ -438,3 +438,19 @@ def test_nntpserver_environment_is_used(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("NNTPSERVER", "news.example.org:1190")
     assert news_server(parse("news:a.b"), FetchOptions(), Config())[:2] == (
         "news.example.org", 1190)
+
+
+@pytest.mark.parametrize("which", ["group", "list"])
+async def test_a_raw_listing_renders_as_get_shows_it(serving: Callable[[], Any],
+                                                      which: str) -> None:
+    """``render`` (for ``mirror --render`` and ``anyurl serve``) reads a raw group or
+    group list back into exactly what ``anyurl get`` shows."""
+    async with serving() as backend, Resolver(backend.config()) as r:
+        url = backend.nntp(NEWS_GROUP) if which == "group" else "news:*"
+        async with r.open(url, FetchOptions(raw=True)) as res:
+            raw, info = await res.read(), res.info
+        async with r.open(url) as res:
+            shown = (await res.read()).decode("utf-8")
+        rendered = r.handler_for(r.admit(url)).render(info, raw)
+    assert rendered == shown
+    assert rendered.count("nntp://") >= 1

@@ -431,6 +431,49 @@ class NewsHandler(SchemeHandler):
             links.append(Link(article, FILE, display(entry.subject.strip()) or None))
         return checked(links)
 
+    def render(self, info: ResourceInfo, body: bytes) -> str | None:
+        """A raw group listing (``OVER``) or ``news:*`` listing (``LIST``) as ``anyurl get``
+        shows it: the group's line, then each article's number, subject, sender, date and
+        URLs; or each group with its range, status and URL. None for anything else."""
+        if info.kind != "directory" or info.content_type != "text/plain":
+            return None
+        server = str(info.extra.get("server") or "")
+        host, _, port = server.rpartition(":") if server.rpartition(":")[2].isdigit() \
+            else (server, "", "")
+        if not host:
+            return None
+        lines = [line.rstrip(b"\r") for line in body.split(b"\n") if line.strip()]
+        parts = info.url.parts
+        if isinstance(parts, NewsPart) and parts.group == "*":
+            target = _Target("list", host.strip("[]"), int(port or DEFAULT_PORT), "listing")
+            out = [f"Newsgroups on {target.hostport}:\n\n"]
+            for line in lines:
+                try:
+                    out.append(_render_active(target, parse_active_line(line)))
+                except RemoteProtocolError:
+                    continue
+            return "".join(out)
+        group = info.extra.get("group")
+        if not isinstance(group, str) or not group:
+            return None
+        target = _Target("group", host.strip("[]"), int(port or DEFAULT_PORT), "listing",
+                         group=group)
+        entries = []
+        for line in lines:
+            try:
+                entries.append(parse_overview_line(line))
+            except RemoteProtocolError:
+                continue
+        extra = info.extra
+        numbers = [e.number for e in entries]
+        group_info = GroupInfo(count=int(extra.get("count") or len(entries)),
+                               low=int(extra.get("low") or min(numbers, default=0)),
+                               high=int(extra.get("high") or max(numbers, default=0)),
+                               name=group)
+        low = min(numbers, default=group_info.low)
+        return _group_header(target, group_info, max(low, group_info.low)) + "".join(
+            _render_entry(target, e) for e in entries)
+
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         target = self._target(url, options)
         lines = ["CAPABILITIES", "MODE READER"]

@@ -75,15 +75,25 @@ def downloaded(folder: Path, name: str | None, timeout: float = 30) -> bytes:
     """The bytes of ``name`` (None: the one file, whatever its name) once the browser
     has finished saving it; the folder is emptied for the next download."""
     deadline = time.monotonic() + timeout
+    seen: tuple[Path, int] | None = None
+    since = 0.0
     while time.monotonic() < deadline:
         done = [p for p in folder.iterdir() if not p.name.endswith(".crdownload")]
         busy = [p for p in folder.iterdir() if p.name.endswith(".crdownload")]
         target = folder / name if name else (done[0] if len(done) == 1 else folder / "?")
         if target.is_file() and not busy:
-            blob = target.read_bytes()
-            for leftover in folder.iterdir():
-                leftover.unlink()
-            return blob
+            # Chrome may create the final name empty before its .crdownload appears:
+            # the download is done when the file has stood unchanged for a moment.
+            now = (target, target.stat().st_size)
+            if now != seen:
+                seen, since = now, time.monotonic()
+            elif time.monotonic() - since >= (0.5 if now[1] else 2.0):
+                blob = target.read_bytes()
+                for leftover in folder.iterdir():
+                    leftover.unlink()
+                return blob
+        else:
+            seen = None
         time.sleep(0.1)
     raise AssertionError(f"{name} was not downloaded; the folder holds "
                          f"{sorted(p.name for p in folder.iterdir())}")

@@ -26,7 +26,6 @@ the server and relay run elsewhere) and articles per second, best of ``--repeat`
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import socket
 import subprocess
@@ -59,52 +58,6 @@ def wait_for(port: int) -> None:
         except OSError:
             time.sleep(0.05)
     raise SystemExit(f"nothing listens on 127.0.0.1:{port}")
-
-
-# -- the relay (run as: nntp_pipeline.py --relay LISTEN TARGET_HOST TARGET_PORT DELAY_MS) ---
-
-
-async def _relay_pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                      delay: float) -> None:
-    queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
-
-    async def pump() -> None:
-        while True:
-            due, data = await queue.get()
-            wait = due - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            if not data:
-                writer.close()
-                return
-            writer.write(data)
-            await writer.drain()
-
-    task = asyncio.create_task(pump())
-    while True:
-        data = await reader.read(65536)
-        queue.put_nowait((time.monotonic() + delay, data))
-        if not data:
-            break
-    await task
-
-
-async def _relay(listen: int, host: str, port: int, delay_ms: float) -> None:
-    delay = delay_ms / 1000
-
-    async def handle(cr: asyncio.StreamReader, cw: asyncio.StreamWriter) -> None:
-        sr, sw = await asyncio.open_connection(host, port)
-        try:
-            await asyncio.gather(_relay_pipe(cr, sw, delay), _relay_pipe(sr, cw, delay))
-        except (ConnectionError, OSError):
-            pass
-        finally:
-            cw.close()
-            sw.close()
-
-    server = await asyncio.start_server(handle, "127.0.0.1", listen)
-    async with server:
-        await server.serve_forever()
 
 
 # -- the measurements -----------------------------------------------------------------------
@@ -152,10 +105,6 @@ def measure(how: str, hostport: str, port: int, urls: list[str], repeat: int,
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["--relay"]:
-        listen, host, port, delay = sys.argv[2:6]
-        asyncio.run(_relay(int(listen), host, int(port), float(delay)))
-        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=500)
     parser.add_argument("--per-url-count", type=int, default=None,
@@ -182,9 +131,9 @@ def main() -> None:
             wait_for(port)
         if args.delay_ms:
             relay = free_port()
-            children.append(subprocess.Popen(
-                [sys.executable, __file__, "--relay", str(relay), host, str(port),
-                 str(args.delay_ms)], env=env))
+            children.append(subprocess.Popen(  # bench/relay.py, as bench/run.py uses it
+                [sys.executable, str(Path(__file__).with_name("relay.py")), str(relay),
+                 host, str(port), str(args.delay_ms)], env=env))
             wait_for(relay)
             host, port = "127.0.0.1", relay
         base = f"nntp://{host}:{port}/{args.group}"

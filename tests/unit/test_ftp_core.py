@@ -151,7 +151,7 @@ def test_non_utf8_text_round_trips(feed: Feed) -> None:
 @pytest.mark.parametrize("feed", FEEDS)
 def test_eof_mid_reply_is_connection_closed(feed: Feed) -> None:
     got = replies(b"220-hello\r\n220 wor", feed, eof=True)
-    assert got == [ConnectionClosed(partial=True)]
+    assert got == [ConnectionClosed(expected=False, partial=len(b"220-hello220 wor"))]
 
 
 @pytest.mark.parametrize(
@@ -271,8 +271,14 @@ def test_eof_closes() -> None:
     client = client_after_greeting()
     client.send(Command("PWD"))
     client.receive_data(b"")
-    assert client.next_event() == ConnectionClosed()
+    assert client.next_event() == ConnectionClosed(expected=False)  # PWD's reply was owed
     assert client.state is State.CLOSED
+
+
+def test_eof_while_idle_is_expected() -> None:
+    client = client_after_greeting()
+    client.receive_data(b"")
+    assert client.next_event() == ConnectionClosed(expected=True, partial=0)
 
 
 def test_abort_closes_for_reuse() -> None:

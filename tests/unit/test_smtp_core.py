@@ -255,8 +255,10 @@ def test_421_ends_without_quit() -> None:
 
 
 def test_close_mid_dialogue() -> None:
-    _, events = run(Submission(envelope()), [*HAPPY[:3], b""], False)
-    assert events[-1] == ConnectionClosed(Step.RCPT)
+    submission = Submission(envelope())
+    _, events = run(submission, [*HAPPY[:3], b""], False)
+    assert events[-1] == ConnectionClosed(expected=False)
+    assert submission.closed_during is Step.RCPT
 
 
 def test_close_after_quit_is_finished() -> None:

@@ -16,6 +16,7 @@ from anyurl.protocols.ftp import (
     FTPClient,
     FTPCommandError,
     FTPCoreError,
+    FTPReplyError,
     Reply,
     ReplyReader,
     Retrieval,
@@ -175,6 +176,17 @@ def test_endless_line_is_a_core_error() -> None:
     reader.receive_data(b"220 " + b"x" * (70 * 1024))
     with pytest.raises(RemoteProtocolError, match="longer"):
         reader.next_event()
+
+
+def test_a_bad_reply_is_the_ftp_cores_own_error() -> None:
+    client = FTPClient()
+    client.receive_data(b"hello\r\n")
+    with pytest.raises(FTPReplyError, match="not a reply line"):
+        client.next_event()
+    client = FTPClient()
+    client.receive_data(b"")
+    with pytest.raises(FTPCommandError, match="after the end"):
+        client.receive_data(b"220 late\r\n")
 
 
 def test_data_after_eof_is_refused() -> None:

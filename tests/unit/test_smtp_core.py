@@ -24,6 +24,7 @@ from anyurl.protocols.smtp import (
     ReplyReader,
     ReplyReceived,
     SMTPCoreError,
+    SMTPReplyError,
     Step,
     Submission,
     Transmit,
@@ -92,6 +93,12 @@ def test_reply_properties() -> None:
 def test_bad_replies(wire: bytes) -> None:
     with pytest.raises(RemoteProtocolError):
         read_replies(wire, False)
+
+
+def test_a_bad_reply_is_the_smtp_cores_own_error() -> None:
+    submission = Submission(envelope())
+    with pytest.raises(SMTPReplyError, match="not a reply line"):
+        submission.receive_data(b"hello\r\n")
 
 
 def test_reply_line_limit() -> None:

@@ -6,15 +6,22 @@
 * handlers reach other URLs through the resolver's gate only: no handler imports the
   resolver or the built-in registry;
 * every core shares one vocabulary (``protocols/common.py``): one ``NEED_DATA``, one
-  pair of error sides.
+  ``ConnectionClosed``, ``Data`` and ``EndOfData`` (no core defines its own), one base
+  for command lines, and one naming rule for each core's errors
+  (``<Proto>CoreError``, ``<Proto>ReplyError``, ``<Proto>CommandError``).
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
+import re
 from pathlib import Path
 
 import pytest
+
+from anyurl.protocols import common
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = SRC / "anyurl"
@@ -167,3 +174,135 @@ def test_cores_share_one_sentinel(core: str) -> None:
 
 def test_downloader_does_not_depend_on_the_resolver() -> None:
     assert "anyurl.resolver" not in GRAPH["anyurl.downloader"]
+
+
+# -- the core vocabulary ----------------------------------------------------------------------
+
+#: Names only protocols/common.py may define: its events, sentinel type and bases.
+SHARED = frozenset(
+    name for name in common.__all__ if inspect.isclass(getattr(common, name))
+)
+CORE_MODULES = [c for c in CORES if c not in ("anyurl.protocols", "anyurl.protocols.common")]
+
+
+def _vocabulary_problems(source: str) -> list[str]:
+    """Classes in a core's source that redefine a shared name, or a second closed event."""
+    problems = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        if node.name in SHARED:
+            problems.append(f"class {node.name} redefines common.{node.name}")
+        elif re.search(r"Closed$|^(EndOf|Data$)", node.name):
+            problems.append(f"class {node.name} is a second {node.name!r}: use common's")
+    return problems
+
+
+def test_the_shared_names_are_known() -> None:
+    assert {"ConnectionClosed", "Data", "EndOfData", "NeedData", "CommandLine"} <= SHARED
+
+
+def test_vocabulary_checker_finds_a_redefinition() -> None:
+    bad = "class ConnectionClosed:\n    pass\nclass Closed:\n    pass\nclass EndOfBody: pass\n"
+    assert len(_vocabulary_problems(bad)) == 3
+    assert _vocabulary_problems("class Reply:\n    pass\n") == []
+
+
+@pytest.mark.parametrize("core", CORE_MODULES)
+def test_cores_define_no_shared_event(core: str) -> None:
+    assert _vocabulary_problems(MODULES[core].read_text(encoding="utf-8")) == []
+
+
+@pytest.mark.parametrize("core", CORE_MODULES)
+def test_command_lines_share_one_base(core: str) -> None:
+    module = importlib.import_module(core)
+    command = module.__dict__.get("Command")
+    if command is not None and command.__module__ == core:
+        assert issubclass(command, common.CommandLine), f"{core}.Command"
+
+
+#: Each core module's error prefix; a new core adds its line here.
+PREFIXES = {
+    "anyurl.protocols.ardp": "ARDP",
+    "anyurl.protocols.ftp": "FTP",
+    "anyurl.protocols.gopher": "Gopher",
+    "anyurl.protocols.gopher.errors": "Gopher",
+    "anyurl.protocols.gopher.framing": "Gopher",
+    "anyurl.protocols.gopher.menus": "Gopher",
+    "anyurl.protocols.gopher.plus": "Gopher",
+    "anyurl.protocols.gopher.requests": "Gopher",
+    "anyurl.protocols.nntp": "NNTP",
+    "anyurl.protocols.prospero": "Prospero",
+    "anyurl.protocols.replies": "",  # shared by FTP and SMTP: raises its core's classes
+    "anyurl.protocols.smtp": "SMTP",
+    "anyurl.protocols.telnet": "Telnet",
+    "anyurl.protocols.wais": "WAIS",
+}
+#: Exceptions of a core that are no protocol error, and why.
+NOT_PROTOCOL_ERRORS = {
+    # the caller's +ASK answers do not fill in the form: reported before anything is sent
+    "anyurl.protocols.gopher.errors.FormError",
+}
+
+
+def _error_problems(prefix: str, errors: list[type[BaseException]]) -> list[str]:
+    """How ``errors`` (one core's exception classes) break the naming rule."""
+    names = {e.__name__: e for e in errors}
+    base = names.get(f"{prefix}CoreError")
+    problems = []
+    for error in errors:
+        name = error.__name__
+        if f"{error.__module__}.{name}" in NOT_PROTOCOL_ERRORS:
+            continue
+        if name == f"{prefix}CoreError" and prefix:
+            ok = error.__bases__[0] is common.CoreProtocolError
+        elif name == f"{prefix}ReplyError" and prefix:
+            ok = base is not None and issubclass(error, base) and issubclass(
+                error, common.RemoteProtocolError)
+        elif name == f"{prefix}CommandError" and prefix:
+            ok = base is not None and issubclass(error, base) and issubclass(
+                error, common.LocalProtocolError)
+        else:
+            ok = False
+        if not ok:
+            problems.append(
+                f"{name}: a core's errors are {prefix or '<Proto>'}CoreError(CoreProtocolError), "
+                f"{prefix or '<Proto>'}ReplyError(...CoreError, RemoteProtocolError) and "
+                f"{prefix or '<Proto>'}CommandError(...CoreError, LocalProtocolError)"
+            )
+    return problems
+
+
+def _defined_errors(core: str) -> list[type[BaseException]]:
+    module = importlib.import_module(core)
+    return [v for v in vars(module).values()
+            if inspect.isclass(v) and issubclass(v, BaseException) and v.__module__ == core]
+
+
+def test_every_core_has_an_error_prefix() -> None:
+    assert sorted(PREFIXES) == CORE_MODULES
+
+
+@pytest.mark.parametrize("core", CORE_MODULES)
+def test_core_errors_follow_one_naming_rule(core: str) -> None:
+    assert _error_problems(PREFIXES[core], _defined_errors(core)) == []
+
+
+def test_error_rule_finds_odd_names() -> None:
+    class WAISCoreError(common.CoreProtocolError):
+        pass
+
+    class WAISError(common.RemoteProtocolError):  # the old name
+        pass
+
+    class WAISReplyError(common.RemoteProtocolError):  # not under WAISCoreError
+        pass
+
+    class WAISCommandError(WAISCoreError, common.RemoteProtocolError):  # the wrong side
+        pass
+
+    problems = _error_problems("WAIS", [WAISCoreError, WAISError, WAISReplyError,
+                                        WAISCommandError])
+    assert [p.split(":")[0] for p in problems] == ["WAISError", "WAISReplyError",
+                                                   "WAISCommandError"]
+    assert _error_problems("", [WAISCoreError]) != []  # the shared reader defines none

@@ -11,7 +11,7 @@ from anyurl.protocols.ardp import (
     MAX_SERVER_WAIT,
     NEED_DATA,
     ARDPClient,
-    ARDPError,
+    ARDPReplyError,
     ConnectionIDs,
     GaveUp,
     MessageReceived,
@@ -123,7 +123,7 @@ def test_parse_window_flag_field() -> None:
     ],
 )
 def test_parse_rejects(datagram: bytes) -> None:
-    with pytest.raises(ARDPError):
+    with pytest.raises(ARDPReplyError):
         parse_packet(datagram)
 
 

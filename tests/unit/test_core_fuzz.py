@@ -8,14 +8,22 @@ longer campaigns with a larger budget.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anyurl.protocols import ardp, wais
-from anyurl.protocols.common import NEED_DATA, RemoteProtocolError
+from anyurl.protocols.common import NEED_DATA, ConnectionClosed, EndOfData, RemoteProtocolError
 from anyurl.protocols.ftp import Command, FTPClient
-from anyurl.protocols.gopher import Framing, ResponseReader, parse_attributes, parse_menu
+from anyurl.protocols.gopher import (
+    Framing,
+    PlusError,
+    ResponseReader,
+    parse_attributes,
+    parse_menu,
+)
 from anyurl.protocols.nntp import Command as NNTPCommand
 from anyurl.protocols.nntp import NNTPClient
 from anyurl.protocols.prospero import parse_reply
@@ -51,9 +59,35 @@ def _drain(next_event: Callable[[], object], limit: int = 10_000) -> bool:
         event = next_event()
         if event is NEED_DATA:
             return False
-        if type(event).__name__ in ("ConnectionClosed", "EndOfData", "PlusError"):
+        if isinstance(event, ConnectionClosed | EndOfData | PlusError):
             return True
     return False
+
+
+class _Core(Protocol):
+    def receive_data(self, data: bytes) -> None: ...
+    def next_event(self) -> object: ...
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ReplyReader(Grammar.FTP),
+        FTPClient,
+        NNTPClient,
+        lambda: TelnetClient(terminal_type="DUMB"),
+        lambda: Submission(Envelope("c.example", "a@b.example", ("c@d.example",), b"x\r\n")),
+        wais.WAISConnection,
+        lambda: ResponseReader(Framing.CLOSE, gopher_plus=False),
+    ],
+    ids=["replies", "ftp", "nntp", "telnet", "smtp", "wais", "gopher"],
+)
+def test_every_core_ends_with_a_shared_event(make: Callable[[], _Core]) -> None:
+    """The end of the stream is common's ConnectionClosed or EndOfData in every core,
+    so one isinstance check (``_drain``) sees it whatever the core."""
+    core = make()
+    core.receive_data(b"")
+    assert _drain(core.next_event)
 
 
 @settings(max_examples=300, deadline=None)

@@ -16,6 +16,7 @@ from anyurl.protocols.ftp import (
     FTPClient,
     FTPCommandError,
     FTPCoreError,
+    FTPReplyError,
     Reply,
     ReplyReader,
     Retrieval,
@@ -151,7 +152,7 @@ def test_non_utf8_text_round_trips(feed: Feed) -> None:
 @pytest.mark.parametrize("feed", FEEDS)
 def test_eof_mid_reply_is_connection_closed(feed: Feed) -> None:
     got = replies(b"220-hello\r\n220 wor", feed, eof=True)
-    assert got == [ConnectionClosed(partial=True)]
+    assert got == [ConnectionClosed(expected=False, partial=len(b"220-hello220 wor"))]
 
 
 @pytest.mark.parametrize(
@@ -175,6 +176,17 @@ def test_endless_line_is_a_core_error() -> None:
     reader.receive_data(b"220 " + b"x" * (70 * 1024))
     with pytest.raises(RemoteProtocolError, match="longer"):
         reader.next_event()
+
+
+def test_a_bad_reply_is_the_ftp_cores_own_error() -> None:
+    client = FTPClient()
+    client.receive_data(b"hello\r\n")
+    with pytest.raises(FTPReplyError, match="not a reply line"):
+        client.next_event()
+    client = FTPClient()
+    client.receive_data(b"")
+    with pytest.raises(FTPCommandError, match="after the end"):
+        client.receive_data(b"220 late\r\n")
 
 
 def test_data_after_eof_is_refused() -> None:
@@ -271,8 +283,14 @@ def test_eof_closes() -> None:
     client = client_after_greeting()
     client.send(Command("PWD"))
     client.receive_data(b"")
-    assert client.next_event() == ConnectionClosed()
+    assert client.next_event() == ConnectionClosed(expected=False)  # PWD's reply was owed
     assert client.state is State.CLOSED
+
+
+def test_eof_while_idle_is_expected() -> None:
+    client = client_after_greeting()
+    client.receive_data(b"")
+    assert client.next_event() == ConnectionClosed(expected=True, partial=0)
 
 
 def test_abort_closes_for_reuse() -> None:

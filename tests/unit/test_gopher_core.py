@@ -15,7 +15,7 @@ from anyurl.protocols.gopher import (
     EndOfData,
     FormError,
     Framing,
-    GopherProtocolError,
+    GopherReplyError,
     MenuItem,
     MenuParser,
     PlusError,
@@ -226,7 +226,7 @@ def test_reader_refuses_events_after_the_end() -> None:
 def test_header_with_meaningless_size_is_protocol_error() -> None:
     reader = ResponseReader(Framing.CLOSE, gopher_plus=True)
     reader.receive_data(b"+-7\r\n")
-    with pytest.raises(GopherProtocolError):
+    with pytest.raises(GopherReplyError):
         reader.next_event()
 
 

@@ -167,7 +167,7 @@ def test_eof_while_response_owed_is_unexpected() -> None:
     client.receive_data(b"211 1 1")
     assert client.next_event() is NEED_DATA
     client.receive_data(b"")
-    assert client.next_event() == ConnectionClosed(expected=False)
+    assert client.next_event() == ConnectionClosed(expected=False, partial=len(b"211 1 1"))
 
 
 def test_400_to_a_command_closes() -> None:
@@ -220,7 +220,7 @@ def test_article_block_unstuffed(bytewise: bool, newline: bytes, expected: bytes
     assert isinstance(response, Response) and response.has_block
     reply = parse_article_reply(response)
     assert (reply.number, reply.message_id) == (2, "<article2@anyurl.test>")
-    assert isinstance(events[-1], EndOfData)
+    assert events[-1] == EndOfData(received=len(expected))
     assert sum(isinstance(e, EndOfData) for e in events) == 1
     assert block_bytes(events) == expected
     assert client.state is State.IDLE
@@ -241,6 +241,7 @@ def test_empty_block(bytewise: bool) -> None:
     client.send(Command.of("LIST"))
     events = drain(client, b"215 list follows\r\n.\r\n", bytewise)
     assert [type(e) for e in events] == [Response, EndOfData]
+    assert events[-1] == EndOfData(received=0)
 
 
 def test_a_line_of_two_dots_is_data_not_the_end() -> None:
@@ -258,7 +259,7 @@ def test_eof_inside_a_block_is_unexpected() -> None:
     events = drain(client, b"220 1 <a@b>\r\nSubject: x\r\n\r\nbody", False)
     assert block_bytes(events) == b"Subject: x\r\n\r\n"
     client.receive_data(b"")
-    assert client.next_event() == ConnectionClosed(expected=False)
+    assert client.next_event() == ConnectionClosed(expected=False, partial=len(b"body"))
 
 
 def test_data_after_the_block_waits_for_the_next_command() -> None:
@@ -440,7 +441,9 @@ def test_pipelined_responses_match_commands_in_order(bytewise: bool) -> None:
                    + article_answer(3), bytewise)
     assert answers(events) == [(220, "1", b"Subject: s\n\n.one\n"), (423, "no", b""),
                                (220, "3", b"Subject: s\n\nbody\n")]
-    assert events.count(EndOfData()) == 2
+    ends = [e for e in events if isinstance(e, EndOfData)]
+    assert ends == [EndOfData(len(b"Subject: s\n\n.one\n")),
+                    EndOfData(len(b"Subject: s\n\nbody\n"))]
     assert client.state is State.IDLE and not client.owed and client.command is None
 
 

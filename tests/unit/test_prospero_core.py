@@ -15,7 +15,7 @@ from anyurl.protocols.prospero import (
     Forwarded,
     Link,
     NoneFound,
-    ProsperoSyntaxError,
+    ProsperoCoreError,
     UnknownLine,
     Unresolved,
     VersionNotSupported,
@@ -61,7 +61,7 @@ def test_tokenize(line: str, tokens: list[str]) -> None:
 
 
 def test_unterminated_quote_raises() -> None:
-    with pytest.raises(ProsperoSyntaxError):
+    with pytest.raises(ProsperoCoreError):
         tokenize("ERROR 'oops")
 
 
@@ -85,7 +85,7 @@ def test_quote_token(token: str, quoted: str) -> None:
 
 @pytest.mark.parametrize("bad", ["a\nb", "a\rb", "a\x00b"], ids=["lf", "cr", "nul"])
 def test_quote_token_refuses_line_breaks_and_nul(bad: str) -> None:
-    with pytest.raises(ProsperoSyntaxError):
+    with pytest.raises(ProsperoCoreError):
         quote_token(bad)
 
 

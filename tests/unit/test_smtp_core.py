@@ -24,6 +24,7 @@ from anyurl.protocols.smtp import (
     ReplyReader,
     ReplyReceived,
     SMTPCoreError,
+    SMTPReplyError,
     Step,
     Submission,
     Transmit,
@@ -92,6 +93,12 @@ def test_reply_properties() -> None:
 def test_bad_replies(wire: bytes) -> None:
     with pytest.raises(RemoteProtocolError):
         read_replies(wire, False)
+
+
+def test_a_bad_reply_is_the_smtp_cores_own_error() -> None:
+    submission = Submission(envelope())
+    with pytest.raises(SMTPReplyError, match="not a reply line"):
+        submission.receive_data(b"hello\r\n")
 
 
 def test_reply_line_limit() -> None:
@@ -255,8 +262,10 @@ def test_421_ends_without_quit() -> None:
 
 
 def test_close_mid_dialogue() -> None:
-    _, events = run(Submission(envelope()), [*HAPPY[:3], b""], False)
-    assert events[-1] == ConnectionClosed(Step.RCPT)
+    submission = Submission(envelope())
+    _, events = run(submission, [*HAPPY[:3], b""], False)
+    assert events[-1] == ConnectionClosed(expected=False)
+    assert submission.closed_during is Step.RCPT
 
 
 def test_close_after_quit_is_finished() -> None:

@@ -24,8 +24,8 @@ from anyurl.protocols.telnet import (
     TTYPE,
     WILL,
     WONT,
-    Closed,
-    Command,
+    CommandReceived,
+    ConnectionClosed,
     Data,
     Event,
     NeedData,
@@ -89,11 +89,11 @@ PARSE_CASES = [
     pytest.param(b"a\rb", [Data(b"a\rb")], id="bare-cr-kept"),
     pytest.param(b"a\r\r\nb", [Data(b"a\r\nb")], id="cr-cr-lf"),
     pytest.param(b"x\xff\xffy", [Data(b"x\xffy")], id="iac-iac-is-255"),
-    pytest.param(b"a\xff\xf9b", [Data(b"a"), Command(GA), Data(b"b")], id="ga-splits-data"),
-    pytest.param(b"\xff\xf1", [Command(NOP)], id="nop"),
+    pytest.param(b"a\xff\xf9b", [Data(b"a"), CommandReceived(GA), Data(b"b")], id="ga-splits-data"),
+    pytest.param(b"\xff\xf1", [CommandReceived(NOP)], id="nop"),
     pytest.param(b"\xff\xf0x", [Data(b"x")], id="stray-se-ignored"),
-    pytest.param(b"\xff\x07x", [Command(7), Data(b"x")], id="unknown-command"),
-    pytest.param(b"a\r\xff\xf9", [Data(b"a\r"), Command(GA)], id="cr-then-command"),
+    pytest.param(b"\xff\x07x", [CommandReceived(7), Data(b"x")], id="unknown-command"),
+    pytest.param(b"a\r\xff\xf9", [Data(b"a\r"), CommandReceived(GA)], id="cr-then-command"),
 ]
 
 
@@ -105,7 +105,7 @@ def test_parse(wire: bytes, expected: list[Event], bytewise: bool) -> None:
 
 def test_cr_at_end_of_stream_is_kept(bytewise: bool) -> None:
     events, _ = feed(b"prompt\r", bytewise=bytewise, eof=True)
-    assert events == [Data(b"prompt\r"), Closed()]
+    assert events == [Data(b"prompt\r"), ConnectionClosed()]
 
 
 def test_cr_waits_for_next_byte() -> None:
@@ -118,7 +118,7 @@ def test_cr_waits_for_next_byte() -> None:
 
 def test_unterminated_subnegotiation_discarded_at_eof(bytewise: bool) -> None:
     events, _ = feed(b"x\xff\xfa\x18\x01abc", bytewise=bytewise, eof=True)
-    assert events == [Data(b"x"), Closed()]
+    assert events == [Data(b"x"), ConnectionClosed()]
 
 
 def test_receive_after_close_is_an_error() -> None:
@@ -259,7 +259,7 @@ def test_subnegotiation_undoubles_iac(bytewise: bool) -> None:
 
 def test_subnegotiation_missing_se_ends_at_next_command(bytewise: bool) -> None:
     events, _ = feed(bytes((IAC, SB, 42, 7, IAC, GA)) + b"z", bytewise=bytewise)
-    assert events == [Subnegotiation(42, b"\x07"), Command(GA), Data(b"z")]
+    assert events == [Subnegotiation(42, b"\x07"), CommandReceived(GA), Data(b"z")]
 
 
 def test_inetutils_telnetd_opening(bytewise: bool) -> None:

@@ -21,7 +21,7 @@ from anyurl.protocols.wais import (
     SearchRequest,
     SearchResponse,
     WAISConnection,
-    WAISError,
+    WAISReplyError,
     decode_compressed_int,
     encode_compressed_int,
     parse_apdu,
@@ -195,7 +195,7 @@ def test_search_request_round_trip_for_the_server() -> None:
     ids=["too-short", "indicator-too-big", "unknown-pdu", "user-info-cut-short"],
 )
 def test_bad_apdus_raise(apdu: bytes) -> None:
-    with pytest.raises(WAISError):
+    with pytest.raises(WAISReplyError):
         parse_apdu(apdu)
 
 
@@ -223,7 +223,7 @@ def test_framing(bytewise: bool) -> None:
     assert [m.apdu for m in got if isinstance(m, Message)] == [SEARCH_RESPONSE_APDU] * 2
     assert conn.skipped == 2
     conn.receive_data(b"")
-    assert conn.next_event() == ConnectionClosed(0)
+    assert conn.next_event() == ConnectionClosed(expected=True, partial=0)
 
 
 def test_eof_inside_a_message() -> None:
@@ -231,13 +231,13 @@ def test_eof_inside_a_message() -> None:
     conn.receive_data(SEARCH_MESSAGE[:30])
     assert conn.next_event() is NEED_DATA
     conn.receive_data(b"")
-    assert conn.next_event() == ConnectionClosed(30)
+    assert conn.next_event() == ConnectionClosed(expected=False, partial=30)
 
 
 def test_header_without_digits_raises() -> None:
     conn = WAISConnection()
     conn.receive_data(b"0000ABCDEFz2wais        0")
-    with pytest.raises(WAISError):
+    with pytest.raises(WAISReplyError):
         conn.next_event()
 
 

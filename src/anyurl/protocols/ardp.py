@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 
 from anyurl.protocols.common import (
     NEED_DATA,
+    CoreProtocolError,
     LocalProtocolError,
     NeedData,
     RemoteProtocolError,
@@ -76,7 +77,9 @@ __all__ = [
     "MAX_SERVER_WAIT",
     "NEED_DATA",
     "ARDPClient",
-    "ARDPError",
+    "ARDPCommandError",
+    "ARDPCoreError",
+    "ARDPReplyError",
     "ConnectionIDs",
     "Event",
     "GaveUp",
@@ -131,8 +134,17 @@ OPTION_QUEUE_REQUEST = 253
 OPTION_QUEUE_STATUS = 254
 
 
-class ARDPError(RemoteProtocolError):
+class ARDPCoreError(CoreProtocolError):
+    """Base of this core's errors: catch a side (:class:`ARDPReplyError`,
+    :class:`ARDPCommandError`)."""
+
+
+class ARDPReplyError(ARDPCoreError, RemoteProtocolError):
     """A datagram that cannot be an ARDP v0 packet (too short, other version, bad header)."""
+
+
+class ARDPCommandError(ARDPCoreError, LocalProtocolError):
+    """Our side misused the client (a request started twice)."""
 
 
 # -- headers ------------------------------------------------------------------------------
@@ -174,20 +186,21 @@ class Header:
 def parse_packet(datagram: bytes) -> tuple[Header, bytes]:
     """Split a datagram into its header and payload.
 
-    Raises :class:`ARDPError` for a datagram that is empty, whose octet 0 is above 31
+    Raises :class:`ARDPReplyError` for a datagram that is empty, whose octet 0 is above 31
     (the 5.3 client's test for an old-format, pre-version-5 reply) or whose header is
     longer than the datagram.
     """
     if not datagram:
-        raise ARDPError("empty datagram")
+        raise ARDPReplyError("empty datagram")
     first = datagram[0]
     if first > 31:
-        raise ARDPError(
+        raise ARDPReplyError(
             f"octet 0 is {first:#04x}: not an ARDP v0 header (an old-format or v1 packet)"
         )
     length = first & 0x3F
     if length < 1 or length > len(datagram):
-        raise ARDPError(f"header length {length} does not fit a {len(datagram)}-octet datagram")
+        raise ARDPReplyError(
+            f"header length {length} does not fit a {len(datagram)}-octet datagram")
     h = datagram[:length]
 
     def u16(offset: int) -> int:
@@ -221,7 +234,7 @@ def parse_packet(datagram: bytes) -> tuple[Header, bytes]:
             window = int(struct.unpack_from(">H", rest)[0])
             rest = rest[2:]
     except (IndexError, struct.error):
-        raise ARDPError("header flag fields are cut short") from None
+        raise ARDPReplyError("header flag fields are cut short") from None
     return (
         Header(
             length=length, cid=cid, seq=seq, total=total, received_through=received_through,
@@ -259,7 +272,7 @@ def build_header(
     else:
         length = 7
     if length > 31:
-        raise ARDPError(f"a {length}-octet header is longer than v0 allows here")
+        raise ARDPReplyError(f"a {length}-octet header is longer than v0 allows here")
     out = bytearray([length])
     out += struct.pack(">HHH", cid, seq, total)
     if length >= 9:
@@ -505,7 +518,7 @@ class ARDPClient:
     def start(self) -> None:
         """Queue the first transmission of the request and the retransmission timer."""
         if self.state is not State.IDLE:
-            raise LocalProtocolError("start() called twice")
+            raise ARDPCommandError("start() called twice")
         self.state = State.WAITING
         self.attempts = 1
         self._send_window("request", resend=False)
@@ -518,7 +531,7 @@ class ARDPClient:
             return
         try:
             header, payload = parse_packet(datagram)
-        except ARDPError as exc:
+        except ARDPReplyError as exc:
             self._events.append(PacketIgnored(str(exc)))
             return
         if header.cid != self.cid:

@@ -12,8 +12,20 @@ A core is bytes in, events out:
   itself answers what it received, it queues them, drained with ``data_to_send()``
   (Telnet option negotiation) or as ``Transmit`` events (the SMTP dialogue, which the
   core drives from the replies).
-* The end of a body or listing is an event named ``EndOfData`` in every core that has
-  one (Gopher, NNTP).
+* The shared events are defined here once and imported by every core:
+  :class:`ConnectionClosed` (the peer closed; Telnet, NNTP, the FTP and SMTP reply
+  reader, SMTP, WAIS), :class:`Data` (body bytes: Gopher, NNTP, Telnet) and
+  :class:`EndOfData` (the end of a body or listing: Gopher, NNTP). A core does not
+  define a class of these names (``tests/unit/test_architecture.py`` refuses it).
+
+There is no shared ``Command`` class, on purpose: what FTP, NNTP and SMTP send are
+command lines with different rules (FTP's verb is 3 or 4 letters and ``PASS``/``ACCT``
+are masked; NNTP has several arguments, a 512-octet limit and masks ``AUTHINFO PASS``;
+SMTP's argument is UTF-8 and never masked), so one class would be a union of three
+rule sets. They share the base :class:`CommandLine` instead (``verb``, ``wire()``,
+``display()``), which a handler or trace can rely on. Telnet's two-byte ``IAC``
+commands are something the server *sends*: an event,
+:class:`~anyurl.protocols.telnet.CommandReceived`.
 
 Errors are split by who broke the rules, so a handler maps them by class, never by
 where it called from:
@@ -25,22 +37,32 @@ where it called from:
   (a command with a CR or LF, a command in the wrong state). It is a bug or a bad
   argument on our side, never the server's fault.
 
-Each core names its own pair (``FTPReplyError`` and ``FTPCommandError`` under
-``FTPCoreError``, and so on), subclasses of these two, so a message can say which
-protocol it is about while a handler still maps by side.
+Each core names its errors one way, ``<Proto>`` being the core's prefix (``FTP``,
+``NNTP``, ``SMTP``, ``Telnet``, ``Gopher``, ``WAIS``, ``Prospero``, ``ARDP``):
+``<Proto>CoreError(CoreProtocolError)`` is the base, ``<Proto>ReplyError(<Proto>CoreError,
+RemoteProtocolError)`` is the peer's side (whatever it sent: a reply, a datagram, a
+WAIS message) and ``<Proto>CommandError(<Proto>CoreError, LocalProtocolError)`` ours
+(whatever we would send). So a message can say which protocol it is about while a
+handler still maps by side; ``tests/unit/test_architecture.py`` checks the rule. The
+reply reader FTP and SMTP share (:mod:`anyurl.protocols.replies`) has no errors of its
+own: it raises the ``<Proto>ReplyError`` its core hands it.
 
 Both carry the message only; the core never knows the URL, so the handler adds it.
 """
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 from typing import Final
 
 __all__ = [
     "NEED_DATA",
+    "CommandLine",
     "ConnectionClosed",
     "CoreProtocolError",
+    "Data",
+    "EndOfData",
     "LocalProtocolError",
     "NeedData",
     "RemoteProtocolError",
@@ -70,8 +92,63 @@ NEED_DATA: Final = NeedData()
 
 @dataclass(frozen=True)
 class ConnectionClosed:
-    """The remote side closed the connection (``receive_data(b"")``) at a point where
-    the protocol allows it; an end at any other point is a :class:`RemoteProtocolError`."""
+    """The peer closed the connection (``receive_data(b"")``); no more events follow.
+
+    ``expected`` says whether the core saw nothing wrong with a close at this point, as
+    far as it can judge: NNTP after QUIT or a closing response, FTP while idle or after a
+    421, the reply reader and WAIS at a message boundary, Telnet always. SMTP reports a
+    close after QUIT as ``Finished``, so its ``ConnectionClosed`` is never expected.
+    ``partial`` counts the octets of an unfinished reply or message that were buffered
+    when the close came (0 at a boundary). What to report stays the handler's choice.
+    """
+
+    expected: bool = True
+    partial: int = 0
+
+
+@dataclass(frozen=True)
+class Data:
+    """Body bytes from the peer, as the core delivers them: Gopher's body with its
+    terminator removed, NNTP's unstuffed block lines, Telnet's terminal data."""
+
+    data: bytes
+
+
+@dataclass(frozen=True)
+class EndOfData:
+    """The body or listing is over; ``received`` counts the octets of its :class:`Data`.
+
+    ``announced`` is the size the server announced beforehand (a Gopher+ ``+n``
+    header), if any; ``terminated`` is False when the body ended by the close of the
+    connection without the terminator line, which RFC 1436 allows for Gopher.
+    """
+
+    received: int = 0
+    announced: int | None = None
+    terminated: bool = True
+
+    @property
+    def short(self) -> bool:
+        """Whether fewer octets came than the server announced (a partial transfer)."""
+        return self.announced is not None and self.received < self.announced
+
+
+class CommandLine(abc.ABC):
+    """What a command line of FTP, NNTP or SMTP offers, whatever its protocol's rules.
+
+    Each of those cores defines its own ``Command`` (a dataclass) on this base; see the
+    module's docstring for why they are not one class.
+    """
+
+    verb: str
+
+    @abc.abstractmethod
+    def wire(self) -> bytes:
+        """The exact octets to send, line end included; refuses what would break the line."""
+
+    @abc.abstractmethod
+    def display(self) -> str:
+        """The line for traces and plans, secrets masked, without its line end."""
 
 
 class CoreProtocolError(Exception):

@@ -60,13 +60,14 @@ from typing import Final, Literal
 
 from anyurl.protocols.common import (
     NEED_DATA,
+    CommandLine,
+    ConnectionClosed,
     CoreProtocolError,
     LocalProtocolError,
     NeedData,
     RemoteProtocolError,
 )
 from anyurl.protocols.replies import (
-    ConnectionClosed,
     Grammar,
     Reply,
     ReplyReader,
@@ -155,7 +156,7 @@ Event = Reply | ConnectionClosed
 
 
 @dataclass(frozen=True)
-class Command:
+class Command(CommandLine):
     """One command line: ``verb`` and an optional ``argument``.
 
     ``argument=None`` sends the verb alone (``PWD``); ``argument=""`` sends the verb, a
@@ -237,7 +238,8 @@ class FTPClient:
     def __init__(self) -> None:
         self.state = State.AWAIT_GREETING
         self.command: Command | None = None  # the command whose reply is owed
-        self._reader = ReplyReader(Grammar.FTP)
+        self._reader = ReplyReader(Grammar.FTP, reply_error=FTPReplyError,
+                                   command_error=FTPCommandError)
 
     def receive_data(self, data: bytes) -> None:
         """Bytes from the control connection (``b""`` when the server closed it)."""
@@ -249,8 +251,10 @@ class FTPClient:
         if isinstance(event, NeedData):
             return event
         if isinstance(event, ConnectionClosed):
+            # Expected while idle or after a 421; with a reply owed it cuts the dialogue.
+            expected = event.expected and self.state in (State.IDLE, State.CLOSED)
             self.state = State.CLOSED
-            return event
+            return ConnectionClosed(expected=expected, partial=event.partial)
         if event.code == 421:
             self.state = State.CLOSED
             return event

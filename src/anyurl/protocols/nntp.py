@@ -70,7 +70,11 @@ from typing import Final
 
 from anyurl.protocols.common import (
     NEED_DATA,
+    CommandLine,
+    ConnectionClosed,
     CoreProtocolError,
+    Data,
+    EndOfData,
     LocalProtocolError,
     NeedData,
     RemoteProtocolError,
@@ -179,26 +183,6 @@ class Response:
         return self.text.split()
 
 
-@dataclass(frozen=True)
-class Data:
-    """Unstuffed lines of a data block, each ended by the client's chosen newline."""
-
-    data: bytes
-
-
-@dataclass(frozen=True)
-class EndOfData:
-    """The terminating ``.`` line of a data block was read."""
-
-
-@dataclass(frozen=True)
-class ConnectionClosed:
-    """The server closed; ``expected`` is False only where closing is normal (after QUIT,
-    after a 400/502 greeting or a 400 response)."""
-
-    expected: bool
-
-
 Event = Response | Data | EndOfData | ConnectionClosed | NeedData
 
 
@@ -206,7 +190,7 @@ Event = Response | Data | EndOfData | ConnectionClosed | NeedData
 
 
 @dataclass(frozen=True)
-class Command:
+class Command(CommandLine):
     """One command line: ``verb`` and its ``args``, checked when turned into bytes."""
 
     verb: str
@@ -323,6 +307,7 @@ class NNTPClient:
         self._eof = False
         self._events: deque[Event] = deque()
         self._quit_sent = False
+        self._block_received = 0  # octets of Data in the current block
 
     @property
     def command(self) -> Command | None:
@@ -445,7 +430,7 @@ class NNTPClient:
             if self._eof:
                 expected = self._quit_sent
                 self._move("eof")
-                return ConnectionClosed(expected=expected)
+                return ConnectionClosed(expected=expected, partial=len(self._buffer))
             return NEED_DATA
         text = line.decode("utf-8", "surrogateescape")
         code_text = text[:3]
@@ -481,7 +466,7 @@ class NNTPClient:
         if last < 0:
             if self._eof:
                 self._move("eof")
-                return ConnectionClosed(expected=False)
+                return ConnectionClosed(expected=False, partial=len(buf))
             if len(buf) > MAX_DATA_LINE:
                 raise NNTPReplyError(f"a data line longer than {MAX_DATA_LINE} octets")
             return NEED_DATA
@@ -499,13 +484,16 @@ class NNTPClient:
             data = data.replace(b"\r\n", b"\n")
         elif data.count(b"\n") != data.count(b"\r\n"):  # bare LF from a broken server
             data = data.replace(b"\r\n", b"\n").replace(b"\n", self.newline)
+        self._block_received += len(data)
         if end is None:
             return Data(data) if data else NEED_DATA
         self._answered("end of block")
+        end_of_data = EndOfData(self._block_received)
+        self._block_received = 0
         if data:
-            self._events.append(EndOfData())
+            self._events.append(end_of_data)
             return Data(data)
-        return EndOfData()
+        return end_of_data
 
 
 def _terminator(chunk: bytes) -> tuple[int, int] | None:

@@ -56,9 +56,9 @@ __all__ = [
     "Link",
     "NoneFound",
     "ObjectInfo",
+    "ProsperoCommandError",
+    "ProsperoCoreError",
     "ProsperoReplyError",
-    "ProsperoRequestError",
-    "ProsperoSyntaxError",
     "Response",
     "Success",
     "UnknownLine",
@@ -91,16 +91,16 @@ _QUOTE_TRIGGERS = frozenset(" \t\f\v\r\n/'+,")
 _SEPARATORS = " \t"
 
 
-class ProsperoSyntaxError(CoreProtocolError, ValueError):
+class ProsperoCoreError(CoreProtocolError, ValueError):
     """Base of this core's errors: catch a side (:class:`ProsperoReplyError`,
-    :class:`ProsperoRequestError`)."""
+    :class:`ProsperoCommandError`)."""
 
 
-class ProsperoReplyError(ProsperoSyntaxError, RemoteProtocolError):
+class ProsperoReplyError(ProsperoCoreError, RemoteProtocolError):
     """A line of the server's that cannot be read (an unterminated quote)."""
 
 
-class ProsperoRequestError(ProsperoSyntaxError, LocalProtocolError):
+class ProsperoCommandError(ProsperoCoreError, LocalProtocolError):
     """A token we cannot write (a NUL or a line break in it)."""
 
 
@@ -111,7 +111,7 @@ def check_token_text(text: str, what: str) -> None:
     """Refuse what no quoting can carry: NUL, and CR/LF (line delimiters of the protocol)."""
     for ch in ("\x00", "\r", "\n"):
         if ch in text:
-            raise ProsperoRequestError(f"{what} contains {ch!r}, which cannot be sent")
+            raise ProsperoCommandError(f"{what} contains {ch!r}, which cannot be sent")
 
 
 def quote_token(token: str, *, always: bool = False) -> str:
@@ -134,7 +134,7 @@ def qsprintf_token(token: str) -> str:
     :func:`tokenize` read it back.
     """
     if "\x00" in token:
-        raise ProsperoRequestError("a token cannot hold a NUL")
+        raise ProsperoCommandError("a token cannot hold a NUL")
     for i, ch in enumerate(token):
         if ch in _QUOTE_TRIGGERS:
             return token[:i] + "'" + token[i:].replace("'", "''") + "'"
@@ -146,7 +146,7 @@ def tokenize(line: str) -> list[str]:
 
     ``'a b'c``, ``a' 'bc`` and ``'a bc'`` are the same token; a quoted part may hold line
     ends (a logical line of :func:`reply_lines`). An unterminated quote
-    raises :class:`ProsperoSyntaxError`.
+    raises :class:`ProsperoCoreError`.
     """
     tokens: list[str] = []
     current: list[str] = []
@@ -240,7 +240,7 @@ def build_message(lines: list[str]) -> bytes:
     """Lines joined with LF (and a final LF), as UTF-8 with the URL's raw octets kept."""
     for line in lines:
         if "\n" in line or "\r" in line or "\x00" in line:
-            raise ProsperoSyntaxError(f"line {line!r} contains a line break or NUL")
+            raise ProsperoCommandError(f"line {line!r} contains a line break or NUL")
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
 
 
@@ -394,7 +394,7 @@ def parse_line(line: str) -> Response:
         return Warning_(code, text)
     try:
         tokens = tokenize(stripped)
-    except ProsperoSyntaxError:
+    except ProsperoCoreError:
         return UnknownLine(line)
     if keyword == "NONE-FOUND":
         return NoneFound()

@@ -17,8 +17,10 @@ several; they differ in what may stand between the first and the last line:
 Strategy: one :class:`ReplyReader`, told the :class:`Grammar`, in the sans-I/O manner of
 the cores (``receive_data``, ``next_event`` returning a :class:`Reply`,
 :class:`ConnectionClosed` or :data:`NEED_DATA`). It is bounded: a line longer than
-:data:`MAX_LINE` or a reply longer than :data:`MAX_REPLY` is a
-:class:`ReplyGrammarError`, so a server that never ends a reply cannot make memory grow.
+:data:`MAX_LINE` or a reply longer than :data:`MAX_REPLY` is an error, so a server that
+never ends a reply cannot make memory grow. The reader has no error classes of its own:
+each core hands it its ``<Proto>ReplyError`` and ``<Proto>CommandError``, so an FTP
+reply that breaks the grammar is an ``FTPReplyError`` like any other FTP fault.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 
 from anyurl.protocols.common import (
     NEED_DATA,
+    ConnectionClosed,
     LocalProtocolError,
     NeedData,
     RemoteProtocolError,
@@ -37,10 +40,8 @@ from anyurl.protocols.common import (
 __all__ = [
     "MAX_LINE",
     "MAX_REPLY",
-    "ConnectionClosed",
     "Grammar",
     "Reply",
-    "ReplyGrammarError",
     "ReplyReader",
     "strip_telnet",
 ]
@@ -60,10 +61,6 @@ class Grammar(enum.Enum):
 
     FTP = "ftp"  # RFC 959 4.2: free text inside, Telnet commands removed
     SMTP = "smtp"  # RFC 5321 4.2: every line carries the code
-
-
-class ReplyGrammarError(RemoteProtocolError):
-    """The server's bytes are not a reply of the grammar (or too long to be one)."""
 
 
 @dataclass(frozen=True)
@@ -109,14 +106,6 @@ class Reply:
         return " / ".join(self.lines)
 
 
-@dataclass(frozen=True)
-class ConnectionClosed:
-    """The server closed the connection (``receive_data(b"")``); ``partial`` is True when
-    it did so in the middle of a reply."""
-
-    partial: bool = False
-
-
 def strip_telnet(line: bytes) -> bytes:
     """Drop Telnet IAC sequences: ``IAC IAC`` is a literal 0xFF, option talk is dropped."""
     if _IAC not in line:
@@ -145,12 +134,18 @@ class ReplyReader:
     """Frames replies out of a byte stream.
 
     Feed bytes with :meth:`receive_data` (``b""`` for the end of the stream) and take
-    events with :meth:`next_event` until it returns :data:`NEED_DATA`.
+    events with :meth:`next_event` until it returns :data:`NEED_DATA`. Bytes that are
+    not a reply of the grammar (or too long to be one) raise ``reply_error``; bytes fed
+    after the end of the stream raise ``command_error`` (our side's mistake).
     """
 
     def __init__(self, grammar: Grammar, *, max_line: int = MAX_LINE,
-                 max_reply: int = MAX_REPLY):
+                 max_reply: int = MAX_REPLY,
+                 reply_error: type[RemoteProtocolError] = RemoteProtocolError,
+                 command_error: type[LocalProtocolError] = LocalProtocolError):
         self.grammar = grammar
+        self.reply_error = reply_error
+        self.command_error = command_error
         self.max_line = max_line
         self.max_reply = max_reply
         self._buffer = bytearray()
@@ -165,10 +160,15 @@ class ReplyReader:
         """Whether any bytes of a reply are buffered (a partial or complete reply)."""
         return bool(self._buffer) or bool(self._lines)
 
+    @property
+    def buffered(self) -> int:
+        """Octets of an unfinished reply held (its lines without their line ends)."""
+        return len(self._buffer) + (self._size if self._lines else 0)
+
     def receive_data(self, data: bytes) -> None:
         """Bytes from the server; ``b""`` when it closed the connection."""
         if self._eof and data:
-            raise LocalProtocolError("data received after the end of the stream")
+            raise self.command_error("data received after the end of the stream")
         if not data:
             self._eof = True
             return
@@ -179,10 +179,10 @@ class ReplyReader:
         if end < 0:
             self._scan_from = len(self._buffer)
             if len(self._buffer) > self.max_line:
-                raise ReplyGrammarError(f"a reply line longer than {self.max_line} bytes")
+                raise self.reply_error(f"a reply line longer than {self.max_line} bytes")
             return None
         if end > self.max_line:
-            raise ReplyGrammarError(f"a reply line longer than {self.max_line} bytes")
+            raise self.reply_error(f"a reply line longer than {self.max_line} bytes")
         line = bytes(self._buffer[:end])
         del self._buffer[: end + 1]
         self._scan_from = 0
@@ -196,11 +196,11 @@ class ReplyReader:
             raw = self._next_line()
             if raw is None:
                 if self._eof:
-                    partial = bool(self._buffer or self._lines)
+                    partial = self.buffered
                     self._buffer.clear()
                     self._lines.clear()
                     self._code = None
-                    return ConnectionClosed(partial=partial)
+                    return ConnectionClosed(expected=not partial, partial=partial)
                 return NEED_DATA
             reply = self._line(raw)
             if reply is not None:
@@ -211,7 +211,7 @@ class ReplyReader:
         coded = bool(_CODE.fullmatch(raw[:3])) and raw[3:4] in (b"", b" ", b"-")
         if self._code is None:  # the first line of a reply
             if not coded or (self.grammar is Grammar.SMTP and raw[:1] not in b"2345"):
-                raise ReplyGrammarError(f"not a reply line: {text[:80]!r}")
+                raise self.reply_error(f"not a reply line: {text[:80]!r}")
             if raw[3:4] == b"-":
                 self._code = raw[:3]
                 self._lines = [text]
@@ -220,7 +220,7 @@ class ReplyReader:
             return Reply(int(raw[:3]), (text,))
         self._size += len(raw)
         if self._size > self.max_reply:
-            raise ReplyGrammarError(
+            raise self.reply_error(
                 f"a {self._code.decode()} reply longer than {self.max_reply} bytes")
         self._lines.append(text)
         if self.grammar is Grammar.FTP:
@@ -228,7 +228,7 @@ class ReplyReader:
             ends = raw[:3] == self._code and raw[3:4] == b" "
         else:
             if not coded or raw[:3] != self._code:
-                raise ReplyGrammarError(
+                raise self.reply_error(
                     f"reply line {text[:80]!r} does not continue the {self._code.decode()} "
                     "reply")
             ends = raw[3:4] != b"-"

@@ -19,7 +19,9 @@ events from :meth:`Submission.next_event`: :class:`Transmit` (bytes to write, pl
 line to show in a trace), :class:`ReplyReceived` for every reply, :class:`Delivered`
 or :class:`Failed` (the step and the reply that decided it) and finally
 :class:`Finished`. A failure still ends politely with QUIT, except after a ``421``
-(the server is closing the channel anyway).
+(the server is closing the channel anyway). A close before the dialogue is over is the
+shared :class:`~anyurl.protocols.common.ConnectionClosed` (never ``expected``), and
+:attr:`Submission.closed_during` names the step it cut short.
 
 Reply framing (RFC 5321 section 4.2): ``ddd-text`` continues a reply, ``ddd text``
 (or a bare ``ddd``) ends it; every line of one reply carries the same code. Lines
@@ -44,6 +46,8 @@ from typing import Final
 
 from anyurl.protocols.common import (
     NEED_DATA,
+    CommandLine,
+    ConnectionClosed,
     CoreProtocolError,
     LocalProtocolError,
     NeedData,
@@ -113,7 +117,7 @@ def check_address(address: str, what: str = "address") -> str:
 
 
 @dataclass(frozen=True)
-class Command:
+class Command(CommandLine):
     """One command line; :meth:`wire` refuses anything that would break the line."""
 
     verb: str
@@ -226,13 +230,6 @@ class Failed:
 
 
 @dataclass(frozen=True)
-class ConnectionClosed:
-    """The server closed the connection before the dialogue was over."""
-
-    step: Step
-
-
-@dataclass(frozen=True)
 class Finished:
     """The dialogue is over (after QUIT's reply, or the server's close after QUIT)."""
 
@@ -251,7 +248,10 @@ class Submission:
     envelope: Envelope
     step: Step = Step.GREETING
     extensions: frozenset[str] = frozenset()
-    _reader: ReplyReader = field(default_factory=lambda: ReplyReader(Grammar.SMTP))
+    #: The step a close of the server's cut short (set with the ConnectionClosed event).
+    closed_during: Step | None = None
+    _reader: ReplyReader = field(default_factory=lambda: ReplyReader(
+        Grammar.SMTP, reply_error=SMTPReplyError, command_error=SMTPCommandError))
     _events: deque[Event] = field(default_factory=deque)
     _next_recipient: int = 0
     _failed: bool = False
@@ -303,7 +303,9 @@ class Submission:
             if self.step is Step.QUIT:
                 self._events.append(Finished())
             else:
-                self._events.append(ConnectionClosed(self.step))
+                self.closed_during = self.step
+                self._events.append(
+                    ConnectionClosed(expected=False, partial=self._reader.buffered))
             self.step = Step.DONE
             return
         self._reader.receive_data(data)

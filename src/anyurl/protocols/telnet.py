@@ -12,8 +12,9 @@ lines end with ``CR LF`` and whose lone carriage return is ``CR NUL`` (RFC 854).
 end of stream) and hands back events from :meth:`~TelnetClient.next_event`: the data
 with commands stripped (:class:`Data`, ``CR LF`` turned into ``\\n``, ``CR NUL`` into
 ``\\r``), the negotiations it saw and what it answered (:class:`Negotiation`), simple
-commands (:class:`Command`), sub-negotiations (:class:`Subnegotiation`) and the end of
-the stream (:class:`Closed`). Answers it owes the server (negotiation replies, a
+commands (:class:`CommandReceived`), sub-negotiations (:class:`Subnegotiation`) and the
+end of the stream (:class:`ConnectionClosed`); ``Data`` and ``ConnectionClosed`` are the
+shared events of :mod:`anyurl.protocols.common`. Answers it owes the server (negotiation replies, a
 terminal type, a window size) and data the caller sends accumulate in an outgoing
 buffer that :meth:`~TelnetClient.data_to_send` drains; the caller writes it to the
 socket. The parser is a byte-level state machine, so a command split across reads
@@ -47,7 +48,9 @@ from typing import Final
 
 from anyurl.protocols.common import (
     NEED_DATA,
+    ConnectionClosed,
     CoreProtocolError,
+    Data,
     LocalProtocolError,
     NeedData,
     RemoteProtocolError,
@@ -68,8 +71,8 @@ __all__ = [
     "TTYPE",
     "WILL",
     "WONT",
-    "Closed",
-    "Command",
+    "CommandReceived",
+    "ConnectionClosed",
     "Data",
     "Event",
     "NeedData",
@@ -79,7 +82,7 @@ __all__ = [
     "TelnetClient",
     "TelnetCommandError",
     "TelnetCoreError",
-    "TelnetPeerError",
+    "TelnetReplyError",
     "command_name",
     "encode_nvt",
     "option_name",
@@ -151,11 +154,11 @@ def option_name(option: int) -> str:
 
 
 class TelnetCoreError(CoreProtocolError):
-    """Base of this core's errors: catch a side (:class:`TelnetPeerError`,
+    """Base of this core's errors: catch a side (:class:`TelnetReplyError`,
     :class:`TelnetCommandError`)."""
 
 
-class TelnetPeerError(TelnetCoreError, RemoteProtocolError):
+class TelnetReplyError(TelnetCoreError, RemoteProtocolError):
     """The peer broke the protocol: bytes a Telnet client cannot accept."""
 
 
@@ -167,15 +170,9 @@ class TelnetCommandError(TelnetCoreError, LocalProtocolError):
 
 
 @dataclass(frozen=True)
-class Data:
-    """Terminal data from the server: commands removed, ``CR LF`` as ``\\n``."""
-
-    data: bytes
-
-
-@dataclass(frozen=True)
-class Command:
-    """A two-byte command (``GA``, ``NOP``, ``AYT``, ``DM`` ..., or an unknown code)."""
+class CommandReceived:
+    """A two-byte command the server sent (``GA``, ``NOP``, ``AYT``, ``DM`` ..., or an
+    unknown code): an event, not a command line of ours (see ``common.CommandLine``)."""
 
     code: int
 
@@ -221,12 +218,7 @@ class Subnegotiation:
         return f"IAC SB {option_name(self.option)} {self.parameters!r} IAC SE"
 
 
-@dataclass(frozen=True)
-class Closed:
-    """The server closed its side; no more events follow."""
-
-
-Event = Data | Command | Negotiation | Subnegotiation | Closed
+Event = Data | CommandReceived | Negotiation | Subnegotiation | ConnectionClosed
 
 
 # -- RFC 1143 option state ------------------------------------------------------------------
@@ -535,7 +527,7 @@ class TelnetClient:
         elif b == SE:
             pass  # a stray SE outside a sub-negotiation: ignore
         else:
-            self._emit(Command(b))
+            self._emit(CommandReceived(b))
 
     def _flush_data(self) -> None:
         if self._data:
@@ -551,7 +543,7 @@ class TelnetClient:
             self._data += b"\r"
         # An unterminated sub-negotiation or command at EOF is discarded.
         self._state = _P.CLOSED
-        self._emit(Closed())
+        self._emit(ConnectionClosed())
 
     def _negotiate(self, verb: int, option: int) -> None:
         reply: int | None = None

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 
 from anyurl.protocols.common import (
     NEED_DATA,
+    ConnectionClosed,
+    CoreProtocolError,
     LocalProtocolError,
     NeedData,
     RemoteProtocolError,
@@ -61,9 +63,10 @@ __all__ = [
     "QueryTerm",
     "SearchRequest",
     "SearchResponse",
+    "WAISCommandError",
     "WAISConnection",
-    "WAISEncodingError",
-    "WAISError",
+    "WAISCoreError",
+    "WAISReplyError",
     "content_type_for",
     "decode_compressed_int",
     "docid_records",
@@ -156,11 +159,17 @@ QUERY_TYPE_TEXT_RETRIEVAL = b"1"
 QUERY_TYPE_RELEVANCE_FEEDBACK = b"3"
 
 
-class WAISError(RemoteProtocolError, ValueError):
-    """Bytes that are not a WAIS message we understand (bad header, truncated APDU ...)."""
+class WAISCoreError(CoreProtocolError, ValueError):
+    """Base of this core's errors: catch a side (:class:`WAISReplyError`,
+    :class:`WAISCommandError`)."""
 
 
-class WAISEncodingError(LocalProtocolError, ValueError):
+class WAISReplyError(WAISCoreError, RemoteProtocolError):
+    """Bytes from the peer that are not a WAIS message we understand (bad header,
+    truncated APDU ...); on the loopback server's side the peer is the client."""
+
+
+class WAISCommandError(WAISCoreError, LocalProtocolError):
     """A value of ours that a WAIS message cannot carry (a number too large, negative)."""
 
 
@@ -170,7 +179,7 @@ class WAISEncodingError(LocalProtocolError, ValueError):
 def encode_compressed_int(value: int) -> bytes:
     """Base-128 big-endian, continuation bit on every octet but the last (``zutil.c``)."""
     if value < 0:
-        raise WAISEncodingError("compressed integers are unsigned")
+        raise WAISCommandError("compressed integers are unsigned")
     out = [value & 0x7F]
     value >>= 7
     while value:
@@ -184,13 +193,13 @@ def decode_compressed_int(buf: bytes, pos: int) -> tuple[int, int]:
     value = 0
     for _ in range(8):
         if pos >= len(buf):
-            raise WAISError("a compressed integer runs past the end of the APDU")
+            raise WAISReplyError("a compressed integer runs past the end of the APDU")
         byte = buf[pos]
         pos += 1
         value = (value << 7) | (byte & 0x7F)
         if not byte & 0x80:
             return value, pos
-    raise WAISError("a compressed integer is longer than 8 octets")
+    raise WAISReplyError("a compressed integer is longer than 8 octets")
 
 
 def tlv(tag: int, value: bytes) -> bytes:
@@ -205,7 +214,7 @@ def num_bytes(value: int) -> bytes:
     for size in (1, 2, 3, 4):
         if value < 1 << (8 * size):
             return value.to_bytes(size, "big")
-    raise WAISEncodingError(f"number {value} does not fit 4 octets")
+    raise WAISCommandError(f"number {value} does not fit 4 octets")
 
 
 def tnum(tag: int, value: int) -> bytes:
@@ -236,17 +245,17 @@ def read_elements(buf: bytes, start: int = 0, end: int | None = None) -> list[tu
         tag, after_tag = decode_compressed_int(buf, pos)
         if tag == DT_DatabaseDiagnosticRecords:
             if after_tag + 2 > end:
-                raise WAISError("a diagnostic record is cut short")
+                raise WAISReplyError("a diagnostic record is cut short")
             length = int(struct.unpack_from(">H", buf, after_tag)[0])
             body_end = after_tag + 2 + length + 1  # code, text, surrogate, end-of-record
             if body_end > end:
-                raise WAISError("a diagnostic record runs past its block")
+                raise WAISReplyError("a diagnostic record runs past its block")
             out.append((tag, buf[after_tag + 2 : body_end]))
             pos = body_end
             continue
         length, pos = decode_compressed_int(buf, after_tag)
         if pos + length > end:
-            raise WAISError(f"element with tag {tag} runs past the end of its block")
+            raise WAISReplyError(f"element with tag {tag} runs past the end of its block")
         out.append((tag, buf[pos : pos + length]))
         pos += length
     return out
@@ -262,7 +271,7 @@ def _string(value: bytes) -> str:
 def wais_header(apdu_length: int, *, server: bytes = b"wais") -> bytes:
     """The ASCII header freeWAIS writes (``writeWAISPacketHeader``)."""
     if not 0 <= apdu_length < 10**10:
-        raise WAISEncodingError(f"APDU length {apdu_length} does not fit the header")
+        raise WAISCommandError(f"APDU length {apdu_length} does not fit the header")
     return b"%010d" % apdu_length + b"z2" + server.ljust(10)[:10] + b"  0"
 
 
@@ -279,19 +288,12 @@ class Message:
         return self.apdu[2] if len(self.apdu) > 2 else -1
 
 
-@dataclass(frozen=True)
-class ConnectionClosed:
-    """The peer closed the connection; ``partial`` octets of a message were pending."""
-
-    partial: int
-
-
 class WAISConnection:
     """Frames WAIS messages on a byte stream (client or server side).
 
     ``receive_data(b"")`` signals end of stream. :meth:`next_event` returns a
     :class:`Message`, :class:`ConnectionClosed` or ``NEED_DATA``; a header whose length is
-    not ten digits raises :class:`WAISError`. As the freeWAIS client does, octets before
+    not ten digits raises :class:`WAISReplyError`. As the freeWAIS client does, octets before
     the first ``'0'`` (the start of the zero-padded length) are skipped.
     """
 
@@ -324,18 +326,19 @@ class WAISConnection:
             header = bytes(self._buf[:HEADER_LENGTH])
             digits = header[:10]
             if not digits.isdigit():
-                raise WAISError(f"WAIS header {header!r} does not start with a 10-digit length")
+                raise WAISReplyError(
+                    f"WAIS header {header!r} does not start with a 10-digit length")
             length = int(digits)
             if length > self.max_message:
-                raise WAISError(f"WAIS message of {length} octets is larger than allowed")
+                raise WAISReplyError(f"WAIS message of {length} octets is larger than allowed")
             if chr(header[10]).lower() != "z":
-                raise WAISError(f"WAIS header {header!r} is not a Z39.50 message ('z')")
+                raise WAISReplyError(f"WAIS header {header!r} is not a Z39.50 message ('z')")
             if len(self._buf) >= HEADER_LENGTH + length:
                 apdu = bytes(self._buf[HEADER_LENGTH : HEADER_LENGTH + length])
                 del self._buf[: HEADER_LENGTH + length]
                 return Message(header, apdu)
         if self._eof:
-            return ConnectionClosed(len(self._buf))
+            return ConnectionClosed(expected=not self._buf, partial=len(self._buf))
         return NEED_DATA
 
 
@@ -641,21 +644,21 @@ def _user_info(apdu: bytes, pos: int) -> list[tuple[int, bytes]]:
         return []
     tag, after = decode_compressed_int(apdu, pos)
     if tag != DT_UserInformationLength:
-        raise WAISError(f"expected user information (tag 99) but found tag {tag}")
+        raise WAISReplyError(f"expected user information (tag 99) but found tag {tag}")
     length, start = decode_compressed_int(apdu, after)
     if start + length > len(apdu):
-        raise WAISError("the user information runs past the end of the APDU")
+        raise WAISReplyError("the user information runs past the end of the APDU")
     return read_elements(apdu, start, start + length)
 
 
 def parse_apdu(apdu: bytes) -> InitRequest | InitResponse | SearchRequest | SearchResponse:
     """Read an Init, InitResponse, Search or SearchResponse APDU."""
     if len(apdu) < 3:
-        raise WAISError(f"APDU of {len(apdu)} octets is too short")
+        raise WAISReplyError(f"APDU of {len(apdu)} octets is too short")
     indicator = int(struct.unpack_from(">H", apdu)[0])
     std_end = 2 + indicator
     if std_end > len(apdu):
-        raise WAISError(f"header-length indicator {indicator} exceeds the APDU")
+        raise WAISReplyError(f"header-length indicator {indicator} exceeds the APDU")
     pdu = apdu[2]
     if pdu in (PDU_INIT, PDU_INIT_RESPONSE):
         pos = 3
@@ -676,7 +679,7 @@ def parse_apdu(apdu: bytes) -> InitRequest | InitResponse | SearchRequest | Sear
                             nums.get(DT_MaximumRecordSize), impl)
     if pdu == PDU_SEARCH:
         if std_end < 13:
-            raise WAISError("Search APDU too short")
+            raise WAISReplyError("Search APDU too short")
         fields = dict(read_elements(apdu, 13, std_end))
         request = SearchRequest(
             databases=tuple(d for d in fields.get(DT_DatabaseNames, b"").split(DB_DELIMITER)
@@ -700,7 +703,7 @@ def parse_apdu(apdu: bytes) -> InitRequest | InitResponse | SearchRequest | Sear
         )
     if pdu == PDU_SEARCH_RESPONSE:
         if std_end < 13:
-            raise WAISError("SearchResponse APDU too short")
+            raise WAISReplyError("SearchResponse APDU too short")
         status = apdu[3]
         count = int.from_bytes(apdu[4:7], "big")
         returned = int.from_bytes(apdu[7:10], "big")
@@ -731,7 +734,7 @@ def parse_apdu(apdu: bytes) -> InitRequest | InitResponse | SearchRequest | Sear
             headers=tuple(headers), texts=tuple(texts), diagnostics=tuple(diags),
             other_groups=tuple(others),
         )
-    raise WAISError(f"PDU type {pdu} is not one anyurl reads")
+    raise WAISReplyError(f"PDU type {pdu} is not one anyurl reads")
 
 
 def _with_terms(request: SearchRequest, query: bytes) -> SearchRequest:
@@ -783,7 +786,7 @@ def docid_records(docid: bytes) -> list[tuple[int, bytes]] | None:
     """The freeWAIS records of a docid (1 server, 2 database, 3 local id ...), or None."""
     try:
         return read_elements(docid)
-    except WAISError:
+    except WAISReplyError:
         return None
 
 

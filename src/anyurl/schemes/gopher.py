@@ -55,7 +55,7 @@ from anyurl.protocols.gopher import (
     EndOfData,
     FormError,
     Framing,
-    GopherProtocolError,
+    GopherReplyError,
     ItemAttributes,
     MenuItem,
     MenuParser,
@@ -133,7 +133,7 @@ class _Exchange:
         while True:
             try:
                 event = self.reader.next_event()
-            except GopherProtocolError as exc:
+            except GopherReplyError as exc:
                 raise ProtocolError(
                     f"the gopher server of {self.url.masked()} sent an unreadable answer: {exc}",
                     url=self.url,
@@ -228,7 +228,7 @@ class GopherHandler(SchemeHandler):
             return None
         try:
             return render_menu(parse_menu(_without_terminator(body)))
-        except GopherProtocolError:
+        except GopherReplyError:
             return None
 
     def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
@@ -256,7 +256,7 @@ class GopherHandler(SchemeHandler):
             return []
         try:
             items = parse_menu(_without_terminator(body))
-        except GopherProtocolError:
+        except GopherReplyError:
             return []  # a line longer than any menu line: not a menu
         links = []
         for item in items:
@@ -302,7 +302,7 @@ class GopherHandler(SchemeHandler):
                 text = rest
         try:
             attrs = parse_attributes(text)
-        except GopherProtocolError:
+        except GopherReplyError:
             return []
         links = []
         item_url = str(url).split("%09", 1)[0]
@@ -426,7 +426,7 @@ class GopherHandler(SchemeHandler):
                     while (event := reader.next_event()) is not NEED_DATA:
                         if isinstance(event, EndOfData | PlusError):
                             return
-            except GopherProtocolError:
+            except GopherReplyError:
                 # Raw output needs no framing beyond this point: read to the close.
                 while data := await exchange.stream.receive(DEFAULT_RECEIVE_SIZE):
                     yield data
@@ -554,7 +554,7 @@ class GopherHandler(SchemeHandler):
     def _menu_items(url: URL, parser: MenuParser, data: bytes) -> list[MenuItem]:
         try:
             return parser.feed(data)
-        except GopherProtocolError as exc:
+        except GopherReplyError as exc:
             raise ProtocolError(
                 f"the gopher server of {url.masked()} sent an unreadable menu: {exc}",
                 url=url) from None
@@ -779,8 +779,8 @@ class GopherHandler(SchemeHandler):
     def _partial(self, url: URL, event: EndOfData) -> PartialTransfer:
         return PartialTransfer(
             f"the gopher answer for {url.masked()} ended after {event.received} of the "
-            f"{event.expected} bytes announced",
-            received=event.received, expected=event.expected, url=url,
+            f"{event.announced} bytes announced",
+            received=event.received, expected=event.announced, url=url,
             hint="Try again; the server closed the connection early.",
         )
 

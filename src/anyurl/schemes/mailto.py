@@ -256,9 +256,11 @@ class MailtoHandler(SchemeHandler):
                         failed = failed or event
                     elif isinstance(event, ConnectionClosed):
                         if delivered is None and failed is None:
+                            during = submission.closed_during
                             raise ConnectionLost(
                                 f"{where} closed the connection during "
-                                f"{event.step.value} for {url.masked()}",
+                                f"{during.value if during else 'the dialogue'} "
+                                f"for {url.masked()}",
                                 url=url,
                             )
                     elif isinstance(event, Finished):

@@ -80,7 +80,7 @@ from anyurl.protocols.prospero import (
     AccessURL,
     Link,
     ObjectInfo,
-    ProsperoSyntaxError,
+    ProsperoCoreError,
     access_method_url,
     build_message,
     collect,
@@ -155,7 +155,7 @@ class ProsperoHandler(SchemeHandler):
                 )
         try:
             object_info_request(parts.hsoname, version=version)
-        except ProsperoSyntaxError as exc:
+        except ProsperoCoreError as exc:
             raise URLError(f"{url.masked()}: {exc}", url=url) from None
         return _Target(url.connect_host, url.effective_port or DEFAULT_PORT, parts.hsoname,
                        version)

@@ -42,8 +42,8 @@ from anyurl.protocols.telnet import (
     ECHO,
     NEED_DATA,
     SGA,
-    Closed,
-    Command,
+    CommandReceived,
+    ConnectionClosed,
     Data,
     Negotiation,
     Subnegotiation,
@@ -292,9 +292,9 @@ class _Session:
                 self._note(f"< {event}")
                 if event.answered and self.core.terminal_type:
                     self._note(f"> IAC SB TTYPE IS {self.core.terminal_type.upper()} IAC SE")
-            elif isinstance(event, Command):
+            elif isinstance(event, CommandReceived):
                 self._note(f"< {event}")
-            elif isinstance(event, Closed):
+            elif isinstance(event, ConnectionClosed):
                 pass
         return bytes(out)
 

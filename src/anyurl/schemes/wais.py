@@ -53,7 +53,7 @@ from anyurl.protocols.wais import (
     InitResponse,
     SearchResponse,
     WAISConnection,
-    WAISError,
+    WAISReplyError,
 )
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
@@ -129,7 +129,7 @@ class _Session:
         while True:
             try:
                 event = self.core.next_event()
-            except WAISError as exc:
+            except WAISReplyError as exc:
                 raise ProtocolError(
                     f"the WAIS server of {self.url.masked()} sent something that is not a "
                     f"WAIS message: {exc}",
@@ -147,7 +147,7 @@ class _Session:
             assert isinstance(event, wais.Message)
             try:
                 reply = wais.parse_apdu(event.apdu)
-            except WAISError as exc:
+            except WAISReplyError as exc:
                 raise ProtocolError(
                     f"cannot read the WAIS server's answer to {what} for "
                     f"{self.url.masked()}: {exc}",

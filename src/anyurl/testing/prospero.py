@@ -67,13 +67,13 @@ from anyurl.protocols.ardp import (
     DEFAULT_WINDOW,
     FLAG_ACK_REQUESTED,
     MAX_SEND_PAYLOAD,
-    ARDPError,
+    ARDPReplyError,
     Reassembly,
     build_header,
     parse_packet,
 )
 from anyurl.protocols.prospero import (
-    ProsperoSyntaxError,
+    ProsperoCoreError,
     qsprintf_token,
     quote_token,
     tokenize,
@@ -270,7 +270,7 @@ class ProsperoServer:
                 continue
             try:
                 tokens = tokenize(raw)
-            except ProsperoSyntaxError:
+            except ProsperoCoreError:
                 out.append(f"ERROR cannot parse {raw!r}")
                 continue
             command, args = tokens[0], tokens[1:]
@@ -360,7 +360,7 @@ class ProsperoServer:
         """Take one ARDP datagram from ``address``: collect the request, send the reply window."""
         try:
             header, payload = parse_packet(data)
-        except ARDPError as exc:
+        except ARDPReplyError as exc:
             log.info("dropping a datagram from %s: %s", address, exc)
             return
         key = (address, header.cid)

@@ -51,7 +51,7 @@ from anyurl.protocols.wais import (
     QueryTerm,
     SearchRequest,
     WAISConnection,
-    WAISError,
+    WAISReplyError,
     docid_to_wpath,
     init_response_apdu,
     parse_apdu,
@@ -169,7 +169,7 @@ class WAISServer:
             self.requests.append(request)
             return init_response_apdu()
         if not isinstance(request, SearchRequest):
-            raise WAISError("only Init and Search are served")
+            raise WAISReplyError("only Init and Search are served")
         self.requests.append(request)
         unknown = [d for d in request.databases if d.decode("latin-1") != self.database]
         if unknown or not request.databases:
@@ -255,7 +255,7 @@ class WAISServer:
                 assert isinstance(event, Message)
                 try:
                     reply = self.answer(event.apdu)
-                except WAISError as exc:
+                except WAISReplyError as exc:
                     log.info("closing a connection after a bad APDU: %s", exc)
                     return
                 try:

@@ -16,7 +16,12 @@ them in :mod:`anyurl.testing.gopherplus`: this package holds client protocol onl
 """
 
 from anyurl.protocols.common import NEED_DATA, NeedData
-from anyurl.protocols.gopher.errors import FormError, GopherProtocolError, GopherRequestError
+from anyurl.protocols.gopher.errors import (
+    FormError,
+    GopherCommandError,
+    GopherCoreError,
+    GopherReplyError,
+)
 from anyurl.protocols.gopher.framing import (
     BINARY_TYPES,
     MENU_TYPES,
@@ -59,8 +64,9 @@ __all__ = [
     "EndOfData",
     "FormError",
     "Framing",
-    "GopherProtocolError",
-    "GopherRequestError",
+    "GopherCommandError",
+    "GopherCoreError",
+    "GopherReplyError",
     "ItemAttributes",
     "MenuItem",
     "MenuParser",

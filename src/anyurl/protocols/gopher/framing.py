@@ -15,7 +15,10 @@
 :class:`ResponseReader` implements this as a small state machine in the h11 style:
 ``receive_data(bytes)`` (``b""`` at end of stream), then ``next_event()`` until it
 returns :data:`NEED_DATA`. Text is kept as the server sent it (CR LF is not rewritten);
-only the terminator and the stuffed dots are removed.
+only the terminator and the stuffed dots are removed. The body comes as the shared
+:class:`~anyurl.protocols.common.Data` and
+:class:`~anyurl.protocols.common.EndOfData` events (``announced`` is a ``+n`` header's
+size; ``terminated`` False when the server closed without the ``.`` line).
 """
 
 from __future__ import annotations
@@ -28,9 +31,11 @@ from typing import Final
 
 from anyurl.protocols.common import (
     NEED_DATA,
+    Data,
+    EndOfData,
     NeedData,
 )
-from anyurl.protocols.gopher.errors import GopherProtocolError, GopherRequestError
+from anyurl.protocols.gopher.errors import GopherCommandError, GopherReplyError
 
 __all__ = [
     "BINARY_TYPES",
@@ -65,31 +70,6 @@ class PlusHeader:
     """A Gopher+ success header: ``size`` bytes follow, or -1 (dot-terminated), -2 (close)."""
 
     size: int
-
-
-@dataclass(frozen=True)
-class Data:
-    """Body bytes, with the terminator removed and dots unstuffed where framing says so."""
-
-    data: bytes
-
-
-@dataclass(frozen=True)
-class EndOfData:
-    """The body is over. ``expected`` is the announced ``+n`` size, if any.
-
-    ``terminated`` is False when the server closed without the ``.`` line, which RFC 1436
-    allows; ``received < expected`` is a short body (a partial transfer).
-    """
-
-    received: int
-    expected: int | None = None
-    terminated: bool = True
-
-    @property
-    def short(self) -> bool:
-        """Whether fewer bytes came than a Gopher+ ``+n`` header announced."""
-        return self.expected is not None and self.received < self.expected
 
 
 @dataclass(frozen=True)
@@ -147,7 +127,7 @@ class ResponseReader:
 
     def __init__(self, fallback: Framing = Framing.DOT, *, gopher_plus: bool = False):
         if fallback is Framing.LENGTH:
-            raise GopherRequestError("LENGTH framing needs a Gopher+ header")
+            raise GopherCommandError("LENGTH framing needs a Gopher+ header")
         self.state = ReaderState.HEADER if gopher_plus else ReaderState.BODY
         self.framing: Framing = fallback
         self.header: int | None = None
@@ -168,7 +148,7 @@ class ResponseReader:
         """Add bytes from the server; ``b""`` means it closed the connection."""
         if self._eof:
             if data:
-                raise GopherRequestError("data received after end of stream")
+                raise GopherCommandError("data received after end of stream")
             return
         if not data:
             self._eof = True
@@ -191,7 +171,7 @@ class ResponseReader:
             return self._read_body()
         if self.state is ReaderState.ERROR_BODY:
             return self._read_error()
-        raise GopherRequestError("the response is complete; no more events")
+        raise GopherCommandError("the response is complete; no more events")
 
     def _read_header(self) -> PlusHeader | NeedData | None:
         buf = self._buf
@@ -220,7 +200,7 @@ class ResponseReader:
                 self.framing, self._remaining = Framing.LENGTH, size
             return None
         if size < -2:
-            raise GopherProtocolError(f"Gopher+ header {m.group(0).strip()!r} has no meaning")
+            raise GopherReplyError(f"Gopher+ header {m.group(0).strip()!r} has no meaning")
         self.header = size
         self._enter_body(size)
         return PlusHeader(size)
@@ -337,7 +317,7 @@ class ResponseReader:
             body = bytes(self._buf)
         if body is None:
             if len(self._buf) + sum(map(len, self._chunks)) > _MAX_ERROR_BODY:
-                raise GopherProtocolError("the Gopher+ error text is too long")
+                raise GopherReplyError("the Gopher+ error text is too long")
             return NEED_DATA
         self.state = ReaderState.DONE
         self._buf.clear()

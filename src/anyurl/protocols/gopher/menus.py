@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from anyurl.protocols.gopher.errors import GopherProtocolError
+from anyurl.protocols.gopher.errors import GopherReplyError
 from anyurl.url import quote
 from anyurl.url.charset import RESERVED, UCHAR_PLAIN, display
 
@@ -134,7 +134,7 @@ MAX_MENU_LINE = 64 * 1024
 class MenuParser:
     """Menu lines from body bytes in any chunking (LF or CR LF line ends).
 
-    A line longer than :data:`MAX_MENU_LINE` is a :class:`GopherProtocolError`.
+    A line longer than :data:`MAX_MENU_LINE` is a :class:`GopherReplyError`.
     """
 
     def __init__(self) -> None:
@@ -153,7 +153,7 @@ class MenuParser:
         end = self._buf.rfind(b"\n")
         if end < 0:
             if len(self._buf) > MAX_MENU_LINE:
-                raise GopherProtocolError(f"a menu line longer than {MAX_MENU_LINE} bytes")
+                raise GopherReplyError(f"a menu line longer than {MAX_MENU_LINE} bytes")
             return []
         lines = bytes(self._buf[:end]).split(b"\n")
         del self._buf[: end + 1]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from anyurl.protocols.gopher.errors import GopherRequestError
+from anyurl.protocols.gopher.errors import GopherCommandError
 from anyurl.url import GopherPath, encode_wire
 from anyurl.url.views import gopher_plus_problem
 
@@ -37,11 +37,11 @@ def build_request(path: GopherPath, *, search: str | None = None,
     plus = gopher_plus if gopher_plus is not None else path.gopher_plus
     for name, value in (("selector", path.selector), ("search", search)):
         if value is not None and any(c in value for c in "\t\r\n\x00"):
-            raise GopherRequestError(
+            raise GopherCommandError(
                 f"a gopher {name} may not contain TAB, CR, LF or NUL: {value!r}")
     problem = None if plus is None else gopher_plus_problem(plus)
     if problem is not None:  # a URL built without the parser, or a --view with CR LF
-        raise GopherRequestError(f"{problem}: {plus!r}")
+        raise GopherCommandError(f"{problem}: {plus!r}")
     line = path.selector
     if plus is None:
         if search is not None:
@@ -86,5 +86,5 @@ def form_request(selector: str, lines: Sequence[str], *, file: bytes | None = No
     """
     head = selector + (f"\t{search}" if search else "") + f"\t+{view}\t1"
     if any(c in head for c in "\r\n"):
-        raise GopherRequestError(f"a gopher selector may not contain CR or LF: {selector!r}")
+        raise GopherCommandError(f"a gopher selector may not contain CR or LF: {selector!r}")
     return encode_wire(head) + CRLF + data_block(lines, file)

@@ -42,6 +42,7 @@ task. ``limit_rate`` caps each transfer's average rate (bytes per second, as cur
 from __future__ import annotations
 
 import dataclasses
+import email.utils
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -67,6 +68,7 @@ from anyurl.errors import (
     TLSHandshakeFailed,
     TransferTimeout,
 )
+from anyurl.options import FTPOptions
 from anyurl.output import (
     Placement,
     TargetPlan,
@@ -92,6 +94,7 @@ __all__ = [
     "TransferResult",
     "download",
     "is_transient",
+    "remote_time",
 ]
 
 #: Called with (bytes so far, total or None) as a download goes.
@@ -153,6 +156,9 @@ class DownloadPolicy:
     clobber: bool | None = None
     #: Create missing directories of target files.
     create_dirs: bool = False
+    #: Give a saved file the server's modification time (curl's ``-R``): HTTP
+    #: ``Last-Modified``; FTP ``MDTM``, asked for (before ``RETR``) only then.
+    remote_time: bool = False
 
     @classmethod
     def from_config(cls, config: Config, **changes: Any) -> DownloadPolicy:
@@ -448,9 +454,14 @@ class _PartWriter:
         """The file's descriptor (flush first: bytes may wait in the buffer)."""
         return self._fd
 
+    #: POSIX seconds given to the file once its last bytes are written (``remote_time``).
+    mtime: float | None = None
+
     async def aclose(self) -> None:
         try:
             await self.flush()
+            if self.mtime is not None:  # by descriptor: no name, no link is followed
+                os.utime(self._fd, (self.mtime, self.mtime))
         finally:
             os.close(self._fd)
 
@@ -709,6 +720,8 @@ class Downloader:
                 else:
                     await self._write_chunks(job, res, f, part, state, kept, total,
                                              limit if capped else None, None, watch.touch)
+                if policy.remote_time:
+                    f.mtime = remote_time(info)
             finally:
                 with anyio.CancelScope(shield=True):
                     try:
@@ -847,6 +860,9 @@ class Downloader:
         offset = self._resume_point(job, state)
         if state.resumed_from is None:
             state.resumed_from = offset
+        asked_time = None
+        if policy.remote_time and not in_place and url.scheme == "ftp":
+            asked_time = await self._ftp_time(job, url)
         with _Watch(job, policy.max_time, policy.stall_timeout) as watch:
             async with self.resolver.open(url, self._options(job, offset, state)) as res:
                 watch.touch()
@@ -891,6 +907,8 @@ class Downloader:
                     else:
                         await self._write_chunks(job, res, f, part, state, done, total,
                                                  limit if capped else None, pace, touch)
+                    if policy.remote_time and not in_place:
+                        f.mtime = remote_time(info) if asked_time is None else asked_time
                 finally:
                     with anyio.CancelScope(shield=True):
                         try:
@@ -949,6 +967,20 @@ class Downloader:
                 raise _write_error(part, exc) from exc
             raise LocalWriteError(
                 f"cannot write {job.shown} to the output: {exc.strerror or exc}") from exc
+
+    async def _ftp_time(self, job: Job, url: URL) -> float | None:
+        """``remote_time`` for ftp: the file's ``MDTM``, asked on the control connection
+        the transfer then reuses (as curl's ``-R`` asks it before ``RETR``); None when
+        the server has no ``MDTM`` or refuses it (the transfer then says what is wrong)."""
+        options = job.options or FetchOptions()
+        ftp = dataclasses.replace(options.get(FTPOptions), head=True)
+        head = dataclasses.replace(options.with_scheme(ftp), offset=0, if_range=None,
+                                   byte_range=None)
+        try:
+            async with self.resolver.open(url, head) as res:
+                return remote_time(res.info)
+        except AnyURLError:
+            return None
 
     @staticmethod
     def _opened(job: Job, info: ResourceInfo, offset: int, state: _State) -> int:
@@ -1329,6 +1361,19 @@ class _SizeLimit:
             f"{self.job.shown} is larger than the limit of {self.limit} bytes "
             f"({size} or more)", hint="Raise max_filesize if you want it anyway.",
             remedy=("max_filesize",))
+
+
+def remote_time(info: ResourceInfo) -> float | None:
+    """POSIX seconds of the modification time the server gave for ``info``: HTTP's
+    ``Last-Modified``, or an ftp ``MDTM`` (``info.extra["modified"]``, the same date
+    format); None when it gave none or not a date."""
+    value = info.header("last-modified") or info.extra.get("modified")
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
 
 
 def _total(info: ResourceInfo, kept: int) -> int | None:

@@ -67,6 +67,12 @@ class Config:
     #: Seconds before the first retry; each further wait doubles, up to retry_max_delay.
     retry_delay: float = 1.0
     retry_max_delay: float = 60.0
+    #: Spread of each wait: ``"equal"`` (half of it, plus a random part of the rest),
+    #: ``"full"`` (a random part of it) or ``"none"`` (as curl). A server's
+    #: ``Retry-After`` on a 429 or 503 is honoured, up to ``retry_max_delay``.
+    retry_jitter: str = "equal"
+    #: Retry after any error, not only transient ones (curl's ``--retry-all-errors``).
+    retry_all_errors: bool = False
     #: Fail a transfer (exit 28, retried) when no byte arrives for this many seconds.
     stall_timeout: float | None = None
     #: Cap of each transfer's rate in bytes per second, or None.

@@ -210,7 +210,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     many.add_argument("--retry-delay", type=float, metavar="SECONDS",
                       help="wait before the first retry (default 1); each further wait "
                       "doubles, up to --retry-max-delay (default 60)")
-    many.add_argument("--retry-max-delay", type=float, metavar="SECONDS")
+    many.add_argument("--retry-max-delay", type=float, metavar="SECONDS",
+                      help="the longest wait between attempts (default 60), a server's "
+                      "Retry-After (429, 503) included")
+    many.add_argument("--retry-all-errors", action="store_true", default=None,
+                      help="with --retry: retry after any error, not only transient ones "
+                      "(as curl's --retry-all-errors)")
+    many.add_argument("--retry-jitter", choices=("equal", "full", "none"),
+                      help="spread each wait so that clients do not retry in step: 'equal' "
+                      "(the default: half the wait plus a random part of the other half), "
+                      "'full' (a random part of it), 'none' (the exact doubled wait, as curl)")
     many.add_argument("--stall-timeout", type=float, metavar="SECONDS",
                       help="fail (exit 28, retried) when no byte arrives for SECONDS")
     many.add_argument("--limit-rate", type=parse_rate, metavar="RATE",
@@ -274,7 +283,8 @@ def build_config(args: argparse.Namespace) -> Config:
     config = load_config(args.config)
     changes: dict[str, Any] = {}
     for name in ("connect_timeout", "read_timeout", "max_time", "parallel", "per_host",
-                 "retry", "retry_delay", "retry_max_delay", "stall_timeout", "limit_rate",
+                 "retry", "retry_delay", "retry_max_delay", "retry_jitter",
+                 "retry_all_errors", "stall_timeout", "limit_rate",
                  "max_filesize", "ip_version"):
         value = getattr(args, name, None)
         if value is not None:
@@ -435,9 +445,11 @@ class CLIEvents(DownloadEvents):
         """Say on stderr that a transfer is retried, when, and from which byte."""
         if not self.args.silent:
             where = f" from byte {resume_at}" if resume_at else ""
+            asked = (f" (the server asked for {error.retry_after:.3g}s)"
+                     if error.retry_after is not None else "")
             # The message only: what to try is this very retry, not the library's hint.
             print_warning(f"{error.message.rstrip('.')}; retry {retry} of {self.retries} in "
-                          f"{delay:g}s{where}")
+                          f"{delay:.3g}s{asked}{where}")
 
     def tracer(self, index: int) -> Callable[[str], None] | None:
         """With ``-w %{num_redirects}`` (or ``%{json}``): a trace hook counting the

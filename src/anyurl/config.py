@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from anyurl.errors import OptionError
+
 __all__ = ["DEFAULT_CONFIG_PATH", "Config", "load_config"]
 
 DEFAULT_CONFIG_PATH = Path("~/.config/anyurl/config.toml")
@@ -67,6 +69,12 @@ class Config:
     #: Seconds before the first retry; each further wait doubles, up to retry_max_delay.
     retry_delay: float = 1.0
     retry_max_delay: float = 60.0
+    #: Spread of each wait: ``"equal"`` (half of it, plus a random part of the rest),
+    #: ``"full"`` (a random part of it) or ``"none"`` (as curl). A server's
+    #: ``Retry-After`` on a 429 or 503 is honoured, up to ``retry_max_delay``.
+    retry_jitter: str = "equal"
+    #: Retry after any error, not only transient ones (curl's ``--retry-all-errors``).
+    retry_all_errors: bool = False
     #: Fail a transfer (exit 28, retried) when no byte arrives for this many seconds.
     stall_timeout: float | None = None
     #: Cap of each transfer's rate in bytes per second, or None.
@@ -88,7 +96,12 @@ class Config:
 
 
 def load_config(path: str | os.PathLike[str] | None = None) -> Config:
-    """Read a config file; the default path is optional, an explicit one must exist."""
+    """Read a config file; the default path is optional, an explicit one must exist.
+
+    A file that is not TOML, or that names a setting :class:`Config` does not have,
+    raises :class:`~anyurl.errors.OptionError` (exit 2) naming the file and the key
+    (and the setting probably meant): a typo never passes as a default silently.
+    """
     explicit = path is not None
     p = Path(path) if path is not None else DEFAULT_CONFIG_PATH.expanduser()
     if not p.exists():
@@ -98,11 +111,24 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     with p.open("rb") as f:
         import tomllib  # only when there is a file to read
 
-        data = tomllib.load(f)
+        try:
+            data = tomllib.load(f)
+        except tomllib.TOMLDecodeError as exc:
+            raise OptionError(f"config file {str(p)!r} is not TOML: {exc}",
+                              hint="Write one 'name = value' a line, as in docs/cli.md."
+                              ) from None
     known = {f.name for f in dataclasses.fields(Config)}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ValueError(f"unknown setting(s) in {p}: {', '.join(unknown)}")
+        import difflib
+
+        key = unknown[0]
+        meant = difflib.get_close_matches(key, sorted(known), n=1)
+        others = f" (and {', '.join(repr(k) for k in unknown[1:])})" if unknown[1:] else ""
+        raise OptionError(
+            f"config file {str(p)!r} has an unknown setting {key!r}{others}",
+            hint=f"Did you mean {meant[0]!r}?" if meant else
+            "The settings are Config's fields (docs/api.md).")
     if "allowed_ports" in data:
         data["allowed_ports"] = frozenset(int(x) for x in data["allowed_ports"])
     return Config(**data)

@@ -23,8 +23,10 @@ bytes that follow it (anything else fails with ResumeFailed and leaves it untouc
 Retries
 -------
 A transfer that fails *transiently* (:func:`is_transient`: a timeout, a connection
-lost or refused, fewer bytes than announced, HTTP 408/429/5xx, FTP 4xx) is tried
-again after ``retry_delay`` seconds, then twice that, and so on up to
+lost or refused, fewer bytes than announced, HTTP 408/429/5xx, FTP 4xx), or with any
+error under ``retry_all_errors``, is tried again after ``retry_delay`` seconds, then
+twice that, and so on up to ``retry_max_delay``, each wait spread by ``retry_jitter``;
+a server's ``Retry-After`` (429, 503) makes the wait at least that long, up to
 ``retry_max_delay``. A retry *resumes*: it asks the scheme for the bytes after those
 already written (FTP ``REST``, HTTP ``Range`` with ``If-Range`` on the validator the
 first response gave) and starts over only when the server cannot continue; bytes
@@ -42,7 +44,9 @@ task. ``limit_rate`` caps each transfer's average rate (bytes per second, as cur
 from __future__ import annotations
 
 import dataclasses
+import email.utils
 import os
+import random as _random
 import time
 from collections.abc import Callable, Iterable
 from contextlib import AbstractAsyncContextManager
@@ -60,13 +64,18 @@ from anyurl.errors import (
     FileExists,
     FileSizeExceeded,
     LocalWriteError,
+    OptionError,
     PartialTransfer,
+    PolicyRefused,
     ProtocolError,
     ResumeFailed,
     ServerError,
+    StreamClosed,
     TLSHandshakeFailed,
     TransferTimeout,
+    URLError,
 )
+from anyurl.options import FTPOptions
 from anyurl.output import (
     Placement,
     TargetPlan,
@@ -92,6 +101,7 @@ __all__ = [
     "TransferResult",
     "download",
     "is_transient",
+    "remote_time",
 ]
 
 #: Called with (bytes so far, total or None) as a download goes.
@@ -140,6 +150,16 @@ class DownloadPolicy:
     retry: int = 0
     retry_delay: float = 1.0
     retry_max_delay: float = 60.0
+    #: How each wait is spread so that many clients do not retry in step: ``"equal"``
+    #: (half the wait, plus a random part of the other half), ``"full"`` (a random part
+    #: of the whole wait) or ``"none"`` (exactly the doubled wait, as curl waits).
+    retry_jitter: str = "equal"
+    #: Retry after any error, not only transient ones (curl's ``--retry-all-errors``).
+    retry_all_errors: bool = False
+    #: The random source of the jitter, a float in [0, 1) per call: pass
+    #: ``random.Random(seed).random`` for waits a test can predict.
+    random: Callable[[], float] = dataclasses.field(default=_random.random, compare=False,
+                                                    repr=False)
     stall_timeout: float | None = None
     max_time: float | None = None
     #: Bytes per second, per transfer.
@@ -153,6 +173,9 @@ class DownloadPolicy:
     clobber: bool | None = None
     #: Create missing directories of target files.
     create_dirs: bool = False
+    #: Give a saved file the server's modification time (curl's ``-R``): HTTP
+    #: ``Last-Modified``; FTP ``MDTM``, asked for (before ``RETR``) only then.
+    remote_time: bool = False
 
     @classmethod
     def from_config(cls, config: Config, **changes: Any) -> DownloadPolicy:
@@ -163,6 +186,8 @@ class DownloadPolicy:
             "retry": config.retry,
             "retry_delay": config.retry_delay,
             "retry_max_delay": config.retry_max_delay,
+            "retry_jitter": config.retry_jitter,
+            "retry_all_errors": config.retry_all_errors,
             "stall_timeout": config.stall_timeout,
             "max_time": config.max_time,
             "limit_rate": config.limit_rate,
@@ -171,9 +196,35 @@ class DownloadPolicy:
         values.update(changes)
         return cls(**values)
 
-    def backoff(self, retry: int) -> float:
-        """Seconds to wait before retry number ``retry`` (1 for the first)."""
-        return float(min(self.retry_delay * 2 ** (retry - 1), self.retry_max_delay))
+    def backoff(self, retry: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry number ``retry`` (1 for the first).
+
+        The wait doubles from ``retry_delay`` up to ``retry_max_delay``, spread by
+        ``retry_jitter``. A server's ``Retry-After`` (``retry_after`` seconds, from a 429
+        or 503) is honoured: the wait is at least that long, but never longer than
+        ``retry_max_delay``, so a server cannot park a run for a day.
+        """
+        wait = float(min(self.retry_delay * 2 ** (retry - 1), self.retry_max_delay))
+        if self.retry_jitter == "full":
+            wait *= self.random()
+        elif self.retry_jitter == "equal":
+            wait = wait / 2 + wait / 2 * self.random()
+        elif self.retry_jitter != "none":
+            raise OptionError(f"retry_jitter={self.retry_jitter!r} is not 'equal', 'full' "
+                              "or 'none'")
+        if retry_after is not None:
+            wait = max(wait, min(retry_after, self.retry_max_delay))
+        return wait
+
+    def retries(self, error: AnyURLError, url: URL | None) -> bool:
+        """Whether ``error`` is worth another attempt: a transient one
+        (:func:`is_transient`), or any error at all with ``retry_all_errors`` but those
+        of the caller's own making (a URL or option that cannot be used, a target that
+        must not be written), which no attempt can change."""
+        if self.retry_all_errors:
+            return not isinstance(error, URLError | OptionError | FileExists | PolicyRefused
+                                  | StreamClosed)
+        return is_transient(error, url)
 
 
 @dataclass
@@ -448,9 +499,14 @@ class _PartWriter:
         """The file's descriptor (flush first: bytes may wait in the buffer)."""
         return self._fd
 
+    #: POSIX seconds given to the file once its last bytes are written (``remote_time``).
+    mtime: float | None = None
+
     async def aclose(self) -> None:
         try:
             await self.flush()
+            if self.mtime is not None:  # by descriptor: no name, no link is followed
+                os.utime(self._fd, (self.mtime, self.mtime))
         finally:
             os.close(self._fd)
 
@@ -607,11 +663,11 @@ class Downloader:
                 error = exc
                 if isinstance(exc, ResumeFailed) and (state.part_ours or job.target is None):
                     state.no_resume = True  # our own resume failed: ask from byte 0 next time
-                elif not is_transient(exc, url):
+                elif not self.policy.retries(exc, url):
                     break
                 if attempts > self.policy.retry:
                     break
-                delay = self.policy.backoff(attempts)
+                delay = self.policy.backoff(attempts, exc.retry_after)
                 self.events.retrying(job, exc, attempts, delay, self._resume_point(job, state))
                 await anyio.sleep(delay)
         if error is not None:
@@ -655,9 +711,10 @@ class Downloader:
             if error_or_none is not None:
                 if isinstance(error_or_none, ResumeFailed) and state.part_ours:
                     state.no_resume = True
-                elif not is_transient(error_or_none, url) or attempts > self.policy.retry:
+                elif (not self.policy.retries(error_or_none, url)
+                      or attempts > self.policy.retry):
                     break
-                delay = self.policy.backoff(attempts)
+                delay = self.policy.backoff(attempts, error_or_none.retry_after)
                 self.events.retrying(job, error_or_none, attempts, delay,
                                      self._resume_point(job, state))
                 await anyio.sleep(delay)
@@ -709,6 +766,8 @@ class Downloader:
                 else:
                     await self._write_chunks(job, res, f, part, state, kept, total,
                                              limit if capped else None, None, watch.touch)
+                if policy.remote_time:
+                    f.mtime = remote_time(info)
             finally:
                 with anyio.CancelScope(shield=True):
                     try:
@@ -847,6 +906,9 @@ class Downloader:
         offset = self._resume_point(job, state)
         if state.resumed_from is None:
             state.resumed_from = offset
+        asked_time = None
+        if policy.remote_time and not in_place and url.scheme == "ftp":
+            asked_time = await self._ftp_time(job, url)
         with _Watch(job, policy.max_time, policy.stall_timeout) as watch:
             async with self.resolver.open(url, self._options(job, offset, state)) as res:
                 watch.touch()
@@ -891,6 +953,8 @@ class Downloader:
                     else:
                         await self._write_chunks(job, res, f, part, state, done, total,
                                                  limit if capped else None, pace, touch)
+                    if policy.remote_time and not in_place:
+                        f.mtime = remote_time(info) if asked_time is None else asked_time
                 finally:
                     with anyio.CancelScope(shield=True):
                         try:
@@ -949,6 +1013,20 @@ class Downloader:
                 raise _write_error(part, exc) from exc
             raise LocalWriteError(
                 f"cannot write {job.shown} to the output: {exc.strerror or exc}") from exc
+
+    async def _ftp_time(self, job: Job, url: URL) -> float | None:
+        """``remote_time`` for ftp: the file's ``MDTM``, asked on the control connection
+        the transfer then reuses (as curl's ``-R`` asks it before ``RETR``); None when
+        the server has no ``MDTM`` or refuses it (the transfer then says what is wrong)."""
+        options = job.options or FetchOptions()
+        ftp = dataclasses.replace(options.get(FTPOptions), head=True)
+        head = dataclasses.replace(options.with_scheme(ftp), offset=0, if_range=None,
+                                   byte_range=None)
+        try:
+            async with self.resolver.open(url, head) as res:
+                return remote_time(res.info)
+        except AnyURLError:
+            return None
 
     @staticmethod
     def _opened(job: Job, info: ResourceInfo, offset: int, state: _State) -> int:
@@ -1181,7 +1259,7 @@ class _Batches:
                                     await downloader._write_batched_to_sink(job, state,
                                                                             outcome, w)
                             except AnyURLError as exc:
-                                if is_transient(exc, url) and policy.retry > 0:
+                                if policy.retries(exc, url) and policy.retry > 0:
                                     # In order: retried here, on a connection of its own.
                                     results[job.index] = await downloader._retry(
                                         job, url, state, exc, started, in_slots=False)
@@ -1247,7 +1325,7 @@ class _Batches:
                                 raise outcome
                             await downloader._write_batched(job, state, outcome, watch)
                     except AnyURLError as exc:
-                        if is_transient(exc, url) and policy.retry > 0:
+                        if policy.retries(exc, url) and policy.retry > 0:
                             retry.append((job, url, state, exc, started))
                         else:
                             downloader._finish(job, state, exc, started, 1, results)
@@ -1329,6 +1407,19 @@ class _SizeLimit:
             f"{self.job.shown} is larger than the limit of {self.limit} bytes "
             f"({size} or more)", hint="Raise max_filesize if you want it anyway.",
             remedy=("max_filesize",))
+
+
+def remote_time(info: ResourceInfo) -> float | None:
+    """POSIX seconds of the modification time the server gave for ``info``: HTTP's
+    ``Last-Modified``, or an ftp ``MDTM`` (``info.extra["modified"]``, the same date
+    format); None when it gave none or not a date."""
+    value = info.header("last-modified") or info.extra.get("modified")
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
 
 
 def _total(info: ResourceInfo, kept: int) -> int | None:

@@ -93,6 +93,9 @@ class AnyURLError(Exception):
     #: The exit status (the class's; an HTTP error answer's is 22, see :attr:`status`).
     exit_code: int = 1
     _status: int | None = None
+    #: Seconds the server asked the client to wait before trying again (an HTTP 429 or
+    #: 503 with ``Retry-After``), or None; the downloader's retries honour it.
+    retry_after: float | None = None
 
     def __init__(self, message: str, *, url: object | None = None, hint: str | None = None,
                  remedy: tuple[str, ...] | None = None):

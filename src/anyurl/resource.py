@@ -10,7 +10,11 @@ closes the iterator, which is where handlers release their connection.
 
 from __future__ import annotations
 
+import codecs
+import email.message
+import json
 import os
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -22,7 +26,14 @@ from anyurl.url import URL
 if TYPE_CHECKING:
     from anyurl.bulk import RawBody
 
-__all__ = ["Resource", "ResourceInfo"]
+__all__ = ["LINE_LIMIT", "TEXT_LIMIT", "LineSplitter", "Resource", "ResourceInfo",
+           "charset_of", "decode_text", "parse_json"]
+
+
+#: What :meth:`Resource.text` and :meth:`Resource.json` read at most by default (bytes).
+TEXT_LIMIT = 16 << 20
+#: The longest line :meth:`Resource.iter_lines` yields by default (characters).
+LINE_LIMIT = 1 << 20
 
 
 @dataclass
@@ -175,6 +186,40 @@ class Resource:
             parts.append(chunk)
         return b"".join(parts)
 
+    @property
+    def encoding(self) -> str | None:
+        """The ``charset`` of the content type (``text/plain; charset=iso-8859-1``), or
+        None when the server named none (:meth:`text` then decodes UTF-8)."""
+        return charset_of(self.info.content_type)
+
+    async def text(self, limit: int | None = TEXT_LIMIT, *, encoding: str | None = None,
+                   errors: str = "replace") -> str:
+        """The whole body as text, read as :meth:`read` reads it (at most ``limit``
+        bytes: :class:`FileSizeExceeded` beyond), decoded with ``encoding``, else the
+        content type's charset, else UTF-8 (an unknown charset too). What does not
+        decode is replaced (``errors``), as httpx's ``.text`` does."""
+        return decode_text(await self.read(limit), encoding or self.encoding, errors)
+
+    async def json(self, limit: int | None = TEXT_LIMIT) -> Any:
+        """The body parsed as JSON (at most ``limit`` bytes). UTF-8, -16 and -32 are told
+        apart as RFC 8259 allows; a charset the content type names is decoded first. Not
+        JSON: :class:`ValueError` (:class:`json.JSONDecodeError`)."""
+        return parse_json(await self.read(limit), self.encoding)
+
+    async def iter_lines(self, limit: int | None = LINE_LIMIT, *,
+                         encoding: str | None = None,
+                         errors: str = "replace") -> AsyncIterator[str]:
+        """The body's lines as they arrive, without their ending (LF, CR LF or CR), in
+        bounded memory: a line longer than ``limit`` characters raises
+        :class:`FileSizeExceeded` rather than growing without end. Decoded as
+        :meth:`text` decodes."""
+        lines = LineSplitter(encoding or self.encoding, errors, limit, self.info.url)
+        async for chunk in self:
+            for line in lines.feed(chunk):
+                yield line
+        for line in lines.feed(b"", final=True):
+            yield line
+
     async def aclose(self) -> None:
         if self._closed:
             return
@@ -203,6 +248,79 @@ def _too_large(url: URL, size: int, limit: int) -> FileSizeExceeded:
     return FileSizeExceeded(
         f"{url.masked()} is larger than the limit of {limit} bytes ({size} or more)",
         url=url, hint="Raise the limit if you want it anyway.", remedy=("max_filesize",))
+
+
+def charset_of(content_type: str | None) -> str | None:
+    """The ``charset`` parameter of a content type, or None."""
+    if not content_type:
+        return None
+    message = email.message.Message()
+    message["content-type"] = content_type
+    charset = message.get_param("charset")
+    return charset.strip() or None if isinstance(charset, str) else None
+
+
+def _codec(name: str) -> str | None:
+    """Python's name of the codec ``name``, or None when Python has no such codec."""
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def decode_text(data: bytes, charset: str | None, errors: str = "replace") -> str:
+    """``data`` as text in ``charset`` (UTF-8 when None or unknown to Python)."""
+    codec = _codec(charset) if charset else None
+    return data.decode(codec or "utf-8", errors)
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def parse_json(data: bytes, charset: str | None) -> Any:
+    """``data`` as JSON: decoded from ``charset`` first when it names another codec than
+    UTF-8, else given to :func:`json.loads` as bytes (which tells UTF-8, -16, -32 apart)."""
+    codec = _codec(charset) if charset else None
+    if codec is not None and codec != "utf-8":
+        return json.loads(data.decode(codec))
+    return json.loads(data)
+
+
+class LineSplitter:
+    """Bytes in, complete lines out (no line ending), decoded incrementally; the one
+    implementation behind :meth:`Resource.iter_lines` and the sync facade's."""
+
+    def __init__(self, charset: str | None, errors: str, limit: int | None, url: URL):
+        codec = (_codec(charset) if charset else None) or "utf-8"
+        self._decoder = codecs.getincrementaldecoder(codec)(errors)
+        self._pending = ""
+        self._limit = limit
+        self._url = url
+
+    def feed(self, data: bytes, *, final: bool = False) -> list[str]:
+        """The lines completed by ``data`` (with ``final``: the last one too)."""
+        text = self._pending + self._decoder.decode(data, final)
+        # A CR at the very end may be the first half of a CR LF: wait for the next byte.
+        hold = "\r" if text.endswith("\r") and not final else ""
+        if hold:
+            text = text[:-1]
+        # Only LF, CR LF and CR end a line (not str.splitlines's form feeds and others).
+        lines = _LINE_END.split(text)
+        last = lines.pop()  # what follows the last line ending: not a line yet
+        if final:
+            if last:
+                lines.append(last)
+            self._pending = ""
+        else:
+            self._pending = last + hold
+        if self._limit is not None:
+            for line in [*lines, self._pending]:
+                if len(line) > self._limit:
+                    raise FileSizeExceeded(
+                        f"{self._url.masked()} has a line longer than the limit of "
+                        f"{self._limit} characters", url=self._url,
+                        hint="Raise the limit, or read the body in chunks.")
+        return lines
 
 
 async def iterate_bytes(data: bytes, chunk_size: int = 65536) -> AsyncIterator[bytes]:

@@ -18,8 +18,17 @@ from typing import Any
 
 from anyurl.config import Config
 from anyurl.downloader import TransferResult
+from anyurl.errors import FileSizeExceeded
 from anyurl.resolver import FetchResult, Resolver
-from anyurl.resource import ResourceInfo
+from anyurl.resource import (
+    LINE_LIMIT,
+    TEXT_LIMIT,
+    LineSplitter,
+    ResourceInfo,
+    charset_of,
+    decode_text,
+    parse_json,
+)
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL
 
@@ -86,7 +95,8 @@ def download(
 
 
 class SyncResource:
-    """A resource opened by :func:`open`: iterate it for byte chunks, or ``read()``."""
+    """A resource opened by :func:`open`: iterate it for byte chunks, or ``read()``,
+    ``text()``, ``json()``, ``iter_lines()`` as :class:`~anyurl.resource.Resource` has them."""
 
     def __init__(self, info: ResourceInfo, chunks: Iterator[bytes]):
         self.info = info
@@ -95,9 +105,43 @@ class SyncResource:
     def __iter__(self) -> Iterator[bytes]:
         return self._chunks
 
-    def read(self) -> bytes:
-        """The whole body in memory (for small resources; iterate for large ones)."""
-        return b"".join(self._chunks)
+    @property
+    def encoding(self) -> str | None:
+        """The content type's ``charset``, or None (text is then read as UTF-8)."""
+        return charset_of(self.info.content_type)
+
+    def read(self, limit: int | None = None) -> bytes:
+        """The whole body in memory (for small resources; iterate for large ones); more
+        than ``limit`` bytes raise :class:`~anyurl.errors.FileSizeExceeded` (63)."""
+        parts = []
+        total = 0
+        for chunk in self._chunks:
+            total += len(chunk)
+            if limit is not None and total > limit:
+                raise FileSizeExceeded(
+                    f"{self.info.url.masked()} is larger than the limit of {limit} bytes "
+                    f"({total} or more)", url=self.info.url,
+                    hint="Raise the limit if you want it anyway.", remedy=("max_filesize",))
+            parts.append(chunk)
+        return b"".join(parts)
+
+    def text(self, limit: int | None = TEXT_LIMIT, *, encoding: str | None = None,
+             errors: str = "replace") -> str:
+        """The body as text, as :meth:`Resource.text <anyurl.resource.Resource.text>`."""
+        return decode_text(self.read(limit), encoding or self.encoding, errors)
+
+    def json(self, limit: int | None = TEXT_LIMIT) -> Any:
+        """The body parsed as JSON, as :meth:`Resource.json <anyurl.resource.Resource.json>`."""
+        return parse_json(self.read(limit), self.encoding)
+
+    def iter_lines(self, limit: int | None = LINE_LIMIT, *, encoding: str | None = None,
+                   errors: str = "replace") -> Iterator[str]:
+        """The body's lines as they arrive, as
+        :meth:`Resource.iter_lines <anyurl.resource.Resource.iter_lines>`."""
+        lines = LineSplitter(encoding or self.encoding, errors, limit, self.info.url)
+        for chunk in self._chunks:
+            yield from lines.feed(chunk)
+        yield from lines.feed(b"", final=True)
 
 
 @contextmanager

@@ -197,7 +197,7 @@ async def test_retry_resumes_a_cut_file_where_it_stopped(tmp_path: Path) -> None
     url = script("cut-once", "cut")
     events = Recorder()
     [result] = await run_jobs([Job(url, tmp_path / "out.bin")], events=events,
-                              retry=2, retry_delay=0.001)
+                              retry=2, retry_delay=0.001, retry_jitter="none")
     assert result.ok, result.error
     assert (tmp_path / "out.bin").read_bytes() == DATA
     assert not (tmp_path / "out.bin.part").exists()
@@ -383,7 +383,7 @@ async def test_clobber_protection_and_create_dirs(tmp_path: Path) -> None:
 
 
 def test_backoff_doubles_up_to_the_cap() -> None:
-    policy = DownloadPolicy(retry_delay=1, retry_max_delay=5)
+    policy = DownloadPolicy(retry_delay=1, retry_max_delay=5, retry_jitter="none")
     assert [policy.backoff(n) for n in range(1, 6)] == [1, 2, 4, 5, 5]
 
 

@@ -176,6 +176,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      "(appended to only when the server sends the bytes after it); "
                      "'-C OFFSET' checks that the file holds OFFSET bytes (to stdout: "
                      "the bytes from OFFSET)")
+    out.add_argument("-R", "--remote-time", action="store_true",
+                     help="give a saved file the server's modification time (HTTP "
+                     "Last-Modified; ftp MDTM, asked for only then), as curl's -R")
+    out.add_argument("-D", "--dump-header", metavar="FILE",
+                     help="write the response heads as they arrived to FILE ('-' for "
+                     "stdout), as curl's -D: every HTTP head (redirects too) followed by "
+                     "an empty line; for ftp, nntp, smtp ... the server's reply lines")
     out.add_argument("--raw", action="store_true",
                      help="the bytes the server sent (gopher menus), not a rendering")
     p.add_argument("--no-pipeline", action="store_true",
@@ -203,7 +210,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     many.add_argument("--retry-delay", type=float, metavar="SECONDS",
                       help="wait before the first retry (default 1); each further wait "
                       "doubles, up to --retry-max-delay (default 60)")
-    many.add_argument("--retry-max-delay", type=float, metavar="SECONDS")
+    many.add_argument("--retry-max-delay", type=float, metavar="SECONDS",
+                      help="the longest wait between attempts (default 60), a server's "
+                      "Retry-After (429, 503) included")
+    many.add_argument("--retry-all-errors", action="store_true", default=None,
+                      help="with --retry: retry after any error, not only transient ones "
+                      "(as curl's --retry-all-errors)")
+    many.add_argument("--retry-jitter", choices=("equal", "full", "none"),
+                      help="spread each wait so that clients do not retry in step: 'equal' "
+                      "(the default: half the wait plus a random part of the other half), "
+                      "'full' (a random part of it), 'none' (the exact doubled wait, as curl)")
     many.add_argument("--stall-timeout", type=float, metavar="SECONDS",
                       help="fail (exit 28, retried) when no byte arrives for SECONDS")
     many.add_argument("--limit-rate", type=parse_rate, metavar="RATE",
@@ -267,7 +283,8 @@ def build_config(args: argparse.Namespace) -> Config:
     config = load_config(args.config)
     changes: dict[str, Any] = {}
     for name in ("connect_timeout", "read_timeout", "max_time", "parallel", "per_host",
-                 "retry", "retry_delay", "retry_max_delay", "stall_timeout", "limit_rate",
+                 "retry", "retry_delay", "retry_max_delay", "retry_jitter",
+                 "retry_all_errors", "stall_timeout", "limit_rate",
                  "max_filesize", "ip_version"):
         value = getattr(args, name, None)
         if value is not None:
@@ -397,6 +414,9 @@ class CLIEvents(DownloadEvents):
         self.retries = 0
         #: Set by Ctrl-C / SIGTERM.
         self.interrupted = False
+        #: ``-D``: where the heads go, and each transfer's lines not yet written there.
+        self.dump: BinaryIO | None = None
+        self.heads: dict[int, _Heads] = {}
 
     #: The WARC recorder of ``--warc`` (None without it).
     archive: _Archive | None = None
@@ -413,6 +433,7 @@ class CLIEvents(DownloadEvents):
             self.bars.started(job, info, have)
         if self.archive is not None:
             self.archive.begin(job)
+        self.dump_heads(job.index)  # before the body (-D - writes them to stdout first)
 
     def progress(self, job: Job, done: int, total: int | None) -> None:
         """Move the transfer's progress bar."""
@@ -424,9 +445,11 @@ class CLIEvents(DownloadEvents):
         """Say on stderr that a transfer is retried, when, and from which byte."""
         if not self.args.silent:
             where = f" from byte {resume_at}" if resume_at else ""
+            asked = (f" (the server asked for {error.retry_after:.3g}s)"
+                     if error.retry_after is not None else "")
             # The message only: what to try is this very retry, not the library's hint.
             print_warning(f"{error.message.rstrip('.')}; retry {retry} of {self.retries} in "
-                          f"{delay:g}s{where}")
+                          f"{delay:.3g}s{asked}{where}")
 
     def tracer(self, index: int) -> Callable[[str], None] | None:
         """With ``-w %{num_redirects}`` (or ``%{json}``): a trace hook counting the
@@ -441,9 +464,32 @@ class CLIEvents(DownloadEvents):
 
         return count
 
+    def header_recorder(self, index: int) -> Callable[[str], None] | None:
+        """With ``-D``: a trace hook keeping the server's lines of URL ``index``."""
+        if self.dump is None:
+            return None
+        heads = self.heads.setdefault(index, _Heads())
+        return heads.trace
+
+    def dump_heads(self, index: int) -> None:
+        """Write what ``-D`` kept of URL ``index`` so far (the open HTTP head ended)."""
+        heads = self.heads.get(index)
+        if self.dump is None or heads is None:
+            return
+        data = heads.take()
+        if data:
+            try:
+                self.dump.write(data)
+                self.dump.flush()
+            except OSError as exc:
+                print_warning(f"cannot write the headers (-D): {exc.strerror or exc}")
+                self.dump = None
+
     def finished(self, result: TransferResult) -> None:
         """Report a finished transfer: its error, its --json line, its bar."""
         self.running.discard(result.job.index)
+        self.dump_heads(result.job.index)
+        self.heads.pop(result.job.index, None)
         if self.bars:
             self.bars.finished(result)
         if result.error is not None and shows_errors(self.args):
@@ -465,6 +511,41 @@ class CLIEvents(DownloadEvents):
                                        redirects=self.redirects.pop(index, 0),
                                        start_transfer=start_transfer))
             sys.stdout.flush()
+
+
+class _Heads:
+    """``-D``: the server's lines of one transfer, from the ``-v`` trace (``< `` lines), as
+    curl writes them: each HTTP head (a redirect's too) as its status line and header
+    lines, then an empty line; the reply lines of ftp, nntp, smtp ... one after another.
+    Header names are lower-cased, as the HTTP handler (and HTTP/2) gives them."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.in_http_head = False
+
+    def trace(self, line: str) -> None:
+        if not line.startswith("< "):
+            self.end_head()
+            return
+        text = line[2:]
+        if _HTTP_STATUS.match(text):
+            self.end_head()
+            self.in_http_head = True
+        self.lines.append(text)
+
+    def end_head(self) -> None:
+        if self.in_http_head:
+            self.lines.append("")
+            self.in_http_head = False
+
+    def take(self) -> bytes:
+        """The lines kept so far, CR LF ended, and forgotten."""
+        self.end_head()
+        lines, self.lines = self.lines, []
+        return "".join(f"{line}\r\n" for line in lines).encode("utf-8", "surrogateescape")
+
+
+_HTTP_STATUS = re.compile(r"HTTP/\d(\.\d)? \d{3}")
 
 
 class _Archive:
@@ -615,10 +696,12 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         policy = DownloadPolicy.from_config(
             config, resume=args.resume,
             clobber=True if args.clobber else False if args.no_clobber else None,
-            create_dirs=args.create_dirs)
+            create_dirs=args.create_dirs, remote_time=args.remote_time)
         events.retries = policy.retry
         sink = _Stdout(refuse_binary=args.output != "-" and _isatty(sys.stdout))
         events.stdout = sink
+        if args.dump_header is not None:
+            events.dump = open_dump(args.dump_header)
         stdout: Any = sink
         if args.warc:
             events.archive = _Archive(args.warc)
@@ -642,8 +725,8 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
             options = make_options(
                 args, index=i if len(urls) > 1 else None, password=password,
                 menu_json=args.json and not files,
-                record=_both(events.archive.recorder(i) if events.archive is not None
-                             else None, events.tracer(i)))
+                record=_both(_both(events.archive.recorder(i) if events.archive is not None
+                                   else None, events.tracer(i)), events.header_recorder(i)))
             jobs.append(Job(url, target, options, index=i,
                             named_by_user=not (args.remote_name and not args.output)))
         positions = [job.index for job in jobs]
@@ -656,6 +739,8 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         finally:
             if events.archive is not None:
                 events.archive.close()
+            if events.dump is not None and args.dump_header != "-":
+                events.dump.close()
     if events.interrupted:
         return _report_interrupt(args, jobs, events)
     for position, result in zip(positions, done, strict=True):
@@ -668,6 +753,17 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         for r in failures:
             print(escape_controls(f"  {r.job.shown}: exit {r.exit_code}"), file=sys.stderr)
     return failures[0].exit_code if failures else 0
+
+
+def open_dump(name: str) -> BinaryIO:
+    """``-D FILE``: the file the heads go to (replaced, as curl does), or stdout for '-'."""
+    if name == "-":
+        return sys.stdout.buffer
+    try:
+        return open(name, "wb")
+    except OSError as exc:
+        raise LocalWriteError(f"cannot write the headers to {name!r} (-D): "
+                              f"{exc.strerror or exc}") from exc
 
 
 async def _cancel_on_signal(scope: anyio.CancelScope, events: CLIEvents) -> None:

@@ -34,7 +34,9 @@ gateway (``GET wais://host/db?q HTTP/1.1``) or through its ``CONNECT`` tunnel.
 from __future__ import annotations
 
 import dataclasses
+import email.utils
 import ssl
+import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from contextlib import aclosing
@@ -945,7 +947,24 @@ def status_error(url: URL, response: Response) -> AnyURLError:
     """The error for a status the handler does not follow or serve (``status`` set)."""
     error = _status_error(url, response)
     error.status = response.status
+    if response.status in (429, 503):  # how long the server asks us to wait (RFC 9110 10.2.3)
+        error.retry_after = retry_after_seconds(response.header("retry-after"))
     return error
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """Seconds a ``Retry-After`` value asks for: delay-seconds, or an HTTP date (from
+    ``now``, the clock's time when None; a date passed is 0). None when absent or neither."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
 
 
 def _status_error(url: URL, response: Response) -> AnyURLError:

@@ -3,6 +3,8 @@
     python examples/download_many.py                  # sample files it makes itself
     python examples/download_many.py URL URL ...      # your URLs, into ./downloads
 
+The bars need rich: ``pip install 'anyurl[cli]'``.
+
 The engine is anyurl.downloader.Downloader (what ``anyurl get -O -Z N`` runs); the
 bars are drawn by a DownloadEvents subclass, so any UI can take their place.
 """

@@ -2,6 +2,8 @@
 
     python examples/mirror_archive.py          # a site it serves itself on 127.0.0.1
 
+WARC needs warcio: ``pip install 'anyurl[warc]'``.
+
 The crawl is anyurl.mirror.Mirror (what ``anyurl mirror --warc`` runs): the pages' links
 are read by the HTTP handler's HTML parser, the files land in a tree that mirrors the
 URLs with a manifest, and every response is recorded with warcio.

@@ -60,9 +60,15 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from warcio.statusandheaders import StatusAndHeaders
-from warcio.timeutils import datetime_to_iso_date
-from warcio.warcwriter import WARCWriter
+from anyurl.errors import OptionError
+
+try:  # the `warc` extra: a library user who never writes WARC need not install it
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.timeutils import datetime_to_iso_date
+    from warcio.warcwriter import WARCWriter
+except ImportError as _missing:
+    raise OptionError(f"WARC output needs {_missing.name}, which is not installed",
+                      hint="pip install 'anyurl[warc]'") from None
 
 from anyurl import __version__
 from anyurl.resource import ResourceInfo
@@ -623,7 +629,11 @@ def write_cdxj(warcs: Sequence[str | os.PathLike[str]], target: str | os.PathLik
     Its SURT key drops the scheme (``ftp://h/x`` and ``http://h/x`` share a key), as
     pywb's does; the ``url`` field tells them apart.
     """
-    from cdxj_indexer.main import write_cdx_index  # type: ignore[import-untyped]
+    try:
+        from cdxj_indexer.main import write_cdx_index  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise OptionError(f"the CDXJ index needs {exc.name}, which is not installed",
+                          hint="pip install 'anyurl[warc]'") from None
 
     out = Path(target)
     partial = out.with_name(out.name + ".part")

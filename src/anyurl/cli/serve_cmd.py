@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import hypercorn  # noqa: F401
         import starlette  # noqa: F401
+        import warcio  # noqa: F401  (the replay of archives)
     except ImportError as exc:
         raise OptionError(f"anyurl serve needs {exc.name}, which is not installed",
                           hint="pip install 'anyurl[serve]'") from None

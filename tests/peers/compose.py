@@ -1,7 +1,7 @@
 """docker/docker-compose.yml, generated from the peers table.
 
 Every service runs the same image (docker/Dockerfile: Debian 12, scripts/install-peers.sh, this
-package) as `python3 -m tests.peers serve NAME --port PORT`, which writes the same configs
+package; the first service builds it, the others run it) as `python3 -m tests.peers serve NAME --port PORT`, which writes the same configs
 and sample data as the native launcher. Inside each container the peer listens on PORT on all
 addresses, published on the host's 127.0.0.1 at the same number (and FTP passive ranges
 likewise), so FTP PASV replies and Gopher menus name addresses the host can reach. PORT is the
@@ -64,15 +64,21 @@ def command(peer: Peer) -> list[str]:
     return args
 
 
+IMAGE = "anyurl-peers:latest"
+
+
 def render() -> str:
-    out = [HEADER, "version: \"3.8\"", "services:"]
-    for peer in PEERS:
+    """The compose file: no `version` key (the Compose Specification has none and compose v2
+    warns that it is obsolete); the first service builds the one image, the others run it
+    (`pull_policy: never`: it is built here, never pulled), so that `up --build` builds once."""
+    out = [HEADER, "services:"]
+    for index, peer in enumerate(PEERS):
+        image = (["    build:", "      context: ..", "      dockerfile: docker/Dockerfile",
+                  f"    image: {IMAGE}"] if index == 0
+                 else [f"    image: {IMAGE}", "    pull_policy: never"])
         out += [
             f"  {peer.name}:",
-            "    build:",
-            "      context: ..",
-            "      dockerfile: docker/Dockerfile",
-            "    image: anyurl-peers:latest",
+            *image,
             "    command: [" + ", ".join(_q(arg) for arg in command(peer)) + "]",
             "    ports:",
             *(f"      - {_q(port)}" for port in published_ports(peer)),

@@ -37,7 +37,10 @@ def test_compose_file_lists_the_same_peers_and_ports():
             passive = f"${{{peer.passive_var}:-{lo}-{hi}}}"
             assert f"127.0.0.1:{passive}:{passive}" in service["ports"]
             assert service["command"][4:] == ["--passive-ports", passive]
-        assert service["build"] == {"context": "..", "dockerfile": "docker/Dockerfile"}
+        assert service["image"] == "anyurl-peers:latest"
+    # one service builds the image the others run (tests/unit/test_docker.py)
+    assert services[PEERS[0].name]["build"] == {"context": "..",
+                                                "dockerfile": "docker/Dockerfile"}
 
 
 def test_dockerfile_runs_the_launcher_and_the_install_script():

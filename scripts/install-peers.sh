@@ -27,6 +27,8 @@ APT_PACKAGES=(
     # the browser of tests/integration/test_serve_browser.py (Selenium drives the system
     # chromium through /usr/bin/chromedriver: browsers cannot be downloaded here)
     chromium chromium-driver
+    # the shells whose completion scripts tests/cli/test_completion.py parses (zsh -n, fish -n)
+    zsh fish
 )
 PIP_PACKAGES=(pyftpdlib aioftp aiosmtpd telnetlib3)
 PIP_MODULES=(pyftpdlib aioftp aiosmtpd telnetlib3)

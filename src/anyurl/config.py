@@ -1,6 +1,8 @@
 """Settings of a resolver: identity, timeouts, gateways, ports; from TOML or defaults.
 
-The file is ``~/.config/anyurl/config.toml`` (or ``--config FILE``)::
+The file is ``--config FILE`` when given, else ``$XDG_CONFIG_HOME/anyurl/config.toml`` when
+``XDG_CONFIG_HOME`` is set (to an absolute path, as the XDG Base Directory specification
+requires), else ``~/.config/anyurl/config.toml`` (:func:`default_config_path`)::
 
     anonymous_email = "me@example.org"
     connect_timeout = 20
@@ -27,9 +29,19 @@ from typing import Any
 
 from anyurl.errors import OptionError
 
-__all__ = ["DEFAULT_CONFIG_PATH", "Config", "load_config"]
+__all__ = ["DEFAULT_CONFIG_PATH", "Config", "default_config_path", "load_config"]
 
 DEFAULT_CONFIG_PATH = Path("~/.config/anyurl/config.toml")
+
+
+def default_config_path() -> Path:
+    """The config file read when none is given: under ``$XDG_CONFIG_HOME`` when that is set
+    to an absolute path (a relative one is ignored, as the XDG specification says), else
+    :data:`DEFAULT_CONFIG_PATH`, which is that specification's default location."""
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "anyurl" / "config.toml"
+    return DEFAULT_CONFIG_PATH.expanduser()
 
 
 @dataclass
@@ -96,14 +108,15 @@ class Config:
 
 
 def load_config(path: str | os.PathLike[str] | None = None) -> Config:
-    """Read a config file; the default path is optional, an explicit one must exist.
+    """Read a config file; the default path (:func:`default_config_path`) is optional, an
+    explicit one must exist.
 
     A file that is not TOML, or that names a setting :class:`Config` does not have,
     raises :class:`~anyurl.errors.OptionError` (exit 2) naming the file and the key
     (and the setting probably meant): a typo never passes as a default silently.
     """
     explicit = path is not None
-    p = Path(path) if path is not None else DEFAULT_CONFIG_PATH.expanduser()
+    p = Path(path) if path is not None else default_config_path()
     if not p.exists():
         if explicit:
             raise FileNotFoundError(f"config file {str(p)!r} does not exist")

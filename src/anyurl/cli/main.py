@@ -15,7 +15,7 @@ from anyurl.errors import Aborted, AnyURLError, OptionError
 
 __all__ = ["main"]
 
-TOP_LEVEL = ("-h", "--help", "--version")
+TOP_LEVEL = ("-h", "--help", "--version", "--completion", "--man")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -34,6 +34,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "found, 18 partial transfer.",
     )
     parser.add_argument("--version", action="version", version=f"anyurl {__version__}")
+    parser.add_argument("--completion", choices=("bash", "zsh", "fish"), metavar="SHELL",
+                        help="print a completion script for the shell (anyurl.cli.completion)")
+    parser.add_argument("--man", action="store_true", help="print the man page anyurl(1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         if only is None or name == only:
@@ -51,6 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                     hint=f"Did you mean '{meant}'?"))
             return OptionError.exit_code
         args_list.insert(0, "get")  # anyurl [-s] URL, as curl [-s] URL
+    if args_list[:1] in (["--completion"], ["--man"]):
+        from anyurl.cli.completion import run
+
+        return run(args_list)
     if args_list == ["--version"]:
         print(f"anyurl {__version__}")
         return 0

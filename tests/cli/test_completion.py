@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from anyurl.cli import completion
-from anyurl.cli.main import main
+from anyurl.cli.main import build_parser, main
 from anyurl.config import DEFAULT_CONFIG_PATH, default_config_path, load_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ def _bash_complete(script: str, words: list[str]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def bash_script() -> str:
-    return completion.bash()
+    return completion.bash(build_parser())
 
 
 def test_bash_completes_the_commands(bash_script):
@@ -70,7 +70,7 @@ def test_an_unknown_shell_exits_2_and_names_the_shells(capsys):
 
 
 def test_every_subcommand_option_is_in_every_script():
-    parser = completion._parser()
+    parser = build_parser()
     scripts = {shell: getattr(completion, shell)(parser) for shell in completion.SHELLS}
     for _name, (_, sub) in completion.subcommands(parser).items():
         for option in completion.options_of(sub):
@@ -87,7 +87,7 @@ def test_the_script_parses_in_its_shell_where_installed(shell, tmp_path):
     if program is None:  # checked by test_every_subcommand_option_is_in_every_script
         pytest.fail(f"{shell} is not installed: apt-get install {shell}")
     path = tmp_path / f"anyurl.{shell}"
-    path.write_text(getattr(completion, shell)())
+    path.write_text(getattr(completion, shell)(build_parser()))
     result = subprocess.run([program, "-n", str(path)], capture_output=True, text=True,
                             timeout=30)
     assert result.returncode == 0, result.stderr

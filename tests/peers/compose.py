@@ -1,7 +1,8 @@
 """docker/docker-compose.yml, generated from the peers table.
 
 Every service runs the same image (docker/Dockerfile: Debian 12, scripts/install-peers.sh, this
-package; the first service builds it, the others run it) as `python3 -m tests.peers serve NAME --port PORT`, which writes the same configs
+package; the first service builds it, the others run it) as
+`python3 -m tests.peers serve NAME --port PORT`, which writes the same configs
 and sample data as the native launcher. Inside each container the peer listens on PORT on all
 addresses, published on the host's 127.0.0.1 at the same number (and FTP passive ranges
 likewise), so FTP PASV replies and Gopher menus name addresses the host can reach. PORT is the

@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list[:1] in (["--completion"], ["--man"]):
         from anyurl.cli.completion import run
 
-        return run(args_list)
+        return run(args_list, build_parser())
     if args_list == ["--version"]:
         print(f"anyurl {__version__}")
         return 0

@@ -16,7 +16,8 @@ ARGS=("$@")
 
 find_python() {
     local v=$1 candidate
-    if command -v "python$v" >/dev/null; then command -v "python$v"; return; fi
+    # a pyenv shim is on PATH for every version pyenv knows, runnable or not: run it
+    if "python$v" -c "" >/dev/null 2>&1; then command -v "python$v"; return; fi
     for candidate in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/python"$v"; do
         [ -x "$candidate" ] && { echo "$candidate"; return; }
     done

@@ -23,9 +23,12 @@ import types
 import typing
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from anyurl.errors import OptionError
+
+if TYPE_CHECKING:
+    from http.cookiejar import CookieJar
 
 __all__ = [
     "AnswerSource",
@@ -57,7 +60,7 @@ class SchemeOptions:
         """
         if self.__dict__.get("_checked"):
             return  # frozen: once checked, always right (the check runs per request)
-        hints = typing.get_type_hints(type(self))
+        hints = typing.get_type_hints(type(self), localns=self._hint_names())
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if not _conforms(value, hints[f.name]):
@@ -66,6 +69,12 @@ class SchemeOptions:
                     f"{_type_name(hints[f.name])}"
                 )
         object.__setattr__(self, "_checked", True)
+
+    @classmethod
+    def _hint_names(cls) -> dict[str, Any]:
+        """Names of the field types imported only when checked (kept out of the import
+        of this module, which the command line pays for at every start)."""
+        return {}
 
 
 def _conforms(value: object, hint: Any) -> bool:
@@ -174,6 +183,18 @@ class HTTPOptions(SchemeOptions):
     #: a keep-alive HTTP/1.1 connection (``--no-pipeline`` turns it off): see
     #: docs/schemes/http.md.
     pipeline: bool = True
+    #: The cookie jar of the requests (``-b``, ``-c``; :mod:`anyurl.cookies`): its
+    #: cookies go to the URLs their domain, path and ``Secure`` flag allow, redirect
+    #: targets included, and every response's ``Set-Cookie`` is kept in it. One jar
+    #: in the options of many URLs is shared by them. None: no cookie engine (a
+    #: ``Cookie`` header in ``headers`` is still sent, to the first URL's origin only).
+    cookies: CookieJar | None = None
+
+    @classmethod
+    def _hint_names(cls) -> dict[str, Any]:
+        from http.cookiejar import CookieJar
+
+        return {"CookieJar": CookieJar}
 
     def check(self) -> None:
         """The type check, and no CR or LF in a method or header (RFC 1738 section 6:

@@ -41,6 +41,7 @@ from anyurl.cli.scheme_options import (
     add_scheme_arguments,
     apply_to_config,
     byte_range,
+    cookie_jar,
     scheme_options,
 )
 from anyurl.cli.suggest import JSON_DATA, looks_like_a_word, suggest
@@ -741,6 +742,7 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
                 events.archive.close()
             if events.dump is not None and args.dump_header != "-":
                 events.dump.close()
+    saved = save_cookie_jar(args)
     if events.interrupted:
         return _report_interrupt(args, jobs, events)
     for position, result in zip(positions, done, strict=True):
@@ -752,7 +754,23 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         print(f"anyurl: {len(failures)} of {len(ordered)} URLs failed:", file=sys.stderr)
         for r in failures:
             print(escape_controls(f"  {r.job.shown}: exit {r.exit_code}"), file=sys.stderr)
-    return failures[0].exit_code if failures else 0
+    return failures[0].exit_code if failures else saved
+
+
+def save_cookie_jar(args: argparse.Namespace) -> int:
+    """``-c FILE``: the run's cookies written when it ends, failed or not, as curl
+    does; 0, or 23 (said on stderr) when the file cannot be written."""
+    jar = getattr(args, "cookie_engine", None)
+    if jar is None or not args.cookie_jar:
+        return 0
+    try:
+        jar.save_curl(args.cookie_jar)
+    except OSError as exc:
+        error = LocalWriteError(f"cannot write the cookie jar {args.cookie_jar!r}: "
+                           f"{exc.strerror or exc}",
+                           hint="Give -c a file in a directory you can write.")
+        return print_error(error) if shows_errors(args) else error.exit_code
+    return 0
 
 
 def open_dump(name: str) -> BinaryIO:
@@ -939,6 +957,10 @@ def run(args: argparse.Namespace) -> int:
         args.range, args.resume, args.resume_from = f"{args.resume_from}-", False, None
     try:
         config = build_config(args)
+        args.cookie_engine = cookie_jar(args, None if args.silent else print_warning)
+        if args.cookie_engine is not None and args.dask:
+            raise ValueError("-b FILE and -c FILE keep one cookie jar in this process; "
+                             "they cannot be used with --dask")
         args.scheme_options = trusted(scheme_options(args), args.location_trusted)
         if args.no_pipeline:
             args.scheme_options = unpipelined(args.scheme_options)

@@ -17,7 +17,7 @@ import getpass
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -34,7 +34,11 @@ from anyurl.options import (
     TelnetOptions,
 )
 
-__all__ = ["add_scheme_arguments", "apply_to_config", "scheme_options"]
+if TYPE_CHECKING:
+    from anyurl.cookies import CookieFile
+
+__all__ = ["add_cookie_arguments", "add_scheme_arguments", "apply_to_config", "cookie_jar",
+           "cookie_strings", "scheme_options"]
 
 
 def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
@@ -70,6 +74,7 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    "body of the message")
     h.add_argument("--data-binary", metavar="TEXT", action="append", default=[],
                    help="http: POST TEXT, '@FILE' read exactly as it is")
+    add_cookie_arguments(h)
     h.add_argument("-I", "--head", action="store_true",
                    help="http: HEAD, print the response head; ftp: the size and "
                    "modification time")
@@ -115,6 +120,51 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
                    help="fetch SCHEME URLs through the HTTP gateway at URL "
                    "(like wais_proxy=URL; 'tunnel+http://...' for CONNECT)")
+
+
+def add_cookie_arguments(group: Any) -> None:
+    """curl's cookie options, for ``anyurl get`` and ``anyurl mirror``."""
+    group.add_argument("-b", "--cookie", metavar="NAME=VALUE|FILE", action="append",
+                       default=[],
+                       help="http: send the cookie NAME=VALUE ('a=1; b=2'; to the first "
+                       "URL's host only, as -H 'Cookie: ...'), or read the cookies of FILE "
+                       "(curl's Netscape cookie jar) and send each where its domain and "
+                       "path allow; repeatable")
+    group.add_argument("-c", "--cookie-jar", metavar="FILE",
+                       help="http: write every cookie of the run to FILE when it ends, in "
+                       "curl's Netscape format ('-' for stdout)")
+    group.add_argument("-j", "--junk-session-cookies", action="store_true",
+                       help="http: leave out the session cookies of -b FILE (a new "
+                       "session), as curl's -j")
+
+
+def cookie_jar(args: argparse.Namespace, warn: Any = None) -> CookieFile | None:
+    """The cookie jar of ``-b FILE``/``-c FILE`` (None when neither asks for one).
+
+    A ``-b FILE`` that does not exist starts an empty jar, as curl does (``-b F -c F``
+    on a first run is the usual idiom); ``warn`` says so unless ``F`` is the ``-c``
+    file. A file that is not a cookie jar is an :class:`~anyurl.errors.OptionError`.
+    """
+    files = [b for b in args.cookie if "=" not in b]
+    if not files and not args.cookie_jar:
+        return None
+    from anyurl.cookies import CookieFile
+
+    jar = CookieFile()
+    for name in files:
+        if not os.path.exists(name):
+            if warn is not None and name != args.cookie_jar:
+                warn(f"-b {name!r}: no such cookie file; no cookies read from it")
+            continue
+        jar.load_curl(name, junk_session=args.junk_session_cookies)
+    return jar
+
+
+def cookie_strings(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """``-b NAME=VALUE`` as a ``Cookie`` header (the user's: it follows the redirect
+    rule of ``-H 'Cookie: ...'``, to the first URL's origin only)."""
+    strings = [b.strip() for b in args.cookie if "=" in b]
+    return [("Cookie", ";".join(strings))] if strings else []  # curl joins them so
 
 
 async def _ask_on_terminal(form: Any) -> dict[str, str]:
@@ -243,7 +293,7 @@ def parse_header(text: str) -> tuple[str, str | None]:
 
 def http_options(args: argparse.Namespace) -> HTTPOptions:
     """The HTTPOptions of the command line (curl's request options)."""
-    headers = [parse_header(h) for h in args.header]
+    headers = [*cookie_strings(args), *(parse_header(h) for h in args.header)]
     if args.user_agent is not None:
         headers.insert(0, ("User-Agent", args.user_agent))
     if args.referer is not None:
@@ -258,7 +308,7 @@ def http_options(args: argparse.Namespace) -> HTTPOptions:
         keep_error_body=args.keep_error_body, method=args.request,
         headers=tuple(headers), body=body, head=args.head, verify=not args.insecure,
         cafile=args.cacert, capath=args.capath, client_cert=args.cert,
-        client_key=args.key, netrc=args.netrc)
+        client_key=args.key, netrc=args.netrc, cookies=getattr(args, "cookie_engine", None))
     http.check()
     return http
 

@@ -24,6 +24,9 @@ branches on the connection's type. What stays here is what the responses mean:
   ``Proxy-Authorization`` headers to the first URL's, as curl does; any change of
   origin (https -> http included) leaves them behind unless
   ``HTTPOptions(location_trusted=True)`` (``--location-trusted``).
+* **Cookies obey their own rules.** With ``HTTPOptions(cookies=jar)`` each request,
+  a redirect target's too, carries what the jar (:mod:`anyurl.cookies`, the standard
+  library's policy) holds for its URL, and each response's ``Set-Cookie`` is kept.
 
 A pooled connection the server has closed meanwhile shows as a connection lost before
 the response, and the request is sent again once on a fresh connection. Gateways
@@ -99,7 +102,7 @@ from anyurl.transport import DIRECT, Dialer
 from anyurl.url import URL, HTTPPath, parse
 
 __all__ = ["ORIGIN_BOUND_HEADERS", "REDIRECT_STATUSES", "HTTPHandler", "status_error",
-           "without_origin_headers"]
+           "with_jar_cookies", "without_origin_headers"]
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
@@ -183,6 +186,8 @@ class HTTPHandler(SchemeHandler):
         if body is not None:
             headers.append(("Content-Type", "application/x-www-form-urlencoded"))
         headers = merge_headers(headers, http.headers)
+        if http.cookies is not None and url.scheme in HTTP_SCHEMES:
+            headers = with_jar_cookies(headers, http, url)
         if body is not None:  # framing is ours: a header of the caller cannot break it
             headers.append(("Content-Length", str(len(body))))
         return headers
@@ -357,6 +362,12 @@ class HTTPHandler(SchemeHandler):
                 trace(f"< {response.status_line}")
                 for k, v in response.headers:
                     trace(f"< {k}: {v}")
+            jar = options.get(HTTPOptions).cookies
+            if jar is not None and url.scheme in HTTP_SCHEMES:
+                # Every response's cookies, a redirect's and an error's too, as curl keeps them.
+                from anyurl.cookies import store_cookies
+
+                store_cookies(jar, url, response.headers)
             sent = {"method": method, "target": masked_target(url, route),
                     "http_version": conn.http_version,
                     "headers": [(k, mask_header(k, v)) for k, v in headers], "body": body}
@@ -452,7 +463,7 @@ class HTTPHandler(SchemeHandler):
         method, body = request_method(http)
         if (not http.pipeline or method not in ("GET", "HEAD") or body is not None
                 or http.http2 or options.offset or options.byte_range is not None
-                or options.redirect_chain):
+                or options.redirect_chain or http.cookies is not None):
             async with aclosing(super().open_batch(urls, options)) as items:
                 async for item in items:
                     yield item
@@ -894,6 +905,27 @@ def without_origin_headers(options: FetchOptions) -> FetchOptions:
     if kept == http.headers:
         return options
     return options.with_scheme(dataclasses.replace(http, headers=kept))
+
+
+def with_jar_cookies(
+    headers: list[tuple[str, str]], http: HTTPOptions, url: URL
+) -> list[tuple[str, str]]:
+    """``headers`` with the jar's cookies for ``url`` (:mod:`anyurl.cookies`), in one
+    ``Cookie`` header before the caller's own (``-b NAME=VALUE``, ``-H 'Cookie: ...'``),
+    as curl sends them. A caller's ``-H 'Cookie:'`` (remove it) sends none at all."""
+    if any(k.lower() == "cookie" and v is None for k, v in http.headers):
+        return headers
+    assert http.cookies is not None
+    from anyurl.cookies import cookie_header
+
+    jar = cookie_header(http.cookies, url)
+    if not jar:
+        return headers
+    for i, (name, value) in enumerate(headers):
+        if name.lower() == "cookie":
+            return [*headers[:i], (name, f"{jar}; {value}" if value else jar),
+                    *headers[i + 1:]]
+    return [*headers, ("Cookie", jar)]
 
 
 def request_method(http: HTTPOptions) -> tuple[str, bytes | None]:

@@ -67,6 +67,7 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.links import Link
+from anyurl.names import disposition_filename
 from anyurl.options import HTTPOptions
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
@@ -956,13 +957,9 @@ _DEFAULT_TLS = _tls_settings(HTTPOptions())
 
 
 def _filename(url: URL, response: Response) -> str | None:
-    disposition = response.header("content-disposition") or ""
-    for part in disposition.split(";"):
-        key, _, value = part.strip().partition("=")
-        if key.lower() == "filename" and value:
-            name = value.strip().strip('"').replace("\\", "/").rsplit("/", 1)[-1]
-            if name not in ("", ".", ".."):
-                return name
+    name = disposition_filename(response.header("content-disposition"))
+    if name is not None:
+        return name
     parts = url.parts
     if isinstance(parts, HTTPPath) and parts.hpath:
         name = unquote(parts.hpath.rsplit("/", 1)[-1])

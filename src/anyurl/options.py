@@ -30,6 +30,8 @@ from anyurl.errors import OptionError
 if TYPE_CHECKING:
     from http.cookiejar import CookieJar
 
+    from anyurl.schemes.http.forms import Form
+
 __all__ = [
     "AnswerSource",
     "FTPOptions",
@@ -189,12 +191,18 @@ class HTTPOptions(SchemeOptions):
     #: in the options of many URLs is shared by them. None: no cookie engine (a
     #: ``Cookie`` header in ``headers`` is still sent, to the first URL's origin only).
     cookies: CookieJar | None = None
+    #: A multipart/form-data body (``-F``; :class:`anyurl.schemes.http.forms.Form`),
+    #: streamed from its files; it wins over ``body``, and is POSTed unless ``method``
+    #: says otherwise. A 301, 302 or 303 turns it into a GET without it, as ``body``.
+    form: Form | None = None
 
     @classmethod
     def _hint_names(cls) -> dict[str, Any]:
         from http.cookiejar import CookieJar
 
-        return {"CookieJar": CookieJar}
+        from anyurl.schemes.http.forms import Form
+
+        return {"CookieJar": CookieJar, "Form": Form}
 
     def check(self) -> None:
         """The type check, and no CR or LF in a method or header (RFC 1738 section 6:

@@ -74,6 +74,10 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    "body of the message")
     h.add_argument("--data-binary", metavar="TEXT", action="append", default=[],
                    help="http: POST TEXT, '@FILE' read exactly as it is")
+    h.add_argument("-F", "--form", metavar="NAME=VALUE", action="append", default=[],
+                   help="http: POST a multipart/form-data field, as curl's -F: NAME=VALUE, "
+                   "NAME=@FILE (a file upload, streamed; ';type=TYPE', ';filename=NAME'), "
+                   "NAME=<FILE (the file's text as the value); repeatable")
     add_cookie_arguments(h)
     h.add_argument("-I", "--head", action="store_true",
                    help="http: HEAD, print the response head; ftp: the size and "
@@ -303,12 +307,21 @@ def http_options(args: argparse.Namespace) -> HTTPOptions:
     items += [_data_item(d, binary=True) for d in args.data_binary]
     if items:
         body = b"&".join(items)
+    form = None
+    if args.form:
+        if items:
+            raise ValueError("-F and -d cannot be combined: a body is a form or data "
+                             "(as curl refuses it)")
+        from anyurl.schemes.http.forms import Form, parse_form_option
+
+        form = Form(parse_form_option(f) for f in args.form)
     http = HTTPOptions(
         decode_content=args.compressed, http2=args.http2,
         keep_error_body=args.keep_error_body, method=args.request,
         headers=tuple(headers), body=body, head=args.head, verify=not args.insecure,
         cafile=args.cacert, capath=args.capath, client_cert=args.cert,
-        client_key=args.key, netrc=args.netrc, cookies=getattr(args, "cookie_engine", None))
+        client_key=args.key, netrc=args.netrc, cookies=getattr(args, "cookie_engine", None),
+        form=form)
     http.check()
     return http
 

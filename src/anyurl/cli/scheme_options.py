@@ -121,6 +121,14 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    help="telnet: end the session after the server is quiet this long")
     g.add_argument("--follow", action="store_true",
                    help="prospero: fetch the object through its first usable access method")
+    g.add_argument("-x", "--proxy", metavar="URL",
+                   help="reach every URL through this HTTP proxy, as curl's -x: http "
+                   "and the other schemes as GET URL, https through CONNECT; over "
+                   "the *_proxy environment variables and the config file ('' for none)")
+    g.add_argument("--noproxy", metavar="HOST,...",
+                   help="hosts reached directly, not through a proxy (curl's syntax: "
+                   "names with their subdomains, addresses, CIDR blocks, '*'); over "
+                   "no_proxy")
     g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
                    help="fetch SCHEME URLs through the HTTP gateway at URL "
                    "(like wais_proxy=URL; 'tunnel+http://...' for CONNECT)")
@@ -252,12 +260,23 @@ def scheme_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
 
 
 def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
-    """Gateways: the environment, then the config file, then ``--gateway`` (last wins)."""
+    """Gateways: the config file's, then ``-x``/``--noproxy`` and ``--gateway`` (last
+    wins). The environment's (``<scheme>_proxy``, ``all_proxy``, ``no_proxy``) come
+    below them all, read by the :class:`~anyurl.resolver.Resolver` (``trust_env``)."""
     gateways = dict(config.gateways)
-    if any(name.lower().endswith("_proxy") for name in os.environ):
-        from anyurl.gateways import gateways_from_environ
+    proxy = getattr(args, "proxy", None)
+    if proxy is not None:
+        from anyurl.gateways import GATEWAY_SCHEMES, parse_gateway
 
-        gateways = {**gateways_from_environ(), **gateways}
+        if proxy.strip():
+            parse_gateway(proxy)  # a malformed one is refused before anything is sent
+            gateways.update(dict.fromkeys(GATEWAY_SCHEMES, proxy.strip()))
+        else:  # curl's -x "": no proxy, the environment's neither
+            config = config.replace(trust_env=False)
+            gateways = {k: v for k, v in gateways.items() if k == "no_proxy"}
+    noproxy = getattr(args, "noproxy", None)
+    if noproxy is not None:
+        gateways["no_proxy"] = noproxy
     for spec in args.gateway:
         scheme, sep, url = spec.partition("=")
         if not sep or not scheme or not url:

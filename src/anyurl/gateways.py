@@ -88,9 +88,11 @@ def gateways_from_environ(environ: Mapping[str, str] | None = None) -> dict[str,
 
     Empty values are ignored. Only the lower-case ``http_proxy`` counts (curl's rule
     against "httpoxy"); for the other schemes the lower-case name wins over the upper.
+    ``all_proxy`` (or ``ALL_PROXY``) serves every scheme without a variable of its own.
     """
     env = os.environ if environ is None else environ
     found: dict[str, str] = {}
+    every = (env.get("all_proxy", "").strip() or env.get("ALL_PROXY", "").strip())
     for scheme in GATEWAY_SCHEMES:
         names = [f"{scheme}_proxy"] if scheme == "http" else [f"{scheme}_proxy",
                                                               f"{scheme.upper()}_PROXY"]
@@ -99,6 +101,9 @@ def gateways_from_environ(environ: Mapping[str, str] | None = None) -> dict[str,
             if value:
                 found[scheme] = value
                 break
+        else:
+            if every:  # curl's all_proxy: for every scheme without a variable of its own
+                found[scheme] = every
     no_proxy = (env.get("no_proxy") or env.get("NO_PROXY") or "").strip()
     if no_proxy:
         found[NO_PROXY_KEY] = no_proxy

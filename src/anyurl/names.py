@@ -18,6 +18,8 @@ under its own file name (from its docid) rather than the whole docid.
 
 from __future__ import annotations
 
+import email.message
+import email.utils
 import re
 
 from anyurl.url import (
@@ -32,7 +34,7 @@ from anyurl.url import (
     decode,
 )
 
-__all__ = ["remote_name", "safe_name"]
+__all__ = ["disposition_filename", "remote_name", "safe_name"]
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\]")
 #: Most file systems limit one name to 255 bytes; ``NAME.part`` must fit too.
@@ -53,6 +55,45 @@ def safe_name(name: str, fallback: str = "index") -> str:
     if not name:
         return fallback
     return _shorten(name)
+
+
+def disposition_filename(value: str | None) -> str | None:
+    """The file name a ``Content-Disposition`` value gives (curl's ``-J``), or None.
+
+    Parsed by the standard library (:class:`email.message.Message`'s parameters, RFC
+    2231's ``filename*=charset'lang'%XX`` decoded by :func:`email.utils.collapse_rfc2231_value`),
+    so quoted ``;`` and escapes are data, not separators. ``filename*`` wins over
+    ``filename`` (RFC 6266 4.3). Only the last segment is kept (``/`` and ``\\`` both
+    separate, as curl cuts them): the name is still to be made safe (:func:`safe_name`).
+
+    >>> disposition_filename("attachment; filename*=UTF-8''na%C3%AFve.txt; filename=n.txt")
+    'naïve.txt'
+    """
+    if not value:
+        return None
+    message = email.message.Message()
+    try:
+        message["content-disposition"] = value
+        params = message.get_params(header="content-disposition") or []
+    except (ValueError, IndexError):  # a header the email parser cannot read
+        return None
+    plain: str | None = None
+    extended: str | None = None
+    for key, param in params[1:]:  # the first is the disposition type
+        if key.lower() != "filename":
+            continue
+        if isinstance(param, tuple):
+            try:
+                extended = email.utils.collapse_rfc2231_value(param)
+            except LookupError:  # an unknown charset
+                continue
+        elif plain is None:
+            plain = param
+    name = extended if extended is not None else plain
+    if name is None:
+        return None
+    name = name.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    return name if name not in ("", ".", "..") else None
 
 
 def _shorten(name: str) -> str:

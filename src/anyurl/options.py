@@ -23,9 +23,14 @@ import types
 import typing
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from anyurl.errors import OptionError
+
+if TYPE_CHECKING:
+    from http.cookiejar import CookieJar
+
+    from anyurl.schemes.http.forms import Form
 
 __all__ = [
     "AnswerSource",
@@ -57,7 +62,7 @@ class SchemeOptions:
         """
         if self.__dict__.get("_checked"):
             return  # frozen: once checked, always right (the check runs per request)
-        hints = typing.get_type_hints(type(self))
+        hints = typing.get_type_hints(type(self), localns=self._hint_names())
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if not _conforms(value, hints[f.name]):
@@ -66,6 +71,12 @@ class SchemeOptions:
                     f"{_type_name(hints[f.name])}"
                 )
         object.__setattr__(self, "_checked", True)
+
+    @classmethod
+    def _hint_names(cls) -> dict[str, Any]:
+        """Names of the field types imported only when checked (kept out of the import
+        of this module, which the command line pays for at every start)."""
+        return {}
 
 
 def _conforms(value: object, hint: Any) -> bool:
@@ -174,6 +185,24 @@ class HTTPOptions(SchemeOptions):
     #: a keep-alive HTTP/1.1 connection (``--no-pipeline`` turns it off): see
     #: docs/schemes/http.md.
     pipeline: bool = True
+    #: The cookie jar of the requests (``-b``, ``-c``; :mod:`anyurl.cookies`): its
+    #: cookies go to the URLs their domain, path and ``Secure`` flag allow, redirect
+    #: targets included, and every response's ``Set-Cookie`` is kept in it. One jar
+    #: in the options of many URLs is shared by them. None: no cookie engine (a
+    #: ``Cookie`` header in ``headers`` is still sent, to the first URL's origin only).
+    cookies: CookieJar | None = None
+    #: A multipart/form-data body (``-F``; :class:`anyurl.schemes.http.forms.Form`),
+    #: streamed from its files; it wins over ``body``, and is POSTed unless ``method``
+    #: says otherwise. A 301, 302 or 303 turns it into a GET without it, as ``body``.
+    form: Form | None = None
+
+    @classmethod
+    def _hint_names(cls) -> dict[str, Any]:
+        from http.cookiejar import CookieJar
+
+        from anyurl.schemes.http.forms import Form
+
+        return {"CookieJar": CookieJar, "Form": Form}
 
     def check(self) -> None:
         """The type check, and no CR or LF in a method or header (RFC 1738 section 6:

@@ -92,8 +92,12 @@ class Resolver:
         auth: tuple[str, str | None] | None = None,
         verify: bool | str = True,
         timeout: float | None = None,
+        trust_env: bool | None = None,
     ):
-        self.config = config or Config()
+        config = config or Config()
+        if config.trust_env if trust_env is None else trust_env:
+            config = with_environ_gateways(config)
+        self.config = config
         #: Carried by every request (httpx's ``Client`` defaults): see :mod:`anyurl.request`.
         self.defaults = RequestDefaults(headers=headers_of(headers), auth=auth,
                                         verify=verify, timeout=timeout)
@@ -391,3 +395,19 @@ class _Deadline:
             raise TransferTimeout(
                 f"{shown} took longer than the time limit of {self.seconds:g} seconds",
                 hint="Raise max_time if it needs longer.", remedy=("max_time",))
+
+
+def with_environ_gateways(config: Config) -> Config:
+    """``config`` with the environment's gateways below its own (httpx's ``trust_env``):
+    ``<scheme>_proxy``, ``all_proxy`` and ``no_proxy`` fill in what ``config.gateways``
+    leaves unset, so what a program or the command line says (``-x``, ``--noproxy``,
+    ``--gateway``, the config file) wins over the environment. The same config when
+    the environment has none."""
+    if not any(name.lower().endswith("_proxy") for name in os.environ):
+        return config
+    from anyurl.gateways import gateways_from_environ
+
+    found = gateways_from_environ()
+    if not found:
+        return config
+    return config.replace(gateways={**found, **config.gateways})

@@ -41,6 +41,7 @@ from anyurl.cli.scheme_options import (
     add_scheme_arguments,
     apply_to_config,
     byte_range,
+    cookie_jar,
     scheme_options,
 )
 from anyurl.cli.suggest import JSON_DATA, looks_like_a_word, suggest
@@ -56,13 +57,13 @@ from anyurl.errors import (
     URLError,
     URLSyntaxError,
 )
-from anyurl.names import remote_name
+from anyurl.names import disposition_filename, remote_name, safe_name
 from anyurl.options import HTTPOptions, SchemeOptions
 from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.url import URL, mask
+from anyurl.url import URL, mask, parse
 from anyurl.url.text import find_urls
 
 if TYPE_CHECKING:
@@ -161,6 +162,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     out.add_argument("-O", "--remote-name", action="store_true",
                      help="save each URL under its remote name (made safe: no '/', no "
                      "leading dots, no control characters)")
+    out.add_argument("-J", "--remote-header-name", action="store_true",
+                     help="with -O: save under the name the server gives in "
+                     "Content-Disposition (filename*= per RFC 6266 too), made safe as -O "
+                     "names are; the URL's name without one; never overwriting unless "
+                     "--clobber")
     out.add_argument("--output-dir", metavar="DIR", default=".", help="directory for -O")
     out.add_argument("--create-dirs", action="store_true",
                      help="create missing directories of -o FILE and --output-dir")
@@ -397,7 +403,54 @@ def output_path(args: argparse.Namespace, url: URL) -> Path | None:
         return None if args.output == "-" else Path(args.output)
     if not args.remote_name:
         return None
+    if getattr(args, "remote_header_name", False):
+        # -J: the name comes with the response; the file is written under a name of
+        # ours, then given its own (CLIEvents.finished, name_from_header).
+        args.header_named = getattr(args, "header_named", 0) + 1
+        return Path(args.output_dir) / f".anyurl-J-{os.getpid()}-{args.header_named}"
     return Path(args.output_dir) / remote_name(url)
+
+
+def name_from_header(args: argparse.Namespace, result: TransferResult) -> None:
+    """``-J``: give a completed file the name of the response's ``Content-Disposition``
+    (:func:`anyurl.names.disposition_filename`, made safe by
+    :func:`~anyurl.names.safe_name`), else the URL's as ``-O`` names it. An existing
+    file of that name is kept (73; the download is removed), unless ``--clobber``: then
+    it is replaced, a symbolic link there too, never written through."""
+    temporary = result.job.target
+    if temporary is None:
+        return
+    if not result.ok:  # nothing can continue it (-J refuses -C): no debris left
+        with contextlib.suppress(OSError):
+            os.unlink(temporary.with_name(temporary.name + ".part"))
+        return
+    headers = result.info.headers if result.info is not None else ()
+    given = disposition_filename(
+        next((v for k, v in headers if k.lower() == "content-disposition"), None))
+    url = result.job.url
+    name = safe_name(given) if given else remote_name(
+        url if isinstance(url, URL) else parse(url))
+    final = temporary.with_name(name)
+    try:
+        if args.clobber:
+            os.replace(temporary, final)
+        else:
+            os.link(temporary, final)  # fails on any existing name, a link's included
+            os.unlink(temporary)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(exc, FileExistsError):
+            result.error = FileExists(
+                f"{os.fsdecode(final)!r} exists; not overwriting it with {result.job.shown} "
+                "(the name its Content-Disposition gives)",
+                hint="Add --clobber to overwrite it, or remove it.")
+        else:
+            result.error = LocalWriteError(
+                f"cannot save {result.job.shown} as {os.fsdecode(final)!r}: "
+                f"{exc.strerror or exc}")
+        return
+    result.job.target = final
 
 
 class CLIEvents(DownloadEvents):
@@ -487,6 +540,8 @@ class CLIEvents(DownloadEvents):
 
     def finished(self, result: TransferResult) -> None:
         """Report a finished transfer: its error, its --json line, its bar."""
+        if self.args.remote_header_name:
+            name_from_header(self.args, result)
         self.running.discard(result.job.index)
         self.dump_heads(result.job.index)
         self.heads.pop(result.job.index, None)
@@ -741,6 +796,7 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
                 events.archive.close()
             if events.dump is not None and args.dump_header != "-":
                 events.dump.close()
+    saved = save_cookie_jar(args)
     if events.interrupted:
         return _report_interrupt(args, jobs, events)
     for position, result in zip(positions, done, strict=True):
@@ -752,7 +808,23 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         print(f"anyurl: {len(failures)} of {len(ordered)} URLs failed:", file=sys.stderr)
         for r in failures:
             print(escape_controls(f"  {r.job.shown}: exit {r.exit_code}"), file=sys.stderr)
-    return failures[0].exit_code if failures else 0
+    return failures[0].exit_code if failures else saved
+
+
+def save_cookie_jar(args: argparse.Namespace) -> int:
+    """``-c FILE``: the run's cookies written when it ends, failed or not, as curl
+    does; 0, or 23 (said on stderr) when the file cannot be written."""
+    jar = getattr(args, "cookie_engine", None)
+    if jar is None or not args.cookie_jar:
+        return 0
+    try:
+        jar.save_curl(args.cookie_jar)
+    except OSError as exc:
+        error = LocalWriteError(f"cannot write the cookie jar {args.cookie_jar!r}: "
+                           f"{exc.strerror or exc}",
+                           hint="Give -c a file in a directory you can write.")
+        return print_error(error) if shows_errors(args) else error.exit_code
+    return 0
 
 
 def open_dump(name: str) -> BinaryIO:
@@ -930,6 +1002,12 @@ def run(args: argparse.Namespace) -> int:
     if args.warc and os.path.lexists(args.warc):
         return print_error(FileExists(f"{args.warc!r} exists; not adding to it",
                                       hint="Name a new WARC file."))
+    if args.remote_header_name and (not args.remote_name or args.output or args.resume
+                                    or args.dask):
+        print("anyurl: -J names the files of -O from the server's Content-Disposition; "
+              "it needs -O, and cannot be combined with -o or -C (as curl), nor --dask",
+              file=sys.stderr)
+        return 2
     if args.range is not None and args.resume:
         print("anyurl: -r and -C cannot be combined: a range is fetched whole",
               file=sys.stderr)
@@ -939,6 +1017,10 @@ def run(args: argparse.Namespace) -> int:
         args.range, args.resume, args.resume_from = f"{args.resume_from}-", False, None
     try:
         config = build_config(args)
+        args.cookie_engine = cookie_jar(args, None if args.silent else print_warning)
+        if args.cookie_engine is not None and args.dask:
+            raise ValueError("-b FILE and -c FILE keep one cookie jar in this process; "
+                             "they cannot be used with --dask")
         args.scheme_options = trusted(scheme_options(args), args.location_trusted)
         if args.no_pipeline:
             args.scheme_options = unpipelined(args.scheme_options)

@@ -116,6 +116,9 @@ def add_parser(sub: Any) -> None:
                    help="http: add a header, replacing anyurl's of that name (repeatable)")
     r.add_argument("-A", "--user-agent", metavar="TEXT", help="http: the User-Agent header")
     r.add_argument("-e", "--referer", metavar="URL", help="http: the Referer header")
+    from anyurl.cli.scheme_options import add_cookie_arguments
+
+    add_cookie_arguments(r)
     r.add_argument("--location-trusted", action="store_true",
                    help="http: send -H's Authorization and Cookie to every server of the "
                    "crawl, not only to the start URLs' (as curl's --location-trusted)")
@@ -191,6 +194,12 @@ def run(args: argparse.Namespace) -> int:
         rate = parse_rate(args.limit_rate) if args.limit_rate else None
         max_size = parse_size(args.warc_max_size) if args.warc_max_size else None
         login = login_from(args.user)
+        from anyurl.cli.scheme_options import cookie_jar
+
+        args.cookie_engine = cookie_jar(args, None if args.silent else print_warning)
+        if args.cookie_engine is not None and args.dask:
+            raise ValueError("-b FILE and -c FILE keep one cookie jar in this process; "
+                             "they cannot be used with --dask")
         http = _http_options(args)
     except (OSError, ValueError, argparse.ArgumentTypeError, AnyURLError) as exc:
         print(escape_controls(f"anyurl: {exc}"), file=sys.stderr)
@@ -230,8 +239,10 @@ def run(args: argparse.Namespace) -> int:
         summary = None
     except AnyURLError as exc:
         status.end()
+        _save_cookies(args)
         return print_error(exc)
     status.end()
+    saved = _save_cookies(args)
     if summary is None:
         return print_error(Aborted(
             f"the mirror in {args.output_dir} was interrupted; what it fetched is kept, "
@@ -247,7 +258,14 @@ def run(args: argparse.Namespace) -> int:
               f"{summary.failed} failed, {human_bytes(summary.bytes)}", file=sys.stderr)
         if summary.cdxj is not None:
             print(f"anyurl: CDXJ index: {summary.cdxj}", file=sys.stderr)
-    return summary.exit_code
+    return summary.exit_code or saved
+
+
+def _save_cookies(args: argparse.Namespace) -> int:
+    """``-c FILE``: the crawl's cookies, as ``anyurl get -c`` writes them."""
+    from anyurl.cli.get_cmd import save_cookie_jar
+
+    return save_cookie_jar(args)
 
 
 def _print_refresh(summary: MirrorSummary) -> None:
@@ -286,16 +304,17 @@ def _config(args: argparse.Namespace, config: Config) -> Config:
 
 def _http_options(args: argparse.Namespace) -> HTTPOptions:
     """The HTTP request options of the command line (as ``anyurl get`` reads them)."""
-    from anyurl.cli.scheme_options import parse_header
+    from anyurl.cli.scheme_options import cookie_strings, parse_header
 
-    headers = [parse_header(h) for h in args.header]
+    headers = [*cookie_strings(args), *(parse_header(h) for h in args.header)]
     if args.user_agent is not None:
         headers.insert(0, ("User-Agent", args.user_agent))
     if args.referer is not None:
         headers.insert(0, ("Referer", args.referer))
     http = HTTPOptions(decode_content=args.compressed, headers=tuple(headers),
                        verify=not args.insecure, cafile=args.cacert, capath=args.capath,
-                       location_trusted=args.location_trusted)
+                       location_trusted=args.location_trusted,
+                       cookies=getattr(args, "cookie_engine", None))
     http.check()
     return http
 

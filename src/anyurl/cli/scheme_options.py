@@ -17,7 +17,7 @@ import getpass
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -34,7 +34,11 @@ from anyurl.options import (
     TelnetOptions,
 )
 
-__all__ = ["add_scheme_arguments", "apply_to_config", "scheme_options"]
+if TYPE_CHECKING:
+    from anyurl.cookies import CookieFile
+
+__all__ = ["add_cookie_arguments", "add_scheme_arguments", "apply_to_config", "cookie_jar",
+           "cookie_strings", "scheme_options"]
 
 
 def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
@@ -70,6 +74,11 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    "body of the message")
     h.add_argument("--data-binary", metavar="TEXT", action="append", default=[],
                    help="http: POST TEXT, '@FILE' read exactly as it is")
+    h.add_argument("-F", "--form", metavar="NAME=VALUE", action="append", default=[],
+                   help="http: POST a multipart/form-data field, as curl's -F: NAME=VALUE, "
+                   "NAME=@FILE (a file upload, streamed; ';type=TYPE', ';filename=NAME'), "
+                   "NAME=<FILE (the file's text as the value); repeatable")
+    add_cookie_arguments(h)
     h.add_argument("-I", "--head", action="store_true",
                    help="http: HEAD, print the response head; ftp: the size and "
                    "modification time")
@@ -112,9 +121,62 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    help="telnet: end the session after the server is quiet this long")
     g.add_argument("--follow", action="store_true",
                    help="prospero: fetch the object through its first usable access method")
+    g.add_argument("-x", "--proxy", metavar="URL",
+                   help="reach every URL through this HTTP proxy, as curl's -x: http "
+                   "and the other schemes as GET URL, https through CONNECT; over "
+                   "the *_proxy environment variables and the config file ('' for none)")
+    g.add_argument("--noproxy", metavar="HOST,...",
+                   help="hosts reached directly, not through a proxy (curl's syntax: "
+                   "names with their subdomains, addresses, CIDR blocks, '*'); over "
+                   "no_proxy")
     g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
                    help="fetch SCHEME URLs through the HTTP gateway at URL "
                    "(like wais_proxy=URL; 'tunnel+http://...' for CONNECT)")
+
+
+def add_cookie_arguments(group: Any) -> None:
+    """curl's cookie options, for ``anyurl get`` and ``anyurl mirror``."""
+    group.add_argument("-b", "--cookie", metavar="NAME=VALUE|FILE", action="append",
+                       default=[],
+                       help="http: send the cookie NAME=VALUE ('a=1; b=2'; to the first "
+                       "URL's host only, as -H 'Cookie: ...'), or read the cookies of FILE "
+                       "(curl's Netscape cookie jar) and send each where its domain and "
+                       "path allow; repeatable")
+    group.add_argument("-c", "--cookie-jar", metavar="FILE",
+                       help="http: write every cookie of the run to FILE when it ends, in "
+                       "curl's Netscape format ('-' for stdout)")
+    group.add_argument("-j", "--junk-session-cookies", action="store_true",
+                       help="http: leave out the session cookies of -b FILE (a new "
+                       "session), as curl's -j")
+
+
+def cookie_jar(args: argparse.Namespace, warn: Any = None) -> CookieFile | None:
+    """The cookie jar of ``-b FILE``/``-c FILE`` (None when neither asks for one).
+
+    A ``-b FILE`` that does not exist starts an empty jar, as curl does (``-b F -c F``
+    on a first run is the usual idiom); ``warn`` says so unless ``F`` is the ``-c``
+    file. A file that is not a cookie jar is an :class:`~anyurl.errors.OptionError`.
+    """
+    files = [b for b in args.cookie if "=" not in b]
+    if not files and not args.cookie_jar:
+        return None
+    from anyurl.cookies import CookieFile
+
+    jar = CookieFile()
+    for name in files:
+        if not os.path.exists(name):
+            if warn is not None and name != args.cookie_jar:
+                warn(f"-b {name!r}: no such cookie file; no cookies read from it")
+            continue
+        jar.load_curl(name, junk_session=args.junk_session_cookies)
+    return jar
+
+
+def cookie_strings(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """``-b NAME=VALUE`` as a ``Cookie`` header (the user's: it follows the redirect
+    rule of ``-H 'Cookie: ...'``, to the first URL's origin only)."""
+    strings = [b.strip() for b in args.cookie if "=" in b]
+    return [("Cookie", ";".join(strings))] if strings else []  # curl joins them so
 
 
 async def _ask_on_terminal(form: Any) -> dict[str, str]:
@@ -198,12 +260,23 @@ def scheme_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
 
 
 def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
-    """Gateways: the environment, then the config file, then ``--gateway`` (last wins)."""
+    """Gateways: the config file's, then ``-x``/``--noproxy`` and ``--gateway`` (last
+    wins). The environment's (``<scheme>_proxy``, ``all_proxy``, ``no_proxy``) come
+    below them all, read by the :class:`~anyurl.resolver.Resolver` (``trust_env``)."""
     gateways = dict(config.gateways)
-    if any(name.lower().endswith("_proxy") for name in os.environ):
-        from anyurl.gateways import gateways_from_environ
+    proxy = getattr(args, "proxy", None)
+    if proxy is not None:
+        from anyurl.gateways import GATEWAY_SCHEMES, parse_gateway
 
-        gateways = {**gateways_from_environ(), **gateways}
+        if proxy.strip():
+            parse_gateway(proxy)  # a malformed one is refused before anything is sent
+            gateways.update(dict.fromkeys(GATEWAY_SCHEMES, proxy.strip()))
+        else:  # curl's -x "": no proxy, the environment's neither
+            config = config.replace(trust_env=False)
+            gateways = {k: v for k, v in gateways.items() if k == "no_proxy"}
+    noproxy = getattr(args, "noproxy", None)
+    if noproxy is not None:
+        gateways["no_proxy"] = noproxy
     for spec in args.gateway:
         scheme, sep, url = spec.partition("=")
         if not sep or not scheme or not url:
@@ -243,7 +316,7 @@ def parse_header(text: str) -> tuple[str, str | None]:
 
 def http_options(args: argparse.Namespace) -> HTTPOptions:
     """The HTTPOptions of the command line (curl's request options)."""
-    headers = [parse_header(h) for h in args.header]
+    headers = [*cookie_strings(args), *(parse_header(h) for h in args.header)]
     if args.user_agent is not None:
         headers.insert(0, ("User-Agent", args.user_agent))
     if args.referer is not None:
@@ -253,12 +326,21 @@ def http_options(args: argparse.Namespace) -> HTTPOptions:
     items += [_data_item(d, binary=True) for d in args.data_binary]
     if items:
         body = b"&".join(items)
+    form = None
+    if args.form:
+        if items:
+            raise ValueError("-F and -d cannot be combined: a body is a form or data "
+                             "(as curl refuses it)")
+        from anyurl.schemes.http.forms import Form, parse_form_option
+
+        form = Form(parse_form_option(f) for f in args.form)
     http = HTTPOptions(
         decode_content=args.compressed, http2=args.http2,
         keep_error_body=args.keep_error_body, method=args.request,
         headers=tuple(headers), body=body, head=args.head, verify=not args.insecure,
         cafile=args.cacert, capath=args.capath, client_cert=args.cert,
-        client_key=args.key, netrc=args.netrc)
+        client_key=args.key, netrc=args.netrc, cookies=getattr(args, "cookie_engine", None),
+        form=form)
     http.check()
     return http
 

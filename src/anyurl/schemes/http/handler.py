@@ -24,6 +24,9 @@ branches on the connection's type. What stays here is what the responses mean:
   ``Proxy-Authorization`` headers to the first URL's, as curl does; any change of
   origin (https -> http included) leaves them behind unless
   ``HTTPOptions(location_trusted=True)`` (``--location-trusted``).
+* **Cookies obey their own rules.** With ``HTTPOptions(cookies=jar)`` each request,
+  a redirect target's too, carries what the jar (:mod:`anyurl.cookies`, the standard
+  library's policy) holds for its URL, and each response's ``Set-Cookie`` is kept.
 
 A pooled connection the server has closed meanwhile shows as a connection lost before
 the response, and the request is sent again once on a fresh connection. Gateways
@@ -64,12 +67,14 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.links import Link
+from anyurl.names import disposition_filename
 from anyurl.options import HTTPOptions
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.schemes.http.decoding import Decoder, decode_chunks, decoder_for
+from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.http11 import HTTP11Connection
-from anyurl.schemes.http.interfaces import Connection, Response
+from anyurl.schemes.http.interfaces import Body, Connection, Response
 from anyurl.schemes.http.links import html_links
 from anyurl.schemes.http.pipeline import (
     MAX_DEPTH,
@@ -99,7 +104,7 @@ from anyurl.transport import DIRECT, Dialer
 from anyurl.url import URL, HTTPPath, parse
 
 __all__ = ["ORIGIN_BOUND_HEADERS", "REDIRECT_STATUSES", "HTTPHandler", "status_error",
-           "without_origin_headers"]
+           "with_jar_cookies", "without_origin_headers"]
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
@@ -164,7 +169,7 @@ class HTTPHandler(SchemeHandler):
 
     def _headers(
         self, url: URL, route: Route, options: FetchOptions, authorization: str | None,
-        body: bytes | None = None,
+        body: Body | None = None,
     ) -> list[tuple[str, str]]:
         http = options.get(HTTPOptions)
         headers = [("Host", host_header(url)), ("User-Agent", USER_AGENT), ("Accept", "*/*")]
@@ -181,8 +186,11 @@ class HTTPHandler(SchemeHandler):
         if route.proxy_authorization:
             headers.append(("Proxy-Authorization", route.proxy_authorization))
         if body is not None:
-            headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+            headers.append(("Content-Type", body.content_type if isinstance(body, Form)
+                            else "application/x-www-form-urlencoded"))
         headers = merge_headers(headers, http.headers)
+        if http.cookies is not None and url.scheme in HTTP_SCHEMES:
+            headers = with_jar_cookies(headers, http, url)
         if body is not None:  # framing is ours: a header of the caller cannot break it
             headers.append(("Content-Length", str(len(body))))
         return headers
@@ -304,7 +312,7 @@ class HTTPHandler(SchemeHandler):
                 url=current,
             ) from exc
 
-    def _wants_http2(self, route: Route, options: FetchOptions, body: bytes | None) -> bool:
+    def _wants_http2(self, route: Route, options: FetchOptions, body: Body | None) -> bool:
         """HTTP/2 when asked for, spoken to the origin (not a GET gateway), h2 installed,
         for a request without a body (see :meth:`.http2.HTTP2Connection.request`)."""
         if not options.get(HTTPOptions).http2 or route.absolute_form or body:
@@ -322,7 +330,7 @@ class HTTPHandler(SchemeHandler):
 
     async def _exchange(
         self, url: URL, route: Route, options: FetchOptions, authorization: str | None,
-        method: str = "GET", body: bytes | None = None,
+        method: str = "GET", body: Body | None = None,
     ) -> tuple[Connection, Response, dict[str, Any]]:
         """Send the request and read the response head, retrying once on a stale connection.
 
@@ -357,9 +365,16 @@ class HTTPHandler(SchemeHandler):
                 trace(f"< {response.status_line}")
                 for k, v in response.headers:
                     trace(f"< {k}: {v}")
+            jar = options.get(HTTPOptions).cookies
+            if jar is not None and url.scheme in HTTP_SCHEMES:
+                # Every response's cookies, a redirect's and an error's too, as curl keeps them.
+                from anyurl.cookies import store_cookies
+
+                store_cookies(jar, url, response.headers)
             sent = {"method": method, "target": masked_target(url, route),
                     "http_version": conn.http_version,
-                    "headers": [(k, mask_header(k, v)) for k, v in headers], "body": body}
+                    "headers": [(k, mask_header(k, v)) for k, v in headers],
+                    "body": None if isinstance(body, Form) else body}
             return conn, response, sent
 
     # -- connections -----------------------------------------------------------------
@@ -452,7 +467,7 @@ class HTTPHandler(SchemeHandler):
         method, body = request_method(http)
         if (not http.pipeline or method not in ("GET", "HEAD") or body is not None
                 or http.http2 or options.offset or options.byte_range is not None
-                or options.redirect_chain):
+                or options.redirect_chain or http.cookies is not None):
             async with aclosing(super().open_batch(urls, options)) as items:
                 async for item in items:
                     yield item
@@ -670,8 +685,10 @@ class HTTPHandler(SchemeHandler):
                 options.trace("* a redirect: following it one request at a time")
             return await self._open_one(url, options)
         try:
-            return await self._resource(url, url.without_fragment(), exchange, response,
-                                        options, method, sent)
+            # (pipeline.Exchange.request is still annotated ``body: bytes | None``; it
+            # never sends a body, a form included: the ignore goes with that annotation.)
+            return await self._resource(url, url.without_fragment(), exchange,  # type: ignore[arg-type]
+                                        response, options, method, sent)
         except AnyURLError as exc:
             return exc
 
@@ -896,16 +913,38 @@ def without_origin_headers(options: FetchOptions) -> FetchOptions:
     return options.with_scheme(dataclasses.replace(http, headers=kept))
 
 
-def request_method(http: HTTPOptions) -> tuple[str, bytes | None]:
+def with_jar_cookies(
+    headers: list[tuple[str, str]], http: HTTPOptions, url: URL
+) -> list[tuple[str, str]]:
+    """``headers`` with the jar's cookies for ``url`` (:mod:`anyurl.cookies`), in one
+    ``Cookie`` header before the caller's own (``-b NAME=VALUE``, ``-H 'Cookie: ...'``),
+    as curl sends them. A caller's ``-H 'Cookie:'`` (remove it) sends none at all."""
+    if any(k.lower() == "cookie" and v is None for k, v in http.headers):
+        return headers
+    assert http.cookies is not None
+    from anyurl.cookies import cookie_header
+
+    jar = cookie_header(http.cookies, url)
+    if not jar:
+        return headers
+    for i, (name, value) in enumerate(headers):
+        if name.lower() == "cookie":
+            return [*headers[:i], (name, f"{jar}; {value}" if value else jar),
+                    *headers[i + 1:]]
+    return [*headers, ("Cookie", jar)]
+
+
+def request_method(http: HTTPOptions) -> tuple[str, Body | None]:
     """The method and body of a request: ``method`` if given, else HEAD for ``head``,
-    POST with a ``body``, GET; a HEAD carries no body."""
-    method = http.method or ("HEAD" if http.head else "POST" if http.body is not None else "GET")
-    return method, (None if method == "HEAD" else http.body)
+    POST with a ``body`` or a ``form`` (which wins), GET; a HEAD carries no body."""
+    body: Body | None = http.form if http.form is not None else http.body
+    method = http.method or ("HEAD" if http.head else "POST" if body is not None else "GET")
+    return method, (None if method == "HEAD" else body)
 
 
 def redirected_method(
-    status: int, method: str, body: bytes | None, http: HTTPOptions
-) -> tuple[str, bytes | None]:
+    status: int, method: str, body: Body | None, http: HTTPOptions
+) -> tuple[str, Body | None]:
     """The method and body after a redirect, as curl and browsers do: 303 turns
     anything but HEAD into a GET; 301 and 302 turn a POST into a GET, unless the
     method was given (``-X``); 307 and 308 keep both."""
@@ -924,13 +963,9 @@ _DEFAULT_TLS = _tls_settings(HTTPOptions())
 
 
 def _filename(url: URL, response: Response) -> str | None:
-    disposition = response.header("content-disposition") or ""
-    for part in disposition.split(";"):
-        key, _, value = part.strip().partition("=")
-        if key.lower() == "filename" and value:
-            name = value.strip().strip('"').replace("\\", "/").rsplit("/", 1)[-1]
-            if name not in ("", ".", ".."):
-                return name
+    name = disposition_filename(response.header("content-disposition"))
+    if name is not None:
+        return name
     parts = url.parts
     if isinstance(parts, HTTPPath) and parts.hpath:
         name = unquote(parts.hpath.rsplit("/", 1)[-1])

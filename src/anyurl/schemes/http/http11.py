@@ -16,7 +16,8 @@ from typing import Any
 import h11
 
 from anyurl.errors import AnyURLError, ConnectionLost, PartialTransfer, ProtocolError
-from anyurl.schemes.http.interfaces import Response
+from anyurl.schemes.http.forms import Form
+from anyurl.schemes.http.interfaces import Body, Response
 from anyurl.schemes.http.routes import Route
 from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
 
@@ -81,12 +82,17 @@ class HTTP11Connection:
         return ProtocolError(f"the server of {url.masked()} broke HTTP/1.1: {text}", url=url)
 
     async def request(self, scheme: str, target: str, headers: list[tuple[str, str]],
-                      method: str = "GET", body: bytes | None = None) -> Response:
+                      method: str = "GET", body: Body | None = None) -> Response:
         """Send the request (``headers`` frame ``body``) and read the response head
         (1xx skipped)."""
         self.method = method
         events: list[Any] = [h11.Request(method=method, target=target, headers=headers)]
-        if body:
+        if isinstance(body, Form):  # streamed from its files, a block at a time
+            await self._send(*events)
+            async for block in body.chunks():
+                await self._send(h11.Data(data=block))
+            events = []
+        elif body:
             events.append(h11.Data(data=body))
         events.append(h11.EndOfMessage())
         await self._send(*events)

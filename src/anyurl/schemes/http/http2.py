@@ -48,7 +48,7 @@ import h2.settings
 from h2.errors import ErrorCodes
 
 from anyurl.errors import AnyURLError, ConnectionLost, PartialTransfer, ProtocolError
-from anyurl.schemes.http.interfaces import Response
+from anyurl.schemes.http.interfaces import Body, Response
 from anyurl.schemes.http.routes import Route
 from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
 
@@ -219,7 +219,7 @@ class H2Connection:
         return other
 
     async def request(self, scheme: str, target: str, headers: list[tuple[str, str]],
-                      method: str = "GET", body: bytes | None = None) -> Response:
+                      method: str = "GET", body: Body | None = None) -> Response:
         """Send a request on a new stream and return the response head (1xx skipped).
 
         A body is not sent over HTTP/2 (the handler sends such requests over HTTP/1.1):

@@ -13,10 +13,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
+from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.routes import Route
 from anyurl.transport import Stream
 
-__all__ = ["Connection", "Response"]
+__all__ = ["Body", "Connection", "Response"]
+
+#: A request body: bytes (``-d``), or a multipart form streamed from its files (``-F``).
+Body = bytes | Form
 
 
 @dataclass
@@ -61,7 +65,7 @@ class Connection(Protocol):
     cycles: int
 
     async def request(self, scheme: str, target: str, headers: list[tuple[str, str]],
-                      method: str = "GET", body: bytes | None = None) -> Response:
+                      method: str = "GET", body: Body | None = None) -> Response:
         """Send ``method target`` with ``headers`` (and ``body``); the response head.
 
         A connection that ends before a response is :class:`~anyurl.errors.ConnectionLost`.

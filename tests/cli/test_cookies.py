@@ -1,0 +1,169 @@
+"""Cookies (``-b``, ``-c``, ``-j``), side by side with curl against the scripted server.
+
+The jar is :mod:`http.cookiejar`'s; these tests hold anyurl's use of it to curl's
+behaviour: the file curl writes, the ``Cookie`` header curl sends, one jar shared by
+the URLs of a run and its redirects, ``-j``, and the origin rule of ``-b NAME=VALUE``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from anyurl.cookies import CURL_HEADER, CookieFile, cookie_header, store_cookies
+from anyurl.errors import OptionError
+from anyurl.url import parse
+from tests.cli.test_curl_options import _env, anyurl, curl
+from tests.integration.test_http import Reply, ScriptedServer, fixed, redirect
+
+pytestmark = pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+
+SET = [
+    ("Set-Cookie", "sess=abc"),
+    ("Set-Cookie", "keep=1; Expires=Wed, 09 Jun 2100 10:18:14 GMT"),
+    ("Set-Cookie", "sub=2; Path=/sub"),
+    ("Set-Cookie", "gone=0; Expires=Thu, 01 Jan 1998 00:00:00 GMT"),
+    ("Set-Cookie", "evil=5; Domain=example.org"),
+    ("Set-Cookie", "flag"),
+]
+
+
+@pytest.fixture
+def server() -> ScriptedServer:
+    srv = ScriptedServer()
+    srv.routes["/set"] = lambda r: Reply(headers=SET, body=b"ok")
+    srv.routes["/sub/x"] = fixed(b"x")
+    srv.routes["/x"] = fixed(b"x")
+    yield srv  # type: ignore[misc]
+    srv.close()
+
+
+def _cookie_sent(server: ScriptedServer, run: object, *args: str) -> str | None:
+    before = len(server.requests)
+    r = run("-sS", "-o", "/dev/null", *args)  # type: ignore[operator]
+    assert r.returncode == 0, r.stderr
+    return server.requests[before].headers.get("cookie")
+
+
+def test_cookie_jar_file_is_written_and_read_as_curl(server: ScriptedServer,
+                                                     tmp_path: Path) -> None:
+    sent = {}
+    for run in (curl, anyurl):
+        jar = tmp_path / f"{run.__name__}.txt"
+        assert _cookie_sent(server, run, "-c", str(jar), server.url("/set")) is None
+        text = jar.read_text()
+        assert text.startswith(CURL_HEADER)
+        sent[run.__name__] = (
+            sorted(text.splitlines()),
+            _cookie_sent(server, run, "-b", str(jar), server.url("/sub/x")),
+            _cookie_sent(server, run, "-b", str(jar), server.url("/x")),
+            _cookie_sent(server, run, "-j", "-b", str(jar), server.url("/sub/x")),
+        )
+    assert sent["anyurl"] == sent["curl"]
+    lines, sub, top, junked = sent["anyurl"]
+    assert "127.0.0.1\tFALSE\t/\tFALSE\t0\tsess\tabc" in lines  # a session cookie: 0
+    assert "127.0.0.1\tFALSE\t/\tFALSE\t4116219494\tkeep\t1" in lines
+    assert sub == "sub=2; sess=abc; keep=1" and top == "sess=abc; keep=1"
+    assert junked == "keep=1"  # -j: the session cookies of the file are left out
+
+
+def test_cookie_string_is_sent_as_curl_sends_it(server: ScriptedServer) -> None:
+    for args in (["-b", "a=1; b=2"], ["-b", "a=1", "-b", "b=2"]):
+        ours = _cookie_sent(server, anyurl, *args, server.url("/x"))
+        assert ours == _cookie_sent(server, curl, *args, server.url("/x")), args
+        assert ours in ("a=1; b=2", "a=1;b=2"), args
+
+
+def test_one_jar_for_the_urls_and_redirects_of_a_run(server: ScriptedServer,
+                                                     tmp_path: Path) -> None:
+    server.routes["/login"] = lambda r: Reply(
+        302, "Found", headers=[("Location", "/x"), ("Set-Cookie", "id=7")], body=b"")
+    for run in (curl, anyurl):
+        jar = tmp_path / f"{run.__name__}.txt"
+        before = len(server.requests)
+        r = run("-sS", "-L", "-c", str(jar), server.url("/login"), server.url("/sub/x"))
+        assert r.returncode == 0, r.stderr
+        seen = [(q.path, q.headers.get("cookie")) for q in server.requests[before:]]
+        # The redirect's cookie goes to its target, and to the next URL of the run.
+        assert seen == [("/login", None), ("/x", "id=7"), ("/sub/x", "id=7")], run.__name__
+        assert "\tid\t7" in jar.read_text()
+
+
+def test_cookie_header_of_the_user_stays_with_its_origin(server: ScriptedServer) -> None:
+    other = ScriptedServer()
+    try:
+        other.routes["/y"] = fixed(b"y")
+        server.routes["/away"] = redirect(other.url("/y"))
+        # curl 7.88 keeps -H 'Cookie:' from another port as anyurl does, but sends
+        # -b NAME=VALUE everywhere; anyurl holds both to the first URL's origin.
+        for run, args in ((curl, ["-H", "Cookie: token=secret"]),
+                          (anyurl, ["-H", "Cookie: token=secret"]),
+                          (anyurl, ["-b", "token=secret"])):
+            before = len(other.requests)
+            r = run("-sS", "-L", "-o", "/dev/null", *args, server.url("/away"))
+            assert r.returncode == 0, r.stderr
+            assert server.requests[-1].headers.get("cookie") == "token=secret"
+            assert "cookie" not in other.requests[before].headers, (run.__name__, args)
+        # --location-trusted sends them on.
+        before = len(other.requests)
+        r = anyurl("-sS", "-L", "--location-trusted", "-o", "/dev/null", "-b", "token=secret",
+                   server.url("/away"))
+        assert r.returncode == 0 and other.requests[before].headers["cookie"] == "token=secret"
+    finally:
+        other.close()
+
+
+def test_secure_cookies_go_over_https_only() -> None:
+    jar = CookieFile()
+    store_cookies(jar, parse("https://example.org/"), [("Set-Cookie", "s=1; Secure"),
+                                                       ("set-cookie", "p=2")])
+    assert cookie_header(jar, parse("https://example.org/a")) == "s=1; p=2"
+    assert cookie_header(jar, parse("http://example.org/a")) == "p=2"
+    assert cookie_header(jar, parse("https://other.example/")) is None
+    # The URL's login is never taken for part of the host.
+    assert cookie_header(jar, parse("https://u:pw@example.org/")) == "s=1; p=2"
+
+
+def test_not_a_cookie_file_names_it(tmp_path: Path) -> None:
+    bad = tmp_path / "cookies.txt"
+    bad.write_text("# Netscape HTTP Cookie File\nnot\ta cookie line\n")
+    with pytest.raises(OptionError, match=r"cookies\.txt"):
+        CookieFile().load_curl(str(bad))
+    r = anyurl("-b", str(bad), "http://127.0.0.1:9/")
+    assert r.returncode == 2 and b"cookies.txt" in r.stderr and b"Traceback" not in r.stderr
+
+
+def test_missing_cookie_file_starts_an_empty_jar(server: ScriptedServer,
+                                                 tmp_path: Path) -> None:
+    jar = tmp_path / "jar.txt"
+    # The usual idiom of a first run: -b and -c the same file, which is not there yet.
+    r = anyurl("-b", str(jar), "-c", str(jar), "-o", "/dev/null", server.url("/set"))
+    assert r.returncode == 0 and r.stderr == b""
+    assert "\tsess\tabc" in jar.read_text()
+    r = anyurl("-b", str(tmp_path / "nope.txt"), "-o", "/dev/null", server.url("/x"))
+    assert r.returncode == 0 and b"nope.txt" in r.stderr
+
+
+def test_unwritable_cookie_jar_is_23(server: ScriptedServer, tmp_path: Path) -> None:
+    r = anyurl("-c", str(tmp_path / "no" / "jar.txt"), "-o", "/dev/null", server.url("/set"))
+    assert r.returncode == 23 and b"jar.txt" in r.stderr
+
+
+def test_mirror_shares_its_jar(server: ScriptedServer, tmp_path: Path) -> None:
+    server.routes["/"] = lambda r: Reply(
+        headers=[("Content-Type", "text/html"), ("Set-Cookie", "m=1")],
+        body=b'<a href="/x">x</a>')
+    jar = tmp_path / "jar.txt"
+    (tmp_path / "in.txt").write_text(CURL_HEADER + "127.0.0.1\tFALSE\t/\tFALSE\t0\told\t0\n")
+    r = subprocess.run([sys.executable, "-m", "anyurl", "mirror", "-s", "--no-robots",
+                        "-b", str(tmp_path / "in.txt"), "-c", str(jar),
+                        "-o", str(tmp_path / "site"), server.url("/")],
+                       capture_output=True, timeout=60, env=_env())
+    assert r.returncode == 0, r.stderr
+    cookies = {q.path: q.headers.get("cookie") for q in server.requests}
+    assert cookies["/"] == "old=0" and cookies["/x"] == "old=0; m=1"
+    assert "\tm\t1" in jar.read_text() and "\told\t0" in jar.read_text()

@@ -1122,14 +1122,16 @@ class _Batches:
     """The jobs of a run that go to their handler as batches (``open_batch``).
 
     A job qualifies when it writes a regular file (not the sink, whose jobs run in
-    order), its handler pipelines (:attr:`SchemeHandler.batches`) and the run does not
-    resume (``-C``) or cap rates; everything else runs as one task per job, as
-    before. A host's jobs are cut into batches of consecutive jobs with equal options
-    and taken by up to ``per_host`` lanes, each lane holding the host's slot and a
-    global one while its batch runs: one connection each. Per job nothing changes:
-    the target is planned before the first byte, written as ``.part`` and renamed, its
-    events and result are its own, and a transient failure is retried (resumed) by
-    :meth:`Downloader._attempt_in_slots` as any job's is.
+    order), its handler batches (:attr:`SchemeHandler.batches`: HTTP and NNTP pipeline,
+    FTP goes file after file on one positioned control connection) and the run does not
+    resume (``-C``) or cap rates, nor asks an ftp file's ``MDTM`` first (``-R``);
+    everything else runs as one task per job, as before. A host's jobs are cut into
+    batches of consecutive jobs with equal options and taken by up to ``per_host``
+    lanes, each lane holding the host's slot and a global one while its batch runs: one
+    connection each. Per job nothing changes: the target is planned before the first
+    byte, written as ``.part`` and renamed, its events and result are its own, and a
+    transient failure is retried (resumed) by :meth:`Downloader._attempt_in_slots` as
+    any job's is.
     """
 
     def __init__(self, downloader: Downloader):
@@ -1172,6 +1174,8 @@ class _Batches:
             return False  # the job's own task reports it
         if not getattr(handler, "batches", False) or not url.host:
             return False
+        if self.downloader.policy.remote_time and url.scheme == "ftp":
+            return False  # -R asks MDTM before RETR (Downloader._ftp_time): one at a time
         options = job.options
         if options is not None and (options.offset or options.if_range):
             return False

@@ -44,16 +44,17 @@ AREAS: list[tuple[str, tuple[str, ...]]] = [
     ("HTTP handler (request, Resource)", ("schemes/http/handler.py", "schemes/http/routes",
                                           "schemes/http/interfaces", "schemes/http/")),
     ("HTTP pipeline reader", ("schemes/http/pipeline.py",)),
-    ("FTP handler and core", ("schemes/ftp.py", "protocols/ftp.py")),
+    ("FTP handler and core", ("schemes/ftp.py", "protocols/ftp.py", "protocols/replies.py")),
     ("downloader (jobs, batches, sink, .part)", ("anyurl/downloader.py",
                                                  "anyurl/output.py")),
     ("resource and options", ("anyurl/resource.py", "anyurl/options.py",
-                              "anyurl/request.py")),
+                              "anyurl/request.py", "anyurl/schemes/base.py")),
     ("CLI events, progress, --json", ("anyurl/cli/",)),
     ("transport (sockets)", ("anyurl/transport.py", "'send' of", "'recv' of",
                              "'recv_into' of", "'sendall' of", "'connect'")),
     ("event loop and anyio", ("asyncio/", "anyio/", "_weakrefset", "select.epoll",
-                              "'run' of '_contextvars", "_asyncgen")),
+                              "'run' of '_contextvars", "_asyncgen", "sniffio/",
+                              "selectors.py", "weakref.py")),
     ("file system (open, write, rename)", ("posix.", "'write' of", "os.py", "pathlib",
                                            "built-in method posix")),
     ("imports and start-up", ("importlib", "<frozen", "marshal", "builtins.exec",
@@ -90,11 +91,13 @@ def area_of(func: tuple[str, int, str]) -> str:
     return "other"
 
 
-def timed(argv: list[str], cwd: Path | None) -> tuple[float, float]:
-    """Wall and CPU seconds of one run of ``argv`` (stdout to /dev/null)."""
+def timed(argv: list[str], cwd: Path | None, src: str | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of ``argv`` (stdout to /dev/null), importing
+    anyurl from ``src`` when given."""
+    env = None if src is None else {**os.environ, "PYTHONPATH": src}
     started = time.perf_counter()
     with open(os.devnull, "wb") as sink:
-        proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.PIPE, cwd=cwd)
+        proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.PIPE, cwd=cwd, env=env)
         assert proc.stderr is not None
         err = proc.stderr.read()
         _, status, usage = os.wait4(proc.pid, 0)
@@ -110,6 +113,9 @@ def main() -> None:
     ap.add_argument("--rows", default="http-small,http-z20,ftp-small")
     ap.add_argument("--to-disk", action="store_true", help="save with -O (the issue's budget)")
     ap.add_argument("--backend", default="asyncio")
+    ap.add_argument("--baseline", metavar="SRC",
+                    help="another anyurl (its src directory, e.g. a `git archive` of the "
+                    "commit before) timed alternately with this one, as 'before'")
     args = ap.parse_args()
     compile_anyurl()
     from tests.peers import launcher
@@ -154,11 +160,26 @@ def main() -> None:
                 return out
 
             walls, cpus, one_cpu = [], [], []
+            base_walls, base_cpus, base_one = [], [], []
             for _ in range(args.repeat):
                 w, c = timed(argv([sys.executable], ["-i", str(listing)]), fresh())
                 walls.append(w)
                 cpus.append(c)
                 one_cpu.append(timed(argv([sys.executable], [urls[0]]), fresh())[1])
+                if args.baseline:
+                    w, c = timed(argv([sys.executable], ["-i", str(listing)]), fresh(),
+                                 args.baseline)
+                    base_walls.append(w)
+                    base_cpus.append(c)
+                    base_one.append(timed(argv([sys.executable], [urls[0]]), fresh(),
+                                          args.baseline)[1])
+            if args.baseline:
+                b_wall, b_cpu, b_fixed = (statistics.median(base_walls),
+                                          statistics.median(base_cpus),
+                                          statistics.median(base_one))
+                print(f"\n[{row}] before ({args.baseline}): wall {b_wall:.3f} s, CPU "
+                      f"{b_cpu:.3f} s, one URL's CPU {b_fixed:.3f} s: "
+                      f"{(b_cpu - b_fixed) / len(urls) * 1e6:.0f} us of CPU per URL")
             prof = root / f"{row}.prof"
             timed(argv([sys.executable, "-c", CHILD, str(prof)], ["-i", str(listing)]), fresh())
             wall, cpu, fixed = (statistics.median(walls), statistics.median(cpus),
@@ -170,8 +191,17 @@ def main() -> None:
             stats = pstats.Stats(str(prof))
             sums: dict[str, float] = {}
             raw = stats.stats  # type: ignore[attr-defined]
-            for func, (_cc, _nc, tt, _ct, _callers) in raw.items():
-                sums[area_of(func)] = sums.get(area_of(func), 0.0) + tt
+            for func, (_cc, _nc, tt, _ct, callers) in raw.items():
+                area = area_of(func)
+                if area == "other" and func[0] == "~" and callers:
+                    # A builtin (len, str.lower, isinstance): its callers' time, shared
+                    # in proportion to what each caller spent in it.
+                    spent = sum(c[2] for c in callers.values()) or 1.0
+                    for caller, c in callers.items():
+                        name = area_of(caller)
+                        sums[name] = sums.get(name, 0.0) + tt * c[2] / spent
+                    continue
+                sums[area] = sums.get(area, 0.0) + tt
             startup = sums.pop("imports and start-up", 0.0)
             total = sum(sums.values())
             print(f"{'area (cProfile tottime, start-up excluded)':44}{'share':>7}{'us/URL':>8}")

@@ -574,6 +574,8 @@ class Downloader:
         # downloader may be built before it starts (it then stays in that loop).
         self._global_slots: anyio.Semaphore | None = None
         self._hosts: dict[str, anyio.Semaphore] = {}
+        #: Target directories found writable in this run (``plan_target``'s ``checked``).
+        self._checked_dirs: set[tuple[Path, bool]] = set()
 
     async def run(self, jobs: Iterable[Job]) -> list[TransferResult]:
         """Run every job; the results come back in the order of ``jobs``."""
@@ -874,13 +876,13 @@ class Downloader:
         options.if_range = if_range
         return options
 
-    @staticmethod
-    def _plan(job: Job, state: _State, policy: DownloadPolicy) -> TargetPlan:
+    def _plan(self, job: Job, state: _State, policy: DownloadPolicy) -> TargetPlan:
         if state.plan is None:
             assert job.target is not None
             state.plan = plan_target(job.target, named_by_user=job.named_by_user,
                                      clobber=policy.clobber, resume=policy.resume,
-                                     create_dirs=policy.create_dirs, tree=job.tree)
+                                     create_dirs=policy.create_dirs, tree=job.tree,
+                                     checked=self._checked_dirs)
         return state.plan
 
     def _part_size(self, job: Job, state: _State) -> int:

@@ -3,6 +3,8 @@ strictness after its one-pass checks, and a body is read through one async gener
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from anyurl.schemes.http.interfaces import Response
@@ -45,3 +47,35 @@ def test_a_body_is_the_pieces_generator_itself() -> None:
     exchange = Exchange(pipe, response, parse("http://127.0.0.1/x"))
     body = exchange.body(response)
     assert body.ag_code is Exchange.pieces.__code__  # type: ignore[attr-defined]
+
+
+class _Recorder:
+    """A socket that records its options."""
+
+    def __init__(self) -> None:
+        self.options: list[tuple[int, int, int]] = []
+
+    def setsockopt(self, level: int, option: int, value: int) -> None:
+        self.options.append((level, option, value))
+
+
+class _Stream:
+    def __init__(self, sock: _Recorder, data: bytes):
+        self.plain_socket = sock
+        self.data = data
+
+    async def receive(self, max_bytes: int) -> bytes:
+        data, self.data = self.data, b""
+        return data
+
+
+@pytest.mark.anyio
+async def test_a_pipelined_read_acknowledges_at_once() -> None:
+    # Nothing rides on a request while a window is answered: without an immediate ACK a
+    # server holding its last segment for one waits out the 40 ms delayed-ACK timer.
+    sock = _Recorder()
+    pipe = PipelinedConnection(_Stream(sock, NGINX + b"\r\n\r\n"),  # type: ignore[arg-type]
+                               Route("127.0.0.1", 80, False))
+    response = await pipe.head()
+    assert response.status == 200
+    assert sock.options == [(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)]

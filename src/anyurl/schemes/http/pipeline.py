@@ -31,6 +31,7 @@ the handler (:meth:`~.handler.HTTPHandler.open_batch`).
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator
 from typing import Final
 
@@ -65,6 +66,11 @@ MAX_HEAD: Final = 16 * 1024
 #: A body still unread when the batch moves on is read and dropped up to this size;
 #: a longer one costs less to abandon with its connection (its requests are re-sent).
 DRAIN_LIMIT: Final = 64 * 1024
+
+
+#: Linux's option to send the ACKs owed now rather than after the delayed-ACK timer
+#: (None where the platform has none: there the kernel's own timing stands).
+_QUICKACK: Final[int | None] = getattr(socket, "TCP_QUICKACK", None)
 
 
 class Malformed(Exception):
@@ -285,7 +291,21 @@ class PipelinedConnection:
         self.current: Exchange | None = None
 
     async def fill(self) -> None:
-        """Read what the server sent next into the reader."""
+        """Read what the server sent next into the reader.
+
+        Before waiting, the kernel is asked to acknowledge at once (``TCP_QUICKACK``):
+        a pipelining client writes nothing while its window is answered, so no ACK
+        rides on a request, and a server whose last segment waits for one (Nagle's
+        algorithm; nginx with ``tcp_nopush``) would wait out the 40 ms delayed ACK.
+        Measured on loopback against nginx: 0 to 35 such waits in a run of 2,000
+        files (up to 1.4 s of a 1.9 s run) before, none after.
+        """
+        sock = self.stream.plain_socket
+        if sock is not None and _QUICKACK is not None:
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, _QUICKACK, 1)
+            except OSError:  # pragma: no cover - not a TCP socket after all
+                pass
         self.reader.receive_data(await self.stream.receive(DEFAULT_RECEIVE_SIZE))
 
     async def head(self) -> Response:

@@ -48,6 +48,7 @@ import hashlib
 import os
 import stat
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from anyurl.errors import FileExists, LocalWriteError
@@ -98,10 +99,11 @@ class TargetPlan:
     #: The directory no symbolic link below which is followed (a mirror's root), or None.
     tree: Path | None = None
 
-    @property
+    @cached_property
     def part(self) -> Path:
         """The ``.part`` file: beside :attr:`path`, or in a tree, in its staging
-        directory (:func:`staged_part`), where no remote name can land."""
+        directory (:func:`staged_part`), where no remote name can land. (Computed once:
+        a download asks for it to open and again to rename.)"""
         if self.tree is not None:
             return staged_part(self.tree, self.path)
         return self.path.with_name(self.path.name + PART_SUFFIX)
@@ -150,6 +152,7 @@ def plan_target(
     resume: bool = False,
     create_dirs: bool = False,
     tree: Path | None = None,
+    checked: set[tuple[Path, bool]] | None = None,
 ) -> TargetPlan:
     """Decide how ``target`` is written, or raise before anything is fetched.
 
@@ -161,6 +164,11 @@ def plan_target(
     With ``tree`` (a directory above ``target``) nothing below ``tree`` is followed:
     the directories are walked and created without following links, and a link at the
     target is an existing file like any other.
+
+    ``checked``, a set the caller keeps for one run of many targets, remembers the
+    directories found writable: 2,000 files saved with ``-O`` into one directory check
+    it once (a directory removed during the run then fails at the ``.part``'s open,
+    a :class:`LocalWriteError` too).
     """
     replace = named_by_user if clobber is None else clobber
     shown = repr(str(target))
@@ -201,7 +209,11 @@ def plan_target(
             raise FileExists(f"{shown} exists; not overwriting it",
                              hint="Pass clobber=True to overwrite it, or resume=True to "
                              "continue it.", remedy=("clobber",))
-    _check_directory(path.parent, create_dirs)
+    where = (path.parent, create_dirs)
+    if checked is None or where not in checked:
+        _check_directory(path.parent, create_dirs)
+        if checked is not None:
+            checked.add(where)
     plan = TargetPlan(Placement.PART_AND_RENAME, path)
     if (resume and st is not None and stat.S_ISREG(st.st_mode) and st.st_size > 0
             and not os.path.lexists(plan.part)):

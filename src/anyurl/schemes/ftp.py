@@ -346,6 +346,11 @@ class FTPHandler(SchemeHandler):
 
     schemes = ("ftp",)
     options_type = FTPOptions
+    #: FTP cannot pipeline, but a host's files handed over as a batch (the default
+    #: :meth:`open_batch`: one after another on a logged-in, positioned control
+    #: connection) skip the downloader's task, gate and options per file: 2,000 files
+    #: of 1 KiB took about 30 % less CPU than one job at a time (``bench/README.md``).
+    batches = True
 
     def __init__(
         self,

@@ -623,12 +623,47 @@ def parse(text: str, *, strict: bool = False) -> URL:
     result; ``strict=True`` refuses them. Raises :class:`URLSyntaxError` naming the
     problem and its 0-based position in ``text``.
     """
+    fast = _plain(text, strict)
+    if fast is not None:
+        return fast
     lone = _LONE_SURROGATE.search(text)
     if lone is not None:  # no encoding can carry it; \udc80-\udcff are raw bytes
         raise URLSyntaxError(
             f"U+{ord(lone.group()):04X} is a lone surrogate, not a character",
             lone.start(), text=text)
     return _Parser(text, strict).parse()
+
+
+#: The common URL of a long list (``anyurl get -i``, a mirror's queue): an http, https
+#: or ftp URL with a host name or number, maybe a port, and a path of letters, digits,
+#: ``-``, ``.``, ``_`` and ``/`` only: nothing to escape, decode, check against
+#: section 6 or split (no login, ``%``, ``;type=``, ``?`` or ``#``).
+_PLAIN = re.compile(r"(https?|ftp)://([A-Za-z0-9.-]+)(?::([1-9][0-9]{0,4}))?/([A-Za-z0-9._/-]*)\Z")
+
+
+def _plain(text: str, strict: bool) -> URL | None:
+    """The URL :class:`_Parser` makes of ``text`` when it matches :data:`_PLAIN`, else
+    None (then the parser reads it).
+
+    The parser is the truth; this is its answer for the one shape that needs none of
+    its work, at a tenth of its cost (about 4 µs against 36 µs a URL on the
+    development machine; ``tests/unit/test_url_fast_path.py`` compares the two over
+    many URLs, valid and not). A host the parser would refuse, or change (the root's
+    trailing dot), and a port out of range go to the parser, which names the problem.
+    """
+    m = _PLAIN.match(text)
+    if m is None:
+        return None
+    scheme, host, digits, path = m.groups()
+    if host.endswith(".") or (
+            _strict_host_error(host) if strict else _lenient_host_error(host)) is not None:
+        return None
+    port = None
+    if digits is not None:
+        port = int(digits)
+        if port > 65535:
+            return None
+    return URL(scheme, host=host, port=port, path=path)
 
 
 #: Surrogates other than the ``surrogateescape`` range that stands for undecodable bytes.

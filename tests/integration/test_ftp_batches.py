@@ -1,0 +1,68 @@
+"""Many ftp files of one host go to the FTP handler as batches (issue 21): one
+``open_batch`` per lane instead of a task, a gate pass and an options copy per file,
+with every per-file guarantee kept (``.part`` then rename, ``-R``'s ``MDTM``)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from anyurl.downloader import Downloader, DownloadPolicy, Job
+from anyurl.resolver import Resolver
+from anyurl.schemes.ftp import FTPHandler
+from tests.integration.test_ftp import CommandLog, base, config, ftp_peers  # noqa: F401
+from tests.peers import data as peer_data
+
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
+
+NAMES = ["hello.txt", "bin1k.dat", "pub/nested/deeper/file.txt"]
+
+
+def _digest(name: str) -> str:
+    return hashlib.sha256(peer_data.expected_bytes(name)).hexdigest()
+
+
+async def _download(peers: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                    **policy: Any) -> tuple[list[Any], list[int]]:
+    batches: list[int] = []
+    original = FTPHandler.open_batch
+
+    def counting(self: FTPHandler, urls: Any, options: Any) -> Any:
+        urls = list(urls)
+        batches.append(len(urls))
+        return original(self, urls, options)
+
+    monkeypatch.setattr(FTPHandler, "open_batch", counting)
+    jobs = [Job(base(peers, "pyftpdlib") + name, tmp_path / f"{i}-{Path(name).name}")
+            for i, name in enumerate(NAMES)]
+    async with Resolver(config(), warn=lambda m: None) as resolver:
+        results = await Downloader(resolver, DownloadPolicy(per_host=1, **policy)).run(jobs)
+    return results, batches
+
+
+async def test_a_hosts_files_go_as_one_batch_each_written_via_part(
+        ftp_peers: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    log = CommandLog(ftp_peers)
+    results, batches = await _download(ftp_peers, tmp_path, monkeypatch)
+    assert [r.error for r in results] == [None] * len(NAMES)
+    assert batches == [len(NAMES)]
+    for i, name in enumerate(NAMES):
+        saved = tmp_path / f"{i}-{Path(name).name}"
+        assert hashlib.sha256(saved.read_bytes()).hexdigest() == _digest(name)
+    assert not list(tmp_path.glob("*.part"))
+    [session] = log.sessions()
+    assert session.count("PASS " + config().anonymous_email) == 1
+    assert sum(line.startswith("RETR ") for line in session) == len(NAMES)
+
+
+async def test_remote_time_is_asked_per_file_not_batched(
+        ftp_peers: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    log = CommandLog(ftp_peers)
+    results, batches = await _download(ftp_peers, tmp_path, monkeypatch, remote_time=True)
+    assert [r.error for r in results] == [None] * len(NAMES)
+    assert batches == []
+    commands = [line for session in log.sessions() for line in session]
+    assert sum(line.startswith("MDTM ") for line in commands) == len(NAMES)

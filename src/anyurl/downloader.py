@@ -1134,8 +1134,8 @@ JOBS_PER_LANE = 8
 class _Batches:
     """The jobs of a run that go to their handler as batches (``open_batch``).
 
-    A job qualifies when it writes a regular file (not the sink, whose jobs run in
-    order), its handler batches (:attr:`SchemeHandler.batches`: HTTP and NNTP pipeline,
+    A job qualifies when it writes a regular file (the sink's jobs, which must come out
+    in order, are batched apart: consecutive ones of one host), its handler batches (:attr:`SchemeHandler.batches`: HTTP and NNTP pipeline,
     FTP goes file after file on one positioned control connection) and the run does not
     resume (``-C``) or cap rates, nor asks an ftp file's ``MDTM`` first (``-R``);
     everything else runs as one task per job, as before. A host's jobs are cut into

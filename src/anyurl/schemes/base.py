@@ -130,8 +130,9 @@ class SchemeHandler(ABC):
     schemes: ClassVar[tuple[str, ...]] = ()
     #: The class of this handler's typed options (``options.get(self.options_type)``).
     options_type: ClassVar[type[SchemeOptions]] = SchemeOptions
-    #: Whether :meth:`open_batch` does better than one :meth:`open` after another (it
-    #: pipelines): the downloader then hands it a host's URLs as batches, and
+    #: Whether :meth:`open_batch` does better than one :meth:`open` after another (HTTP
+    #: and NNTP pipeline; FTP keeps one positioned control connection and one task):
+    #: the downloader then hands it a host's URLs as batches, and
     #: otherwise opens them one by one over up to ``per_host`` connections.
     batches: ClassVar[bool] = False
 

@@ -1134,17 +1134,17 @@ JOBS_PER_LANE = 8
 class _Batches:
     """The jobs of a run that go to their handler as batches (``open_batch``).
 
-    A job qualifies when it writes a regular file (the sink's jobs, which must come out
-    in order, are batched apart: consecutive ones of one host), its handler batches
-    (:attr:`SchemeHandler.batches`: HTTP and NNTP pipeline, FTP goes file after file on
-    one positioned control connection) and the run does not resume (``-C``) or cap
-    rates, nor asks an ftp file's ``MDTM`` first (``-R``); everything else runs as one task per job, as before. A host's jobs are cut into
-    batches of consecutive jobs with equal options and taken by up to ``per_host``
-    lanes, each lane holding the host's slot and a global one while its batch runs: one
-    connection each. Per job nothing changes: the target is planned before the first
-    byte, written as ``.part`` and renamed, its events and result are its own, and a
-    transient failure is retried (resumed) by :meth:`Downloader._attempt_in_slots` as
-    any job's is.
+    A job qualifies when it writes a regular file (the sink's jobs, which must come out in
+    order, are batched apart: consecutive ones of one host), its handler batches
+    (:attr:`SchemeHandler.batches`: HTTP and NNTP pipeline, FTP goes file after file on one
+    positioned control connection) and the run does not resume (``-C``) or cap rates, nor
+    asks an ftp file's ``MDTM`` first (``-R``); everything else runs as one task per job, as
+    before. A host's jobs are cut into batches of consecutive jobs with equal options and
+    taken by up to ``per_host`` lanes, each lane holding the host's slot and a global one
+    while its batch runs: one connection each. Per job nothing changes: the target is
+    planned before the first byte, written as ``.part`` and renamed, its events and result
+    are its own, and a transient failure is retried (resumed) by
+    :meth:`Downloader._attempt_in_slots` as any job's is.
     """
 
     def __init__(self, downloader: Downloader):

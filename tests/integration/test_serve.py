@@ -265,6 +265,7 @@ def test_file_urls_are_refused_unless_asked(served: Served, tmp_path: Path) -> N
 def test_port_policy_applies(served: Served) -> None:
     status, _, body = served.request("/gopher://127.0.0.1:25/1/")
     assert status == 403 and b"port 25" in body
+    assert b"--allow-port 25" in body and b"Config(" not in body  # the gateway's words
 
 
 def test_size_limit_applies(served: Served, peers: Any) -> None:

@@ -421,11 +421,14 @@ _PAGE_HEADERS = {"Content-Security-Policy": html.PAGE_CSP, "X-Content-Type-Optio
 
 
 def _error(text: str, exc: AnyURLError, status: int | None = None) -> Response:
-    """The page of an error: its message (the URL in it masked) and what to try."""
+    """The page of an error: its message (the URL in it masked) and what to try, in the
+    words of anyurl's options (``--allow-port N``), not the library's keywords."""
+    from anyurl.cli.hints import cli_hint
     from anyurl.url import mask
 
-    return _page(html.error_page(mask(text), str(exc)),
-                 status or _status_of(exc))
+    hint = cli_hint(exc)
+    words = f"{exc.message.rstrip('.')}. {hint}" if hint else exc.message
+    return _page(html.error_page(mask(text), words), status or _status_of(exc))
 
 
 def _file_headers(info: ResourceInfo, *, attachment: bool) -> dict[str, str]:

@@ -99,13 +99,19 @@ def downloaded(folder: Path, name: str | None, timeout: float = 30) -> bytes:
                          f"{sorted(p.name for p in folder.iterdir())}")
 
 
-def follow(driver: Any, href_end: str) -> None:
-    """Click the first link whose target ends with ``href_end``."""
+def follow(driver: Any, href_end: str, *, page: bool = True) -> None:
+    """Click the first link whose target ends with ``href_end``; when it leads to a
+    ``page`` (not a download), wait for that page."""
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
 
     for link in driver.find_elements(By.TAG_NAME, "a"):
         if (link.get_attribute("href") or "").endswith(href_end):
+            before = driver.find_element(By.TAG_NAME, "html")
             link.click()
+            if page:
+                WebDriverWait(driver, 30).until(expected_conditions.staleness_of(before))
             return
     raise AssertionError(f"no link to ...{href_end} on {driver.current_url}")
 
@@ -117,7 +123,18 @@ def go(driver: Any, url: str) -> None:
     bar = driver.find_element(By.NAME, "url")
     bar.clear()
     bar.send_keys(url)
-    bar.submit()
+    submitted(driver, bar)
+
+
+def submitted(driver: Any, field: Any) -> None:
+    """Submit ``field``'s form and wait for the next page (submit returns before it)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = driver.find_element(By.TAG_NAME, "html")
+    field.submit()
+    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(page))
 
 
 def walk(driver: Any, downloads: Path, base: str, peers: Any, *, replay: bool) -> None:
@@ -138,12 +155,12 @@ def walk(driver: Any, downloads: Path, base: str, peers: Any, *, replay: bool) -
     follow(driver, f"/gopher://{gopher}/1/pub/nested/")
     assert "deeper" in driver.find_element(By.TAG_NAME, "pre").text
     driver.back()
-    follow(driver, f"/gopher://{gopher}/0/pub/readme.txt")
+    follow(driver, f"/gopher://{gopher}/0/pub/readme.txt", page=False)
     assert downloaded(downloads, "readme.txt") == data.expected_bytes(
         "pub/readme.txt").replace(b"\n", b"\r\n")
     # FTP: the tree, a file with a ';' in its name.
     go(driver, urls["ftp"])
-    follow(driver, "/pub/semi%3Bcolon.txt")
+    follow(driver, "/pub/semi%3Bcolon.txt", page=False)
     assert downloaded(downloads, "semi;colon.txt") == data.expected_bytes("pub/semi;colon.txt")
     # News: the group, an article.
     go(driver, urls["news"])
@@ -157,7 +174,7 @@ def walk(driver: Any, downloads: Path, base: str, peers: Any, *, replay: bool) -
         go(driver, urls["wais"])
         box = driver.find_element(By.NAME, "q")
         box.send_keys("gopher")
-        box.submit()
+        submitted(driver, box)
         assert driver.current_url.endswith("/" + urls["wais_search"])
     assert "gopher.txt" in driver.find_element(By.TAG_NAME, "pre").text
     expected = {d.name: d for d in build_documents(wais.host, wais.port)}

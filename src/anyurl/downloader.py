@@ -810,14 +810,8 @@ class Downloader:
             capped = limit.limit is not None
             sink_fd = _sink_fd(sink) if _can_move(res, None, capped, total) else None
             if sink_fd is not None:
-                try:
-                    await self._move(job, res, sink_fd, state, 0, total, watch.touch,
-                                     part=None)
-                except LocalWriteError:
-                    broken = getattr(sink, "broken", None)
-                    if broken is not None:
-                        broken()
-                    raise
+                await self._move_to_sink(job, res, sink, sink_fd, state, 0, total,
+                                         watch.touch)
                 return
             progress = self.events.progress
             touch = watch.touch
@@ -826,20 +820,11 @@ class Downloader:
                 state.received += n
                 if capped:
                     limit.check(state.received)
-                try:
-                    sink.write(chunk)
-                except OSError as exc:
-                    raise LocalWriteError(f"cannot write {job.shown} to the output: "
-                                          f"{exc.strerror or exc}") from exc
+                _write_to_sink(sink, job, chunk)
                 state.written += n
                 progress(job, state.written, total)
                 touch()
-            try:
-                sink.flush()
-            except OSError as exc:
-                raise LocalWriteError(
-                    f"cannot write {job.shown} to the output: {exc.strerror or exc}"
-                ) from exc
+            _write_to_sink(sink, job, None)
         finally:
             with anyio.CancelScope(shield=True):
                 await res.aclose()
@@ -1002,6 +987,19 @@ class Downloader:
                 await pace(n)
                 touch()
 
+    async def _move_to_sink(self, job: Job, res: Resource, sink: Sink, fd: int,
+                            state: _State, start: int, total: int | None,
+                            touch: Callable[[], None]) -> None:
+        """:meth:`_move` into the output; a write error there marks the output broken
+        (a closed pipe: the next jobs do not write to it)."""
+        try:
+            await self._move(job, res, fd, state, start, total, touch, part=None)
+        except LocalWriteError:
+            broken = getattr(sink, "broken", None)
+            if broken is not None:
+                broken()
+            raise
+
     async def _move(self, job: Job, res: Resource, fd: int, state: _State, start: int,
                     total: int | None, touch: Callable[[], None],
                     part: Path | None) -> int:
@@ -1079,14 +1077,8 @@ class Downloader:
                     res, pace, capped, total) else None
                 if sink_fd is not None:
                     # The kernel moves the body to the output (anyurl.bulk).
-                    try:
-                        await self._move(job, res, sink_fd, state, state.written, total,
-                                         touch, part=None)
-                    except LocalWriteError:
-                        broken = getattr(sink, "broken", None)
-                        if broken is not None:
-                            broken()
-                        raise
+                    await self._move_to_sink(job, res, sink, sink_fd, state, state.written,
+                                             total, touch)
                     return
                 # The loop runs once per network chunk (thousands per GiB): checks that
                 # are off (no size limit, no rate limit) cost nothing here.
@@ -1101,24 +1093,14 @@ class Downloader:
                         skip -= dropped
                         chunk = chunk[dropped:]
                     if chunk:
-                        try:
-                            sink.write(chunk)
-                        except OSError as exc:
-                            raise LocalWriteError(
-                                f"cannot write {job.shown} to the output: "
-                                f"{exc.strerror or exc}") from exc
+                        _write_to_sink(sink, job, chunk)
                         state.written += len(chunk)
                     progress(job, state.written, total)
                     touch()
                     if pace is not None:
                         await pace(n)
                         touch()
-                try:
-                    sink.flush()
-                except OSError as exc:
-                    raise LocalWriteError(
-                        f"cannot write {job.shown} to the output: {exc.strerror or exc}"
-                    ) from exc
+                _write_to_sink(sink, job, None)
 
 
 
@@ -1391,6 +1373,19 @@ def _can_move(res: Resource, pace: object, capped: bool, total: int | None) -> b
     size = res.info.size
     return (res.raw is not None and pace is None and (not capped or total is not None)
             and (size is None or size >= MOVE_AT_LEAST))
+
+
+def _write_to_sink(sink: Sink, job: Job, chunk: bytes | None) -> None:
+    """Write ``chunk`` to the output (None: flush it); an OSError is the job's write
+    error (exit 23)."""
+    try:
+        if chunk is None:
+            sink.flush()
+        else:
+            sink.write(chunk)
+    except OSError as exc:
+        raise LocalWriteError(f"cannot write {job.shown} to the output: "
+                              f"{exc.strerror or exc}") from exc
 
 
 def _sink_fd(sink: Sink) -> int | None:

@@ -304,14 +304,9 @@ def _config(args: argparse.Namespace, config: Config) -> Config:
 
 def _http_options(args: argparse.Namespace) -> HTTPOptions:
     """The HTTP request options of the command line (as ``anyurl get`` reads them)."""
-    from anyurl.cli.scheme_options import cookie_strings, parse_header
+    from anyurl.cli.scheme_options import request_headers
 
-    headers = [*cookie_strings(args), *(parse_header(h) for h in args.header)]
-    if args.user_agent is not None:
-        headers.insert(0, ("User-Agent", args.user_agent))
-    if args.referer is not None:
-        headers.insert(0, ("Referer", args.referer))
-    http = HTTPOptions(decode_content=args.compressed, headers=tuple(headers),
+    http = HTTPOptions(decode_content=args.compressed, headers=tuple(request_headers(args)),
                        verify=not args.insecure, cafile=args.cacert, capath=args.capath,
                        location_trusted=args.location_trusted,
                        cookies=getattr(args, "cookie_engine", None))

@@ -314,13 +314,20 @@ def parse_header(text: str) -> tuple[str, str | None]:
     return name.strip(), value or None
 
 
-def http_options(args: argparse.Namespace) -> HTTPOptions:
-    """The HTTPOptions of the command line (curl's request options)."""
+def request_headers(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """The request headers of ``-e``, ``-A``, ``-b NAME=VALUE`` and ``-H``, in that order
+    (``get`` and ``mirror`` read them alike)."""
     headers = [*cookie_strings(args), *(parse_header(h) for h in args.header)]
     if args.user_agent is not None:
         headers.insert(0, ("User-Agent", args.user_agent))
     if args.referer is not None:
         headers.insert(0, ("Referer", args.referer))
+    return headers
+
+
+def http_options(args: argparse.Namespace) -> HTTPOptions:
+    """The HTTPOptions of the command line (curl's request options)."""
+    headers = request_headers(args)
     body: bytes | None = None
     items = [_data_item(d, binary=False) for d in args.data]
     items += [_data_item(d, binary=True) for d in args.data_binary]

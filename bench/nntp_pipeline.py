@@ -41,7 +41,7 @@ import anyio  # noqa: E402
 from anyurl import Resolver  # noqa: E402
 from anyurl.config import Config  # noqa: E402
 from anyurl.schemes.base import FetchOptions  # noqa: E402
-from anyurl.schemes.news import NewsHandler  # noqa: E402
+from anyurl.schemes.news.handler import NewsHandler  # noqa: E402
 
 
 def free_port() -> int:

@@ -44,7 +44,7 @@ AREAS: list[tuple[str, tuple[str, ...]]] = [
     ("HTTP handler (request, Resource)", ("schemes/http/handler.py", "schemes/http/routes",
                                           "schemes/http/interfaces", "schemes/http/")),
     ("HTTP pipeline reader", ("schemes/http/pipeline.py",)),
-    ("FTP handler and core", ("schemes/ftp.py", "protocols/ftp.py", "protocols/replies.py")),
+    ("FTP handler and core", ("schemes/ftp/", "protocols/ftp.py", "protocols/replies.py")),
     ("downloader (jobs, batches, sink, .part)", ("anyurl/downloader.py",
                                                  "anyurl/output.py")),
     ("resource and options", ("anyurl/resource.py", "anyurl/options.py",

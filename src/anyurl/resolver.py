@@ -157,7 +157,7 @@ class Resolver:
             # CR, LF or NUL reaches a server from it.
             parsed = parse(str(url), strict=self.strict)
         if parsed.scheme == "file" and self.config.file_ftp_fallback:
-            from anyurl.schemes.file import is_local_host
+            from anyurl.schemes.file.handler import is_local_host
 
             if not is_local_host(parsed.host):
                 parsed = parsed.replace(scheme="ftp")

@@ -36,7 +36,7 @@ from anyurl.options import FTPOptions
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.ftp import FTPHandler
+from anyurl.schemes.ftp.handler import FTPHandler
 from anyurl.url import URL
 from tests.peers import data as peer_data
 from tests.peers.table import ANONYMOUS_PASSWORD, LOCAL_PASSWORD, LOCAL_USER

@@ -12,7 +12,7 @@ import pytest
 
 from anyurl.downloader import Downloader, DownloadPolicy, Job
 from anyurl.resolver import Resolver
-from anyurl.schemes.ftp import FTPHandler
+from anyurl.schemes.ftp.handler import FTPHandler
 from tests.integration.test_ftp import CommandLog, base, config, ftp_peers  # noqa: F401
 from tests.peers import data as peer_data
 

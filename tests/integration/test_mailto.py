@@ -23,7 +23,7 @@ from anyurl.errors import AnyURLError, ServerError, URLError
 from anyurl.options import MailtoOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.mailto import MailtoHandler
+from anyurl.schemes.mailto.handler import MailtoHandler
 from anyurl.url import parse
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]

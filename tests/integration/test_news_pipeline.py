@@ -29,7 +29,7 @@ from anyurl.errors import (
 )
 from anyurl.resource import Resource
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.news import NewsHandler
+from anyurl.schemes.news.handler import NewsHandler
 from anyurl.testing.nntp import (
     SAMPLE_GROUP,
     NNTPServerConfig,

@@ -16,7 +16,7 @@ from anyurl.errors import LoginDenied, URLError
 from anyurl.options import TelnetOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.telnet import TelnetHandler
+from anyurl.schemes.telnet.handler import TelnetHandler
 from anyurl.url import parse
 from tests.peers.table import LOCAL_PASSWORD, LOCAL_USER
 

@@ -362,7 +362,7 @@ def test_packets_of_another_connection_id_are_reported() -> None:
 
 
 def test_the_message_says_what_happened() -> None:
-    from anyurl.schemes.prospero import _gave_up, _Target
+    from anyurl.schemes.prospero.handler import _gave_up, _Target
     from anyurl.url import parse
 
     client = ARDPClient(CID, b"GET\n")

@@ -35,7 +35,7 @@ from anyurl.protocols.gopher import (
     parse_menu,
     parse_menu_line,
 )
-from anyurl.schemes.gopher_render import render_attributes, render_menu
+from anyurl.schemes.gopher.render import render_attributes, render_menu
 from anyurl.url import GopherPath, parse
 
 # -- requests ---------------------------------------------------------------------------------

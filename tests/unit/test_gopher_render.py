@@ -6,7 +6,7 @@ import pytest
 
 from anyurl.config import Config
 from anyurl.resource import ResourceInfo
-from anyurl.schemes.gopher import GopherHandler
+from anyurl.schemes.gopher.handler import GopherHandler
 from anyurl.url import parse
 
 MENU = b"iWelcome\t\terror.host\t1\r\n0Readme\t/readme.txt\th\t70\r\n"

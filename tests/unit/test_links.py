@@ -28,15 +28,15 @@ from anyurl.protocols.ftp import (
 )
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.file import FileHandler
-from anyurl.schemes.ftp import FTPHandler
-from anyurl.schemes.gopher import GopherHandler
+from anyurl.schemes.file.handler import FileHandler
+from anyurl.schemes.ftp.handler import FTPHandler
+from anyurl.schemes.gopher.handler import GopherHandler
 from anyurl.schemes.http import HTTPHandler
 from anyurl.schemes.http.links import MAX_HTML
-from anyurl.schemes.news import NewsHandler
-from anyurl.schemes.prospero import ProsperoHandler
-from anyurl.schemes.telnet import TelnetHandler
-from anyurl.schemes.wais import WAISHandler
+from anyurl.schemes.news.handler import NewsHandler
+from anyurl.schemes.prospero.handler import ProsperoHandler
+from anyurl.schemes.telnet.handler import TelnetHandler
+from anyurl.schemes.wais.handler import WAISHandler
 from anyurl.url import FTPPath, parse
 
 CONFIG = Config()

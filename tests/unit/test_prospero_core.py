@@ -36,7 +36,7 @@ from anyurl.protocols.prospero import (
     tokenize,
 )
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.prospero import ProsperoHandler
+from anyurl.schemes.prospero.handler import ProsperoHandler
 from anyurl.url import parse
 
 # -- tokens -------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from anyurl.protocols.wais import (
     parse_apdu,
 )
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.wais import WAISHandler, _parse
+from anyurl.schemes.wais.handler import WAISHandler, _parse
 from anyurl.url import parse
 
 

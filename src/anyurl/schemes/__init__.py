@@ -11,16 +11,16 @@ from __future__ import annotations
 __all__ = ["BUILTIN_HANDLERS"]
 
 BUILTIN_HANDLERS: dict[str, str] = {
-    "file": "anyurl.schemes.file:FileHandler",
-    "ftp": "anyurl.schemes.ftp:FTPHandler",
-    "news": "anyurl.schemes.news:NewsHandler",
-    "nntp": "anyurl.schemes.news:NewsHandler",
-    "gopher": "anyurl.schemes.gopher:GopherHandler",
+    "file": "anyurl.schemes.file.handler:FileHandler",
+    "ftp": "anyurl.schemes.ftp.handler:FTPHandler",
+    "news": "anyurl.schemes.news.handler:NewsHandler",
+    "nntp": "anyurl.schemes.news.handler:NewsHandler",
+    "gopher": "anyurl.schemes.gopher.handler:GopherHandler",
     "http": "anyurl.schemes.http:HTTPHandler",
     "https": "anyurl.schemes.http:HTTPHandler",
     "gateway": "anyurl.schemes.gateway:GatewayHandler",
-    "telnet": "anyurl.schemes.telnet:TelnetHandler",
-    "mailto": "anyurl.schemes.mailto:MailtoHandler",
-    "prospero": "anyurl.schemes.prospero:ProsperoHandler",
-    "wais": "anyurl.schemes.wais:WAISHandler",
+    "telnet": "anyurl.schemes.telnet.handler:TelnetHandler",
+    "mailto": "anyurl.schemes.mailto.handler:MailtoHandler",
+    "prospero": "anyurl.schemes.prospero.handler:ProsperoHandler",
+    "wais": "anyurl.schemes.wais.handler:WAISHandler",
 }

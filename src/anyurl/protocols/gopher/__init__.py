@@ -11,7 +11,7 @@ Split by idea:
 ==============  ==================================================================
 
 Presentation (menus and attributes as text) is the handler's
-(:mod:`anyurl.schemes.gopher_render`), and what the loopback servers encode lives with
+(:mod:`anyurl.schemes.gopher.render`), and what the loopback servers encode lives with
 them in :mod:`anyurl.testing.gopherplus`: this package holds client protocol only.
 """
 

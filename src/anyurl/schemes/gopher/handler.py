@@ -73,7 +73,7 @@ from anyurl.protocols.gopher import (
 )
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
-from anyurl.schemes.gopher_render import render_attributes, render_menu
+from anyurl.schemes.gopher.render import render_attributes, render_menu
 from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
 from anyurl.url import URL, GopherPath, quote
 from anyurl.url.charset import UCHAR_PLAIN, display

@@ -28,13 +28,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from anyurl.errors import URLError
+from anyurl.schemes.registry import specs
 from anyurl.url import URL, parse
 
 __all__ = [
-    "GATEWAY_SCHEMES",
     "NO_PROXY_KEY",
     "Gateway",
     "gateway_for",
+    "gateway_schemes",
     "gateways_from_environ",
     "parse_gateway",
     "proxy_bypassed",
@@ -42,8 +43,13 @@ __all__ = [
 
 _HTTP_SCHEMES = ("http", "https")
 
-#: The schemes whose ``<scheme>_proxy`` variable anyurl reads.
-GATEWAY_SCHEMES = ("http", "https", "ftp", "gopher", "wais", "news", "nntp", "prospero")
+
+
+def gateway_schemes() -> list[str]:
+    """The schemes whose ``<scheme>_proxy`` variable anyurl reads (and ``-x`` routes):
+    those whose descriptor says ``proxied``, plug-ins too."""
+    return [name for spec in specs() if spec.proxied for name in spec.names]
+
 TUNNEL_PREFIX = "tunnel+"
 NO_PROXY_KEY = "no_proxy"
 
@@ -93,7 +99,7 @@ def gateways_from_environ(environ: Mapping[str, str] | None = None) -> dict[str,
     env = os.environ if environ is None else environ
     found: dict[str, str] = {}
     every = (env.get("all_proxy", "").strip() or env.get("ALL_PROXY", "").strip())
-    for scheme in GATEWAY_SCHEMES:
+    for scheme in gateway_schemes():
         names = [f"{scheme}_proxy"] if scheme == "http" else [f"{scheme}_proxy",
                                                               f"{scheme.upper()}_PROXY"]
         for name in names:

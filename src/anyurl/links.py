@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from anyurl.errors import URLError
+from anyurl.schemes.registry import spec_for
 from anyurl.url import parse
 
-__all__ = ["FILE", "PAGE", "RETRIEVABLE_SCHEMES", "Link", "checked", "unique"]
+__all__ = ["FILE", "PAGE", "Link", "checked", "retrievable", "unique"]
 
 #: ``Link.kind`` of something that itself has links: a directory, a menu, an HTML page,
 #: a newsgroup. A mirror fetches it and asks for its links in turn.
@@ -29,14 +30,16 @@ PAGE: Final = "page"
 #: ``Link.kind`` of everything else: a leaf the mirror saves and does not read.
 FILE: Final = "file"
 
-#: Schemes a link may lead to when it comes from a document (an HTML page, a Gopher
-#: ``URL:`` item): the ones a mirror can fetch. ``mailto:`` sends mail and ``telnet:``
-#: opens a session, so a mirror must never follow them; ``file:`` is left to the
-#: handlers, which allow it only from a local document (a remote page must not make a
-#: mirror read this machine's files).
-RETRIEVABLE_SCHEMES: Final = frozenset(
-    {"ftp", "http", "https", "gopher", "news", "nntp", "wais", "prospero"}
-)
+def retrievable(scheme: str) -> bool:
+    """Whether a link found in a document (an HTML page, a Gopher ``URL:`` item) may lead
+    to ``scheme``: one a mirror can fetch, as its descriptor says
+    (:attr:`~anyurl.schemes.spec.SchemeSpec.followable`). ``mailto:`` sends mail and
+    ``telnet:`` opens a session, so a mirror must never follow them; ``file:`` is left to
+    the handlers, which allow it only from a local document (a remote page must not make
+    a mirror read this machine's files); an unknown scheme cannot be fetched.
+    """
+    spec = spec_for(scheme)
+    return spec is not None and spec.followable
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,12 @@ blanks go (no ``..``, no hidden ``.bashrc`` planted by a URL), it is shortened t
 extension: ``...long-name.tar.gz`` stays a ``.gz``), and it is never empty (the host,
 then the scheme, stand in).
 
-Per scheme: ``;type=`` is already gone (the ftp view strips it); a gopher type
-character is not part of the selector; a Message-ID loses its angle brackets and
-``@`` becomes ``_at_``; an NNTP article is ``group.number``; a WAIS document is saved
-under its own file name (from its docid) rather than the whole docid.
+Each scheme's descriptor says how its URLs name a file
+(:attr:`~anyurl.schemes.spec.SchemeSpec.local_name`): ``;type=`` is already gone (the
+ftp view strips it); a gopher type character is not part of the selector; a Message-ID
+loses its angle brackets and ``@`` becomes ``_at_``; an NNTP article is
+``group.number``; a WAIS document is saved under its own file name (from its docid)
+rather than the whole docid. A URL of a scheme without one is named after its host.
 """
 
 from __future__ import annotations
@@ -22,17 +24,8 @@ import email.message
 import email.utils
 import re
 
-from anyurl.url import (
-    URL,
-    FilePath,
-    FTPPath,
-    GopherPath,
-    HTTPPath,
-    NewsPart,
-    NNTPPath,
-    WAISPath,
-    decode,
-)
+from anyurl.schemes.registry import spec_for
+from anyurl.url import URL
 
 __all__ = ["disposition_filename", "remote_name", "safe_name"]
 
@@ -113,39 +106,10 @@ def _last(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
-def _wais_name(parts: WAISPath) -> str:
-    """A WAIS document's own file name (the local id of freeWAIS' docid record 3), else
-    the last segment of its wpath; never the whole mangled docid."""
-    if not parts.wpath:
-        return ""
-    from anyurl.protocols import wais  # only for wais: URLs
-
-    records = wais.docid_records(wais.wpath_to_docid(parts.wpath)) or ()
-    for kind, value in records:
-        if kind == 3:  # "0 105 /srv/docs/gopher.txt": size, then the path
-            local = value.decode("latin-1").strip()
-            return local.rsplit("/", 1)[-1] if local else ""
-    return _last(parts.wpath)
-
-
 def remote_name(url: URL, suggested: str | None = None) -> str:
     """The file name ``-O`` saves ``url`` under (``suggested``: a name the server gave)."""
     if suggested:
         return safe_name(_last(suggested))
-    parts = url.parts
-    name = ""
-    if isinstance(parts, FTPPath):
-        name = parts.name or (parts.cwd[-1] if parts.cwd else "")
-    elif isinstance(parts, HTTPPath):
-        name = decode(_last(parts.hpath or ""))  # split on real slashes, then decode
-    elif isinstance(parts, GopherPath):
-        name = _last(parts.selector)
-    elif isinstance(parts, FilePath):
-        name = _last(parts.path)
-    elif isinstance(parts, NewsPart):
-        name = (parts.message_id or parts.group or "").strip("<>").replace("@", "_at_")
-    elif isinstance(parts, NNTPPath):
-        name = f"{parts.group or 'news'}.{parts.article}" if parts.article else parts.group or ""
-    elif isinstance(parts, WAISPath):
-        name = _wais_name(parts) or parts.database or ""
+    spec = spec_for(url.scheme)
+    name = spec.local_name(url) if spec is not None and spec.local_name is not None else ""
     return safe_name(name, fallback=safe_name(url.host or "", fallback=url.scheme))

@@ -24,12 +24,17 @@ from urllib.parse import urlencode
 from anyurl.errors import OptionError
 from anyurl.options import HTTPOptions
 from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.registry import spec_for
 from anyurl.url import URL
 
-__all__ = ["LOGIN_SCHEMES", "Headers", "RequestDefaults", "apply", "headers_of", "with_login"]
+__all__ = ["Headers", "RequestDefaults", "apply", "headers_of", "takes_login", "with_login"]
 
-#: Schemes whose URLs carry the login that ``auth`` (``-u``) sets (RFC 1738 3.1).
-LOGIN_SCHEMES = frozenset({"ftp", "http", "https", "nntp", "telnet"})
+
+def takes_login(url: URL) -> bool:
+    """Whether ``url`` carries the login that ``auth`` (``-u``) sets (RFC 1738 3.1's
+    ``user:password@``): its scheme's descriptor says ``login`` and it names a host."""
+    spec = spec_for(url.scheme)
+    return spec is not None and spec.login and url.host is not None
 
 Headers = Mapping[str, str | None] | Iterable[tuple[str, str | None]]
 Data = bytes | str | Mapping[str, str]
@@ -110,7 +115,7 @@ def apply(
 def with_login(url: URL, login: tuple[str, str | None] | None) -> URL:
     """``url`` with ``login`` (user, password) in place of its own, for the schemes
     whose URLs carry one (``auth=``, ``-u``); other URLs as they are."""
-    if login is None or url.scheme not in LOGIN_SCHEMES:
+    if login is None or not takes_login(url):
         return url
     user, password = login
     if not user:

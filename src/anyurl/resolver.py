@@ -6,9 +6,10 @@ the handler of its scheme. Handlers that act on another URL (an HTTP redirect, a
 Prospero access method, a gateway's inner URL) receive the resolver as their
 :class:`~anyurl.schemes.base.Gate` and go through the same steps.
 
-Handlers come from an explicit registry (:data:`anyurl.schemes.BUILTIN_HANDLERS`),
-third-party packages (the ``anyurl.schemes`` entry-point group) and
-:meth:`Resolver.register`, later sources overriding earlier ones. One handler
+Handlers come from the scheme registry (:mod:`anyurl.schemes.registry`: each built-in
+scheme's descriptor, and those of third-party packages under the ``anyurl.schemes``
+entry-point group) and from :meth:`Resolver.register`, which overrides them for one
+resolver. One handler
 instance lives per resolver, so handlers may pool connections; closing the resolver
 closes them.
 
@@ -40,8 +41,9 @@ from anyurl.gateways import Gateway, gateway_for
 from anyurl.ports import check_port
 from anyurl.request import Data, Headers, RequestDefaults, apply, headers_of
 from anyurl.resource import Resource
-from anyurl.schemes import BUILTIN_HANDLERS
+from anyurl.schemes import registry
 from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.schemes.spec import SchemeSpec
 from anyurl.transport import Dialer
 from anyurl.url import DEFAULT_PORTS, URL, mask, parse
 
@@ -66,6 +68,10 @@ class FetchResult:
     url: str
     data: bytes | None = None
     error: AnyURLError | None = None
+
+
+#: The handler of section 4's gateways: not a scheme of its own, so not in the registry.
+_GATEWAY_HANDLER = "anyurl.schemes.gateway:GatewayHandler"
 
 
 def _load(factory: HandlerFactory) -> type[SchemeHandler]:
@@ -106,40 +112,33 @@ class Resolver:
         #: Receives what is worth knowing but not a warning (a non-default port); the
         #: command line shows it with -v only. Default: the ``anyurl`` logger at DEBUG.
         self.note = note or log.debug
-        self._factories: dict[str, HandlerFactory] = dict(BUILTIN_HANDLERS)
-        self._plugins_loaded = False
+        self._factories: dict[str, HandlerFactory] = {"gateway": _GATEWAY_HANDLER}
         self._warned_ports: set[tuple[str, str, int]] = set()
         self._handlers: dict[tuple[HandlerFactory, Gateway | None], SchemeHandler] = {}
 
     # -- registry ----------------------------------------------------------------
 
-    def register(self, scheme: str, handler: HandlerFactory) -> None:
+    def register(self, scheme: str | SchemeSpec, handler: HandlerFactory | None = None) -> None:
         """Handle ``scheme`` with ``handler`` (a SchemeHandler class or "module:Class").
 
-        A registered handler replaces a built-in or plug-in one for that scheme.
+        A registered handler replaces a built-in or plug-in one for that scheme, in this
+        resolver. Given a :class:`~anyurl.schemes.spec.SchemeSpec` instead, the scheme
+        becomes known as an installed plug-in's is (:func:`anyurl.schemes.registry.add`,
+        for the whole process: its default port, its view, ``-O`` names, the mirror).
         """
-        self._factories[scheme.lower()] = handler
-
-    def _load_plugins(self) -> None:
-        """Add the ``anyurl.schemes`` entry points, once, for schemes not yet handled.
-
-        Read only when a scheme is not built in (importlib.metadata costs a noticeable
-        part of a short run's start-up); to replace a built-in handler, use
-        :meth:`register`.
-        """
-        if self._plugins_loaded:
+        if isinstance(scheme, SchemeSpec):
+            registry.add(scheme)
+            for name in scheme.names:
+                self._factories[name.lower()] = handler or scheme.handler
             return
-        self._plugins_loaded = True
-        from importlib.metadata import entry_points
-
-        for ep in entry_points(group="anyurl.schemes"):
-            self._factories.setdefault(ep.name.lower(), ep.value)
+        if handler is None:
+            raise TypeError("register(scheme, handler): the handler is missing")
+        self._factories[scheme.lower()] = handler
 
     @property
     def schemes(self) -> list[str]:
         """The schemes this resolver can open, sorted (plug-ins included)."""
-        self._load_plugins()
-        return sorted(self._factories)
+        return sorted({*registry.names(), *self._factories})
 
     # -- the gate: every URL anyurl acts on passes here -----------------------------------
 
@@ -156,11 +155,9 @@ class Resolver:
             # section 6 check too, and what is used is what the parser makes of it, so no
             # CR, LF or NUL reaches a server from it.
             parsed = parse(str(url), strict=self.strict)
-        if parsed.scheme == "file" and self.config.file_ftp_fallback:
-            from anyurl.schemes.file.handler import is_local_host
-
-            if not is_local_host(parsed.host):
-                parsed = parsed.replace(scheme="ftp")
+        spec = registry.spec_for(parsed.scheme)
+        if self.config.file_ftp_fallback and spec is not None and spec.remote_fallback:
+            parsed = spec.remote_fallback(parsed) or parsed
         port = parsed.effective_port
         if port is not None and parsed.host:
             warning = check_port(
@@ -211,8 +208,8 @@ class Resolver:
     def _factory(self, key: str) -> HandlerFactory | None:
         factory = self._factories.get(key)
         if factory is None:
-            self._load_plugins()
-            factory = self._factories.get(key)
+            spec = registry.spec_for(key)
+            factory = spec.handler if spec is not None else None
         return factory
 
     def _instance(

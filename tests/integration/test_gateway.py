@@ -18,9 +18,10 @@ from anyurl.errors import ConnectFailed, LoginDenied, RemoteFileNotFound
 from anyurl.gateways import gateways_from_environ
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo
-from anyurl.schemes import BUILTIN_HANDLERS
+from anyurl.schemes import registry
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.gateway import GatewayHandler
+from anyurl.schemes.spec import SchemeSpec
 from anyurl.testing.gateway import Gateway
 from anyurl.url import URL
 from tests.peers import data
@@ -185,13 +186,17 @@ async def test_environment_proxies_reach_the_gateway(gateway: Gateway) -> None:
     assert gateway.seen[0].line == "GET wais://w.example/db?q HTTP/1.1"
 
 
+#: The test's own scheme, as a plug-in would describe it.
+_LINE_SPEC = SchemeSpec(names=("x-line",), handler=f"{__name__}:LineHandler")
+
+
 # -- tunnel mode: CONNECT, then the scheme's own protocol ------------------------------------
 
 
 async def test_tunnel_runs_the_schemes_own_handler(
     gateway: Gateway, line_server: LineServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(BUILTIN_HANDLERS, "x-line", f"{__name__}:LineHandler")
+    monkeypatch.setitem(registry._added, "x-line", _LINE_SPEC)
     gateways = {"x-line": "tunnel+" + gateway.url}
     async with resolver(gateways) as r:
         body = await r.fetch(f"x-line://127.0.0.1:{line_server.port}/menu")
@@ -212,7 +217,7 @@ async def test_tunnelled_http_reaches_nginx(gateway: Gateway, peers) -> None:  #
 
 async def test_tunnel_refused_names_the_status(gateway: Gateway, line_server: LineServer,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(BUILTIN_HANDLERS, "x-line", f"{__name__}:LineHandler")
+    monkeypatch.setitem(registry._added, "x-line", _LINE_SPEC)
     gateway.refuse[f"127.0.0.1:{line_server.port}"] = "403 Forbidden"
     async with resolver({"x-line": "tunnel+" + gateway.url}) as r:
         with pytest.raises(ConnectFailed, match=r"'HTTP/1\.1 403 Forbidden' to CONNECT"):
@@ -221,7 +226,7 @@ async def test_tunnel_refused_names_the_status(gateway: Gateway, line_server: Li
 
 async def test_tunnel_needs_the_gateway_login(gateway: Gateway, line_server: LineServer,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(BUILTIN_HANDLERS, "x-line", f"{__name__}:LineHandler")
+    monkeypatch.setitem(registry._added, "x-line", _LINE_SPEC)
     gateway.login = "Basic Z3c6cHc="
     url = f"x-line://127.0.0.1:{line_server.port}/sel"
     async with resolver({"x-line": "tunnel+" + gateway.url}) as r:

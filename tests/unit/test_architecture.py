@@ -1,7 +1,8 @@
 """The layering of src/anyurl, read from the source: what the architecture promises.
 
 * no import cycles between anyurl's modules (lazy imports inside functions count too:
-  a cycle hidden in a function is still a cycle);
+  a cycle hidden in a function is still a cycle; imports under ``if TYPE_CHECKING:``
+  do not, as they never run: annotations are strings here);
 * the sans-I/O cores (``protocols/``) import no I/O, no handler and no transport;
 * handlers reach other URLs through the resolver's gate only: no handler imports the
   resolver or the built-in registry;
@@ -37,13 +38,23 @@ def _module_name(path: Path) -> str:
 MODULES: dict[str, Path] = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
+def _is_type_checking_block(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and (
+        (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+        or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING"))
+
+
 def _imports(name: str) -> set[str]:
     """Every anyurl module ``name`` imports, at any depth of its code."""
     path = MODULES[name]
     tree = ast.parse(path.read_text(encoding="utf-8"))
     is_package = path.name == "__init__.py"
     found: set[str] = set()
+    typing_only = {id(n) for block in ast.walk(tree) if _is_type_checking_block(block)
+                   for n in ast.walk(block)}
     for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]

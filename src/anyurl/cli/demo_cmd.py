@@ -16,9 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,77 +25,13 @@ import anyio
 from anyurl.cli.common import error_text, escape_controls
 from anyurl.config import Config
 from anyurl.errors import AnyURLError
-from anyurl.options import MailtoOptions, SchemeOptions, TelnetOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.registry import specs
+from anyurl.schemes.spec import DemoCase, DemoServer
 
 __all__ = ["add_parser", "run"]
 
-
-@dataclass
-class Server:
-    """A loopback server process; ``argv`` may use ``{port}`` and ``{data}``."""
-
-    argv: tuple[str, ...]
-    udp: bool = False
-    requires: tuple[str, ...] = ()
-
-
-def _module(module: str, *args: str, udp: bool = False, requires: tuple[str, ...] = ()) -> Server:
-    return Server(("-m", module, "--host", "127.0.0.1", "--port", "{port}", *args), udp,
-                  (module, *requires))
-
-
-@dataclass
-class Case:
-    """One demonstrated URL: its scheme, the server it needs, what to ask for."""
-
-    scheme: str
-    url: str
-    server: str | None = None
-    what: str = ""
-    options: tuple[SchemeOptions, ...] = ()
-    config: Callable[[dict[str, int]], dict[str, Any]] | None = None
-
-
-SERVERS: dict[str, Server] = {
-    "http": _module("anyurl.testing.http", "--root", "{data}"),
-    "ftp": _module("anyurl.testing.ftp", "--root", "{data}", requires=("pyftpdlib",)),
-    "gopher": _module("anyurl.testing.gopherplus", "--root", "{data}"),
-    "nntp": _module("anyurl.testing.nntp"),
-    "wais": _module("anyurl.testing.wais"),
-    "prospero": _module("anyurl.testing.prospero", udp=True),
-    "telnet": _module("anyurl.testing.telnet", "--user", "demo"),
-    "smtp": _module("anyurl.testing.smtp"),
-}
-
-CASES: list[Case] = [
-    Case("file", "file://{data}/hello.txt", what="a local file"),
-    Case("http", "http://127.0.0.1:{http}/hello.txt", "http", "GET over h11"),
-    Case("ftp", "ftp://127.0.0.1:{ftp}/pub/readme.txt", "ftp",
-         "USER anonymous, CWD pub, TYPE I, RETR readme.txt"),
-    Case("ftp", "ftp://127.0.0.1:{ftp}/pub;type=d", "ftp", "a directory listing (NLST)"),
-    Case("gopher", "gopher://127.0.0.1:{gopher}/", "gopher", "the root menu, as text"),
-    Case("gopher", "gopher://127.0.0.1:{gopher}/7/search%09hello", "gopher",
-         "a type-7 search for 'hello'"),
-    Case("gopher", "gopher://127.0.0.1:{gopher}/0/hello.txt%09%09!", "gopher",
-         "Gopher+ attributes of an item (!)"),
-    Case("news", "news:article2@anyurl.test", "nntp", "ARTICLE <article2@anyurl.test>",
-         config=lambda ports: {"nntp_server": f"127.0.0.1:{ports['nntp']}"}),
-    Case("nntp", "nntp://127.0.0.1:{nntp}/anyurl.test/2", "nntp",
-         "GROUP anyurl.test, ARTICLE 2 (a dot-stuffed body)"),
-    Case("wais", "wais://127.0.0.1:{wais}/demo?gopher", "wais",
-         "a Z39.50 search of the 'demo' database"),
-    Case("prospero", "prospero://127.0.0.1:{prospero}//pub/README", "prospero",
-         "GET-OBJECT-INFO over ARDP/UDP: access methods as URLs"),
-    Case("telnet", "telnet://demo@127.0.0.1:{telnet}/", "telnet",
-         "login as demo (RFC 1738's advice), type a command, the transcript until quiet",
-         (TelnetOptions(idle=1.0, commands=("echo hello from anyurl",)),)),
-    Case("mailto", "mailto:demo@example.org", "smtp", "a message submitted over SMTP",
-         (MailtoOptions(subject="anyurl demo", body=b"Sent by anyurl demo.\n"),),
-         config=lambda ports: {"smtp_relay": f"127.0.0.1:{ports['smtp']}",
-                               "mail_from": "demo@anyurl.test"}),
-]
 
 SAMPLE = {
     "hello.txt": b"Hello from anyurl: this line came through the scheme's own protocol.\n",
@@ -138,16 +72,21 @@ def _wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 1
     raise RuntimeError(f"not listening on port {port} after {timeout:g} seconds")
 
 
-def _missing(server: Server) -> str | None:
-    for name in server.requires:
+def _server_name(server: DemoServer) -> str:
+    return server.module.rsplit(".", 1)[-1]
+
+
+def _missing(server: DemoServer) -> str | None:
+    for name in (server.module, *server.requires):
         if importlib.util.find_spec(name) is None:
             return f"{name} is not installed (pip install 'anyurl[demo]')"
     return None
 
 
-def _start(name: str, server: Server, data: Path, stack: ExitStack) -> int:
+def _start(server: DemoServer, data: Path, stack: ExitStack) -> int:
     port = _free_port(server.udp)
-    argv = [a.format(data=data, port=port) for a in server.argv]
+    argv = ["-m", server.module, "--host", "127.0.0.1", "--port", str(port),
+            *(a.format(data=data, port=port) for a in server.args)]
     proc = subprocess.Popen(
         [sys.executable, *argv],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -177,11 +116,11 @@ def _summary(body: bytes, width: int = 72) -> list[str]:
     return [ln if len(ln) <= width else ln[: width - 3] + "..." for ln in lines]
 
 
-async def _fetch_all(cases: list[tuple[Case, str]], config: Config) -> int:
+async def _fetch_all(cases: list[tuple[DemoCase, str]], config: Config) -> int:
     status = 0
     async with Resolver(config, warn=lambda message: None) as resolver:
         for case, url in cases:
-            print(f"\n{case.scheme:8} {url}")
+            print(f"\n{_scheme(url):8} {url}")
             if case.what:
                 print(f"{'':8} ({case.what})")
             opts = FetchOptions(schemes=case.options)
@@ -200,6 +139,15 @@ async def _fetch_all(cases: list[tuple[Case, str]], config: Config) -> int:
     return status
 
 
+def _scheme(url: str) -> str:
+    return url.partition(":")[0]
+
+
+def _cases() -> list[DemoCase]:
+    """What each scheme's descriptor shows, built-in and plug-in, in the registry's order."""
+    return [case for spec in specs() for case in spec.demo]
+
+
 def run(args: argparse.Namespace) -> int:
     """``anyurl demo``: start the loopback servers, fetch a URL of every scheme, stop them."""
     with ExitStack() as stack:
@@ -207,35 +155,40 @@ def run(args: argparse.Namespace) -> int:
         for rel, content in SAMPLE.items():
             (data / rel).parent.mkdir(parents=True, exist_ok=True)
             (data / rel).write_bytes(content)
-        ports: dict[str, int] = {}
-        skipped: dict[str, str] = {}
+        cases = _cases()
+        servers = list(dict.fromkeys(c.server for c in cases if c.server is not None))
+        ports: dict[DemoServer, int] = {}
+        skipped: dict[DemoServer, str] = {}
         print("anyurl demo: starting loopback servers on 127.0.0.1 ...")
-        for name, server in SERVERS.items():
+        for server in servers:
+            name = _server_name(server)
             reason = _missing(server)
             if reason is None:
                 try:
-                    ports[name] = _start(name, server, data, stack)
-                    print(f"  {name:9} port {ports[name]}")
+                    ports[server] = _start(server, data, stack)
+                    print(f"  {name:9} port {ports[server]}")
                     continue
                 except RuntimeError as exc:
-                    reason = f"server {' '.join(server.argv[:2])} failed: {exc}"
-            skipped[name] = reason
+                    reason = f"server {server.module} failed: {exc}"
+            skipped[server] = reason
             print(f"  {name:9} not started: {reason}")
         settings: dict[str, Any] = {"allowed_ports": frozenset(ports.values()),
                                     "connect_timeout": 10.0, "read_timeout": 10.0}
-        runnable: list[tuple[Case, str]] = []
-        for case in CASES:
-            if case.server is not None and case.server not in ports:
-                print(f"\n{case.scheme:8} skipped: {skipped.get(case.server, 'no server')}")
+        runnable: list[tuple[DemoCase, str]] = []
+        for case in cases:
+            port = ports.get(case.server) if case.server is not None else None
+            if case.server is not None and port is None:
+                reason = skipped.get(case.server, "no server")
+                print(f"\n{_scheme(case.url):8} skipped: {reason}")
                 continue
-            if case.config is not None:
-                settings.update(case.config(ports))
-            runnable.append((case, case.url.format(data=data, **ports)))
+            if case.config is not None and port is not None:
+                settings.update(case.config(port))
+            runnable.append((case, case.url.format(data=data, port=port)))
         config = Config().replace(**settings)
         status: int = anyio.run(_fetch_all, runnable, config, backend=args.backend)
         done = len(runnable)
-        print(f"\nanyurl demo: {done} URLs of {len({c.scheme for c, _ in runnable})} schemes "
+        print(f"\nanyurl demo: {done} URLs of {len({_scheme(u) for _, u in runnable})} schemes "
               f"fetched{' with failures' if status else ''}; servers stopped.")
         if skipped:
-            print(f"not demonstrated: {', '.join(sorted(skipped))}")
+            print(f"not demonstrated: {', '.join(sorted(map(_server_name, skipped)))}")
         return status

@@ -266,11 +266,11 @@ def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
     gateways = dict(config.gateways)
     proxy = getattr(args, "proxy", None)
     if proxy is not None:
-        from anyurl.gateways import GATEWAY_SCHEMES, parse_gateway
+        from anyurl.gateways import gateway_schemes, parse_gateway
 
         if proxy.strip():
             parse_gateway(proxy)  # a malformed one is refused before anything is sent
-            gateways.update(dict.fromkeys(GATEWAY_SCHEMES, proxy.strip()))
+            gateways.update(dict.fromkeys(gateway_schemes(), proxy.strip()))
         else:  # curl's -x "": no proxy, the environment's neither
             config = config.replace(trust_env=False)
             gateways = {k: v for k, v in gateways.items() if k == "no_proxy"}

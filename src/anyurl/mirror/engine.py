@@ -41,7 +41,7 @@ import anyio
 from anyurl.downloader import Downloader, DownloadPolicy, Job, TransferResult
 from anyurl.errors import AnyURLError, LocalWriteError
 from anyurl.links import Link
-from anyurl.mirror.paths import INDEX_NAMES, local_path
+from anyurl.mirror.paths import index_name, local_path
 from anyurl.mirror.refresh import (
     CHANGED,
     NEW,
@@ -414,9 +414,9 @@ class Mirror:
         assert info is not None and result.job.target is not None
         path = Path(result.job.target)
         page = _is_page(info)
-        if page and info.kind in PAGE_KINDS and path.name != INDEX_NAMES.get(url.scheme):
-            path = await anyio.to_thread.run_sync(
-                _into_directory, self.root, path, INDEX_NAMES.get(url.scheme, ".index"))
+        index = index_name(url.scheme)
+        if page and info.kind in PAGE_KINDS and path.name != index:
+            path = await anyio.to_thread.run_sync(_into_directory, self.root, path, index)
         digest, size = await anyio.to_thread.run_sync(_sha256, self.root, path)
         previous = entry.previous
         outcome = NEW if previous is None else (

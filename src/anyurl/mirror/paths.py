@@ -7,34 +7,34 @@ article number), decoded, and made safe as ``-O`` makes a name
 a URL can never place a file outside the mirror. What lists other things (an FTP
 listing, a Gopher menu, an HTTP directory URL ending in ``/``, a news group) is saved
 inside its directory under an index name: ``.listing``, ``gophermap``, ``index.html``,
-``.group``. An HTTP query is kept in the name (``page@q=1``), as wget does.
+``.group``. An HTTP query is kept in the name (``page@q=1``), as wget does. Each
+scheme's descriptor says how (:class:`~anyurl.schemes.spec.Crawl`'s ``tree_path`` and
+``index_name``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from anyurl.names import remote_name, safe_name
-from anyurl.url import (
-    DEFAULT_PORTS,
-    URL,
-    FilePath,
-    FTPPath,
-    GopherPath,
-    HTTPPath,
-    NewsPart,
-    NNTPPath,
-    ProsperoPath,
-    WAISPath,
-    decode,
-)
+from anyurl.names import safe_name
+from anyurl.schemes.registry import spec_for
+from anyurl.schemes.spec import Crawl
+from anyurl.url import DEFAULT_PORTS, URL
 
-__all__ = ["INDEX_NAMES", "local_path"]
+__all__ = ["crawl_of", "index_name", "local_path"]
 
-#: The file a listing-like resource of each scheme is saved under, in its directory.
-INDEX_NAMES = {"http": "index.html", "https": "index.html", "ftp": ".listing",
-               "gopher": "gophermap", "news": ".group", "nntp": ".group", "file": ".listing",
-               "prospero": ".listing", "wais": ".catalogue"}
+_NO_CRAWL = Crawl()
+
+
+def crawl_of(scheme: str) -> Crawl:
+    """How the mirror walks ``scheme`` (its descriptor's :class:`Crawl`, else defaults)."""
+    spec = spec_for(scheme)
+    return spec.crawl if spec is not None and spec.crawl is not None else _NO_CRAWL
+
+
+def index_name(scheme: str) -> str:
+    """The file a listing of ``scheme`` is saved under, in its directory."""
+    return crawl_of(scheme).index_name
 
 
 def local_path(root: Path, url: URL, *, index: bool = False) -> Path:
@@ -44,50 +44,9 @@ def local_path(root: Path, url: URL, *, index: bool = False) -> Path:
     server = safe_name(host.lower(), fallback="localhost") if host else "_"
     if port is not None and port != DEFAULT_PORTS.get(url.scheme):
         server += f"_{port}"
-    segments, is_dir = _segments(url)
+    crawl = crawl_of(url.scheme)
+    segments, is_dir = crawl.tree_path(url)
     clean = [safe_name(s, fallback="_") for s in segments if s]
     if index or is_dir or not clean:
-        clean.append(INDEX_NAMES.get(url.scheme, ".index"))
+        clean.append(crawl.index_name)
     return root.joinpath(url.scheme, server, *clean)
-
-
-def _segments(url: URL) -> tuple[list[str], bool]:
-    """The decoded path segments of ``url`` and whether it names a directory."""
-    parts = url.parts
-    if isinstance(parts, HTTPPath):
-        hpath = parts.hpath or ""
-        segments = [decode(s) for s in hpath.split("/")]
-        if parts.search is not None and segments:
-            segments[-1] = f"{segments[-1]}@{decode(parts.search)}"
-        return segments, hpath == "" or hpath.endswith("/")
-    if isinstance(parts, FTPPath):
-        return [*parts.cwd, parts.name], parts.name == "" or parts.typecode == "d"
-    if isinstance(parts, GopherPath):
-        selector = parts.selector
-        segments = selector.split("/")
-        plus = parts.gopher_plus
-        if plus and segments:  # a Gopher+ request: beside the item, never over it
-            if plus.startswith("+") and len(plus) > 1:
-                segments[-1] += "@" + plus[1:]  # an alternate view: name@text_plain De_DE
-            elif plus.startswith("!"):
-                segments[-1] += ".attributes"
-            return segments, False
-        return segments, parts.gophertype == "1" or selector.endswith("/")
-    if isinstance(parts, FilePath):
-        return parts.path.split("/"), parts.path.endswith("/")
-    if isinstance(parts, NNTPPath):
-        article = str(parts.article) if parts.article else ""
-        return [parts.group or "", article], not article
-    if isinstance(parts, NewsPart):
-        if parts.message_id:
-            return ["articles", parts.message_id.strip("<>").replace("@", "_at_")], False
-        return [parts.group or ""], True
-    if isinstance(parts, WAISPath):
-        if not parts.wpath:
-            return [parts.database or ""], True
-        # The document's own name, as -O names it (the local id of freeWAIS' docid), not
-        # the flattened docid: that is about 180 characters of escapes.
-        return [parts.database or "", remote_name(url)], False
-    if isinstance(parts, ProsperoPath):
-        return parts.hsoname.split("/"), parts.hsoname.endswith("/")
-    return [url.path or ""], False

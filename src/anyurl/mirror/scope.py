@@ -22,98 +22,42 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass, field
 
-from anyurl.url import URL, FilePath, FTPPath, GopherPath, HTTPPath, NewsPart, NNTPPath
+from anyurl.mirror.paths import crawl_of
+from anyurl.schemes.registry import spec_for
+from anyurl.schemes.spec import directory_of
+from anyurl.url import URL
+from anyurl.url.segments import remove_dot_segments
 
 __all__ = ["Scope", "canonical", "path_key", "remove_dot_segments"]
-
-#: Schemes whose paths are hierarchical: dot segments mean "this" and "the parent".
-HIERARCHICAL = frozenset({"http", "https", "ftp", "file"})
-
-
-def _dot(segment: str) -> str | None:
-    """``"."`` or ``".."`` when ``segment`` is one, written plainly or with ``%2e``."""
-    plain = segment.lower().replace("%2e", ".")
-    return plain if plain in (".", "..") else None
-
-
-def remove_dot_segments(path: str) -> str:
-    """``path`` (absolute: it starts with ``/``) without ``.`` and ``..`` segments, as
-    RFC 3986 5.2.4 removes them; ``%2e`` is a ``.`` (an escaped slash is data: ``%2F``
-    never splits a segment).
-
-    >>> remove_dot_segments("/np/../out.txt"), remove_dot_segments("/a/%2E%2e/b/.")
-    ('/out.txt', '/b/')
-    """
-    segments = path.split("/")[1:]
-    out: list[str] = []
-    for i, segment in enumerate(segments):
-        dot = _dot(segment)
-        last = i == len(segments) - 1
-        if dot is None:
-            out.append(segment)
-            continue
-        if dot == ".." and out:
-            out.pop()
-        if last:
-            out.append("")  # "/a/.." is the directory "/", not the file "/a"
-    return "/" + "/".join(out)
 
 
 def canonical(url: URL) -> URL:
     """``url`` as the crawl judges, stores and names it: without dot segments in a
     hierarchical path (http, https, ftp, file: the query and an FTP ``;type=`` are
-    kept as they are). Other schemes' paths (a Gopher selector) are returned as written.
+    kept as they are), as its scheme's descriptor says. Other schemes' paths (a Gopher
+    selector) are returned as written.
     """
-    if url.scheme not in HIERARCHICAL or not url.path:
-        return url
-    path = url.path
-    tail = ""
-    if url.scheme in ("http", "https") and "?" in path:
-        path, question, search = path.partition("?")
-        tail = question + search
-    elif url.scheme == "ftp" and ";type=" in path.rsplit("/", 1)[-1]:
-        path, semicolon, typecode = path.rpartition(";")
-        tail = semicolon + typecode
-    clean = remove_dot_segments("/" + path)[1:]
-    return url if clean == path else url.replace(path=clean + tail)
-
-
-def _has_dot_segment(selector: str) -> bool:
-    return any(_dot(segment) for segment in selector.split("/"))
+    return crawl_of(url.scheme).canonical(url)
 
 
 def path_key(url: URL) -> str:
     """The path of ``url`` as its scheme splits it, for prefix comparisons ("/a/b")."""
-    parts = url.parts
-    if isinstance(parts, HTTPPath):
-        return "/" + (parts.hpath or "")
-    if isinstance(parts, FTPPath):
-        return "/" + "/".join([*parts.cwd, parts.name])
-    if isinstance(parts, GopherPath):
-        selector = parts.selector
-        return selector if selector.startswith("/") else "/" + selector
-    if isinstance(parts, FilePath):
-        return parts.path
-    if isinstance(parts, NNTPPath):
-        return "/" + (parts.group or "") + "/"
-    if isinstance(parts, NewsPart):
-        return "/" + (parts.group or "") + "/" if parts.group else "/"
-    return "/" + (url.path or "")
+    return crawl_of(url.scheme).path_key(url)
 
 
 def _directory(url: URL) -> str:
     """The prefix a start URL's crawl stays under."""
-    key = path_key(url)
-    parts = url.parts
-    if isinstance(parts, GopherPath) and parts.gophertype == "1":
-        return key if key.endswith("/") else key + "/"  # a menu: what is below it
-    if isinstance(parts, NewsPart | NNTPPath):
-        return key
-    return key[: key.rfind("/") + 1] or "/"
+    crawl = crawl_of(url.scheme)
+    if crawl.start_prefix is not None:
+        return crawl.start_prefix(url)
+    return directory_of(crawl.path_key(url))
 
 
 def _family(scheme: str) -> str:
-    return {"https": "http", "nntp": "news"}.get(scheme, scheme)
+    spec = spec_for(scheme)
+    if spec is None:
+        return scheme
+    return (spec.crawl.family if spec.crawl is not None else None) or spec.name
 
 
 def _server(url: URL) -> tuple[str, str, int | None]:
@@ -147,14 +91,16 @@ class Scope:
             return False
         if self.span_hosts:
             return _family(url.scheme) in {_family(r.scheme) for r in self.roots}
-        if isinstance(url.parts, NewsPart) and url.parts.message_id:
-            # An article by its Message-ID names no server: it is in scope when found
-            # in a crawl of news (its group's listing named it).
-            return any(r.scheme in ("news", "nntp") for r in self.roots)
+        crawl = crawl_of(url.scheme)
+        if crawl.anywhere is not None and crawl.anywhere(url):
+            # (a news article by its Message-ID names no server): in scope in a crawl of
+            # its family, which named it
+            family = _family(url.scheme)
+            return any(_family(r.scheme) == family for r in self.roots)
         prefixes = self._prefixes.get(_server(url))
         if prefixes is None:
             return False
-        if isinstance(url.parts, GopherPath) and _has_dot_segment(url.parts.selector):
-            return False  # an opaque selector that names "..": not under any start menu
-        key = path_key(url)
+        if crawl.refused is not None and crawl.refused(url):
+            return False  # (an opaque selector that names "..": under no start menu)
+        key = crawl.path_key(url)
         return any(key.startswith(prefix) or key + "/" == prefix for prefix in prefixes)

@@ -1,26 +1,11 @@
-"""Scheme handlers, one module per scheme, and the built-in registry.
+"""The schemes: one package each, and the registry of their descriptors.
 
-The registry is explicit: ``BUILTIN_HANDLERS`` maps a scheme to the dotted path of its
-handler class, imported on first use. Third-party handlers (``x-`` schemes too,
-RFC 1738 section 4) register through the ``anyurl.schemes`` entry-point group or
-:meth:`anyurl.Resolver.register`.
+Each scheme lives in ``anyurl/schemes/<name>/``: its handler (what the resolver
+dispatches to, driving its sans-I/O core of :mod:`anyurl.protocols`), and its
+``spec``, the :class:`~anyurl.schemes.spec.SchemeSpec` that says everything else
+anyurl needs to know about it. :mod:`anyurl.schemes.registry` lists the built-in
+descriptors and reads the third-party ones (``x-`` schemes too, RFC 1738 section 4)
+from the ``anyurl.schemes`` entry-point group; :meth:`anyurl.Resolver.register` adds a
+handler or a descriptor from a program. ``base`` is what every handler is; ``gateway``
+serves any scheme through an HTTP gateway (section 4).
 """
-
-from __future__ import annotations
-
-__all__ = ["BUILTIN_HANDLERS"]
-
-BUILTIN_HANDLERS: dict[str, str] = {
-    "file": "anyurl.schemes.file.handler:FileHandler",
-    "ftp": "anyurl.schemes.ftp.handler:FTPHandler",
-    "news": "anyurl.schemes.news.handler:NewsHandler",
-    "nntp": "anyurl.schemes.news.handler:NewsHandler",
-    "gopher": "anyurl.schemes.gopher.handler:GopherHandler",
-    "http": "anyurl.schemes.http:HTTPHandler",
-    "https": "anyurl.schemes.http:HTTPHandler",
-    "gateway": "anyurl.schemes.gateway:GatewayHandler",
-    "telnet": "anyurl.schemes.telnet.handler:TelnetHandler",
-    "mailto": "anyurl.schemes.mailto.handler:MailtoHandler",
-    "prospero": "anyurl.schemes.prospero.handler:ProsperoHandler",
-    "wais": "anyurl.schemes.wais.handler:WAISHandler",
-}

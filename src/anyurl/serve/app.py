@@ -56,6 +56,7 @@ from anyurl.errors import (
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.registry import spec_for
 from anyurl.serve import html
 from anyurl.serve.replay import Archive
 from anyurl.url import URL
@@ -66,14 +67,13 @@ __all__ = ["TOKEN_PARAM", "Guard", "ServeOptions", "build_app", "cookie_name", "
 TOKEN_PARAM = "anyurl_token"
 #: Kinds a page is made of (a listing, a menu, an article ...); anything else downloads.
 PAGE_KINDS = frozenset({"menu", "directory", "attributes", "report", "article"})
-#: Schemes whose URL the gateway shows as a link rather than fetching: a telnet session
-#: is interactive, a mailto: URL sends mail.
-NOT_FETCHED = {
-    "telnet": "telnet: opens an interactive session, which a web page cannot hold; "
-              "the link below hands it to this machine's telnet client.",
-    "mailto": "mailto: sends mail; the gateway never does that for a web page. "
-              "The link below hands it to this machine's mail program.",
-}
+
+
+def not_fetched(url: URL) -> str | None:
+    """Why the gateway shows ``url`` as a link rather than fetching it (a telnet session
+    is interactive, a mailto: URL sends mail), as its scheme's descriptor says; or None."""
+    spec = spec_for(url.scheme)
+    return spec.not_in_browser if spec is not None else None
 
 
 @dataclass
@@ -305,8 +305,9 @@ class Gateway:
         text = self._target(request, "/")
         try:
             url = self._admit(text)
-            if url.scheme in NOT_FETCHED:
-                return _page(html.notice_page(url, NOT_FETCHED[url.scheme]))
+            notice = not_fetched(url)
+            if notice is not None:
+                return _page(html.notice_page(url, notice))
             if self.archive is not None:
                 capture = await anyio.to_thread.run_sync(self.archive.read, url)
                 info, body = capture.info, capture.body
@@ -322,8 +323,9 @@ class Gateway:
         text = self._target(request, "/_raw/")
         try:
             url = self._admit(text)
-            if url.scheme in NOT_FETCHED:
-                return _page(html.notice_page(url, NOT_FETCHED[url.scheme]))
+            notice = not_fetched(url)
+            if notice is not None:
+                return _page(html.notice_page(url, notice))
             if self.archive is not None:
                 capture = await anyio.to_thread.run_sync(self.archive.read, url)
                 return _download(capture.info, capture.body)
@@ -337,7 +339,7 @@ class Gateway:
         response: Response
         try:
             url = self._admit(target)
-            if url.scheme in NOT_FETCHED:
+            if not_fetched(url) is not None:
                 raise UnsupportedScheme(f"{url.masked()}: the gateway does not open "
                                         f"{url.scheme}: URLs")
             if self.archive is not None:

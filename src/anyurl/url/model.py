@@ -22,23 +22,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from anyurl.schemes.registry import DEFAULT_PORTS, spec_for
 from anyurl.url.charset import UCHAR_PLAIN, display, quote
-from anyurl.url.views import View, view_of
+from anyurl.url.views import GenericPart, View
 
 __all__ = ["DEFAULT_PORTS", "URL", "mask"]
-
-#: Default ports of the schemes of section 3 (and https, which users expect).
-DEFAULT_PORTS: dict[str, int] = {
-    "ftp": 21,
-    "http": 80,
-    "https": 443,
-    "gopher": 70,
-    "nntp": 119,
-    "news": 119,
-    "telnet": 23,
-    "wais": 210,
-    "prospero": 1525,
-}
 
 #: Characters a user or password may carry unescaped (section 5: uchar | ";?&=").
 _LOGIN_SAFE = UCHAR_PLAIN | frozenset(";?&=")
@@ -70,7 +58,7 @@ class URL:
         """The port written, else the scheme's default; ``None`` without a host."""
         if self.port is not None:
             return self.port
-        if self.host is None or self.scheme == "file":
+        if self.host is None:
             return None
         return DEFAULT_PORTS.get(self.scheme)
 
@@ -84,8 +72,14 @@ class URL:
 
     @cached_property
     def parts(self) -> View:
-        """The typed, decoded scheme-specific view (ftp cwd/name/typecode, ...)."""
-        return view_of(self)
+        """The typed, decoded scheme-specific view (ftp cwd/name/typecode, ...): its
+        scheme's descriptor makes it (:class:`~anyurl.schemes.spec.SchemeSpec`), the
+        generic one for a scheme that has none."""
+        spec = spec_for(self.scheme)
+        if spec is None or spec.view is None:
+            return GenericPart(self.schemepart)
+        view: View = spec.view(self)
+        return view
 
     @property
     def schemepart(self) -> str:

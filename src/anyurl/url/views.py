@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from anyurl.url.charset import decode, display
 
@@ -30,7 +30,6 @@ __all__ = [
     "TelnetPart",
     "WAISPath",
     "gopher_plus_problem",
-    "view_of",
 ]
 
 _FTP_TYPE = re.compile(r";type=([^;/]*)\Z", re.IGNORECASE)
@@ -331,50 +330,3 @@ View = (
     | ProsperoPath
     | GenericPart
 )
-
-
-class _Parts(Protocol):
-    """The fields of a URL a view is computed from (:class:`~anyurl.url.model.URL` has them).
-
-    A protocol rather than the URL class itself, so that the model can import this
-    module without this module importing the model back.
-    """
-
-    @property
-    def scheme(self) -> str: ...
-    @property
-    def host(self) -> str | None: ...
-    @property
-    def path(self) -> str | None: ...
-    @property
-    def opaque(self) -> str | None: ...
-    @property
-    def schemepart(self) -> str: ...
-
-
-def view_of(url: _Parts) -> View:
-    """The typed view for ``url``'s scheme (the generic one for unknown schemes)."""
-    s = url.scheme
-    if s == "ftp":
-        return ftp_path(url.path)
-    if s in ("http", "https"):
-        return http_path(url.path)
-    if s == "gopher":
-        return gopher_path(url.path)
-    if s == "mailto":
-        return MailtoPart(decode(url.opaque or ""))
-    if s == "news":
-        if url.host is not None:  # news://host/group, a later form accepted leniently
-            return news_part(url.path or "")
-        return news_part(url.opaque or "")
-    if s == "nntp":
-        return nntp_path(url.path)
-    if s == "telnet":
-        return TelnetPart()
-    if s == "wais":
-        return wais_path(url.path)
-    if s == "file":
-        return FilePath("/" + decode(url.path or ""))
-    if s == "prospero":
-        return prospero_path(url.path)
-    return GenericPart(url.schemepart)

@@ -29,6 +29,7 @@ from anyurl.errors import FileReadError, RemoteFileNotFound, UnsupportedHost, UR
 from anyurl.links import FILE, PAGE, Link, checked
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.schemes.file.spec import is_local_host
 from anyurl.url import URL, FilePath, encode_wire, quote
 from anyurl.url.charset import UCHAR_PLAIN, display
 
@@ -37,11 +38,6 @@ __all__ = ["FileHandler", "is_local_host"]
 CHUNK_SIZE = 120 << 10  # see transport.DEFAULT_RECEIVE_SIZE: larger reads page-fault
 #: What a path segment of a file: URL may hold unescaped (RFC 1738 3.10, 3.2.2's fsegment).
 _FSEGMENT = UCHAR_PLAIN | frozenset(":@&=")
-
-
-def is_local_host(host: str | None) -> bool:
-    """Whether a file: URL's host names this machine (none, empty or ``localhost``)."""
-    return host in (None, "", "localhost") or (host or "").lower() == "localhost"
 
 
 class FileHandler(SchemeHandler):

@@ -16,7 +16,7 @@ References are resolved as a browser resolves them: against the first ``<base hr
 (``info.url``). The fragment goes (it names a place in a document, not another one),
 and so does a reference that is empty or only a fragment (``href=""``, ``href="#top"``:
 the page itself), or that resolves to the page's own URL. Only the schemes of
-:data:`~anyurl.links.RETRIEVABLE_SCHEMES` are kept: no ``javascript:``, ``data:``,
+:func:`~anyurl.links.retrievable` schemes are kept: no ``javascript:``, ``data:``,
 ``mailto:`` or ``telnet:``; ``file:`` only from a page that is itself a local file, so
 that no remote page can make a mirror read this machine.
 
@@ -32,7 +32,7 @@ from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
 from anyurl.errors import URLError
-from anyurl.links import FILE, PAGE, RETRIEVABLE_SCHEMES, Link, checked
+from anyurl.links import FILE, PAGE, Link, checked, retrievable
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.http.decoding import decode_chunks, decoder_for
 from anyurl.url import parse
@@ -186,7 +186,7 @@ def _absolute(base: str, reference: str, *, local: bool) -> str | None:
         scheme = urlsplit(joined).scheme.lower()
     except ValueError:  # an unclosed "[" in a host ...
         return None
-    if scheme not in RETRIEVABLE_SCHEMES and not (scheme == "file" and local):
+    if not retrievable(scheme) and not (scheme == "file" and local):
         return None
     try:
         return str(parse(joined).without_fragment())

@@ -71,7 +71,7 @@ from anyurl.errors import (
     TransferTimeout,
     URLError,
 )
-from anyurl.links import FILE, PAGE, RETRIEVABLE_SCHEMES, checked
+from anyurl.links import FILE, PAGE, checked, retrievable
 from anyurl.links import Link as FoundLink
 from anyurl.options import ProsperoOptions
 from anyurl.protocols import ardp
@@ -200,7 +200,7 @@ class ProsperoHandler(SchemeHandler):
             for method in record.get("access_methods") or ():
                 target = method.get("url") if isinstance(method, dict) else None
                 if (isinstance(target, str)
-                        and target.partition(":")[0].lower() in RETRIEVABLE_SCHEMES):
+                        and retrievable(target.partition(":")[0].lower())):
                     found.append(FoundLink(target, FILE, method.get("method") or None))
         return checked(found)
 
@@ -352,7 +352,7 @@ class ProsperoHandler(SchemeHandler):
             # A mirror (raw) wants the object's bytes, not the report about it: the
             # report is kept as metadata (extra["report"], and the dialogue).
             chosen = _first_usable(methods, local=_is_loopback(target.host),
-                                   schemes=RETRIEVABLE_SCHEMES | {"file"})
+                                   usable=lambda scheme: scheme == "file" or retrievable(scheme))
             if chosen is not None:
                 extra["report"] = _report(url, target, info, methods, listing,
                                           forwards).decode("utf-8", "surrogateescape")
@@ -592,15 +592,16 @@ def _to_reached(link_url: str, reached: str) -> str:
 
 
 def _first_usable(methods: list[AccessURL], *, local: bool = True,
-                  schemes: frozenset[str] | None = None) -> AccessURL | None:
+                  usable: Callable[[str], bool] | None = None) -> AccessURL | None:
     """The first method anyurl can fetch; LOCAL/AFS (file:) only when ``local`` allows,
-    and only URLs of ``schemes`` when given (a mirror fetches files, not telnet)."""
+    and only URLs of a scheme ``usable`` accepts when given (a mirror fetches files, not
+    telnet)."""
     for m in methods:
         if m.contents:
             return m
         if m.url is None:
             continue
-        if schemes is not None and m.url.partition(":")[0].lower() not in schemes:
+        if usable is not None and not usable(m.url.partition(":")[0].lower()):
             continue
         if m.local and not local:
             continue

@@ -1,0 +1,58 @@
+"""The ftp scheme's descriptor (RFC 1738 3.2): port 21, a login, a hierarchical path."""
+
+from __future__ import annotations
+
+from anyurl.schemes.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.url.model import URL
+from anyurl.url.segments import without_dot_segments
+from anyurl.url.views import FTPPath, ftp_path
+
+__all__ = ["SPEC"]
+
+
+def _parts(url: URL) -> FTPPath:
+    parts = url.parts
+    return parts if isinstance(parts, FTPPath) else ftp_path(url.path)
+
+
+def _local_name(url: URL) -> str:
+    parts = _parts(url)  # ;type= is already gone
+    return parts.name or (parts.cwd[-1] if parts.cwd else "")
+
+
+def _path_key(url: URL) -> str:
+    parts = _parts(url)
+    return "/" + "/".join([*parts.cwd, parts.name])
+
+
+def _tree_path(url: URL) -> tuple[list[str], bool]:
+    parts = _parts(url)
+    return [*parts.cwd, parts.name], parts.name == "" or parts.typecode == "d"
+
+
+def _canonical(url: URL) -> URL:
+    path = url.path or ""
+    last = path.rfind("/") + 1
+    typecode = path.rfind(";type=")
+    return without_dot_segments(url, typecode if typecode >= last else None)
+
+
+_SERVER = DemoServer("anyurl.testing.ftp", ("--root", "{data}"), requires=("pyftpdlib",))
+
+SPEC = SchemeSpec(
+    names=("ftp",),
+    handler="anyurl.schemes.ftp.handler:FTPHandler",
+    summary="files and directories of an FTP server (RFC 959)",
+    default_port=21,
+    view=lambda url: ftp_path(url.path),
+    local_name=_local_name,
+    login=True,
+    proxied=True,
+    crawl=Crawl(index_name=".listing", path_key=_path_key, canonical=_canonical,
+                tree_path=_tree_path),
+    demo=(
+        DemoCase("ftp://127.0.0.1:{port}/pub/readme.txt",
+                 "USER anonymous, CWD pub, TYPE I, RETR readme.txt", _SERVER),
+        DemoCase("ftp://127.0.0.1:{port}/pub;type=d", "a directory listing (NLST)", _SERVER),
+    ),
+)

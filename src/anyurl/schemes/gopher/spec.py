@@ -1,0 +1,66 @@
+"""The gopher scheme's descriptor (RFC 1738 3.4): port 70, an opaque selector."""
+
+from __future__ import annotations
+
+from anyurl.schemes.spec import Crawl, DemoCase, DemoServer, SchemeSpec, directory_of
+from anyurl.url.model import URL
+from anyurl.url.segments import has_dot_segment
+from anyurl.url.views import GopherPath, gopher_path
+
+__all__ = ["SPEC"]
+
+
+def _parts(url: URL) -> GopherPath:
+    parts = url.parts
+    return parts if isinstance(parts, GopherPath) else gopher_path(url.path)
+
+
+def _path_key(url: URL) -> str:
+    selector = _parts(url).selector
+    return selector if selector.startswith("/") else "/" + selector
+
+
+def _start_prefix(url: URL) -> str:
+    key = _path_key(url)
+    if _parts(url).gophertype == "1":  # a menu: what is below it
+        return key if key.endswith("/") else key + "/"
+    return directory_of(key)
+
+
+def _tree_path(url: URL) -> tuple[list[str], bool]:
+    parts = _parts(url)
+    selector = parts.selector
+    segments = selector.split("/")
+    plus = parts.gopher_plus
+    if plus and segments:  # a Gopher+ request: beside the item, never over it
+        if plus.startswith("+") and len(plus) > 1:
+            segments[-1] += "@" + plus[1:]  # an alternate view: name@text_plain De_DE
+        elif plus.startswith("!"):
+            segments[-1] += ".attributes"
+        return segments, False
+    return segments, parts.gophertype == "1" or selector.endswith("/")
+
+
+_SERVER = DemoServer("anyurl.testing.gopherplus", ("--root", "{data}"))
+
+SPEC = SchemeSpec(
+    names=("gopher",),
+    handler="anyurl.schemes.gopher.handler:GopherHandler",
+    summary="Gopher menus, documents and searches (RFC 1436, Gopher+)",
+    default_port=70,
+    view=lambda url: gopher_path(url.path),
+    local_name=lambda url: _parts(url).selector.rstrip("/").rsplit("/", 1)[-1],
+    proxied=True,
+    # A selector is opaque (only the server knows what it means) and is requested as
+    # written; but one with a "." or ".." segment is not "under" the start selector.
+    crawl=Crawl(index_name="gophermap", path_key=_path_key, start_prefix=_start_prefix,
+                refused=lambda url: has_dot_segment(_parts(url).selector),
+                tree_path=_tree_path),
+    demo=(
+        DemoCase("gopher://127.0.0.1:{port}/", "the root menu, as text", _SERVER),
+        DemoCase("gopher://127.0.0.1:{port}/7/search%09hello", "a type-7 search for 'hello'",
+                 _SERVER),
+        DemoCase("gopher://127.0.0.1:{port}/0/hello.txt%09%09!",
+                 "Gopher+ attributes of an item (!)", _SERVER),
+    ),
+)

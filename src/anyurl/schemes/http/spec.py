@@ -1,0 +1,56 @@
+"""The http and https schemes' descriptors (RFC 1738 3.3; https as users expect it)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from anyurl.schemes.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.url.charset import decode
+from anyurl.url.model import URL
+from anyurl.url.segments import without_dot_segments
+from anyurl.url.views import HTTPPath, http_path
+
+__all__ = ["HTTPS_SPEC", "SPEC", "SPECS"]
+
+
+def _parts(url: URL) -> HTTPPath:
+    parts = url.parts
+    return parts if isinstance(parts, HTTPPath) else http_path(url.path)
+
+
+def _local_name(url: URL) -> str:
+    hpath = _parts(url).hpath or ""
+    return decode(hpath.rstrip("/").rsplit("/", 1)[-1])  # split on real slashes, then decode
+
+
+def _tree_path(url: URL) -> tuple[list[str], bool]:
+    parts = _parts(url)
+    hpath = parts.hpath or ""
+    segments = [decode(s) for s in hpath.split("/")]
+    if parts.search is not None and segments:  # the query in the name (page@q=1), as wget
+        segments[-1] = f"{segments[-1]}@{decode(parts.search)}"
+    return segments, hpath == "" or hpath.endswith("/")
+
+
+def _canonical(url: URL) -> URL:
+    query = (url.path or "").find("?")
+    return without_dot_segments(url, query if query >= 0 else None)
+
+
+SPEC = SchemeSpec(
+    names=("http",),
+    handler="anyurl.schemes.http.handler:HTTPHandler",
+    summary="web pages and files (HTTP/1.1 over h11, HTTP/2 over h2)",
+    default_port=80,
+    view=lambda url: http_path(url.path),
+    local_name=_local_name,
+    login=True,
+    proxied=True,
+    crawl=Crawl(index_name="index.html", path_key=lambda url: "/" + (_parts(url).hpath or ""),
+                canonical=_canonical, family="http", tree_path=_tree_path),
+    demo=(DemoCase("http://127.0.0.1:{port}/hello.txt", "GET over h11",
+                   DemoServer("anyurl.testing.http", ("--root", "{data}"))),),
+)
+HTTPS_SPEC = dataclasses.replace(SPEC, names=("https",), default_port=443, demo=(),
+                                 summary="web pages and files over TLS")
+SPECS = (SPEC, HTTPS_SPEC)

@@ -1,0 +1,76 @@
+"""The news and nntp schemes' descriptor (RFC 1738 3.6, 3.7): port 119, one handler."""
+
+from __future__ import annotations
+
+from anyurl.schemes.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.url.model import URL
+from anyurl.url.views import NewsPart, NNTPPath, news_part, nntp_path
+
+__all__ = ["SPEC"]
+
+
+def _view(url: URL) -> NewsPart | NNTPPath:
+    if url.scheme == "nntp":
+        return nntp_path(url.path)
+    if url.host is not None:  # news://host/group, a later form accepted leniently
+        return news_part(url.path or "")
+    return news_part(url.opaque or "")
+
+
+def _local_name(url: URL) -> str:
+    parts = url.parts
+    if isinstance(parts, NNTPPath):
+        if parts.article:
+            return f"{parts.group or 'news'}.{parts.article}"
+        return parts.group or ""
+    if isinstance(parts, NewsPart):
+        return (parts.message_id or parts.group or "").strip("<>").replace("@", "_at_")
+    return ""
+
+
+def _path_key(url: URL) -> str:
+    parts = url.parts
+    if isinstance(parts, NNTPPath | NewsPart) and parts.group:
+        return "/" + parts.group + "/"
+    if isinstance(parts, NNTPPath):
+        return "//"
+    return "/" if isinstance(parts, NewsPart) else "/" + (url.path or "")
+
+
+def _by_message_id(url: URL) -> bool:
+    # An article by its Message-ID names no server: it is in scope when found in a
+    # crawl of news (its group's listing named it).
+    parts = url.parts
+    return isinstance(parts, NewsPart) and bool(parts.message_id)
+
+
+def _tree_path(url: URL) -> tuple[list[str], bool]:
+    parts = url.parts
+    if isinstance(parts, NNTPPath):
+        article = str(parts.article) if parts.article else ""
+        return [parts.group or "", article], not article
+    if isinstance(parts, NewsPart) and parts.message_id:
+        return ["articles", parts.message_id.strip("<>").replace("@", "_at_")], False
+    return [getattr(parts, "group", None) or ""], True
+
+
+_SERVER = DemoServer("anyurl.testing.nntp")
+
+SPEC = SchemeSpec(
+    names=("news", "nntp"),
+    handler="anyurl.schemes.news.handler:NewsHandler",
+    summary="Usenet articles and groups over NNTP (RFC 3977)",
+    default_port=119,
+    view=_view,
+    local_name=_local_name,
+    login=True,
+    proxied=True,
+    crawl=Crawl(index_name=".group", path_key=_path_key, start_prefix=_path_key,
+                anywhere=_by_message_id, tree_path=_tree_path),
+    demo=(
+        DemoCase("news:article2@anyurl.test", "ARTICLE <article2@anyurl.test>", _SERVER,
+                 config=lambda port: {"nntp_server": f"127.0.0.1:{port}"}),
+        DemoCase("nntp://127.0.0.1:{port}/anyurl.test/2",
+                 "GROUP anyurl.test, ARTICLE 2 (a dot-stuffed body)", _SERVER),
+    ),
+)

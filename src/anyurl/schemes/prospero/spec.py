@@ -1,0 +1,29 @@
+"""The prospero scheme's descriptor (RFC 1738 3.11): port 1525, over ARDP on UDP."""
+
+from __future__ import annotations
+
+from anyurl.schemes.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.url.model import URL
+from anyurl.url.views import ProsperoPath, prospero_path
+
+__all__ = ["SPEC"]
+
+def _tree_path(url: URL) -> tuple[list[str], bool]:
+    parts = url.parts
+    if not isinstance(parts, ProsperoPath):
+        return [url.path or ""], False
+    return parts.hsoname.split("/"), parts.hsoname.endswith("/")
+
+
+SPEC = SchemeSpec(
+    names=("prospero",),
+    handler="anyurl.schemes.prospero.handler:ProsperoHandler",
+    summary="Prospero directory objects and their access methods",
+    default_port=1525,
+    view=lambda url: prospero_path(url.path),
+    proxied=True,
+    crawl=Crawl(index_name=".listing", tree_path=_tree_path),
+    demo=(DemoCase("prospero://127.0.0.1:{port}//pub/README",
+                   "GET-OBJECT-INFO over ARDP/UDP: access methods as URLs",
+                   DemoServer("anyurl.testing.prospero", udp=True)),),
+)

@@ -1,0 +1,140 @@
+"""The scheme registry: every scheme's :class:`~anyurl.schemes.spec.SchemeSpec`, by name.
+
+The one list of the built-in schemes is :data:`BUILTIN_SPECS` (name to the module that
+holds its ``SPEC``, or ``SPECS`` when it describes several); a plug-in adds its own
+through the ``anyurl.schemes`` entry-point group, whose value is a ``SchemeSpec`` (or,
+as before descriptors existed, a handler class: it gets a descriptor with its names
+only). Everything that depends on a scheme
+(the URL's default port and view, ``-O`` names, the mirror, gateways, ``-u``, the
+browser gateway, the demo) asks here, so a plug-in gets what a built-in gets.
+
+It sits at the bottom of the house: it imports only the descriptor type, and loads a
+scheme's ``spec`` module (which may import the URL model) when that scheme is first
+asked for, never at import time. Entry points are read only for a name no built-in has
+(reading them costs a noticeable part of a short run's start-up).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Mapping
+
+from anyurl.schemes.spec import SchemeSpec
+
+__all__ = ["BUILTIN_SPECS", "DEFAULT_PORTS", "add", "default_port", "names", "spec_for", "specs"]
+
+#: The built-in schemes: each name and the module whose ``SPEC`` describes it.
+BUILTIN_SPECS: dict[str, str] = {
+    "file": "anyurl.schemes.file.spec",
+    "ftp": "anyurl.schemes.ftp.spec",
+    "gopher": "anyurl.schemes.gopher.spec",
+    "http": "anyurl.schemes.http.spec",
+    "https": "anyurl.schemes.http.spec",
+    "mailto": "anyurl.schemes.mailto.spec",
+    "news": "anyurl.schemes.news.spec",
+    "nntp": "anyurl.schemes.news.spec",
+    "prospero": "anyurl.schemes.prospero.spec",
+    "telnet": "anyurl.schemes.telnet.spec",
+    "wais": "anyurl.schemes.wais.spec",
+}
+
+_loaded: dict[str, SchemeSpec] = {}
+_added: dict[str, SchemeSpec] = {}
+_plugins: dict[str, SchemeSpec] | None = None
+
+
+def _builtin(name: str) -> SchemeSpec | None:
+    module = BUILTIN_SPECS.get(name)
+    if module is None:
+        return None
+    spec = _loaded.get(name)
+    if spec is None:
+        loaded = importlib.import_module(module)
+        for found in getattr(loaded, "SPECS", None) or (loaded.SPEC,):
+            if not isinstance(found, SchemeSpec):
+                raise TypeError(f"{module} describes {found!r}, not a SchemeSpec")
+            for each in found.names:
+                _loaded[each] = found
+        spec = _loaded[name]
+    return spec
+
+
+def _from_entry_point(name: str, value: object) -> SchemeSpec:
+    if isinstance(value, SchemeSpec):
+        return value
+    if isinstance(value, type):  # a handler class, as plug-ins were published before
+        names = tuple(getattr(value, "schemes", ()) or (name,))
+        return SchemeSpec(names=names if name in names else (name, *names), handler=value)
+    raise TypeError(f"the anyurl.schemes entry point {name!r} is neither a SchemeSpec "
+                    "nor a handler class")
+
+
+def _plugin_specs() -> dict[str, SchemeSpec]:
+    global _plugins
+    if _plugins is None:
+        from importlib.metadata import entry_points
+
+        found: dict[str, SchemeSpec] = {}
+        for ep in entry_points(group="anyurl.schemes"):
+            name = ep.name.lower()
+            if name in BUILTIN_SPECS:
+                continue  # a plug-in does not replace a built-in (Resolver.register does)
+            found[name] = _from_entry_point(name, ep.load())
+        _plugins = found
+    return _plugins
+
+
+def spec_for(scheme: str) -> SchemeSpec | None:
+    """The descriptor of ``scheme`` (lower case): added, built-in or plug-in; else None."""
+    spec = _added.get(scheme) or _builtin(scheme)
+    if spec is None:
+        spec = _plugin_specs().get(scheme)
+    return spec
+
+
+def add(spec: SchemeSpec) -> None:
+    """Make ``spec`` known under each of its names, for the whole process (a program's
+    own scheme, as an entry point would): parsing, ports, names and the mirror see it."""
+    for name in spec.names:
+        _added[name.lower()] = spec
+
+
+def names() -> list[str]:
+    """Every scheme name known: built-in, plug-in and added, sorted."""
+    return sorted({*BUILTIN_SPECS, *_plugin_specs(), *_added})
+
+
+def specs() -> Iterator[SchemeSpec]:
+    """Each known descriptor once, in the order of its first name."""
+    seen: set[int] = set()
+    for name in names():
+        spec = spec_for(name)
+        if spec is not None and id(spec) not in seen:
+            seen.add(id(spec))
+            yield spec
+
+
+def default_port(scheme: str) -> int | None:
+    """The port a URL of ``scheme`` without one connects to, or None."""
+    spec = spec_for(scheme)
+    return spec.default_port if spec is not None else None
+
+
+class _DefaultPorts(Mapping[str, int]):
+    """The default ports of every known scheme, read from the descriptors as asked."""
+
+    def __getitem__(self, scheme: str) -> int:
+        port = default_port(scheme)
+        if port is None:
+            raise KeyError(scheme)
+        return port
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in names() if default_port(name) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+#: ``{scheme: port}`` of every known scheme with a network default (RFC 1738 section 3).
+DEFAULT_PORTS: Mapping[str, int] = _DefaultPorts()

@@ -1,0 +1,144 @@
+"""What a scheme is, in one place: the descriptor every scheme provides.
+
+A :class:`SchemeSpec` says everything the rest of anyurl needs to know about a scheme:
+its names and default port, how its URLs read (the parsed view), which handler speaks
+it, how a URL becomes a local file name, whether a mirror follows links to it and how it
+walks its listings, whether ``-u`` and the ``<scheme>_proxy`` variables apply, what the
+browser gateway does with it, and what ``anyurl demo`` shows of it. The built-in schemes
+each keep theirs in ``anyurl/schemes/<name>/spec.py``; a plug-in publishes one under the
+``anyurl.schemes`` entry-point group and gets the same treatment
+(:mod:`anyurl.schemes.registry` reads both).
+
+This module is data only: it imports no handler, no I/O and, at run time, nothing of
+anyurl, so that the registry can sit at the bottom of the house.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from anyurl.options import SchemeOptions
+    from anyurl.schemes.base import SchemeHandler
+    from anyurl.url.model import URL
+
+__all__ = ["Crawl", "DemoCase", "DemoServer", "SchemeSpec", "directory_of", "plain_path_key",
+           "plain_tree_path"]
+
+
+def plain_path_key(url: URL) -> str:
+    """The URL's path as written, rooted (``/a/b``): the default :attr:`Crawl.path_key`."""
+    return "/" + (url.path or "")
+
+
+def plain_tree_path(url: URL) -> tuple[list[str], bool]:
+    """The whole path as one name, a file: the default :attr:`Crawl.tree_path`."""
+    return [url.path or ""], False
+
+
+def directory_of(key: str) -> str:
+    """The directory part of a path key, ``/a/`` of ``/a/b``: a start URL's crawl prefix."""
+    return key[: key.rfind("/") + 1] or "/"
+
+
+def _unchanged(url: URL) -> URL:
+    return url
+
+
+@dataclass(frozen=True)
+class Crawl:
+    """How ``anyurl mirror`` walks a scheme's resources (present: the mirror follows it).
+
+    The mirror knows no scheme: it asks the handler for a resource's links
+    (:meth:`~anyurl.schemes.base.SchemeHandler.links`) and this descriptor for the rest.
+    """
+
+    #: The file a listing (a directory, a menu, a page with children) is saved as.
+    index_name: str = ".index"
+    #: Where the URL lands in the mirror's tree below ``<scheme>/<host>``: its path's
+    #: segments as the scheme splits them, decoded (each is made safe afterwards), and
+    #: whether it names a directory (saved as :attr:`index_name` inside it).
+    tree_path: Callable[[URL], tuple[list[str], bool]] = plain_tree_path
+    #: The URL's path as the scheme splits it, rooted ("/a/b"), for prefix comparisons:
+    #: a crawl stays under its start URL's directory.
+    path_key: Callable[[URL], str] = plain_path_key
+    #: The start URL's prefix; by default the directory of its :attr:`path_key`.
+    start_prefix: Callable[[URL], str] | None = None
+    #: The URL as the crawl judges, stores and names it (dot segments removed from a
+    #: hierarchical path); by default as written.
+    canonical: Callable[[URL], URL] = _unchanged
+    #: URLs that no server-and-path scope can hold but that belong to any crawl of this
+    #: family (a news article by its Message-ID names no server).
+    anywhere: Callable[[URL], bool] | None = None
+    #: URLs never in scope whatever their prefix (a Gopher selector with a ``..``).
+    refused: Callable[[URL], bool] | None = None
+    #: The family ``--span-hosts`` keeps a crawl within (https is http's); by default
+    #: the scheme's own name.
+    family: str | None = None
+
+
+@dataclass(frozen=True)
+class DemoServer:
+    """A loopback server ``anyurl demo`` starts: ``python -m MODULE --host 127.0.0.1
+    --port {port} ARGS`` (``{data}`` in ARGS is the demo's data directory)."""
+
+    module: str
+    args: tuple[str, ...] = ()
+    udp: bool = False
+    #: Modules it needs besides its own (a missing one skips the scheme's cases).
+    requires: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DemoCase:
+    """One URL ``anyurl demo`` fetches: ``{port}`` is its server's port, ``{data}`` the
+    data directory; ``config`` gives settings from the server's port."""
+
+    url: str
+    what: str = ""
+    server: DemoServer | None = None
+    options: tuple[SchemeOptions, ...] = ()
+    config: Callable[[int], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class SchemeSpec:
+    """One scheme's descriptor (see the module docstring); the first name is its own."""
+
+    #: The scheme names it serves, lower case: ``("news", "nntp")`` share one handler.
+    names: tuple[str, ...]
+    #: The handler class, or ``"module:Class"`` imported when first needed.
+    handler: str | type[SchemeHandler]
+    #: One line for people: what the scheme fetches.
+    summary: str = ""
+    #: The port a URL without one connects to (RFC 1738 section 3); None: no network.
+    default_port: int | None = None
+    #: The typed, decoded view of a URL's scheme part (``url.parts``); None: generic.
+    view: Callable[[URL], Any] | None = None
+    #: The file name ``-O`` saves a URL under, before it is made safe; None (or ""):
+    #: the URL's host, else the scheme's name.
+    local_name: Callable[[URL], str] | None = None
+    #: Whether ``-u``/``auth`` set the URL's login (its ``user:password@``).
+    login: bool = False
+    #: Whether the ``<scheme>_proxy`` variables (and ``-x``) route it through a gateway.
+    proxied: bool = False
+    #: Whether a link found in a document may lead to it (an HTML ``href``, a Gopher
+    #: ``URL:`` item): False for what acts rather than fetches (mailto sends mail, telnet
+    #: opens a session) and for ``file:``, which only a local document may name.
+    followable: bool = True
+    #: How a mirror walks it; None: a mirror fetches such a URL but finds no links.
+    crawl: Crawl | None = None
+    #: Why the browser gateway shows the URL as a link instead of fetching it, or None.
+    not_in_browser: str | None = None
+    #: The URL to fetch instead of one naming another host, when the configuration asks
+    #: (``file_ftp_fallback``: RFC 1738 3.10's ``file://host/`` once meant ftp), or None.
+    remote_fallback: Callable[[URL], URL | None] | None = None
+    #: What ``anyurl demo`` fetches to show the scheme.
+    demo: tuple[DemoCase, ...] = field(default=())
+
+    @property
+    def name(self) -> str:
+        """The scheme's own name (its first)."""
+        return self.names[0]

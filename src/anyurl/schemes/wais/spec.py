@@ -1,0 +1,53 @@
+"""The wais scheme's descriptor (RFC 1738 3.9): port 210, databases and documents."""
+
+from __future__ import annotations
+
+from anyurl.schemes.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.url.model import URL
+from anyurl.url.views import WAISPath, wais_path
+
+__all__ = ["SPEC"]
+
+
+def _local_name(url: URL) -> str:
+    """A WAIS document's own file name (the local id of freeWAIS' docid record 3), else
+    the last segment of its wpath, else the database; never the whole mangled docid."""
+    parts = url.parts
+    if not isinstance(parts, WAISPath):
+        return ""
+    if not parts.wpath:
+        return parts.database or ""
+    from anyurl.protocols import wais  # the docid's grammar is the core's
+
+    records = wais.docid_records(wais.wpath_to_docid(parts.wpath)) or ()
+    for kind, value in records:
+        if kind == 3:  # "0 105 /srv/docs/gopher.txt": size, then the path
+            local = value.decode("latin-1").strip()
+            return local.rsplit("/", 1)[-1] if local else parts.database or ""
+    return parts.wpath.rstrip("/").rsplit("/", 1)[-1] or parts.database or ""
+
+
+def _tree_path(url: URL) -> tuple[list[str], bool]:
+    parts = url.parts
+    if not isinstance(parts, WAISPath) or not parts.wpath:
+        return [getattr(parts, "database", None) or ""], True
+    # The document's own name, as -O names it (the local id of freeWAIS' docid), not
+    # the flattened docid: that is about 180 characters of escapes.
+    from anyurl.names import remote_name
+
+    return [parts.database or "", remote_name(url)], False
+
+
+SPEC = SchemeSpec(
+    names=("wais",),
+    handler="anyurl.schemes.wais.handler:WAISHandler",
+    summary="WAIS searches and documents (Z39.50-1988 as WAIS speaks it)",
+    default_port=210,
+    view=lambda url: wais_path(url.path),
+    local_name=_local_name,
+    proxied=True,
+    crawl=Crawl(index_name=".catalogue", tree_path=_tree_path),
+    demo=(DemoCase("wais://127.0.0.1:{port}/demo?gopher",
+                   "a Z39.50 search of the 'demo' database",
+                   DemoServer("anyurl.testing.wais")),),
+)

@@ -87,10 +87,10 @@ from anyurl.output import (
 )
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.registry import spec_for
 from anyurl.url import URL, mask
 
 __all__ = [
-    "TRANSIENT_HTTP_STATUSES",
     "DownloadEvents",
     "DownloadPolicy",
     "Downloader",
@@ -126,8 +126,6 @@ class Opener(Protocol):
         self, url: URL | str, options: FetchOptions | None = None
     ) -> AbstractAsyncContextManager[Resource]: ...
 
-#: HTTP statuses worth another try (as curl's --retry).
-TRANSIENT_HTTP_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 
 
 class Sink(Protocol):
@@ -324,9 +322,11 @@ def is_transient(error: AnyURLError, url: URL | None = None) -> bool:
     """Whether another attempt may succeed where this one failed.
 
     An error may decide for itself with a boolean ``transient`` attribute. Otherwise:
-    timeouts, lost or refused connections and short transfers are transient; so are
-    HTTP 408, 425, 429, 500, 502, 503, 504 and FTP 4xx replies (RFC 959's "transient
-    negative completion"). A name that does not resolve, a refused login, a missing
+    timeouts, lost or refused connections and short transfers are transient; so are the
+    statuses the URL's scheme's descriptor calls transient
+    (:attr:`~anyurl.schemes.spec.SchemeSpec.transient_status`: HTTP 408, 425, 429, 500,
+    502, 503, 504 and FTP 4xx replies, RFC 959's "transient negative completion"). A
+    name that does not resolve, a refused login, a missing
     file, a failed TLS handshake or certificate, and a stream our own code closed
     (:class:`~anyurl.errors.StreamClosed`) are not.
     """
@@ -338,11 +338,9 @@ def is_transient(error: AnyURLError, url: URL | None = None) -> bool:
     if isinstance(error, TransferTimeout | ConnectionLost | ConnectFailed | PartialTransfer):
         return True
     if isinstance(error, ServerError) and error.status is not None:
-        scheme = url.scheme if url is not None else ""
-        if scheme in ("http", "https"):
-            return error.status in TRANSIENT_HTTP_STATUSES
-        if scheme == "ftp":
-            return 400 <= error.status < 500
+        spec = spec_for(url.scheme) if url is not None else None
+        if spec is not None and spec.transient_status is not None:
+            return spec.transient_status(error.status)
     return False
 
 
@@ -520,6 +518,12 @@ class _PartWriter:
                 os.utime(self._fd, (self.mtime, self.mtime))
         finally:
             os.close(self._fd)
+
+
+def _time_asked_first(url: URL) -> bool:
+    """Whether ``-R`` asks ``url``'s time before its transfer (FTP's ``MDTM``)."""
+    spec = spec_for(url.scheme)
+    return spec is not None and spec.time_asked_first
 
 
 def _not_continued(job: Job, path: Path, offset: int, kept: int) -> ResumeFailed:
@@ -905,7 +909,7 @@ class Downloader:
         if state.resumed_from is None:
             state.resumed_from = offset
         asked_time = None
-        if policy.remote_time and not in_place and url.scheme == "ftp":
+        if policy.remote_time and not in_place and _time_asked_first(url):
             asked_time = await self._ftp_time(job, url)
         with _Watch(job, policy.max_time, policy.stall_timeout) as watch:
             async with self.resolver.open(url, self._options(job, offset, state)) as res:
@@ -1169,7 +1173,7 @@ class _Batches:
             return False  # the job's own task reports it
         if not getattr(handler, "batches", False) or not url.host:
             return False
-        if self.downloader.policy.remote_time and url.scheme == "ftp":
+        if self.downloader.policy.remote_time and _time_asked_first(url):
             return False  # -R asks MDTM before RETR (Downloader._ftp_time): one at a time
         options = job.options
         if options is not None and (options.offset or options.if_range):

@@ -50,8 +50,14 @@ __all__ = [
 class SchemeOptions:
     """Base of every handler's options; subclasses are frozen dataclasses."""
 
-    #: The scheme names shown in an error about these options.
+    #: The name messages give these options: the class's name less ``Options``,
+    #: lower case (``FTPOptions``: "ftp"), unless a subclass sets its own.
     label: ClassVar[str] = "scheme"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "label" not in cls.__dict__:
+            cls.label = cls.__name__.removesuffix("Options").lower() or "scheme"
 
     def check(self) -> None:
         """Raise :class:`OptionError` for a field whose value has not the declared type.
@@ -112,7 +118,6 @@ AnswerSource = Mapping[str, str] | Callable[[Any], Awaitable[Mapping[str, str]]]
 class FTPOptions(SchemeOptions):
     """ftp: URLs (RFC 1738 3.2)."""
 
-    label: ClassVar[str] = "ftp"
     #: Passive (EPSV/PASV) or active (EPRT/PORT) data connections; None: ``Config.ftp_passive``.
     passive: bool | None = None
     #: The ``ACCT`` text for servers that ask for an account after ``PASS``.
@@ -145,7 +150,6 @@ class FTPOptions(SchemeOptions):
 class HTTPOptions(SchemeOptions):
     """http: and https: URLs (RFC 1738 3.3)."""
 
-    label: ClassVar[str] = "http"
     #: Ask for gzip/deflate (``Accept-Encoding``) and decode the body (``--compressed``).
     decode_content: bool = False
     #: HTTP/2: prior knowledge for http, ALPN for https (needs the ``h2`` package).
@@ -225,7 +229,6 @@ class HTTPOptions(SchemeOptions):
 class GopherOptions(SchemeOptions):
     """gopher: URLs and Gopher+ (RFC 1738 3.4, RFC 1436)."""
 
-    label: ClassVar[str] = "gopher"
     #: The Gopher+ view to fetch, ``'TYPE LANG'`` as in ``'text/plain De_DE'``.
     view: str | None = None
     #: Answers to a Gopher+ ``+ASK`` form.
@@ -240,7 +243,6 @@ class GopherOptions(SchemeOptions):
 class NewsOptions(SchemeOptions):
     """news: and nntp: URLs (RFC 1738 3.6, 3.7)."""
 
-    label: ClassVar[str] = "news"
     #: The server for ``news:`` URLs (``host``, ``host:port``, ``[v6]:port``).
     server: str | None = None
     #: AUTHINFO login when the URL carries none and the server asks for one.
@@ -254,7 +256,6 @@ class NewsOptions(SchemeOptions):
 class TelnetOptions(SchemeOptions):
     """telnet: URLs (RFC 1738 3.8)."""
 
-    label: ClassVar[str] = "telnet"
     #: Lines typed after login, in order.
     commands: tuple[str, ...] = ()
     #: End the session when the server has been quiet this long; None waits for it to close.
@@ -269,7 +270,6 @@ class TelnetOptions(SchemeOptions):
 class MailtoOptions(SchemeOptions):
     """mailto: URLs (RFC 1738 3.5): the message to submit."""
 
-    label: ClassVar[str] = "mailto"
     subject: str | None = None
     #: The body; None with ``body_from_stdin`` unset is an error (no default body).
     body: bytes | None = None
@@ -286,7 +286,6 @@ class MailtoOptions(SchemeOptions):
 class ProsperoOptions(SchemeOptions):
     """prospero: URLs (RFC 1738 3.11)."""
 
-    label: ClassVar[str] = "prospero"
     #: Fetch the object through its first usable access method, through the resolver.
     follow: bool = False
     #: The name asserted in AUTHENTICATE; None: ``anonymous`` (never the local login).
@@ -300,6 +299,5 @@ class ProsperoOptions(SchemeOptions):
 class WAISOptions(SchemeOptions):
     """wais: URLs (RFC 1738 3.9)."""
 
-    label: ClassVar[str] = "wais"
     #: The most documents a search asks the server for.
     max_documents: int = 100

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from anyurl.errors import OptionError
+from anyurl.schemes.registry import spec_for
 
 try:  # the `warc` extra: a library user who never writes WARC need not install it
     from warcio.statusandheaders import StatusAndHeaders
@@ -516,7 +517,8 @@ class WARCOutput:
         response carried (from ``info.offset``), as its ``Content-Range`` says.
         """
         request = info.extra.get("request")
-        if info.url.scheme in ("http", "https") and request and info.status:
+        spec = spec_for(info.url.scheme)
+        if spec is not None and spec.warc_record == "response" and request and info.status:
             body: BinaryIO | bytes = payload
             if info.kind == "headers":
                 body = b""

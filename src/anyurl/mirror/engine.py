@@ -41,7 +41,7 @@ import anyio
 from anyurl.downloader import Downloader, DownloadPolicy, Job, TransferResult
 from anyurl.errors import AnyURLError, LocalWriteError
 from anyurl.links import Link
-from anyurl.mirror.paths import index_name, local_path
+from anyurl.mirror.paths import crawl_of, index_name, local_path
 from anyurl.mirror.refresh import (
     CHANGED,
     NEW,
@@ -61,6 +61,7 @@ from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.http.handler import without_origin_headers
+from anyurl.schemes.registry import spec_for
 from anyurl.url import URL, GopherPath, mask
 
 if TYPE_CHECKING:
@@ -366,7 +367,7 @@ class Mirror:
             dataclasses.replace(given.get(FTPOptions), listing="mlsd"),
             dataclasses.replace(given.get(GopherOptions), render=False)]
         http = given.get(HTTPOptions)
-        if previous is not None and url.scheme in ("http", "https"):
+        if previous is not None and crawl_of(url.scheme).revalidates:
             http = dataclasses.replace(http, headers=http.headers + conditional_headers(previous))
         if http != HTTPOptions():
             schemes.append(http)
@@ -604,7 +605,7 @@ class Mirror:
         record_id, uri, date, digest = refers
         earlier = Written(record_id, uri, date, digest, warc.path, 0)
         http = None
-        if head.status is not None and head.url.scheme in ("http", "https"):
+        if head.status is not None and _warc_record(head.url) == "response":
             http = (head.status, head.reason or "", list(head.headers))
 
         def write() -> Written:
@@ -614,6 +615,12 @@ class Mirror:
             return warc.last
 
         return await anyio.to_thread.run_sync(write)
+
+
+def _warc_record(url: URL) -> str:
+    """How the WARC records ``url``'s transfers (its descriptor's ``warc_record``)."""
+    spec = spec_for(url.scheme)
+    return spec.warc_record if spec is not None else "resource"
 
 
 def _is_page(info: ResourceInfo) -> bool:

@@ -21,6 +21,7 @@ import urllib.robotparser
 import anyio
 
 from anyurl.errors import AnyURLError, RemoteFileNotFound
+from anyurl.mirror.paths import crawl_of
 from anyurl.mirror.state import CrawlState
 from anyurl.resolver import Resolver
 from anyurl.url import URL
@@ -49,7 +50,7 @@ class Robots:
 
     async def allows(self, url: URL) -> bool:
         """Whether robots.txt lets this crawler fetch ``url`` (always, for non-HTTP)."""
-        if url.scheme not in ("http", "https"):
+        if not crawl_of(url.scheme).robots:
             return True
         origin = f"{url.scheme}://{(url.host or '').lower()}:{url.effective_port}"
         rules = self._rules.get(origin)

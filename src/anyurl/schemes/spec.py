@@ -77,6 +77,11 @@ class Crawl:
     #: The family ``--span-hosts`` keeps a crawl within (https is http's); by default
     #: the scheme's own name.
     family: str | None = None
+    #: Whether robots.txt rules apply (RFC 9309: to http and https).
+    robots: bool = False
+    #: Whether a refresh asks with a conditional request (``If-None-Match``,
+    #: ``If-Modified-Since``) and takes a "not modified" answer as unchanged.
+    revalidates: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,17 @@ class SchemeSpec:
     #: ``URL:`` item): False for what acts rather than fetches (mailto sends mail, telnet
     #: opens a session) and for ``file:``, which only a local document may name.
     followable: bool = True
+    #: Whether a server's status (an HTTP status, an FTP reply code) in a
+    #: :class:`~anyurl.errors.ServerError` means a retry may succeed (``--retry``).
+    transient_status: Callable[[int], bool] | None = None
+    #: Whether ``-R`` asks the file's time before the transfer (FTP's ``MDTM``, on the
+    #: control connection the transfer then reuses) rather than reading it from the
+    #: response (HTTP's ``Last-Modified``).
+    time_asked_first: bool = False
+    #: How a WARC file records a transfer: ``"response"``, an HTTP response record and
+    #: its request record; ``"resource"``, a resource record and the protocol dialogue
+    #: as a metadata record.
+    warc_record: str = "resource"
     #: How a mirror walks it; None: a mirror fetches such a URL but finds no links.
     crawl: Crawl | None = None
     #: Why the browser gateway shows the URL as a link instead of fetching it, or None.

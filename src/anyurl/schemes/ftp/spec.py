@@ -48,6 +48,9 @@ SPEC = SchemeSpec(
     local_name=_local_name,
     login=True,
     proxied=True,
+    # RFC 959 4.2: 4yz is a "transient negative completion": the same command may work.
+    transient_status=lambda code: 400 <= code < 500,
+    time_asked_first=True,
     crawl=Crawl(index_name=".listing", path_key=_path_key, canonical=_canonical,
                 tree_path=_tree_path),
     demo=(

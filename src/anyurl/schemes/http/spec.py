@@ -10,7 +10,7 @@ from anyurl.url.model import URL
 from anyurl.url.segments import without_dot_segments
 from anyurl.url.views import HTTPPath, http_path
 
-__all__ = ["HTTPS_SPEC", "SPEC", "SPECS"]
+__all__ = ["HTTPS_SPEC", "SPEC", "SPECS", "TRANSIENT_HTTP_STATUSES"]
 
 
 def _parts(url: URL) -> HTTPPath:
@@ -37,6 +37,10 @@ def _canonical(url: URL) -> URL:
     return without_dot_segments(url, query if query >= 0 else None)
 
 
+#: HTTP statuses worth retrying: 408 Request Timeout, 425 Too Early, 429 Too Many
+#: Requests, 500, 502, 503, 504 (the set curl's ``--retry`` uses, plus 425).
+TRANSIENT_HTTP_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+
 SPEC = SchemeSpec(
     names=("http",),
     handler="anyurl.schemes.http.handler:HTTPHandler",
@@ -46,8 +50,11 @@ SPEC = SchemeSpec(
     local_name=_local_name,
     login=True,
     proxied=True,
+    transient_status=TRANSIENT_HTTP_STATUSES.__contains__,
+    warc_record="response",
     crawl=Crawl(index_name="index.html", path_key=lambda url: "/" + (_parts(url).hpath or ""),
-                canonical=_canonical, family="http", tree_path=_tree_path),
+                canonical=_canonical, family="http", tree_path=_tree_path, robots=True,
+                revalidates=True),
     demo=(DemoCase("http://127.0.0.1:{port}/hello.txt", "GET over h11",
                    DemoServer("anyurl.testing.http", ("--root", "{data}"))),),
 )

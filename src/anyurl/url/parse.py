@@ -33,6 +33,7 @@ import re
 from collections.abc import Sequence
 
 from anyurl.errors import URLSyntaxError
+from anyurl.schemes.registry import spec_for
 from anyurl.url.charset import (
     ALPHA,
     DIGIT,
@@ -189,7 +190,8 @@ class _Parser:
 
         hash_at = s.find("#", colon + 1)
         end = len(s) if hash_at < 0 else hash_at
-        if scheme in WIRE_SCHEMES:
+        if scheme in WIRE_SCHEMES or spec_for(scheme) is not None:
+            # a plug-in's scheme too: its handler will decode its parts as ours do
             self.check_wire(scheme, colon + 1, end)
         fragment = None
         if hash_at >= 0:
@@ -262,12 +264,13 @@ class _Parser:
             path_at = s.find("/", start + 2, end)
             login_end = end if path_at < 0 else path_at
         at = s.rfind("@", start, login_end)
-        if scheme in IP_SCHEMES and m.start() < at:
+        login = scheme in IP_SCHEMES or s.startswith("//", start)
+        if login and m.start() < at:
             part = "the user name or password"
-        elif scheme in IP_SCHEMES and m.start() < login_end:
+        elif login and m.start() < login_end:
             part = "the host or port"
         else:
-            part = _WIRE_PARTS[scheme]
+            part = _WIRE_PARTS.get(scheme, f"the {scheme} URL")
         code = "%00" if m.group() == "\x00" else m.group().upper()
         raise self.fail(f"an encoded CR, LF or NUL ({code}) in {part} would reach the "
                         "server as a line break or NUL and could end its command line "

@@ -317,3 +317,98 @@ def test_error_rule_finds_odd_names() -> None:
     assert [p.split(":")[0] for p in problems] == ["WAISError", "WAISReplyError",
                                                    "WAISCommandError"]
     assert _error_problems("", [WAISCoreError]) != []  # the shared reader defines none
+
+
+# -- a scheme lives in its package: its name is not code elsewhere ----------------------------
+
+#: Each RFC 1738 scheme's own modules: its package, its core(s) and its loopback server(s).
+OWN = {
+    "ftp": ("schemes/ftp/", "protocols/ftp.py", "protocols/replies.py", "testing/ftp.py"),
+    "http": ("schemes/http/", "testing/http.py"),
+    "https": ("schemes/http/", "testing/http.py"),
+    "gopher": ("schemes/gopher/", "protocols/gopher/", "testing/gopherplus.py"),
+    "news": ("schemes/news/", "protocols/nntp.py", "testing/nntp.py"),
+    "nntp": ("schemes/news/", "protocols/nntp.py", "testing/nntp.py"),
+    "wais": ("schemes/wais/", "protocols/wais.py", "testing/wais.py"),
+    "prospero": ("schemes/prospero/", "protocols/prospero.py", "protocols/ardp.py",
+                 "testing/prospero.py"),
+    "telnet": ("schemes/telnet/", "protocols/telnet.py", "testing/telnet.py"),
+    "mailto": ("schemes/mailto/", "protocols/smtp.py", "testing/smtp.py"),
+    "file": ("schemes/file/",),
+}
+#: The two shared places a scheme is named in: section 5's grammar and the registry.
+SHARED_PLACES = ("url/parse.py", "schemes/registry.py")
+#: Where a name is not the scheme, or is another component's own business, and why.
+NOT_THE_SCHEME = {
+    # a Link's kind ("file" or "page") and a resource's kind, not file: URLs
+    ("file", "links.py"), ("file", "resource.py"), ("file", "mirror/engine.py"),
+    ("file", "downloader.py"), ("file", "serve/html.py"), ("file", "serve/replay.py"),
+    ("file", "cli/extract_cmd.py"), ("file", "schemes/wais/handler.py"),
+    ("file", "schemes/gopher/handler.py"), ("file", "schemes/ftp/handler.py"),
+    ("file", "schemes/http/links.py"), ("file", "schemes/prospero/handler.py"),
+    ("file", "serve/app.py"), ("file", "testing/prospero.py"),
+    # ASGI's scope type
+    ("http", "serve/app.py"),
+}
+#: Names of another scheme a component may rightly hold: a gateway is an HTTP server
+#: (RFC 1738 section 4), a Gopher "URL:" item is for a web browser, a bare host is http
+#: for curl, a file: URL naming another host once meant ftp, the hostile servers and the
+#: Prospero server speak or name other protocols on purpose, and a core's reply dialect.
+CROSS = {
+    ("http", "gateways.py"), ("https", "gateways.py"), ("https", "schemes/gateway.py"),
+    ("http", "schemes/gopher/handler.py"), ("https", "schemes/gopher/handler.py"),
+    ("http", "cli/get_cmd.py"), ("ftp", "schemes/file/spec.py"),
+    ("ftp", "testing/hostile.py"), ("http", "testing/hostile.py"),
+    ("https", "testing/hostile.py"), ("nntp", "testing/hostile.py"),
+    ("gopher", "testing/hostile.py"), ("wais", "testing/prospero.py"),
+    ("prospero", "serve/replay.py"),
+}
+#: Over the limit of three files outside the package, on purpose: the gateways of
+#: section 4 are HTTP servers (``gateways.py``, ``schemes/gateway.py``), so http and
+#: https are the network's own vocabulary as well as schemes.
+OVER_THE_LIMIT = {"http", "https"}
+
+
+def _string_literals(path: Path) -> set[str]:
+    """The strings of ``path``'s code: constants that are not docstrings."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                          | ast.AsyncFunctionDef)
+            and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)}
+    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and id(node) not in docs}
+
+
+LITERALS = {str(path.relative_to(PACKAGE)): _string_literals(path) for path in MODULES.values()}
+
+
+def _naming(scheme: str) -> set[str]:
+    """Files outside ``scheme``'s own modules whose code holds its name as a string."""
+    return {rel for rel, strings in LITERALS.items() if scheme in strings
+            and not rel.startswith(OWN[scheme]) and (scheme, rel) not in NOT_THE_SCHEME}
+
+
+@pytest.mark.parametrize("scheme", sorted(OWN))
+def test_a_scheme_is_named_only_in_its_package(scheme: str) -> None:
+    """Outside its own modules a scheme is code in the grammar and the registry, and
+    only where ``CROSS`` says why; in at most three files of the product (the loopback
+    servers of ``testing/`` aside), but for ``OVER_THE_LIMIT``."""
+    elsewhere = _naming(scheme) - set(SHARED_PLACES)
+    assert {rel for rel in elsewhere if (scheme, rel) not in CROSS} == set()
+    product = {rel for rel in _naming(scheme) if not rel.startswith("testing/")}
+    assert len(product) <= 3 or scheme in OVER_THE_LIMIT, sorted(product)
+
+
+def test_only_http_is_over_the_limit() -> None:
+    over = {s for s in OWN if len({r for r in _naming(s) if not r.startswith("testing/")}) > 3}
+    assert over == OVER_THE_LIMIT
+
+
+def test_the_name_rule_finds_a_stray_name() -> None:
+    LITERALS["mirror/stray.py"] = {"gopher"}
+    try:
+        assert "mirror/stray.py" in _naming("gopher")
+    finally:
+        del LITERALS["mirror/stray.py"]

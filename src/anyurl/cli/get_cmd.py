@@ -936,14 +936,19 @@ _SCHEMELESS = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]+)?(/.*)?\Z", re.S)
 
 
 def guess_scheme(text: str) -> str | None:
-    """``example.org/x`` as curl reads it: ``ftp://`` for an ``ftp.`` host, else
-    ``http://``; None when ``text`` has a scheme or is not a bare host[/path]."""
+    """``example.org/x`` as curl reads it: ``ftp://`` for an ``ftp.`` host (a scheme
+    whose descriptor names the host's prefix), else ``http://``; None when ``text`` has
+    a scheme or is not a bare host[/path]."""
     head = text.split("/", 1)[0]
     if "://" in text or not _SCHEMELESS.match(text) or "." not in head:
         return None
     if ":" in head and not head.rsplit(":", 1)[1].isdigit():
         return None  # "scheme:rest" with a scheme of its own (mailto:, news:)
-    scheme = "ftp" if head.lower().startswith("ftp.") else "http"
+    from anyurl.schemes.registry import specs
+
+    host = head.lower()
+    scheme = next((spec.name for spec in specs()
+                   if any(host.startswith(prefix) for prefix in spec.host_prefixes)), "http")
     return f"{scheme}://{text}"
 
 

@@ -125,6 +125,9 @@ class SchemeSpec:
     #: The file name ``-O`` saves a URL under, before it is made safe; None (or ""):
     #: the URL's host, else the scheme's name.
     local_name: Callable[[URL], str] | None = None
+    #: Host name prefixes that make a URL written without a scheme this scheme's, as
+    #: curl guesses (``ftp.example.org/pub`` is ftp; a bare host is otherwise http).
+    host_prefixes: tuple[str, ...] = ()
     #: Whether ``-u``/``auth`` set the URL's login (its ``user:password@``).
     login: bool = False
     #: Whether the ``<scheme>_proxy`` variables (and ``-x``) route it through a gateway.

@@ -46,6 +46,7 @@ SPEC = SchemeSpec(
     default_port=21,
     view=lambda url: ftp_path(url.path),
     local_name=_local_name,
+    host_prefixes=("ftp.",),
     login=True,
     proxied=True,
     # RFC 959 4.2: 4yz is a "transient negative completion": the same command may work.

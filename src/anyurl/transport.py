@@ -68,9 +68,6 @@ __all__ = [
 #: here), while at 120 KiB they come from the heap (12,000 faults, 0.85-0.95 s).
 DEFAULT_RECEIVE_SIZE = 120 << 10
 
-Trace = Callable[[str], None]
-
-
 class Stream:
     """A connected byte stream with a read timeout and anyurl's errors."""
 

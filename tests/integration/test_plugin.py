@@ -114,3 +114,11 @@ def test_plan_and_demo_come_from_the_plugin(installed: Path) -> None:
          "print([c.url for c in _cases()])"],
         capture_output=True, text=True, env=_env(installed), check=True)
     assert "x-finger://127.0.0.1:{port}/alice" in cases.stdout
+
+
+def test_extract_finds_a_bare_plugin_url(installed: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "anyurl", "extract"], capture_output=True,
+                          text=True, env=_env(installed), timeout=60,
+                          input="Ask x-finger://example.org/alice, or mail her.\n")
+    assert done.returncode == 0, done.stderr
+    assert "x-finger://example.org/alice" in done.stdout.split()

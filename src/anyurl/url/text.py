@@ -4,23 +4,23 @@ In mail, news and print a URL is best written inside ``<URL:...>`` (or at least
 ``<...>``); inside the wrapper, whitespace and line breaks were added only to fold a
 long URL and are removed. A line break right after a hyphen is ambiguous, since a
 typesetter may have added the hyphen: the URL keeps it, and ``FoundURL.alternatives``
-offers the reading without it. Bare URLs of the known schemes are found too, less the
-punctuation that ends a sentence.
+offers the reading without it. Bare URLs of the known schemes (the registry's: built-in
+and plug-in) are found too, less the punctuation that ends a sentence.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from anyurl.errors import URLSyntaxError
+from anyurl.schemes.registry import names
 from anyurl.url.parse import parse
 
 __all__ = ["FoundURL", "find_urls"]
 
-_KNOWN = "ftp|https?|gopher|mailto|news|nntp|telnet|wais|file|prospero"
 _WRAPPER = re.compile(r"<\s*(?:URL\s*:\s*)?([^<>]*)>", re.IGNORECASE)
-_BARE = re.compile(rf"(?<![\w.+-])(?:URL:)?(?:{_KNOWN}):[^\s<>\"]+", re.IGNORECASE)
 _LOOKS_LIKE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:\S")
 _HYPHEN_BREAK = re.compile(r"-[ \t]*\r?\n\s*")
 _TRAILING = ".,;:!?'\""
@@ -36,6 +36,13 @@ class FoundURL:
     wrapped: bool
     #: Other readings (a hyphen at a line break may not belong to the URL).
     alternatives: tuple[str, ...] = ()
+
+
+@functools.lru_cache(maxsize=4)
+def _bare(known: tuple[str, ...]) -> re.Pattern[str]:
+    """A bare URL of one of the ``known`` schemes (longest names first: https before http)."""
+    alternation = "|".join(re.escape(n) for n in sorted(known, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.+-])(?:URL:)?(?:{alternation}):[^\s<>\"]+", re.IGNORECASE)
 
 
 def _normalise(candidate: str) -> str | None:
@@ -72,7 +79,7 @@ def find_urls(text: str) -> list[FoundURL]:
                 alternatives = (alt,)
         found.append(FoundURL(url, m.start(), m.end(), True, alternatives))
         taken.append((m.start(), m.end()))
-    for m in _BARE.finditer(text):
+    for m in _bare(tuple(names())).finditer(text):
         if any(a <= m.start() < b for a, b in taken):
             continue
         bare = _trim(m.group(0))

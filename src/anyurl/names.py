@@ -18,8 +18,6 @@ under its own file name (from its docid) rather than the whole docid.
 
 from __future__ import annotations
 
-import email.message
-import email.utils
 import re
 
 from anyurl.url import (
@@ -71,6 +69,9 @@ def disposition_filename(value: str | None) -> str | None:
     """
     if not value:
         return None
+    import email.message  # only for a Content-Disposition: not paid by every start
+    import email.utils
+
     message = email.message.Message()
     try:
         message["content-disposition"] = value

@@ -11,7 +11,6 @@ closes the iterator, which is where handlers release their connection.
 from __future__ import annotations
 
 import codecs
-import email.message
 import json
 import os
 import re
@@ -254,6 +253,8 @@ def charset_of(content_type: str | None) -> str | None:
     """The ``charset`` parameter of a content type, or None."""
     if not content_type:
         return None
+    import email.message  # a text body's charset only: not paid by every start
+
     message = email.message.Message()
     message["content-type"] = content_type
     charset = message.get_param("charset")

@@ -37,7 +37,6 @@ gateway (``GET wais://host/db?q HTTP/1.1``) or through its ``CONNECT`` tunnel.
 from __future__ import annotations
 
 import dataclasses
-import email.utils
 import ssl
 import time
 from collections import deque
@@ -75,7 +74,6 @@ from anyurl.schemes.http.decoding import Decoder, decode_chunks, decoder_for
 from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Body, Connection, Response
-from anyurl.schemes.http.links import html_links
 from anyurl.schemes.http.pipeline import (
     MAX_DEPTH,
     Exchange,
@@ -198,6 +196,8 @@ class HTTPHandler(SchemeHandler):
     def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
         """An HTML page's links (:mod:`.links`): anchors, frames, images, scripts, style
         sheets, resolved against ``<base href>`` or the final URL; [] for other types."""
+        from anyurl.schemes.http.links import html_links  # html.parser: a mirror's only
+
         return html_links(info, body)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
@@ -995,6 +995,8 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     text = value.strip()
     if text.isdigit():
         return float(text)
+    import email.utils  # an HTTP date: rare, and the email package costs every start
+
     try:
         when = email.utils.parsedate_to_datetime(text).timestamp()
     except (TypeError, ValueError, IndexError, OverflowError):

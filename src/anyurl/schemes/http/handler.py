@@ -42,7 +42,7 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from contextlib import aclosing
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import unquote, urljoin
 
 import anyio
@@ -65,7 +65,6 @@ from anyurl.errors import (
     UnsupportedScheme,
     URLError,
 )
-from anyurl.links import Link
 from anyurl.names import disposition_filename
 from anyurl.options import HTTPOptions
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
@@ -100,6 +99,9 @@ from anyurl.schemes.http.tunnel import tunnel_to
 from anyurl.tls import make_ssl_context
 from anyurl.transport import DIRECT, Dialer
 from anyurl.url import URL, HTTPPath, parse
+
+if TYPE_CHECKING:  # links are a mirror's: not imported by every start
+    from anyurl.links import Link
 
 __all__ = ["ORIGIN_BOUND_HEADERS", "REDIRECT_STATUSES", "HTTPHandler", "status_error",
            "with_jar_cookies", "without_origin_headers"]

@@ -70,7 +70,8 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 def modules_after(args: list[str], env: dict[str, str]) -> list[str]:
     """The names in ``sys.modules`` after ``anyurl ARGS`` ran (``[]``: ``-c pass``)."""
-    code = COUNT if args else "import sys; print(len(sys.modules), ' '.join(sorted(sys.modules)), file=sys.stderr)"
+    code = COUNT if args else ("import sys; print(len(sys.modules), "
+                               "' '.join(sorted(sys.modules)), file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code, *args], env=env, check=True,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     return proc.stderr.strip().splitlines()[-1].split()[1:]

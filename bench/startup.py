@@ -9,10 +9,12 @@ Usage::
 It starts the private nginx of ``bench/run.py`` on 127.0.0.1 with one 1 KiB file,
 byte-compiles anyurl as an installed package is (``bench/compiled.py``), and times, each
 ``--repeat`` times and alternately (so that drift of the machine hits every command
-alike): ``python -c pass`` (the floor: Python and this machine's ``site``),
-``python -m anyurl --version``, ``python -m anyurl get -s URL`` of the 1 KiB file, and
-``curl -sS URL``. Bodies go to ``/dev/null``. Wall and CPU seconds (user + system, of
-the child, from ``wait4``: microseconds, where GNU time rounds to 10 ms) are medians.
+alike): ``python -c pass`` (the floor: Python and this machine's ``site``), a bare GET of
+the file on anyio and h11 with nothing of anyurl (the floor of the stack anyurl is built
+on), ``python -m anyurl --version``, ``python -m anyurl get -s URL`` of the 1 KiB file,
+and ``curl -sS URL``. Bodies go to ``/dev/null``. Wall and CPU seconds (user + system,
+of the child, from ``wait4``: microseconds, where GNU time rounds to 10 ms) are medians;
+``least`` is the smallest CPU time, steadier than the median on a loaded machine.
 
 It then prints how many modules each Python command leaves in ``sys.modules`` and the
 anyurl modules (and the heavy ones of ``HEAVY``) a plain ``get`` imported: what
@@ -41,6 +43,28 @@ from nginx import start_nginx, stop_nginx  # bench/nginx.py
 HEAVY = ("email", "http.cookiejar", "html.parser", "json", "rich", "warcio", "h2",
          "difflib", "hashlib", "mimetypes", "secrets", "anyurl.warc",
          "anyurl.schemes.ftp", "anyurl.schemes.gopher", "anyurl.schemes.news")
+
+#: The stack's floor: one GET on anyio and h11 with nothing of anyurl (argv: port, path).
+FLOOR = """
+import sys
+import anyio, h11
+
+async def main(port, path):
+    async with await anyio.connect_tcp("127.0.0.1", port) as s:
+        c = h11.Connection(h11.CLIENT)
+        await s.send(c.send(h11.Request(method="GET", target=path, headers=[("Host", "x")]))
+                     + c.send(h11.EndOfMessage()))
+        while True:
+            e = c.next_event()
+            if e is h11.NEED_DATA:
+                c.receive_data(await s.receive())
+            elif isinstance(e, h11.Data):
+                sys.stdout.buffer.write(e.data)
+            elif isinstance(e, h11.EndOfMessage):
+                break
+
+anyio.run(main, int(sys.argv[1]), sys.argv[2])
+"""
 
 #: Run in a child: a command's run, then its module count and names on stderr.
 COUNT = """
@@ -109,12 +133,13 @@ def main() -> None:
         py = sys.executable
         commands: list[tuple[str, list[str], dict[str, str]]] = [
             ("python -c pass", [py, "-c", "pass"], env),
+            ("anyio+h11 GET (floor)", [py, "-c", FLOOR, str(port), "/bin1k.dat"], env),
             ("anyurl --version", [py, "-m", "anyurl", "--version"], env),
             ("anyurl get -s URL", [py, "-m", "anyurl", "get", "-s", url], env),
             ("curl -sS URL", ["curl", "-sS", url], env),
         ]
         if base_env is not None:
-            commands[3:3] = [
+            commands[-1:-1] = [
                 ("before: --version", [py, "-m", "anyurl", "--version"], base_env),
                 ("before: get -s URL", [py, "-m", "anyurl", "get", "-s", url], base_env)]
         times: dict[str, tuple[list[float], list[float]]] = {c[0]: ([], []) for c in commands}
@@ -130,11 +155,12 @@ def main() -> None:
                 times[name][0].append(wall)
                 times[name][1].append(cpu)
         floor = statistics.median(times["python -c pass"][1])
-        print(f"\n{'command':22}{'wall s':>9}{'CPU s':>9}{'CPU - python':>14}  CPU of each run")
+        print(f"\n{'command':22}{'wall s':>9}{'CPU s':>9}{'least':>8}{'CPU - python':>14}"
+              "  CPU of each run")
         for name, (walls, cpus) in times.items():
             cpu = statistics.median(cpus)
             extra = f"{cpu - floor:14.3f}" if name != "curl -sS URL" else f"{'':>14}"
-            print(f"{name:22}{statistics.median(walls):9.3f}{cpu:9.3f}{extra}  "
+            print(f"{name:22}{statistics.median(walls):9.3f}{cpu:9.3f}{min(cpus):8.3f}{extra}  "
                   + " ".join(f"{c:.3f}" for c in cpus))
         print()
         plain = modules_after([], env)

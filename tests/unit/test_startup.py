@@ -83,3 +83,32 @@ def test_a_plain_get_of_one_http_url_imports_only_what_it_uses(tmp_path):
     assert out == b"hello, start-up\n"
     assert "anyurl.schemes.http.handler" in names  # the run did fetch over http
     assert _among(names, HEAVY) == []
+
+
+def test_the_options_type_check_answers_alike_without_importing_cookies_or_forms():
+    code = """
+import sys
+from anyurl.errors import OptionError
+from anyurl.options import HTTPOptions
+
+HTTPOptions().check()  # None is allowed: nothing to import
+messages = []
+for wrong in ({"cookies": "jar.txt"}, {"form": b"a=b"}):
+    try:
+        HTTPOptions(**wrong).check()
+    except OptionError as exc:
+        messages.append(str(exc))
+assert "http.cookiejar" not in sys.modules and "anyurl.schemes.http.forms" not in sys.modules
+print("\\n".join(messages))
+from http.cookiejar import CookieJar
+from anyurl.schemes.http.forms import Form, Part
+HTTPOptions(cookies=CookieJar(), form=Form([Part("a", b"b")])).check()  # the real classes
+print("ok")
+"""
+    _, out = _loaded(code)
+    lines = out.decode().splitlines()
+    assert lines == [  # the messages the real classes gave
+        "http option cookies='jar.txt' is not of type http.cookiejar.CookieJar | None",
+        "http option form=b'a=b' is not of type anyurl.schemes.http.forms.Form | None",
+        "ok",
+    ]

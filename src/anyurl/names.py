@@ -20,8 +20,6 @@ rather than the whole docid. A URL of a scheme without one is named after its ho
 
 from __future__ import annotations
 
-import email.message
-import email.utils
 import re
 
 from anyurl.schemes.registry import spec_for
@@ -64,6 +62,9 @@ def disposition_filename(value: str | None) -> str | None:
     """
     if not value:
         return None
+    import email.message  # only for a Content-Disposition: not paid by every start
+    import email.utils
+
     message = email.message.Message()
     try:
         message["content-disposition"] = value

@@ -19,6 +19,7 @@ without paying for the protocol code they do not use.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 import typing
 from collections.abc import Awaitable, Callable, Mapping
@@ -104,6 +105,19 @@ def _conforms(value: object, hint: Any) -> bool:
     if isinstance(hint, type):
         return isinstance(value, hint)
     return True
+
+
+def _loaded_class(module: str, name: str) -> type:
+    """``module.name`` if ``module`` is imported, else a stand-in class of that name.
+
+    Only a type check's namespace uses it: a value cannot be an instance of a class
+    whose module was never imported, so the stand-in gives the same answer (and the same
+    name in an error) without importing the module."""
+    loaded = sys.modules.get(module)
+    if loaded is not None:
+        cls: type = getattr(loaded, name)
+        return cls
+    return type(name, (), {"__module__": module})
 
 
 def _type_name(hint: Any) -> str:
@@ -202,11 +216,12 @@ class HTTPOptions(SchemeOptions):
 
     @classmethod
     def _hint_names(cls) -> dict[str, Any]:
-        from http.cookiejar import CookieJar
-
-        from anyurl.schemes.http.forms import Form
-
-        return {"CookieJar": CookieJar, "Form": Form}
+        # The classes themselves when their modules are loaded; else a stand-in no value
+        # is an instance of. No CookieJar or Form can exist before its module is
+        # imported, so the check answers alike, and a plain http get never imports
+        # http.cookiejar (urllib.request, http.client) or the forms (email, mimetypes).
+        return {"CookieJar": _loaded_class("http.cookiejar", "CookieJar"),
+                "Form": _loaded_class("anyurl.schemes.http.forms", "Form")}
 
     def check(self) -> None:
         """The type check, and no CR or LF in a method or header (RFC 1738 section 6:

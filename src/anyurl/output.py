@@ -44,7 +44,6 @@ from __future__ import annotations
 import enum
 import errno
 import fcntl
-import hashlib
 import os
 import stat
 from dataclasses import dataclass
@@ -120,6 +119,8 @@ def staged_part(tree: Path, path: Path) -> Path:
     same in the next run: a crawl killed with ``kill -9`` continues the same file.
     """
     relative = os.fsencode(os.path.relpath(os.path.abspath(path), os.path.abspath(tree)))
+    import hashlib  # a mirror's staging only: _hashlib (OpenSSL) costs every start 2 ms
+
     digest = hashlib.sha256(relative).hexdigest()[:40]
     return tree / STAGING_DIR / (digest + PART_SUFFIX)
 

@@ -11,8 +11,6 @@ closes the iterator, which is where handlers release their connection.
 from __future__ import annotations
 
 import codecs
-import email.message
-import json
 import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -254,6 +252,8 @@ def charset_of(content_type: str | None) -> str | None:
     """The ``charset`` parameter of a content type, or None."""
     if not content_type:
         return None
+    import email.message  # a text body's charset only: not paid by every start
+
     message = email.message.Message()
     message["content-type"] = content_type
     charset = message.get_param("charset")
@@ -280,6 +280,8 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 def parse_json(data: bytes, charset: str | None) -> Any:
     """``data`` as JSON: decoded from ``charset`` first when it names another codec than
     UTF-8, else given to :func:`json.loads` as bytes (which tells UTF-8, -16, -32 apart)."""
+    import json  # a JSON body only: not paid by every start
+
     codec = _codec(charset) if charset else None
     if codec is not None and codec != "utf-8":
         return json.loads(data.decode(codec))

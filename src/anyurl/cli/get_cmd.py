@@ -23,8 +23,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import getpass
-import json
 import os
 import re
 import signal
@@ -64,7 +62,6 @@ from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL, mask, parse
-from anyurl.url.text import find_urls
 
 if TYPE_CHECKING:
     from anyurl.cli.progress import TransferProgress
@@ -316,6 +313,8 @@ def read_url_list(text: str) -> list[str]:
     # (a list of 100,000 URLs is not parsed twice), and one that fails says why then.
     if all(_LIST_LINE.match(line) for line in lines):
         return lines
+    from anyurl.url.text import find_urls  # prose only: a plain list needs no finder
+
     return [found.url for found in find_urls(text)]
 
 
@@ -344,6 +343,8 @@ def make_password_prompt() -> Callable[[URL], Any]:
             return None
         async with lock:
             prompt = f"Password for {url.user}@{url.host}: "
+            import getpass
+
             return await anyio.to_thread.run_sync(getpass.getpass, prompt)
 
     return ask_password
@@ -555,6 +556,8 @@ class CLIEvents(DownloadEvents):
             line = result.to_json()
             if result.error is not None:  # in the command line's words, as printed
                 line["error"] = error_text(result.error)
+            import json  # --json only: not paid by every start
+
             print(json.dumps(line), flush=True)
         if self.args.write_out:
             index = result.job.index
@@ -921,6 +924,8 @@ def _fetch_on_dask(args: argparse.Namespace, config: Config, urls: list[str]) ->
         if shows_errors(args):
             print(escape_controls(f"anyurl: {r.url}: {r.error}"), file=sys.stderr)
     if args.json:
+        import json
+
         for r in results:
             print(json.dumps(dataclasses.asdict(r)))
     if not args.silent:
@@ -1063,6 +1068,8 @@ def login_from(text: str | None) -> tuple[str, str | None] | None:
     if colon:
         return user, password
     if sys.stdin.isatty():
+        import getpass
+
         return user, getpass.getpass(f"Enter password for user '{user}': ")
     return user, None  # a server that wants one says so; ftp asks through its callback
 
@@ -1147,6 +1154,8 @@ def write_out(template: str, result: TransferResult, *, redirects: int = 0,
         if name is None:
             return escapes[m.group(0)]
         if name == "json":
+            import json
+
             return json.dumps(values)
         value = values[name]
         if name == "http_code":

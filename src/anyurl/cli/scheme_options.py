@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import getpass
-import json
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -196,6 +194,8 @@ async def _ask_on_terminal(form: Any) -> dict[str, str]:
             elif q.default:
                 hint = f" [{q.default}]"
             prompt = f"{q.prompt}{hint}: "
+            import getpass  # a Gopher+ form's secret only
+
             value = getpass.getpass(prompt) if q.secret else input(prompt)
             answers[q.prompt] = value or (q.default or "")
         return answers
@@ -212,6 +212,8 @@ def scheme_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
     given: list[SchemeOptions] = []
     answers: AnswerSource | None = None
     if args.answers:
+        import json  # --answers only: not paid by every start
+
         with open(args.answers, encoding="utf-8") as f:
             loaded = json.load(f)
         if not isinstance(loaded, dict) or not all(

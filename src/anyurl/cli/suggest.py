@@ -8,7 +8,6 @@ the word and suggest what was probably meant, as git does.
 
 from __future__ import annotations
 
-import difflib
 import re
 
 __all__ = ["JSON_DATA", "looks_like_a_word", "suggest"]
@@ -30,6 +29,8 @@ def suggest(word: str, commands: tuple[str, ...], options: tuple[str, ...] = ())
     nothing is close."""
     if not looks_like_a_word(word):
         return None
+    import difflib  # a mistyped word only: not paid by every start
+
     lowered = word.lower()
     close = difflib.get_close_matches(lowered, commands, n=1, cutoff=0.6)
     if close:

@@ -23,15 +23,17 @@ import socket
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, TypeVar
 
 from anyurl.config import Config
 from anyurl.errors import AnyURLError, OptionError
-from anyurl.links import Link
 from anyurl.options import SchemeOptions
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.transport import DIRECT, Dialer
 from anyurl.url import URL
+
+if TYPE_CHECKING:  # links are a mirror's: not imported by every start
+    from anyurl.links import Link
 
 __all__ = ["FetchOptions", "Gate", "PasswordCallback", "SchemeHandler", "Trace"]
 

@@ -13,9 +13,7 @@ smuggle another part in.
 
 from __future__ import annotations
 
-import mimetypes
 import os
-import secrets
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 
@@ -51,6 +49,8 @@ class Part:
         lines = [f"--{boundary}", f"Content-Disposition: {disposition}"]
         content_type = self.content_type
         if content_type is None and self.path is not None:
+            import mimetypes  # a file part's type only: not paid by every start
+
             content_type = mimetypes.guess_type(self.path)[0] or "application/octet-stream"
         if content_type is not None:
             lines.append(f"Content-Type: {content_type}")
@@ -99,6 +99,8 @@ class Form:
     def _boundary(self) -> str:
         """curl's shape (dashes and hex digits), drawn again in the rare case that it
         occurs in a part (files are scanned in blocks, overlapping by its length)."""
+        import secrets  # imported when a form is sent, not by every start
+
         while True:
             boundary = "-" * 24 + secrets.token_hex(8)
             marker = boundary.encode("ascii")

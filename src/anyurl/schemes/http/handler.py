@@ -37,13 +37,12 @@ gateway (``GET wais://host/db?q HTTP/1.1``) or through its ``CONNECT`` tunnel.
 from __future__ import annotations
 
 import dataclasses
-import email.utils
 import ssl
 import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from contextlib import aclosing
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import unquote, urljoin
 
 import anyio
@@ -66,7 +65,6 @@ from anyurl.errors import (
     UnsupportedScheme,
     URLError,
 )
-from anyurl.links import Link
 from anyurl.names import disposition_filename
 from anyurl.options import HTTPOptions
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
@@ -75,7 +73,6 @@ from anyurl.schemes.http.decoding import Decoder, decode_chunks, decoder_for
 from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Body, Connection, Response
-from anyurl.schemes.http.links import html_links
 from anyurl.schemes.http.pipeline import (
     MAX_DEPTH,
     Exchange,
@@ -102,6 +99,9 @@ from anyurl.schemes.http.tunnel import tunnel_to
 from anyurl.tls import make_ssl_context
 from anyurl.transport import DIRECT, Dialer
 from anyurl.url import URL, HTTPPath, parse
+
+if TYPE_CHECKING:  # links are a mirror's: not imported by every start
+    from anyurl.links import Link
 
 __all__ = ["ORIGIN_BOUND_HEADERS", "REDIRECT_STATUSES", "HTTPHandler", "status_error",
            "with_jar_cookies", "without_origin_headers"]
@@ -198,6 +198,8 @@ class HTTPHandler(SchemeHandler):
     def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
         """An HTML page's links (:mod:`.links`): anchors, frames, images, scripts, style
         sheets, resolved against ``<base href>`` or the final URL; [] for other types."""
+        from anyurl.schemes.http.links import html_links  # html.parser: a mirror's only
+
         return html_links(info, body)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
@@ -995,6 +997,8 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     text = value.strip()
     if text.isdigit():
         return float(text)
+    import email.utils  # an HTTP date: rare, and the email package costs every start
+
     try:
         when = email.utils.parsedate_to_datetime(text).timestamp()
     except (TypeError, ValueError, IndexError, OverflowError):

@@ -1,0 +1,114 @@
+"""Start-up stays lean (issue 21): what ``anyurl --version`` and a plain ``anyurl get`` of
+one http URL must not import.
+
+Almost all of the command's fixed cost is imports (``bench/startup.py`` times it); a
+module imported at the top of a file where a function would do costs every run. These
+tests name the modules such a ``get`` has no use for and check, in a fresh interpreter,
+that none of them is in ``sys.modules`` after it ran. They never time anything: the
+figures are in ``bench/README.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from anyurl.testing._thread import serving_in_thread
+from anyurl.testing.http import serve_http
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+#: Imported only by the options, schemes and outputs that need them: cookies (-b/-c),
+#: forms (-F), JSON (--json, -w %{json}, --answers), Content-Disposition and HTTP dates
+#: (the email package), a mirror's links (html.parser), suggestions (difflib), staging
+#: names (hashlib), progress bars (rich), WARC, HTTP/2, password prompts (getpass).
+HEAVY = (
+    "email", "http.cookiejar", "urllib.request", "html.parser", "json", "difflib",
+    "hashlib", "mimetypes", "secrets", "getpass", "rich", "warcio", "h2", "trio",
+    "anyurl.cookies", "anyurl.warc", "anyurl.links", "anyurl.url.text", "anyurl.mirror",
+    "anyurl.scale", "anyurl.cli.progress", "anyurl.cli.hints", "anyurl.schemes.http.links",
+    "anyurl.schemes.http.http2", "anyurl.protocols",
+    # the other schemes' handlers (modules today, packages tomorrow)
+    "anyurl.schemes.ftp", "anyurl.schemes.gopher", "anyurl.schemes.news",
+    "anyurl.schemes.telnet", "anyurl.schemes.mailto", "anyurl.schemes.wais",
+    "anyurl.schemes.prospero", "anyurl.schemes.file", "anyurl.schemes.gateway",
+)
+
+#: The command-line start that ``--version`` and every command pay.
+NOT_AT_IMPORT = ("asyncio", "anyio", "h11", "ssl", "anyurl.cli.get_cmd",
+                 "anyurl.downloader", "anyurl.resolver", "anyurl.schemes.http")
+
+
+def _loaded(code: str) -> tuple[set[str], bytes]:
+    """Run ``code`` in a fresh interpreter on this checkout; the names in ``sys.modules``
+    afterwards (written by the child without importing anything more) and its stdout."""
+    code += ("\nimport sys\n"
+             "with open(sys.argv[1], 'w') as f:\n"
+             "    f.write('\\n'.join(sorted(sys.modules)))\n")
+    env = dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    with tempfile.TemporaryDirectory() as tmp:
+        record = Path(tmp) / "modules.txt"
+        proc = subprocess.run([sys.executable, "-c", code, str(record)], env=env,
+                              capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+        return set(record.read_text().split()), proc.stdout
+
+
+def _among(names: set[str], wanted: tuple[str, ...]) -> list[str]:
+    """The modules of ``wanted`` (or of their packages) that are in ``names``."""
+    return sorted(n for n in names for w in wanted if n == w or n.startswith(w + "."))
+
+
+def test_importing_the_command_line_imports_no_event_loop_and_no_heavy_module():
+    names, _ = _loaded("import anyurl.cli.main")
+    assert _among(names, HEAVY + NOT_AT_IMPORT) == []
+
+
+def test_version_imports_no_command():
+    names, out = _loaded("from anyurl.cli.main import main\nmain(['--version'])")
+    assert out.startswith(b"anyurl ")
+    assert _among(names, HEAVY + NOT_AT_IMPORT) == []
+
+
+def test_a_plain_get_of_one_http_url_imports_only_what_it_uses(tmp_path):
+    (tmp_path / "small.txt").write_bytes(b"hello, start-up\n")
+    with serving_in_thread(serve_http, str(tmp_path)) as port:
+        url = f"http://127.0.0.1:{port}/small.txt"
+        names, out = _loaded("from anyurl.cli.main import main\n"
+                             f"status = main(['get', '-s', {url!r}])\n"
+                             "assert status == 0, status")
+    assert out == b"hello, start-up\n"
+    assert "anyurl.schemes.http.handler" in names  # the run did fetch over http
+    assert _among(names, HEAVY) == []
+
+
+def test_the_options_type_check_answers_alike_without_importing_cookies_or_forms():
+    code = """
+import sys
+from anyurl.errors import OptionError
+from anyurl.options import HTTPOptions
+
+HTTPOptions().check()  # None is allowed: nothing to import
+messages = []
+for wrong in ({"cookies": "jar.txt"}, {"form": b"a=b"}):
+    try:
+        HTTPOptions(**wrong).check()
+    except OptionError as exc:
+        messages.append(str(exc))
+assert "http.cookiejar" not in sys.modules and "anyurl.schemes.http.forms" not in sys.modules
+print("\\n".join(messages))
+from http.cookiejar import CookieJar
+from anyurl.schemes.http.forms import Form, Part
+HTTPOptions(cookies=CookieJar(), form=Form([Part("a", b"b")])).check()  # the real classes
+print("ok")
+"""
+    _, out = _loaded(code)
+    lines = out.decode().splitlines()
+    assert lines == [  # the messages the real classes gave
+        "http option cookies='jar.txt' is not of type http.cookiejar.CookieJar | None",
+        "http option form=b'a=b' is not of type anyurl.schemes.http.forms.Form | None",
+        "ok",
+    ]

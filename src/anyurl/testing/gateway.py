@@ -10,11 +10,12 @@ and trio alike. ``python -m anyurl.testing.gateway --port N`` runs it standalone
 
 from __future__ import annotations
 
-import argparse
 import socket
 import threading
-import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from anyurl.testing._server import block_until_interrupted, command_line
 
 __all__ = ["Gateway", "Seen"]
 
@@ -130,19 +131,15 @@ class Gateway:
         self._sock.close()
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.gateway``: serve until interrupted."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8001)
-    args = parser.parse_args()
+    args = command_line("gateway", __doc__, 8001, backend=False).parse_args(argv)
     gateway = Gateway(args.host, args.port)
     try:
-        while True:
-            time.sleep(3600)
+        return block_until_interrupted()
     finally:
         gateway.close()
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

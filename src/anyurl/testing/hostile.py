@@ -22,14 +22,15 @@ most :data:`MAX_SEND` bytes, so a test that goes wrong cannot fill the machine.
 
 from __future__ import annotations
 
-import argparse
 import socket
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+
+from anyurl.testing._server import block_until_interrupted, command_line
 
 __all__ = ["BEHAVIOURS", "MAX_SEND", "Behaviour", "CrossOriginRedirect", "HostileServer", "serve"]
 
@@ -504,23 +505,17 @@ def serve(name: str, *, host: str = "127.0.0.1", port: int = 0) -> None:
     """Serve behaviour ``name`` until interrupted (``python -m anyurl.testing.hostile``)."""
     with HostileServer(BEHAVIOURS[name], host=host, port=port) as server:
         print(f"{name}: {server.url}", flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass
+        block_until_interrupted()
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.hostile NAME [--host H] [--port N]``."""
-    parser = argparse.ArgumentParser(prog="python -m anyurl.testing.hostile",
-                                     description=__doc__.split("\n", 1)[0] if __doc__ else None)
+    parser = command_line("hostile", __doc__, 0, backend=False)
     parser.add_argument("name", choices=sorted(BEHAVIOURS))
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     serve(args.name, host=args.host, port=args.port)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

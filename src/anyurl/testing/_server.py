@@ -209,7 +209,7 @@ def serve_until_interrupted(
 
     try:
         anyio.run(forever, backend=backend)
-    except KeyboardInterrupt:
+    except* KeyboardInterrupt:  # trio raises it inside the task groups' exception group
         pass
     return 0
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
@@ -26,6 +28,7 @@ from anyio.from_thread import start_blocking_portal
 
 __all__ = [
     "SessionServer",
+    "ThreadedListener",
     "advertised",
     "background",
     "block_until_interrupted",
@@ -176,6 +179,52 @@ class SessionServer:
         """This server in a thread of its own until the block exits; its port is ``port``."""
         with serving_in_thread(self.serve, host, port):
             yield self
+
+
+class ThreadedListener:
+    """A TCP listener on ``host:port`` that hands each connection to ``serve(sock)`` in a
+    thread of its own: a server any test can use, on any event loop or none.
+
+    ``serve`` owns the socket (it closes it, or leaves it to threads of its own); it
+    should end once :attr:`stop` is set. Nothing is accepted before :meth:`start`.
+    """
+
+    def __init__(self, serve: Callable[[socket.socket], None], host: str = "127.0.0.1",
+                 port: int = 0, *, name: str = "loopback") -> None:
+        self._serve = serve
+        self._listener = socket.create_server((host, port))
+        self._listener.settimeout(0.2)
+        #: The bound port.
+        self.port: int = self._listener.getsockname()[1]
+        #: Set when the server closes: a connection's ``serve`` should end.
+        self.stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._acceptor = threading.Thread(target=self._accept, daemon=True, name=name)
+
+    def start(self) -> None:
+        """Start accepting connections."""
+        self._acceptor.start()
+
+    def _accept(self) -> None:
+        while not self.stop.is_set():
+            try:
+                sock, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            t = threading.Thread(target=self._serve, args=(sock,), daemon=True)
+            self._threads.append(t)
+            t.start()
+
+    def close(self, *, join: bool = True) -> None:
+        """Stop accepting, set :attr:`stop` and (``join``) wait for the connections' threads."""
+        self.stop.set()
+        self._listener.close()
+        if self._acceptor.is_alive():
+            self._acceptor.join(5)
+        for t in self._threads if join else ():
+            t.join(5)
 
 
 def command_line(module: str, doc: str | None, port: int, *,

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from anyurl.testing._server import block_until_interrupted, command_line
+from anyurl.testing._server import ThreadedListener, block_until_interrupted, command_line
 
 __all__ = ["Gateway", "Seen"]
 
@@ -39,22 +39,14 @@ class Gateway:
         self.seen: list[Seen] = []
         self.refuse: dict[str, str] = {}
         self.login: str | None = None
-        self._sock = socket.create_server((host, port))
-        self.port = self._sock.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._listener = ThreadedListener(self._serve, host, port, name="gateway")
+        self.port = self._listener.port
+        self._listener.start()
 
     @property
     def url(self) -> str:
         """The gateway's own URL, to give as ``<scheme>_proxy``."""
         return f"http://127.0.0.1:{self.port}/"
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
         buffer = b""
@@ -128,7 +120,7 @@ class Gateway:
 
     def close(self) -> None:
         """Stop accepting connections (those already relayed run on)."""
-        self._sock.close()
+        self._listener.close(join=False)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -5,7 +5,8 @@ listener on anyio handing each connection to a handler (:func:`serve_tcp`, or
 :func:`open_tcp` for a server built once its port is known); a session server counting
 its connections (:class:`SessionServer`); the ways a test runs it, as a task in the
 caller's event loop (:func:`open_task`) or in a thread of its own
-(:func:`serving_in_thread`); and ``python -m anyurl.testing.<module>`` with ``--host`` and
+(:func:`serving_in_thread`); a listener of threads for the servers that need no event loop
+(:class:`ThreadedListener`); and ``python -m anyurl.testing.<module>`` with ``--host`` and
 ``--port`` (:func:`command_line`), serving until Ctrl-C (:func:`serve_until_interrupted`,
 :func:`block_until_interrupted`) without a traceback. None of this touches what goes on
 the wire: the bytes are the protocol modules' own.
@@ -176,7 +177,7 @@ class SessionServer:
 
     @contextmanager
     def running(self, host: str = "127.0.0.1", port: int = 0) -> Iterator[Self]:
-        """This server in a thread of its own until the block exits; its port is ``port``."""
+        """This server in a thread of its own until the block exits (its port: :attr:`port`)."""
         with serving_in_thread(self.serve, host, port):
             yield self
 

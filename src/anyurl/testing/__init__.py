@@ -8,7 +8,9 @@ module                  schemes it serves               in a test
 :mod:`.http`            ``http:`` (not ``https:``)      ``serve_http`` (a task)
 :mod:`.ftp`             ``ftp:`` (needs pyftpdlib)      ``running_ftp_server`` (a thread)
 :mod:`.gopherplus`      ``gopher:``, Gopher+            ``async with serve_gopherplus()``
-:mod:`.nntp`            ``news:``, ``nntp:``            ``NNTPServer().serve`` (a task)
+:mod:`.nntp`            ``news:``, ``nntp:``            ``NNTPServer().serve`` (a task),
+                                                        ``async with NNTPServer().open()``,
+                                                        ``NNTPServer().running()`` (a thread)
 :mod:`.wais`            ``wais:``                       ``async with serve_wais()``
 :mod:`.prospero`        ``prospero:`` (ARDP over UDP)   ``async with serve_prospero()``
 :mod:`.telnet`          ``telnet:``                     ``async with open_telnet_server()``,
@@ -24,7 +26,11 @@ hands it to ``task_group.start``, a context manager yields a server whose ``port
 is (``running_ftp_server`` yields the port itself). The anyio ones run on asyncio and
 trio alike; the thread forms serve from a thread of their own, so a synchronous test can
 use them too. Each module also runs on its own as ``python -m anyurl.testing.<module>
---host H --port N`` (how ``anyurl demo`` starts them). They exist for what no packaged
-server offers (Prospero, WAIS, the corners of Gopher+) and so that the demo and a user's
-tests run on a machine with nothing installed.
+--host H --port N`` (how ``anyurl demo`` starts them; the ones on anyio take ``--backend
+trio``) until Ctrl-C stops it. They exist for what no packaged server offers (Prospero,
+WAIS, the corners of Gopher+) and so that the demo and a user's tests run on a machine
+with nothing installed.
+
+The shapes they share (the listener, the task, context-manager and thread forms, the
+command line) are in ``_server``; each module holds only its protocol.
 """

@@ -7,11 +7,12 @@ passive data ports come from the loopback interface.
 
 from __future__ import annotations
 
-import argparse
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+
+from anyurl.testing._server import block_until_interrupted, command_line
 
 __all__ = ["running_ftp_server"]
 
@@ -49,19 +50,14 @@ def running_ftp_server(
         thread.join(timeout=5)
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.ftp``: serve ``--root`` until interrupted."""
-    import time
-
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=2121)
+    parser = command_line("ftp", __doc__, 2121, backend=False)
     parser.add_argument("--root", default=".")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with running_ftp_server(args.root, args.host, args.port):
-        while True:
-            time.sleep(3600)
+        return block_until_interrupted()
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

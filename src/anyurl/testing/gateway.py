@@ -10,11 +10,12 @@ and trio alike. ``python -m anyurl.testing.gateway --port N`` runs it standalone
 
 from __future__ import annotations
 
-import argparse
 import socket
 import threading
-import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from anyurl.testing._server import ThreadedListener, block_until_interrupted, command_line
 
 __all__ = ["Gateway", "Seen"]
 
@@ -38,22 +39,14 @@ class Gateway:
         self.seen: list[Seen] = []
         self.refuse: dict[str, str] = {}
         self.login: str | None = None
-        self._sock = socket.create_server((host, port))
-        self.port = self._sock.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._listener = ThreadedListener(self._serve, host, port, name="gateway")
+        self.port = self._listener.port
+        self._listener.start()
 
     @property
     def url(self) -> str:
         """The gateway's own URL, to give as ``<scheme>_proxy``."""
         return f"http://127.0.0.1:{self.port}/"
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
         buffer = b""
@@ -127,22 +120,18 @@ class Gateway:
 
     def close(self) -> None:
         """Stop accepting connections (those already relayed run on)."""
-        self._sock.close()
+        self._listener.close(join=False)
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.gateway``: serve until interrupted."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8001)
-    args = parser.parse_args()
+    args = command_line("gateway", __doc__, 8001, backend=False).parse_args(argv)
     gateway = Gateway(args.host, args.port)
     try:
-        while True:
-            time.sleep(3600)
+        return block_until_interrupted()
     finally:
         gateway.close()
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

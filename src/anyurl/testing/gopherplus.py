@@ -32,17 +32,17 @@ Items (selector: what it does):
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
-import os
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
 import anyio.abc
+
+from anyurl.testing._server import command_line, open_tcp, serve_until_interrupted
 
 __all__ = ["ADMIN", "BINARY", "CATALOGUE", "GopherPlusServer", "main", "serve_gopherplus"]
 
@@ -372,49 +372,22 @@ def _not_found(sel: str, plus: str | None) -> bytes:
     return f"3{sel!r} does not exist\t\terror.host\t1\r\n".encode("utf-8", "replace")
 
 
-@asynccontextmanager
-async def serve_gopherplus(host: str = "127.0.0.1", port: int = 0,
-                           root: Path | None = None) -> AsyncIterator[GopherPlusServer]:
+def serve_gopherplus(host: str = "127.0.0.1", port: int = 0,
+                     root: Path | None = None) -> AbstractAsyncContextManager[GopherPlusServer]:
     """Serve on ``host:port`` (port 0: a free one) until the block exits."""
-    listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
-    bound = listener.extra(anyio.abc.SocketAttribute.local_port)
-    advertised = "127.0.0.1" if host in ("0.0.0.0", "") else host
-    server = GopherPlusServer(advertised, bound, root)
-    async with listener, anyio.create_task_group() as tg:
-        tg.start_soon(listener.serve, server.handle)
-        try:
-            yield server
-        finally:
-            tg.cancel_scope.cancel()
+    return open_tcp(lambda me, bound: GopherPlusServer(me, bound, root), host, port)
 
 
-async def _serve_forever(host: str, port: int, root: Path | None,
-                         ready: Callable[[GopherPlusServer], None]) -> None:
-    async with serve_gopherplus(host, port, root) as server:
-        ready(server)
-        await anyio.sleep_forever()
-
-
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.gopherplus``: serve until interrupted."""
-    parser = argparse.ArgumentParser(prog="python -m anyurl.testing.gopherplus",
-                                     description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=7072)
+    parser = command_line("gopherplus", __doc__, 7072)
     parser.add_argument("--root", type=Path, default=None,
                         help="also serve the files under this directory as /data/...")
-    parser.add_argument("--backend", default=os.environ.get("ANYURL_BACKEND", "asyncio"),
-                        choices=["asyncio", "trio"])
     args = parser.parse_args(argv)
-
-    def ready(server: GopherPlusServer) -> None:
-        print(f"gopherplus listening on {server.host}:{server.port}", flush=True)
-
-    try:
-        anyio.run(_serve_forever, args.host, args.port, args.root, ready, backend=args.backend)
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return serve_until_interrupted(
+        lambda: serve_gopherplus(args.host, args.port, args.root),
+        lambda server: print(f"gopherplus listening on {server.host}:{server.port}", flush=True),
+        backend=args.backend)
 
 
 if __name__ == "__main__":

@@ -22,14 +22,15 @@ most :data:`MAX_SEND` bytes, so a test that goes wrong cannot fill the machine.
 
 from __future__ import annotations
 
-import argparse
 import socket
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+
+from anyurl.testing._server import ThreadedListener, block_until_interrupted, command_line
 
 __all__ = ["BEHAVIOURS", "MAX_SEND", "Behaviour", "CrossOriginRedirect", "HostileServer", "serve"]
 
@@ -373,14 +374,10 @@ class HostileServer:
 
     def __init__(self, behaviour: Behaviour, *, host: str = "127.0.0.1", port: int = 0):
         self.behaviour = behaviour
-        self._listener = socket.create_server((host, port))
-        self._listener.settimeout(0.2)
-        self.host = host
-        self.port: int = self._listener.getsockname()[1]
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
-        self._acceptor = threading.Thread(target=self._accept, daemon=True,
+        self._listener = ThreadedListener(self._serve, host, port,
                                           name=f"hostile-{behaviour.name}")
+        self.host = host
+        self.port: int = self._listener.port
 
     @property
     def url(self) -> str:
@@ -389,35 +386,19 @@ class HostileServer:
 
     def start(self) -> HostileServer:
         """Start accepting connections."""
-        self._acceptor.start()
+        self._listener.start()
         return self
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                sock, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            t = threading.Thread(target=self._serve, args=(sock,), daemon=True)
-            self._threads.append(t)
-            t.start()
 
     def _serve(self, sock: socket.socket) -> None:
         with sock:
             try:
-                self.behaviour.run(_Peer(sock, self._stop))
+                self.behaviour.run(_Peer(sock, self._listener.stop))
             except OSError:
                 pass
 
     def close(self) -> None:
         """Stop accepting and end every behaviour still running."""
-        self._stop.set()
         self._listener.close()
-        self._acceptor.join(5) if self._acceptor.is_alive() else None
-        for t in self._threads:
-            t.join(5)
 
     def __enter__(self) -> HostileServer:
         return self.start()
@@ -504,23 +485,17 @@ def serve(name: str, *, host: str = "127.0.0.1", port: int = 0) -> None:
     """Serve behaviour ``name`` until interrupted (``python -m anyurl.testing.hostile``)."""
     with HostileServer(BEHAVIOURS[name], host=host, port=port) as server:
         print(f"{name}: {server.url}", flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass
+        block_until_interrupted()
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.hostile NAME [--host H] [--port N]``."""
-    parser = argparse.ArgumentParser(prog="python -m anyurl.testing.hostile",
-                                     description=__doc__.split("\n", 1)[0] if __doc__ else None)
+    parser = command_line("hostile", __doc__, 0, backend=False)
     parser.add_argument("name", choices=sorted(BEHAVIOURS))
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     serve(args.name, host=args.host, port=args.port)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

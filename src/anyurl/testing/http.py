@@ -6,9 +6,9 @@ peer without nginx. The integration tests use nginx (tests/peers).
 
 from __future__ import annotations
 
-import argparse
 import mimetypes
 import os
+from collections.abc import Sequence
 from email.utils import formatdate
 from http import HTTPStatus
 from pathlib import Path
@@ -17,6 +17,8 @@ from urllib.parse import unquote
 import anyio
 import anyio.abc
 import h11
+
+from anyurl.testing._server import command_line, open_task, serve_tcp, serve_until_interrupted
 
 __all__ = ["serve_http"]
 
@@ -134,25 +136,18 @@ async def serve_http(
 ) -> None:
     """Serve ``root`` until cancelled; ``task_status.started`` receives the port."""
     root_path = Path(root).resolve()
-    listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
-    bound = listener.extra(anyio.abc.SocketAttribute.local_port)
-    task_status.started(bound)
-
-    async def handler(stream: anyio.abc.SocketStream) -> None:
-        await _handle(stream, root_path)
-
-    await listener.serve(handler)
+    await serve_tcp(lambda stream: _handle(stream, root_path), host, port,
+                    task_status=task_status)
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.http``: serve ``--root`` until interrupted."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8080)
+    parser = command_line("http", __doc__, 8080)
     parser.add_argument("--root", default=".")
-    args = parser.parse_args()
-    anyio.run(serve_http, args.root, args.host, args.port)
+    args = parser.parse_args(argv)
+    return serve_until_interrupted(lambda: open_task(serve_http, args.root, args.host, args.port),
+                                   backend=args.backend)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -26,13 +26,14 @@ reached the wire. Run it with::
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import anyio
 import anyio.abc
+
+from anyurl.testing._server import SessionServer, command_line, serve_until_interrupted
 
 __all__ = [
     "SAMPLE_ARTICLES",
@@ -392,36 +393,19 @@ class _Connection:
             await self.reply("501 Unknown LIST keyword")
 
 
-class NNTPServer:
+class NNTPServer(SessionServer):
     """The server state shared by its connections: configuration and a command log."""
 
     def __init__(self, config: NNTPServerConfig | None = None):
+        super().__init__()
         self.config = config or NNTPServerConfig()
         self.received: list[str] = []
-        self.connections = 0
         #: Commands that had arrived before the previous command's answer was sent.
         self.pipelined = 0
 
-    async def handle(self, stream: anyio.abc.ByteStream) -> None:
-        """Run one session on an accepted connection, and close it."""
-        self.connections += 1
-        async with stream:
-            try:
-                await _Connection(self, stream).run()
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                pass
-
-    async def serve(
-        self,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        *,
-        task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
-    ) -> None:
-        """Serve until cancelled; ``task_status.started`` receives the bound port."""
-        listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
-        task_status.started(listener.extra(anyio.abc.SocketAttribute.local_port))
-        await listener.serve(self.handle)
+    async def session(self, stream: anyio.abc.ByteStream) -> None:
+        """One NNTP session, from the greeting to QUIT or the client's going."""
+        await _Connection(self, stream).run()
 
 
 async def serve_nntp(
@@ -435,11 +419,9 @@ async def serve_nntp(
     await NNTPServer(config).serve(host, port, task_status=task_status)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.nntp``: serve until interrupted."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=1119)
+    parser = command_line("nntp", __doc__, 1119)
     parser.add_argument("--user", help="require AUTHINFO USER/PASS with this user")
     parser.add_argument("--password", help="the password for --user")
     parser.add_argument("--rfc977", action="store_true",
@@ -456,11 +438,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                               discard_pipelined=args.discard_pipelined)
     if args.articles:
         config.articles = generated_articles(args.articles)
-    try:
-        anyio.run(serve_nntp, args.host, args.port, config)
-    except KeyboardInterrupt:
-        pass
+    server = NNTPServer(config)
+    return serve_until_interrupted(lambda: server.open(args.host, args.port),
+                                   backend=args.backend)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -52,11 +52,10 @@ real Prospero 5.3 dirsrv does, not by the address it was reached at.
 
 from __future__ import annotations
 
-import argparse
 import fnmatch
 import logging
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -78,6 +77,7 @@ from anyurl.protocols.prospero import (
     quote_token,
     tokenize,
 )
+from anyurl.testing._server import advertised, background, command_line, serve_until_interrupted
 
 __all__ = ["ProsperoServer", "main", "serve_prospero"]
 
@@ -471,12 +471,12 @@ async def serve_prospero(
     sock = await anyio.create_udp_socket(local_host=host, local_port=port)
     other = await anyio.create_udp_socket(local_host=host, local_port=0)
     bound = sock.extra(anyio.abc.SocketAttribute.local_port)
-    advertised = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    me = advertised(host)
     catalogue = build_catalogue(
-        ftp=ftp or (advertised, 21), gopher=gopher or (advertised, 70),
-        telnet=telnet or (advertised, 23), local_file=local_file or os.path.abspath(__file__),
+        ftp=ftp or (me, 21), gopher=gopher or (me, 70),
+        telnet=telnet or (me, 23), local_file=local_file or os.path.abspath(__file__),
     )
-    server = ProsperoServer(advertised, bound, catalogue, window=window, swap_cid=swap_cid)
+    server = ProsperoServer(me, bound, catalogue, window=window, swap_cid=swap_cid)
     server._sock, server._other = sock, other
 
     async def loop() -> None:
@@ -486,13 +486,10 @@ async def serve_prospero(
             except OSError as exc:  # a client that went away: ICMP errors on sendto
                 log.info("sending to %s failed: %s", address, exc)
 
-    async with sock, other, anyio.create_task_group() as tg:
+    async with sock, other, background() as tg:
         server._tg = tg
         tg.start_soon(loop)
-        try:
-            yield server
-        finally:
-            tg.cancel_scope.cancel()
+        yield server
 
 
 def _hostport_arg(text: str) -> tuple[str, int]:
@@ -500,21 +497,9 @@ def _hostport_arg(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-async def _serve_forever(args: argparse.Namespace,
-                         ready: Callable[[ProsperoServer], None]) -> None:
-    async with serve_prospero(args.host, args.port, ftp=args.ftp, gopher=args.gopher,
-                              telnet=args.telnet, local_file=args.local_file,
-                              swap_cid=args.swap_cid) as server:
-        ready(server)
-        await anyio.sleep_forever()
-
-
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.prospero``: serve until interrupted."""
-    parser = argparse.ArgumentParser(prog="python -m anyurl.testing.prospero",
-                                     description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=1525)
+    parser = command_line("prospero", __doc__, 1525)
     parser.add_argument("--ftp", type=_hostport_arg, default=None, metavar="HOST:PORT",
                         help="where AFTP access methods point (default: HOST:21)")
     parser.add_argument("--gopher", type=_hostport_arg, default=None, metavar="HOST:PORT")
@@ -524,19 +509,15 @@ def main(argv: list[str] | None = None) -> int:
                         "Prospero 5.3's dirsrv does)")
     parser.add_argument("--local-file", default=None,
                         help="the path /pub/local's LOCAL access method names")
-    parser.add_argument("--backend", default=os.environ.get("ANYURL_BACKEND", "asyncio"),
-                        choices=["asyncio", "trio"])
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-
-    def ready(server: ProsperoServer) -> None:
-        print(f"prospero listening on udp {server.host}:{server.port}", flush=True)
-
-    try:
-        anyio.run(_serve_forever, args, ready, backend=args.backend)
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return serve_until_interrupted(
+        lambda: serve_prospero(args.host, args.port, ftp=args.ftp, gopher=args.gopher,
+                               telnet=args.telnet, local_file=args.local_file,
+                               swap_cid=args.swap_cid),
+        lambda server: print(f"prospero listening on udp {server.host}:{server.port}",
+                             flush=True),
+        backend=args.backend)
 
 
 if __name__ == "__main__":

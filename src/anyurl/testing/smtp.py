@@ -31,18 +31,17 @@ shell, printing a line for each message received::
 
 from __future__ import annotations
 
-import argparse
 import email
 import email.message
 import email.policy
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
 
 import anyio
 import anyio.abc
 
-from anyurl.testing._thread import serving_in_thread
+from anyurl.testing._server import SessionServer, command_line, serve_until_interrupted
 
 __all__ = [
     "ReceivedMessage",
@@ -257,7 +256,7 @@ def _path(arg: str, keyword: str) -> str | None:
     return rest[1:rest.index(">")]
 
 
-class SMTPServer:
+class SMTPServer(SessionServer):
     """The server's configuration and what it received, shared by its sessions."""
 
     def __init__(
@@ -265,14 +264,12 @@ class SMTPServer:
         config: SMTPServerConfig | None = None,
         on_message: Callable[[ReceivedMessage], None] | None = None,
     ):
+        super().__init__()
         self.config = config or SMTPServerConfig()
         #: Every message accepted, in order.
         self.messages: list[ReceivedMessage] = []
         #: Every command line received (message data excluded).
         self.received: list[str] = []
-        self.connections = 0
-        #: The bound port once :meth:`serve` has started (0 before).
-        self.port = 0
         self._on_message = on_message
 
     def on_message(self, message: ReceivedMessage) -> None:
@@ -280,27 +277,9 @@ class SMTPServer:
         if self._on_message is not None:
             self._on_message(message)
 
-    async def handle(self, stream: anyio.abc.ByteStream) -> None:
-        """Run one session on an accepted connection, and close it."""
-        self.connections += 1
-        async with stream:
-            try:
-                await _Session(self, stream).run()
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                pass
-
-    async def serve(
-        self,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        *,
-        task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
-    ) -> None:
-        """Serve until cancelled; ``task_status.started`` receives the bound port."""
-        listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
-        self.port = int(listener.extra(anyio.abc.SocketAttribute.local_port))
-        task_status.started(self.port)
-        await listener.serve(self.handle)
+    async def session(self, stream: anyio.abc.ByteStream) -> None:
+        """One SMTP session, from the greeting to QUIT or the client's going."""
+        await _Session(self, stream).run()
 
 
 async def serve_smtp(
@@ -314,35 +293,23 @@ async def serve_smtp(
     await SMTPServer(config).serve(host, port, task_status=task_status)
 
 
-@asynccontextmanager
-async def open_smtp_server(
+def open_smtp_server(
     config: SMTPServerConfig | None = None, host: str = "127.0.0.1", port: int = 0
-) -> AsyncIterator[SMTPServer]:
+) -> AbstractAsyncContextManager[SMTPServer]:
     """A :class:`SMTPServer` serving in the caller's event loop until the block exits."""
-    server = SMTPServer(config)
-    async with anyio.create_task_group() as tg:
-        await tg.start(server.serve, host, port)
-        try:
-            yield server
-        finally:
-            tg.cancel_scope.cancel()
+    return SMTPServer(config).open(host, port)
 
 
-@contextmanager
 def running_smtp_server(
     config: SMTPServerConfig | None = None, host: str = "127.0.0.1", port: int = 0
-) -> Iterator[SMTPServer]:
+) -> AbstractContextManager[SMTPServer]:
     """An :class:`SMTPServer` in a thread of its own; its port is ``server.port``."""
-    server = SMTPServer(config)
-    with serving_in_thread(server.serve, host, port):
-        yield server
+    return SMTPServer(config).running(host, port)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.smtp``: accept mail until interrupted."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=2525)
+    parser = command_line("smtp", __doc__, 2525)
     parser.add_argument("--refuse", action="append", default=[], metavar="ADDRESS",
                         help="answer RCPT for this address with 550 (repeatable)")
     args = parser.parse_args(argv)
@@ -352,11 +319,9 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"{len(message.data)} bytes", flush=True)
 
     server = SMTPServer(SMTPServerConfig(refuse=tuple(args.refuse)), on_message=show)
-    try:
-        anyio.run(server.serve, args.host, args.port)
-    except KeyboardInterrupt:
-        pass
+    return serve_until_interrupted(lambda: server.open(args.host, args.port),
+                                   backend=args.backend)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

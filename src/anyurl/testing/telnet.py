@@ -36,16 +36,15 @@ From a shell::
 
 from __future__ import annotations
 
-import argparse
 from collections import deque
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass
 
 import anyio
 import anyio.abc
 
-from anyurl.testing._thread import serving_in_thread
+from anyurl.testing._server import SessionServer, command_line, serve_until_interrupted
 
 __all__ = [
     "TelnetServer",
@@ -301,39 +300,19 @@ class _Connection:
         return f"{verb}: command not found\n"
 
 
-class TelnetServer:
+class TelnetServer(SessionServer):
     """The server's configuration and what its sessions saw, shared by its connections."""
 
     def __init__(self, config: TelnetServerConfig | None = None):
+        super().__init__()
         self.config = config or TelnetServerConfig()
         self.received: list[str] = []
         self.negotiation: list[str] = []
         self.terminal_types: list[str] = []
-        self.connections = 0
-        #: The bound port once :meth:`serve` has started (0 before).
-        self.port = 0
 
-    async def handle(self, stream: anyio.abc.ByteStream) -> None:
-        """Run one session on an accepted connection, and close it."""
-        self.connections += 1
-        async with stream:
-            try:
-                await _Connection(self, stream).run()
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                pass
-
-    async def serve(
-        self,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        *,
-        task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
-    ) -> None:
-        """Serve until cancelled; ``task_status.started`` receives the bound port."""
-        listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
-        self.port = int(listener.extra(anyio.abc.SocketAttribute.local_port))
-        task_status.started(self.port)
-        await listener.serve(self.handle)
+    async def session(self, stream: anyio.abc.ByteStream) -> None:
+        """One telnet session: negotiation, the login, the shell until ``exit``."""
+        await _Connection(self, stream).run()
 
 
 async def serve_telnet(
@@ -347,44 +326,30 @@ async def serve_telnet(
     await TelnetServer(config).serve(host, port, task_status=task_status)
 
 
-@asynccontextmanager
-async def open_telnet_server(
+def open_telnet_server(
     config: TelnetServerConfig | None = None, host: str = "127.0.0.1", port: int = 0
-) -> AsyncIterator[TelnetServer]:
+) -> AbstractAsyncContextManager[TelnetServer]:
     """A :class:`TelnetServer` serving in the caller's event loop until the block exits."""
-    server = TelnetServer(config)
-    async with anyio.create_task_group() as tg:
-        await tg.start(server.serve, host, port)
-        try:
-            yield server
-        finally:
-            tg.cancel_scope.cancel()
+    return TelnetServer(config).open(host, port)
 
 
-@contextmanager
 def running_telnet_server(
     config: TelnetServerConfig | None = None, host: str = "127.0.0.1", port: int = 0
-) -> Iterator[TelnetServer]:
+) -> AbstractContextManager[TelnetServer]:
     """A :class:`TelnetServer` in a thread of its own; its port is ``server.port``."""
-    server = TelnetServer(config)
-    with serving_in_thread(server.serve, host, port):
-        yield server
+    return TelnetServer(config).running(host, port)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.telnet``: serve until interrupted."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=2323)
+    parser = command_line("telnet", __doc__, 2323)
     parser.add_argument("--user", help="ask for a login as this user")
     parser.add_argument("--password", help="the password for --user (none: no prompt)")
     args = parser.parse_args(argv)
-    config = TelnetServerConfig(user=args.user, password=args.password)
-    try:
-        anyio.run(serve_telnet, args.host, args.port, config)
-    except KeyboardInterrupt:
-        pass
+    server = TelnetServer(TelnetServerConfig(user=args.user, password=args.password))
+    return serve_until_interrupted(lambda: server.open(args.host, args.port),
+                                   backend=args.backend)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

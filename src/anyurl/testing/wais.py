@@ -27,13 +27,11 @@ Docids have freeWAIS' record layout (1 server, 2 database, 3 local id, 7 copyrig
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import logging
-import os
 import re
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 
 import anyio
@@ -59,6 +57,7 @@ from anyurl.protocols.wais import (
     tlv,
     tnum,
 )
+from anyurl.testing._server import command_line, open_tcp, serve_until_interrupted
 
 __all__ = ["DATABASE", "WAISDocument", "WAISServer", "build_documents", "main", "serve_wais"]
 
@@ -264,50 +263,26 @@ class WAISServer:
                     return
 
 
-@asynccontextmanager
-async def serve_wais(host: str = "127.0.0.1", port: int = 0, database: str = DATABASE, *,
-                     quiet_empty_search: bool = False) -> AsyncIterator[WAISServer]:
+def serve_wais(host: str = "127.0.0.1", port: int = 0, database: str = DATABASE, *,
+               quiet_empty_search: bool = False) -> AbstractAsyncContextManager[WAISServer]:
     """Serve on ``host:port`` (port 0: a free one) until the block exits."""
-    listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
-    bound = listener.extra(anyio.abc.SocketAttribute.local_port)
-    advertised = "127.0.0.1" if host in ("0.0.0.0", "") else host
-    server = WAISServer(advertised, bound, database, quiet_empty_search=quiet_empty_search)
-    async with listener, anyio.create_task_group() as tg:
-        tg.start_soon(listener.serve, server.handle)
-        try:
-            yield server
-        finally:
-            tg.cancel_scope.cancel()
+    return open_tcp(lambda me, bound: WAISServer(me, bound, database,
+                                                 quiet_empty_search=quiet_empty_search),
+                    host, port)
 
 
-async def _serve_forever(host: str, port: int, database: str,
-                         ready: Callable[[WAISServer], None]) -> None:
-    async with serve_wais(host, port, database) as server:
-        ready(server)
-        await anyio.sleep_forever()
-
-
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.wais``: serve until interrupted."""
-    parser = argparse.ArgumentParser(prog="python -m anyurl.testing.wais",
-                                     description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=2210)
+    parser = command_line("wais", __doc__, 2210)
     parser.add_argument("--database", default=DATABASE)
-    parser.add_argument("--backend", default=os.environ.get("ANYURL_BACKEND", "asyncio"),
-                        choices=["asyncio", "trio"])
     args = parser.parse_args(argv)
 
     def ready(server: WAISServer) -> None:
         print(f"wais listening on {server.host}:{server.port} (database {server.database})",
               flush=True)
 
-    try:
-        anyio.run(_serve_forever, args.host, args.port, args.database, ready,
-                  backend=args.backend)
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return serve_until_interrupted(lambda: serve_wais(args.host, args.port, args.database),
+                                   ready, backend=args.backend)
 
 
 if __name__ == "__main__":

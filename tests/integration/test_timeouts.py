@@ -185,10 +185,10 @@ def test_the_synchronous_facade_raises_from_the_iterator(slow: SlowServer) -> No
     url = slow.url("/trickle")
     for backend in ("asyncio", "trio"):
         received = 0
-        with pytest.raises(TransferTimeout) as caught:
-            with anyurl.open(url, timeout=Timeout(5.0, total=0.5), backend=backend) as res:
-                for chunk in res:
-                    received += len(chunk)
+        with pytest.raises(TransferTimeout) as caught, \
+                anyurl.open(url, timeout=Timeout(5.0, total=0.5), backend=backend) as res:
+            for chunk in res:
+                received += len(chunk)
         _names_total(caught.value, url, "0.5")
         assert 0 < received < BODY_SIZE
         with pytest.raises(TransferTimeout) as caught:

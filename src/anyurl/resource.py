@@ -13,7 +13,6 @@ from __future__ import annotations
 import codecs
 import email.message
 import json
-import math
 import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -116,8 +115,9 @@ class Resource:
     async def _within(self, step: Callable[[], Awaitable[_T]]) -> _T:
         """One step of reading (a chunk, a kernel move) under the request's timeouts."""
         with using(self._timeout):
-            with anyio.CancelScope(deadline=(
-                    math.inf if self._deadline is None else self._deadline)) as scope:
+            if self._deadline is None:
+                return await step()
+            with anyio.CancelScope(deadline=self._deadline) as scope:
                 return await step()
         assert scope.cancelled_caught
         timeout = self._timeout

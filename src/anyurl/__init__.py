@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from anyurl.resource import Resource, ResourceInfo
     from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler
     from anyurl.sync import download, fetch, fetch_many, get, open
+    from anyurl.timeouts import Timeout
     from anyurl.url import URL, mask, parse
     from anyurl.url.text import find_urls
 
@@ -89,6 +90,7 @@ _NAMES: dict[str, str] = {
     "fetch_many": "anyurl.sync",
     "get": "anyurl.sync",
     "open": "anyurl.sync",
+    "Timeout": "anyurl.timeouts",
     "URL": "anyurl.url",
     "mask": "anyurl.url",
     "parse": "anyurl.url",
@@ -124,6 +126,7 @@ __all__ = [
     "SchemeHandler",
     "SchemeOptions",
     "TelnetOptions",
+    "Timeout",
     "TransferResult",
     "TransferTimeout",
     "URLSyntaxError",

@@ -7,6 +7,7 @@ requires), else ``~/.config/anyurl/config.toml`` (:func:`default_config_path`)::
     anonymous_email = "me@example.org"
     connect_timeout = 20
     read_timeout = 60
+    max_time = 600          # the total deadline of one transfer (Timeout.total)
     parallel = 4
     retry = 3
     stall_timeout = 30
@@ -23,11 +24,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from anyurl.errors import OptionError
+from anyurl.timeouts import Timeout, TimeoutTypes
 
 __all__ = ["DEFAULT_CONFIG_PATH", "Config", "default_config_path", "load_config"]
 
@@ -46,15 +48,31 @@ def default_config_path() -> Path:
 
 @dataclass
 class Config:
-    """Everything a resolver and its handlers may be told; every field has a default."""
+    """Everything a resolver and its handlers may be told; every field has a default.
+
+    The timeouts are :class:`~anyurl.timeouts.Timeout`'s five limits, kept as fields
+    (``connect_timeout``, ``read_timeout``, ``write_timeout``, ``pool_timeout``,
+    ``max_time`` for its ``total``) so that a config file and the command line set them
+    one by one; ``Config(timeout=Timeout(5.0, total=60))`` sets all five at once (a
+    number: ``max_time`` only), and :meth:`timeouts` gives them back as a ``Timeout``.
+    """
 
     #: Password for anonymous FTP (RFC 1738 3.2.1: the user's e-mail address); None:
     #: ``$EMAIL`` when set, else ``anonymous@`` (no address of the user is made up).
     anonymous_email: str | None = None
-    connect_timeout: float = 30.0
-    #: Longest wait for the next byte (a stalled transfer fails with exit 28).
-    read_timeout: float = 60.0
-    #: Whole-transfer limit in seconds, or None.
+    #: Longest wait for a connection (TCP and TLS), or None (``Timeout.connect``).
+    connect_timeout: float | None = 30.0
+    #: Longest wait for the next byte (a stalled transfer fails with exit 28), or None
+    #: (``Timeout.read``).
+    read_timeout: float | None = 60.0
+    #: Longest a send may block (a server that stopped reading), or None
+    #: (``Timeout.write``).
+    write_timeout: float | None = 60.0
+    #: Longest wait for a pooled connection (``Timeout.pool``): no pool of anyurl makes
+    #: a caller wait, so it bounds nothing; kept for httpx's shape.
+    pool_timeout: float | None = None
+    #: Whole-transfer deadline in seconds, the body included, or None (``Timeout.total``,
+    #: curl's ``--max-time``).
     max_time: float | None = None
     parallel: int = 4
     per_host: int = 2
@@ -98,6 +116,25 @@ class Config:
     #: The most bytes one resource may deliver (after decoding), or None: ``fetch()``
     #: and downloads fail with FileSizeExceeded (63) beyond it.
     max_filesize: int | None = None
+    #: All the timeouts at once (not kept as a field: it sets the five above).
+    timeout: InitVar[TimeoutTypes] = None
+
+    def __post_init__(self, timeout: TimeoutTypes) -> None:
+        if timeout is None:
+            return
+        if not isinstance(timeout, Timeout):
+            timeout = self.timeouts().replace(total=timeout)
+        self.connect_timeout = timeout.connect
+        self.read_timeout = timeout.read
+        self.write_timeout = timeout.write
+        self.pool_timeout = timeout.pool
+        self.max_time = timeout.total
+
+    def timeouts(self) -> Timeout:
+        """The five timeout fields as a :class:`~anyurl.timeouts.Timeout`."""
+        return Timeout(connect=self.connect_timeout, read=self.read_timeout,
+                       write=self.write_timeout, pool=self.pool_timeout,
+                       total=self.max_time)
 
     def anonymous_password(self) -> str:
         """What anonymous FTP sends as its password: the configured address, ``$EMAIL``,
@@ -134,7 +171,7 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
             raise OptionError(f"config file {str(p)!r} is not TOML: {exc}",
                               hint="Write one 'name = value' a line, as in docs/cli.md."
                               ) from None
-    known = {f.name for f in dataclasses.fields(Config)}
+    known = {f.name for f in dataclasses.fields(Config)} | {"timeout"}
     unknown = sorted(set(data) - known)
     if unknown:
         import difflib
@@ -146,6 +183,13 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
             f"config file {str(p)!r} has an unknown setting {key!r}{others}",
             hint=f"Did you mean {meant[0]!r}?" if meant else
             "The settings are Config's fields (docs/api.md).")
+    if isinstance(data.get("timeout"), dict):  # a [timeout] table: connect, read ...
+        try:
+            data["timeout"] = Timeout(**data["timeout"])
+        except TypeError as exc:
+            raise OptionError(f"config file {str(p)!r}: [timeout] {exc}",
+                              hint="Its keys are connect, read, write, pool and total."
+                              ) from None
     if "allowed_ports" in data:
         data["allowed_ports"] = frozenset(int(x) for x in data["allowed_ports"])
     return Config(**data)

@@ -24,6 +24,7 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     ├── RemoteFileNotFound          78  (an HTTP 404/410: 22, as curl -f)
     ├── PartialTransfer             18  fewer bytes than announced
     ├── ProtocolError                8  a reply the client cannot make sense of
+    │   └── BadContentEncoding      61  a body that does not decode as its coding says
     ├── ServerError                 22  the server answered with an error (HTTP 5xx, ...)
     ├── ResumeFailed                36  the server cannot continue a transfer where asked
     ├── TooManyRedirects            47
@@ -49,6 +50,7 @@ __all__ = [
     "HTTP_ERROR_EXIT",
     "Aborted",
     "AnyURLError",
+    "BadContentEncoding",
     "ConnectFailed",
     "ConnectionLost",
     "FileExists",
@@ -277,6 +279,13 @@ class ProtocolError(AnyURLError):
     """The server said something the protocol does not allow (curl's weird reply, 8)."""
 
     exit_code = 8
+
+
+class BadContentEncoding(ProtocolError):
+    """A body that does not decode as its ``Content-Encoding`` says (``--compressed``):
+    corrupt, cut short, or more codings stacked than anyurl undoes (curl's 61)."""
+
+    exit_code = 61
 
 
 class ServerError(AnyURLError):

@@ -10,8 +10,9 @@ are one more way to say what ``FetchOptions`` and ``HTTPOptions`` already say:
   (``data``: bytes as they are, text in UTF-8, a mapping form-urlencoded);
 * ``auth=(user, password)`` -> the URL's login, for the schemes whose URLs carry one
   (ftp, http, https, nntp, telnet), as ``-u`` does on the command line;
-* ``timeout`` -> a limit on the whole request in seconds (a
-  :class:`~anyurl.errors.TransferTimeout`, which is also a ``TimeoutError``).
+* ``timeout`` -> the request's limits: an :class:`~anyurl.timeouts.Timeout` (connect,
+  read, write, pool, total), or a number: the total deadline in seconds, the body
+  included (a :class:`~anyurl.errors.TransferTimeout`, which is also a ``TimeoutError``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from anyurl.errors import OptionError
 from anyurl.options import HTTPOptions
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.registry import spec_for
+from anyurl.timeouts import TimeoutTypes
 from anyurl.url import URL
 
 __all__ = ["Headers", "RequestDefaults", "apply", "headers_of", "takes_login", "with_login"]
@@ -57,7 +59,7 @@ class RequestDefaults:
     auth: tuple[str, str | None] | None = None
     #: False: no certificate verification; a path: trust that CA file (httpx's meaning).
     verify: Verify = True
-    timeout: float | None = None
+    timeout: TimeoutTypes = None
 
     @property
     def empty(self) -> bool:

@@ -21,22 +21,19 @@ from __future__ import annotations
 
 import importlib
 import logging
+import math
 import os
 import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 
 from anyurl.config import Config
-from anyurl.errors import (
-    AnyURLError,
-    TransferTimeout,
-    UnsupportedScheme,
-)
+from anyurl.errors import AnyURLError, UnsupportedScheme
 from anyurl.gateways import Gateway, gateway_for
 from anyurl.ports import check_port
 from anyurl.request import Data, Headers, RequestDefaults, apply, headers_of
@@ -44,6 +41,7 @@ from anyurl.resource import Resource
 from anyurl.schemes import registry
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.spec import SchemeSpec
+from anyurl.timeouts import Timeout, TimeoutTypes, timeout_of, total_expired, using
 from anyurl.transport import Dialer
 from anyurl.url import DEFAULT_PORTS, URL, mask, parse
 
@@ -97,7 +95,7 @@ class Resolver:
         headers: Headers | None = None,
         auth: tuple[str, str | None] | None = None,
         verify: bool | str = True,
-        timeout: float | None = None,
+        timeout: TimeoutTypes = None,
         trust_env: bool | None = None,
     ):
         config = config or Config()
@@ -257,35 +255,48 @@ class Resolver:
         self, url: URL | str, options: FetchOptions | None = None, *,
         method: str | None = None, headers: Headers | None = None, data: Data | None = None,
         auth: tuple[str, str | None] | None = None, verify: bool | str | None = None,
-        timeout: float | None = None,
+        timeout: TimeoutTypes = None,
     ) -> AsyncIterator[Resource]:
         """Open ``url``: ``async with r.open(url) as res: async for chunk in res: ...``.
 
-        The keywords are per-request choices as httpx takes them (:mod:`anyurl.request`);
-        ``timeout`` limits the opening here (iterate within your own limit).
+        The keywords are per-request choices as httpx takes them (:mod:`anyurl.request`).
+        ``timeout`` (:class:`~anyurl.timeouts.Timeout`, or a number: the total deadline)
+        bounds the opening and reading the body alike: its ``total`` runs from here to
+        the body's last byte, and a step of reading past it raises
+        :class:`~anyurl.errors.TransferTimeout` (28) from the iterator. Not given: the
+        resolver's ``timeout``, else the config's (:meth:`Config.timeouts`).
         """
         url, options = self._request(url, options, method, headers, data, auth, verify)
-        with _Deadline(timeout if timeout is not None else self.defaults.timeout, url):
+        limits = self.timeout_for(timeout)
+        deadline = (math.inf if limits.total is None
+                    else anyio.current_time() + limits.total)
+        with using(limits), anyio.CancelScope(deadline=deadline) as scope:
             resource = await self.open_resource(url, options)
+        if scope.cancelled_caught:
+            raise total_expired(url, limits.total)
+        resource.limit_time(limits, None if limits.total is None else deadline)
         try:
             yield resource
         finally:
             with anyio.CancelScope(shield=True):
                 await resource.aclose()
 
+    def timeout_for(self, timeout: TimeoutTypes = None) -> Timeout:
+        """The limits of a request given ``timeout``: over the resolver's ``timeout``,
+        over the config's (:func:`anyurl.timeouts.timeout_of` says how)."""
+        return timeout_of(timeout, timeout_of(self.defaults.timeout, self.config.timeouts()))
+
     async def fetch(
         self, url: URL | str, options: FetchOptions | None = None, *,
         method: str | None = None, headers: Headers | None = None, data: Data | None = None,
         auth: tuple[str, str | None] | None = None, verify: bool | str | None = None,
-        timeout: float | None = None,
+        timeout: TimeoutTypes = None,
     ) -> bytes:
         """The whole resource as bytes (for small resources); keywords as :meth:`open`,
         ``timeout`` for the whole request."""
-        url, options = self._request(url, options, method, headers, data, auth, verify)
-        limit = timeout if timeout is not None else self.defaults.timeout
-        with self._max_time(url), _Deadline(limit, url):
-            async with self.open(url, options) as res:
-                return await res.read(limit=self.config.max_filesize)
+        async with self.open(url, options, method=method, headers=headers, data=data,
+                             auth=auth, verify=verify, timeout=timeout) as res:
+            return await res.read(limit=self.config.max_filesize)
 
     def _request(
         self, url: URL | str, options: FetchOptions | None, method: str | None,
@@ -344,9 +355,6 @@ class Resolver:
 
     # -- helpers ---------------------------------------------------------------------
 
-    def _max_time(self, url: URL | str) -> Any:
-        return _Deadline(self.config.max_time, url)
-
     async def aclose(self) -> None:
         handlers, self._handlers = list(self._handlers.values()), {}
         for handler in handlers:
@@ -363,35 +371,6 @@ class Resolver:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-
-class _Deadline:
-    """``--max-time``: a whole-transfer limit that fails with TransferTimeout (28)."""
-
-    def __init__(self, seconds: float | None, url: URL | str):
-        self.seconds = seconds
-        self.url = url
-        self._scope: anyio.CancelScope | None = None
-
-    def __enter__(self) -> None:
-        if self.seconds is not None:
-            self._scope = anyio.move_on_after(self.seconds)
-            self._scope.__enter__()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._scope is None:
-            return
-        self._scope.__exit__(exc_type, exc, tb)
-        if self._scope.cancelled_caught:
-            shown = mask(self.url)
-            raise TransferTimeout(
-                f"{shown} took longer than the time limit of {self.seconds:g} seconds",
-                hint="Raise max_time if it needs longer.", remedy=("max_time",))
 
 
 def with_environ_gateways(config: Config) -> Config:

@@ -16,13 +16,18 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import anyio
 
 from anyurl.errors import FileSizeExceeded, PartialTransfer
+from anyurl.timeouts import Timeout, total_expired, using
 from anyurl.url import URL
 
 if TYPE_CHECKING:
     from anyurl.bulk import RawBody
+
+_T = TypeVar("_T")
 
 __all__ = ["LINE_LIMIT", "TEXT_LIMIT", "LineSplitter", "Resource", "ResourceInfo",
            "charset_of", "decode_text", "parse_json"]
@@ -94,6 +99,27 @@ class Resource:
         #: (:mod:`anyurl.bulk`): :meth:`copy_to` moves it without copying it through
         #: Python. Set only before anything was read; consumed by the first read.
         self.raw = raw
+        self._timeout: Timeout | None = None
+        self._deadline: float | None = None
+
+    def limit_time(self, timeout: Timeout, deadline: float | None) -> None:
+        """Read the body under ``timeout``'s limits and by ``deadline`` (an
+        :func:`anyio.current_time` value, or None): a step of reading that passes the
+        deadline raises :class:`~anyurl.errors.TransferTimeout` naming the URL and
+        ``Timeout.total``. :meth:`Resolver.open <anyurl.resolver.Resolver.open>` sets it."""
+        self._timeout = timeout
+        self._deadline = deadline
+
+    async def _within(self, step: Callable[[], Awaitable[_T]]) -> _T:
+        """One step of reading (a chunk, a kernel move) under the request's timeouts."""
+        with using(self._timeout):
+            if self._deadline is None:
+                return await step()
+            with anyio.CancelScope(deadline=self._deadline) as scope:
+                return await step()
+        assert scope.cancelled_caught
+        timeout = self._timeout
+        raise total_expired(self.info.url, timeout.total if timeout else None)
 
     @property
     def url(self) -> URL:
@@ -137,7 +163,11 @@ class Resource:
             if progress is not None:
                 progress(done + n)
 
-        moved = await move(raw.stream, fd, raw.remaining, moved_so_far)
+        if self._timeout is None:
+            moved = await move(raw.stream, fd, raw.remaining, moved_so_far)
+        else:
+            moved = await self._within(
+                lambda: move(raw.stream, fd, raw.remaining, moved_so_far))
         self.bytes_received = done + moved
         expected = self.info.size
         if (raw.remaining is not None and moved < raw.remaining) or (
@@ -148,10 +178,21 @@ class Resource:
         return self.bytes_received
 
     async def _iterate(self) -> AsyncIterator[bytes]:
-        async for chunk in self._chunks:
-            if chunk:
-                self.bytes_received += len(chunk)
-                yield chunk
+        if self._timeout is None:
+            async for chunk in self._chunks:
+                if chunk:
+                    self.bytes_received += len(chunk)
+                    yield chunk
+        else:
+            step = self._chunks.__anext__
+            while True:
+                try:
+                    chunk = await self._within(step)
+                except StopAsyncIteration:
+                    break
+                if chunk:
+                    self.bytes_received += len(chunk)
+                    yield chunk
         expected = self.info.size
         if expected is not None and self.bytes_received < expected:
             raise self._short(expected)

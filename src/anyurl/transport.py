@@ -43,6 +43,7 @@ from anyurl.errors import (
     TLSHandshakeFailed,
     TransferTimeout,
 )
+from anyurl.timeouts import current as current_timeout
 from anyurl.url import URL
 
 __all__ = [
@@ -68,8 +69,21 @@ __all__ = [
 #: here), while at 120 KiB they come from the heap (12,000 faults, 0.85-0.95 s).
 DEFAULT_RECEIVE_SIZE = 120 << 10
 
+#: ``write_timeout`` not given: the read timeout bounds sends too.
+_SAME = object()
+
+
+def _seconds_or_none(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]
+
+
 class Stream:
-    """A connected byte stream with a read timeout and anyurl's errors."""
+    """A connected byte stream with read and write timeouts and anyurl's errors.
+
+    The timeouts are the ones given here, except while a request of the resolver runs
+    (:func:`anyurl.timeouts.current`): then that request's ``read`` and ``write`` apply,
+    so a pooled connection serves each request with the request's own limits.
+    """
 
     def __init__(
         self,
@@ -78,11 +92,26 @@ class Stream:
         url: URL,
         read_timeout: float | None,
         what: str,
+        write_timeout: float | object | None = _SAME,
     ):
         self._stream = stream
         self.url = url
-        self.read_timeout = read_timeout
+        self._read_timeout = read_timeout
+        self._write_timeout = (read_timeout if write_timeout is _SAME
+                               else _seconds_or_none(write_timeout))
         self.what = what
+
+    @property
+    def read_timeout(self) -> float | None:
+        """Seconds a receive may wait for the next byte (None: no limit)."""
+        request = current_timeout()
+        return self._read_timeout if request is None else request.read
+
+    @property
+    def write_timeout(self) -> float | None:
+        """Seconds a send may block on a full socket buffer (None: no limit)."""
+        request = current_timeout()
+        return self._write_timeout if request is None else request.write
 
     @property
     def raw(self) -> anyio.abc.ByteStream:
@@ -142,24 +171,30 @@ class Stream:
         waits on the socket itself: :mod:`anyurl.bulk`)."""
         return TransferTimeout(
             f"no data from {self.what} of {self.url.masked()} for "
-            f"{self.read_timeout:g} seconds",
+            f"{self.read_timeout or 0:g} seconds (the read timeout)",
             url=self.url,
             hint="The server may be stalled; raise Config.read_timeout or max_time, or retry.",
             remedy=("read_timeout",),
         )
 
     async def send(self, data: bytes) -> None:
+        """Send all of ``data``; a send blocked longer than :attr:`write_timeout` (the
+        peer stopped reading) raises :class:`~anyurl.errors.TransferTimeout`."""
+        timeout = self.write_timeout
         try:
             stream = self._stream
             if isinstance(stream, _RawSocketStream):
                 # As for receive: the timeout is armed only when the socket is full.
-                await stream.send_within(data, self.read_timeout)
+                await stream.send_within(data, timeout)
                 return
-            with anyio.fail_after(self.read_timeout):
+            with anyio.fail_after(timeout):
                 await stream.send(data)
         except TimeoutError:
             raise TransferTimeout(
-                f"sending to {self.what} of {self.url.masked()} stalled", url=self.url
+                f"sending to {self.what} of {self.url.masked()} stalled for "
+                f"{timeout or 0:g} seconds (the write timeout): the peer stopped reading",
+                url=self.url, hint="Raise Timeout.write (Config.write_timeout) if the peer "
+                "is merely slow.", remedy=("write_timeout",),
             ) from None
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, ssl.SSLError,
                 OSError) as exc:
@@ -516,6 +551,9 @@ async def connect_tcp(
         ssl_context = ssl_context or ssl.create_default_context()
         ssl_context.set_alpn_protocols(list(alpn_protocols))
     shown = f"{host}:{port}"
+    request = current_timeout()
+    if request is not None:  # the request's own limits (Resolver.open(timeout=...))
+        connect_timeout, read_timeout = request.connect, request.read
     try:
         with anyio.fail_after(connect_timeout):
             sock = await _open_raw_tcp(host, port, family)
@@ -531,7 +569,7 @@ async def connect_tcp(
     except TimeoutError:
         raise TransferTimeout(
             f"connecting to {shown} for {url.masked()} timed out after "
-            f"{connect_timeout:g} seconds",
+            f"{connect_timeout or 0:g} seconds (the connect timeout)",
             url=url,
             hint="Check the host and port, or raise Config.connect_timeout.",
             remedy=("connect_timeout",),

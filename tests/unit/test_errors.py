@@ -29,6 +29,7 @@ EXIT_CODES = {
     "PartialTransfer": 18,
     "RemoteAccessDenied": 9,
     "ProtocolError": 8,
+    "BadContentEncoding": 61,
     "ServerError": 22,
     "ResumeFailed": 36,
     "TooManyRedirects": 47,

@@ -3,9 +3,6 @@ content decoding, and the gateway configuration (environment, ``no_proxy``, disp
 
 from __future__ import annotations
 
-import gzip
-import zlib
-
 import pytest
 
 from anyurl.config import Config
@@ -21,7 +18,7 @@ from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.gateway import GatewayHandler
 from anyurl.schemes.http import HTTPHandler, basic_credentials, host_header, status_error
-from anyurl.schemes.http.decoding import decoder_for
+from anyurl.schemes.http.decoding import accept_encoding
 from anyurl.schemes.http.interfaces import Response
 from anyurl.url import parse
 
@@ -55,7 +52,8 @@ def test_plan_masks_basic_credentials() -> None:
 def test_decode_content_asks_for_gzip() -> None:
     lines = HTTPHandler(Config()).plan(parse("http://example.org/"),
                                        FetchOptions(schemes=(HTTPOptions(decode_content=True),)))
-    assert "Accept-Encoding: gzip, deflate" in lines
+    assert f"Accept-Encoding: {accept_encoding()}" in lines
+    assert accept_encoding().startswith("deflate, gzip")  # curl's order
 
 
 @pytest.mark.parametrize(
@@ -104,19 +102,6 @@ def test_status_mapping(status: int, reason: str, kind: type, exit_code: int) ->
     assert "secret" not in str(error)
     if kind is ServerError:
         assert isinstance(error, ServerError) and error.status == status
-
-
-def test_gzip_and_deflate_decoders() -> None:
-    body = b"hello " * 1000
-    gz = decoder_for("gzip")
-    assert gz.decompress(gzip.compress(body)) + gz.flush() == body
-    zl = decoder_for("deflate")
-    assert zl.decompress(zlib.compress(body)) + zl.flush() == body
-    raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
-    raw_data = raw.compress(body) + raw.flush()
-    dr = decoder_for("deflate")
-    assert dr.decompress(raw_data) + dr.flush() == body
-    assert decoder_for("br") is None
 
 
 # -- gateway configuration ------------------------------------------------------------------

@@ -58,10 +58,10 @@ def test_the_base_install_is_what_the_library_needs():
 
 def test_all_is_what_readme_says_and_leaves_the_dask_cluster_out():
     assert _expand("all") == {"rich", "trio", "h2", "warcio", "cdxj-indexer", "pyftpdlib",
-                              "starlette", "hypercorn"}
+                              "starlette", "hypercorn", "brotli", "zstandard"}
     readme = (REPO / "README.md").read_text()
     line = next(x for x in readme.splitlines() if x.startswith("pip install '.[all]'"))
-    for word in ("progress bars", "trio", "HTTP/2", "WARC", "demo", "serve"):
+    for word in ("progress bars", "trio", "HTTP/2", "WARC", "br/zstd", "demo", "serve"):
         assert word in line, word
     assert "dask" not in _expand("all") and "distributed" not in _expand("all")
 
@@ -74,8 +74,8 @@ def test_the_test_and_dev_extras_install_every_optional_package():
 def test_the_library_imports_none_of_the_optional_packages():
     result = _run_without(set(), (
         "import anyurl, anyurl.resolver, anyurl.downloader, anyurl.cli.main\n"
-        "print(sorted(m for m in ('rich', 'warcio', 'cdxj_indexer', 'dask', 'trio', 'h2')"
-        " if m in sys.modules))"))
+        "print(sorted(m for m in ('rich', 'warcio', 'cdxj_indexer', 'dask', 'trio', 'h2',"
+        " 'brotli', 'zstandard') if m in sys.modules))"))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
 
@@ -89,6 +89,16 @@ def test_the_command_works_without_rich_and_warcio(tmp_path):
     result = _run_without({"rich", "warcio", "cdxj_indexer"}, code)
     assert result.returncode == 0, result.stderr
     assert target.read_text() == "hello\n"
+
+
+def test_compressed_without_brotli_and_zstandard_offers_only_gzip_and_deflate():
+    code = ("from anyurl.cli.main import main\n"
+            "main(['get', '--plan', '--compressed', 'http://example.org/'])")
+    result = _run_without({"brotli", "brotlicffi", "zstandard"}, code)
+    assert result.returncode == 0, result.stderr
+    assert "Accept-Encoding: deflate, gzip\n" in result.stdout
+    result = _run_without(set(), code)
+    assert "Accept-Encoding: deflate, gzip, br, zstd\n" in result.stdout
 
 
 def test_no_bars_without_rich(monkeypatch):

@@ -48,6 +48,9 @@ CLI_HINTS: dict[str, str] = {
     "plan": "--plan is available for schemes whose dialogue is fixed by the URL.",
     "keep_error_body": "--keep-error-body saves what the server sent.",
     "max_time": "Raise --max-time if it needs longer.",
+    "write_timeout": "The server stopped reading what anyurl sends; write_timeout in the "
+                     "config file raises the limit if it is merely slow.",
+    "compressed": "Run it without --compressed to save the bytes as the server sent them.",
     "file_ftp_fallback": "Use file:///path for a local file, or an ftp:// URL for that host "
                          "(--file-ftp-fallback retries it as ftp).",
 }

@@ -244,6 +244,48 @@ def http_gzip_bomb(peer: _Peer) -> None:
           "Content-Type: application/octet-stream\n", bomb)
 
 
+def _coded_bomb(coding: str, size: int) -> bytes:
+    """``size`` zeros in ``coding`` (br, zstd), packed 1 MiB at a time; needs the
+    ``anyurl[compression]`` packages, imported only here."""
+    block = b"\0" * (1 << 20)
+    if coding == "br":
+        import brotli
+
+        packer = brotli.Compressor(quality=5)
+        parts = [packer.process(block) for _ in range(size >> 20)]
+        parts.append(packer.finish())
+    else:
+        import zstandard
+
+        obj = zstandard.ZstdCompressor(level=3).compressobj(size=size)
+        parts = [obj.compress(block) for _ in range(size >> 20)]
+        parts.append(obj.flush())
+    return b"".join(parts)
+
+
+def _http_coded_bomb(peer: _Peer, coding: str) -> None:
+    bomb = _CODED_BOMB.get(coding)
+    if bomb is None:
+        bomb = _CODED_BOMB[coding] = _coded_bomb(coding, 1 << 28)
+    _http(peer, f"HTTP/1.1 200 OK\nContent-Encoding: {coding}\nContent-Length: {len(bomb)}\n"
+          "Content-Type: application/octet-stream\n", bomb)
+
+
+_CODED_BOMB: dict[str, bytes] = {}
+
+
+def http_br_bomb(peer: _Peer) -> None:
+    """256 MiB of zeros, brotli-compressed to a few hundred bytes (``--compressed`` with the
+    brotli package decodes it)."""
+    _http_coded_bomb(peer, "br")
+
+
+def http_zstd_bomb(peer: _Peer) -> None:
+    """256 MiB of zeros, zstd-compressed to about 8 KB (``--compressed`` with the zstandard
+    package decodes it)."""
+    _http_coded_bomb(peer, "zstd")
+
+
 def http_redirect_to_refused_port(peer: _Peer) -> None:
     """A redirect to ``http://127.0.0.1:25/``: a port of SMTP."""
     _http(peer, "HTTP/1.1 302 Found\nLocation: http://127.0.0.1:25/\nContent-Length: 0\n")
@@ -348,6 +390,10 @@ BEHAVIOURS: dict[str, Behaviour] = {b.name: b for b in [
               description=http_endless_body.__doc__ or ""),
     Behaviour("http-gzip-bomb", "http", http_gzip_bomb,
               description=http_gzip_bomb.__doc__ or ""),
+    Behaviour("http-br-bomb", "http", http_br_bomb,
+              description=http_br_bomb.__doc__ or ""),
+    Behaviour("http-zstd-bomb", "http", http_zstd_bomb,
+              description=http_zstd_bomb.__doc__ or ""),
     Behaviour("http-redirect-refused-port", "http", http_redirect_to_refused_port,
               description=http_redirect_to_refused_port.__doc__ or ""),
     Behaviour("http-redirect-file", "http", http_redirect_to_file,

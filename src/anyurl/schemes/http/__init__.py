@@ -11,7 +11,7 @@
 ``pool``              idle connections per route
 ``routes``            where a request goes and how its target and headers are written
 ``tunnel``            CONNECT tunnels through a gateway
-``decoding``          gzip and deflate content codings
+``decoding``          content codings: gzip, deflate, br, zstd (output-bounded)
 ====================  ==========================================================
 """
 

@@ -52,6 +52,7 @@ from anyurl.bulk import RawBody
 from anyurl.config import Config
 from anyurl.errors import (
     AnyURLError,
+    BadContentEncoding,
     ConnectionLost,
     LoginDenied,
     OptionError,
@@ -69,7 +70,12 @@ from anyurl.names import disposition_filename
 from anyurl.options import HTTPOptions
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
-from anyurl.schemes.http.decoding import Decoder, decode_chunks, decoder_for
+from anyurl.schemes.http.decoding import (
+    CodingError,
+    Decoder,
+    accept_encoding,
+    decoder_for,
+)
 from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Body, Connection, Response
@@ -174,7 +180,7 @@ class HTTPHandler(SchemeHandler):
         http = options.get(HTTPOptions)
         headers = [("Host", host_header(url)), ("User-Agent", USER_AGENT), ("Accept", "*/*")]
         if http.decode_content:
-            headers.append(("Accept-Encoding", "gzip, deflate"))
+            headers.append(("Accept-Encoding", accept_encoding()))
         first, last = options.byte_range or (0, None)
         if options.byte_range is not None or options.offset:
             end = "" if last is None else str(last)
@@ -733,7 +739,11 @@ class HTTPHandler(SchemeHandler):
         encoding = (response.header("content-encoding") or "").strip().lower()
         decoder = None
         if encoding and options.get(HTTPOptions).decode_content:
-            decoder = decoder_for(encoding)
+            try:
+                decoder = decoder_for(encoding)
+            except CodingError as exc:
+                await conn.aclose()
+                raise _bad_coding(final, exc) from None
             if decoder is not None:
                 size = None  # the decoded size is not announced
         etag = response.header("etag")
@@ -763,7 +773,8 @@ class HTTPHandler(SchemeHandler):
         )
         end = _BodyEnd(conn)
         raw = self._raw_body(end, response) if decoder is None else None
-        return Resource(info, self._body(end, response, decoder), on_close=end.close, raw=raw)
+        return Resource(info, self._body(end, response, decoder, final), on_close=end.close,
+                        raw=raw)
 
     def _raw_body(self, end: _BodyEnd, response: Response) -> RawBody | None:
         """The body as bytes on the socket, for a move without Python (HTTP/1.1 with a
@@ -853,7 +864,7 @@ class HTTPHandler(SchemeHandler):
         )
 
     async def _body(
-        self, end: _BodyEnd, response: Response, decoder: Decoder | None
+        self, end: _BodyEnd, response: Response, decoder: Decoder | None, url: URL
     ) -> AsyncIterator[bytes]:
         conn = end.conn
         try:
@@ -862,12 +873,19 @@ class HTTPHandler(SchemeHandler):
                     if data:
                         yield data
                     continue
-                for piece in decode_chunks(decoder, data):
-                    yield piece
+                try:
+                    # One piece at a time, each bounded (decoding's DECODED_CHUNK): the
+                    # consumer counts it against max_filesize before the next is made.
+                    for piece in decoder.decode(data):
+                        yield piece
+                except CodingError as exc:
+                    raise _bad_coding(url, exc) from None
             if decoder is not None:
-                tail = decoder.flush()
-                if tail:
-                    yield tail
+                try:
+                    for piece in decoder.finish():
+                        yield piece
+                except CodingError as exc:
+                    raise _bad_coding(url, exc) from None
             end.released = True
             await self._release(conn)
         finally:
@@ -875,6 +893,14 @@ class HTTPHandler(SchemeHandler):
 
 
 # -- helpers -----------------------------------------------------------------------------
+
+
+def _bad_coding(url: URL, exc: CodingError) -> BadContentEncoding:
+    """The error for a body that does not decode (``--compressed``), naming the URL."""
+    return BadContentEncoding(
+        f"{url.masked()} sent a body that does not decode as {exc.coding}: {exc.reason}",
+        url=url, hint="Fetch it without decode_content to keep the bytes as sent.",
+        remedy=("compressed",))
 
 #: Headers whose framing anyurl writes itself: a caller's would break the exchange.
 _FRAMING = ("content-length", "transfer-encoding")

@@ -21,20 +21,19 @@ the page itself), or that resolves to the page's own URL. Only the schemes of
 that no remote page can make a mirror read this machine.
 
 Bounded: a body of more than :data:`MAX_HTML` bytes (decoded, when it came with a
-gzip or deflate content coding the handler did not undo) is not read at all.
+content coding the handler did not undo: gzip, deflate, br, zstd) is not read at all.
 """
 
 from __future__ import annotations
 
 import codecs
-import zlib
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
 from anyurl.errors import URLError
 from anyurl.links import FILE, PAGE, Link, checked, retrievable
 from anyurl.resource import ResourceInfo
-from anyurl.schemes.http.decoding import decode_chunks, decoder_for
+from anyurl.schemes.http.decoding import CodingError, decoder_for
 from anyurl.url import parse
 from anyurl.url.charset import display
 
@@ -135,18 +134,19 @@ def _plain_body(info: ResourceInfo, body: bytes) -> bytes | None:
     encoding = info.extra.get("content_encoding")
     if not encoding or info.extra.get("decoded"):
         return body
-    decoder = decoder_for(str(encoding))
-    if decoder is None:
-        return None  # br, zstd ...: nothing here decodes them
     out: list[bytes] = []
     total = 0
     try:
-        for piece in decode_chunks(decoder, body):
-            total += len(piece)
-            if total > MAX_HTML:
-                return None
-            out.append(piece)
-    except zlib.error:
+        decoder = decoder_for(str(encoding))
+        if decoder is None:
+            return None  # a coding whose package is not installed, or unknown
+        for pieces in (decoder.decode(body), decoder.finish()):
+            for piece in pieces:
+                total += len(piece)
+                if total > MAX_HTML:
+                    return None
+                out.append(piece)
+    except CodingError:
         return None
     return b"".join(out)
 

@@ -296,7 +296,7 @@ async def test_pool_replaces_a_dead_or_lost_connection(ftp_peers: Any) -> None:
         await resolver.fetch(root + "pub/readme.txt")
         handler = resolver.handler_for(resolver.parse(root))
         assert isinstance(handler, FTPHandler)
-        [pooled] = [c for controls in handler._idle.values() for c in controls]
+        [pooled] = [c for controls in handler.pool.idle.values() for c in controls]
         # As if the server had timed it out: the connection breaks under us (a close of
         # our own would be a bug, StreamClosed, which the pool rightly does not retry).
         sock = pooled.stream.raw.extra(anyio.abc.SocketAttribute.raw_socket)
@@ -304,7 +304,7 @@ async def test_pool_replaces_a_dead_or_lost_connection(ftp_peers: Any) -> None:
         body = await resolver.fetch(root + "pub/nested/deeper/file.txt",
                                     FetchOptions(trace=lines.append))
         assert body == peer_data.expected_bytes("pub/nested/deeper/file.txt")
-        [pooled] = [c for controls in handler._idle.values() for c in controls]
+        [pooled] = [c for controls in handler.pool.idle.values() for c in controls]
         pooled.home = "/no-such-home"  # as if the login directory had gone
         body = await resolver.fetch(root + "hello.txt", FetchOptions(trace=lines.append))
         assert body == peer_data.expected_bytes("hello.txt")

@@ -1,0 +1,390 @@
+"""One FTP control connection: the command/reply dialogue, the login, where it stands.
+
+A :class:`Control` is a transport stream and the sans-I/O core
+(:class:`~anyurl.protocols.ftp.FTPClient`) together, plus what the dialogue taught us
+about the server and the connection's state: the login directory PWD reported, the CWD
+steps walked from it, the TYPE set, and which optional commands (EPSV, EPRT, SIZE, MLSD)
+the server has.
+
+Login (RFC 1738 3.2.1): the URL's user and password; without a user, ``~/.netrc`` (or
+``Config.netrc_path``), else ``anonymous`` with ``Config.anonymous_email`` as password
+(:func:`login_for`). A user without a password who is asked for one (331) gets it from
+``FetchOptions.password_callback``; without a callback the login fails with
+:class:`~anyurl.errors.LoginDenied` (exit 67) at once rather than hanging.
+
+Replies map to errors as curl does (:func:`refused`): 530 :class:`LoginDenied` (67); a
+refused CWD :class:`RemoteAccessDenied` (9); 421 and 426 :class:`ConnectionLost` (56),
+425 :class:`ConnectFailed` (7); otherwise the error the step names. Messages quote the
+server's reply line and the masked URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import anyio
+
+from anyurl.config import Config
+from anyurl.credentials import netrc_entry
+from anyurl.errors import (
+    AnyURLError,
+    ConnectFailed,
+    ConnectionLost,
+    LoginDenied,
+    ProtocolError,
+    RemoteAccessDenied,
+    ServerError,
+    URLError,
+)
+from anyurl.options import FTPOptions
+from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
+from anyurl.protocols.ftp import (
+    Command,
+    ConnectionClosed,
+    FTPClient,
+    NeedData,
+    Reply,
+    State,
+    parse_213_size,
+    parse_257,
+)
+from anyurl.schemes.base import FetchOptions, Trace
+from anyurl.transport import Dialer, Stream
+from anyurl.url import URL
+
+__all__ = [
+    "CONTROL_RECEIVE_SIZE",
+    "DEFAULT_PORT",
+    "GOODBYE_TIMEOUT",
+    "Control",
+    "Login",
+    "PoolKey",
+    "Stale",
+    "connect",
+    "key_for",
+    "login_for",
+    "refused",
+    "weird",
+]
+
+DEFAULT_PORT = 21
+#: Replies on the control connection are short; a small read is plenty.
+CONTROL_RECEIVE_SIZE = 65536
+#: How long QUIT and ABOR may take when we are closing anyway.
+GOODBYE_TIMEOUT = 2.0
+
+#: Whose login on which server a control connection holds: (host, port, user, password).
+PoolKey = tuple[str, int, str | None, str | None]
+
+
+def key_for(url: URL) -> PoolKey:
+    """The login ``url`` asks for: a connection of the same key can serve it."""
+    port = url.effective_port or DEFAULT_PORT
+    return (url.connect_host.lower(), port, url.user, url.password)
+
+
+@dataclass(frozen=True)
+class Login:
+    """Who to log in as, decided before connecting (:func:`login_for`)."""
+
+    user: str
+    password: str | None
+    account: str | None
+    anonymous: bool
+
+
+def login_for(url: URL, config: Config, warn: Callable[[str], None]) -> Login:
+    """Who to log in as: the URL, else netrc, else anonymous (RFC 1738 3.2.1)."""
+    user, password, account = url.user, url.password, None
+    if user == "":
+        user = None  # ftp://@host/ and ftp://:pw@host/: no name, so anonymous (3.2.1)
+        password = None
+    if user is None or password is None:
+        entry = netrc_entry(config, url.connect_host, warn, user=user)
+        if entry is not None:
+            user = entry.login
+            password = (entry.password or "") if password is None else password
+            account = entry.account
+    if user is None:
+        return Login("anonymous", config.anonymous_password(), None, True)
+    return Login(user, password, account, False)
+
+
+class Stale(Exception):
+    """A pooled connection cannot be brought back to its login directory: log in again."""
+
+
+def weird(url: URL, exc: Exception) -> ProtocolError:
+    """A reply the core could not read (a 227, 229 or 213 out of form), as an error."""
+    return ProtocolError(f"ftp server of {url.masked()} sent {exc}", url=url)
+
+
+def refused(
+    reply: Reply,
+    command: Command,
+    url: URL,
+    default: type[AnyURLError],
+    hint: str | None = None,
+) -> AnyURLError:
+    """The error for ``command`` refused with ``reply``: by its code where curl has one
+    (425, 421/426, 530), else ``default`` with ``hint``."""
+    what = command.verb if command.argument is None else f"{command.verb} {command.argument!r}"
+    message = f"ftp server refused {what} for {url.masked()}: {reply.line}"
+    if reply.code == 425:
+        return ConnectFailed(
+            message, url=url, hint="A firewall may block the data connection; try "
+            "the other mode (passive/active).")
+    if reply.code in (421, 426):
+        return ConnectionLost(message, url=url, hint="Try again.")
+    if reply.code == 530:
+        return LoginDenied(message, url=url, hint="Check the user name and password.")
+    if default is ServerError:
+        return ServerError(message, status=reply.code, url=url, hint=hint)
+    return default(message, url=url, hint=hint)
+
+
+class Control:
+    """One control connection: a transport stream and the core, plus what we learnt."""
+
+    def __init__(self, stream: Stream, key: PoolKey, url: URL):
+        self.stream = stream
+        self.key = key
+        self.url = url
+        self.core = FTPClient()
+        self.trace: Trace | None = None
+        self.home: str | None = None  # what PWD said after login
+        #: The CWD segments this connection walked from the login directory (RFC 1738
+        #: 3.2.5: remembered, never guessed); None when unknown (a Lynx-style CWD into a
+        #: name). ``()`` is the login directory itself.
+        self.cwd: tuple[str, ...] | None = ()
+        #: The TYPE last set on this connection (None: not set yet).
+        self.type: str | None = None
+        self.epsv: bool | None = None  # None: not tried yet
+        self.mlsd: bool | None = None  # None: not tried yet (FTPOptions.listing="mlsd")
+        self.eprt: bool | None = None
+        self.size: bool | None = None
+        self.idle_since = 0.0
+        self.replies_this_use = 0
+
+    def note(self, text: str) -> None:
+        """A line of our own in the trace (``* text``), when tracing."""
+        if self.trace is not None:
+            self.trace(f"* {text}")
+
+    async def read_reply(self) -> Reply:
+        """The next complete reply; EOF is :class:`ConnectionLost`."""
+        while True:
+            try:
+                event = self.core.next_event()
+            except RemoteProtocolError as exc:
+                raise ProtocolError(
+                    f"ftp server of {self.url.masked()} broke the protocol: {exc}", url=self.url
+                ) from exc
+            if isinstance(event, NeedData):
+                self.core.receive_data(await self.stream.receive(CONTROL_RECEIVE_SIZE))
+                continue
+            if isinstance(event, ConnectionClosed):
+                raise ConnectionLost(
+                    f"ftp server of {self.url.masked()} closed the control connection",
+                    url=self.url,
+                    hint="The server may limit connections or idle time; try again.",
+                )
+            if self.trace is not None:
+                for line in event.lines:
+                    self.trace(f"< {line}")
+            self.replies_this_use += 1
+            if event.code == 421:
+                raise ConnectionLost(
+                    f"ftp server of {self.url.masked()} is closing the connection: {event.line}",
+                    url=self.url,
+                    hint="The server is busy or shutting down; try again later.",
+                )
+            return event
+
+    async def command(self, command: Command) -> Reply:
+        """Send ``command`` and return its first reply (a 1yz for a starting transfer)."""
+        try:
+            data = self.core.send(command)
+        except LocalProtocolError as exc:
+            raise URLError(f"cannot send {command.verb} for {self.url.masked()}: {exc}") from exc
+        if self.trace is not None:
+            self.trace(f"> {command.display()}")
+        await self.stream.send(data)
+        return await self.read_reply()
+
+    async def goodbye(self, *, abort: bool = False) -> None:
+        """ABOR (when a transfer is cut) and QUIT, best effort, then close the stream."""
+        with anyio.CancelScope(shield=True), anyio.move_on_after(GOODBYE_TIMEOUT):
+            try:
+                if abort and self.core.state is not State.CLOSED:
+                    data = self.core.send_abort() + Command("QUIT").wire()
+                    if self.trace is not None:
+                        self.trace("> ABOR")
+                        self.trace("> QUIT")
+                    await self.stream.send(data)
+                elif self.core.state is State.IDLE:
+                    await self.command(Command("QUIT"))
+            except AnyURLError:
+                pass
+        with anyio.CancelScope(shield=True):
+            await self.stream.aclose()
+
+    # -- logging in ------------------------------------------------------------------------
+
+    async def log_in(
+        self, login: Login, options: FetchOptions, prompted: dict[PoolKey, str]
+    ) -> None:
+        """Greeting, USER/PASS/ACCT as the server asks, then PWD: the login directory
+        this connection comes back to before serving another URL (3.2.5).
+
+        ``prompted`` holds the passwords asked for per key, so that the next login of
+        the same key does not ask again."""
+        url = self.url
+        while True:
+            greeting = await self.read_reply()
+            if greeting.category != 1:  # 120 "ready in n minutes": keep waiting
+                break
+        if greeting.category != 2:
+            raise ServerError(
+                f"ftp server of {url.masked()} refused the connection: {greeting.line}",
+                status=greeting.code,
+                url=url,
+            )
+        reply = await self.command(Command("USER", login.user))
+        if reply.category == 3 and reply.code != 332:
+            password = login.password
+            if password is None:
+                password = await _ask_password(url, reply, options, prompted)
+            reply = await self.command(Command("PASS", password))
+        if reply.code == 332:
+            account = login.account or options.get(FTPOptions).account
+            if not isinstance(account, str):
+                raise LoginDenied(
+                    f"ftp server of {url.masked()} asks for an account for user "
+                    f"{login.user!r}: {reply.line}",
+                    url=url,
+                    hint="Give one in ~/.netrc ('account NAME').",
+                )
+            reply = await self.command(Command("ACCT", account))
+        if reply.category != 2:
+            raise LoginDenied(
+                f"ftp server of {url.masked()} refused the login of user {login.user!r}: "
+                f"{reply.line}",
+                url=url,
+                hint="Check the user name and password (in the URL or ~/.netrc).",
+            )
+        pwd = await self.command(Command("PWD"))
+        self.home = parse_257(pwd) if pwd.code == 257 else None
+        if self.home is None:
+            self.note("the login directory is unknown: this connection will not be reused")
+        self.cwd = ()
+        self.type = None
+
+    # -- where it stands -------------------------------------------------------------------
+
+    async def position(self, cwd: tuple[str, ...], reused: bool) -> int:
+        """Ready to walk ``cwd`` from the login directory; how many of its CWD steps are
+        walked already (and are not to be sent again).
+
+        Reuse that knows where it is: when the connection already walked a prefix of
+        ``cwd`` from the login directory, only the rest is walked; otherwise a reused
+        connection goes back to the login directory first (3.2.5), and :class:`Stale`
+        says it cannot."""
+        walked = self.cwd
+        if walked is not None and cwd[: len(walked)] == walked:
+            skip = len(walked)
+        else:
+            skip = 0
+            if reused:
+                assert self.home is not None
+                back = Command("CWD", self.home)
+                reply = await self.command(back)
+                if reply.category != 2:
+                    # We cannot get back reliably: log in afresh instead.
+                    raise Stale(reply.line)
+            self.cwd = ()
+        if skip:
+            self.note(f"already in {'/'.join(walked or ())!r} from the login directory: "
+                      f"{skip} CWD not sent again")
+        return skip
+
+    async def change_directory(self, command: Command) -> None:
+        """One CWD step of the URL, remembered; a refusal is :class:`RemoteAccessDenied`."""
+        reply = await self.command(command)
+        if reply.category == 2 and self.cwd is not None:
+            self.cwd = (*self.cwd, command.argument or "")
+        if reply.category != 2:
+            raise refused(
+                reply, command, self.url, RemoteAccessDenied,
+                hint="Each path segment is one CWD from the login directory; "
+                "start the path with %2F for an absolute directory.",
+            )
+
+    async def set_type(self, command: Command) -> None:
+        """TYPE, unless the connection is in that type already."""
+        if self.type == command.argument:
+            return  # already in that type on this connection
+        reply = await self.command(command)
+        if reply.category != 2:
+            raise refused(reply, command, self.url, ServerError)
+        self.type = command.argument
+
+    async def ask_size(self, command: Command) -> int | None:
+        """SIZE: the file's size, or None when the server cannot say (not asked again
+        on this connection when it has no SIZE)."""
+        size: int | None = None
+        reply = await self.command(command)
+        if reply.code == 213:
+            try:
+                size = parse_213_size(reply)
+            except RemoteProtocolError as exc:
+                raise weird(self.url, exc) from exc
+            self.size = True
+        elif reply.code in (500, 502):
+            self.size = False  # not implemented: do not ask this server again
+        # A 550 to SIZE proves nothing (RFC 3659 4.2): RETR will tell.
+        return size
+
+
+async def connect(dialer: Dialer, config: Config, url: URL, trace: Trace | None) -> Control:
+    """A new control connection to ``url``'s server, not yet logged in."""
+    stream = await dialer.connect_tcp(
+        url.connect_host,
+        url.effective_port or DEFAULT_PORT,
+        url=url,
+        connect_timeout=config.connect_timeout,
+        read_timeout=config.read_timeout,
+        what="the ftp control connection",
+    )
+    control = Control(stream, key_for(url), url)
+    control.trace = trace
+    return control
+
+
+async def _ask_password(
+    url: URL, reply: Reply, options: FetchOptions, prompted: dict[PoolKey, str]
+) -> str:
+    key = key_for(url)
+    known = prompted.get(key)
+    if known is not None:
+        return known
+    callback = options.password_callback
+    password = None
+    if callback is not None:
+        password = await callback(url)
+    if password is None:
+        raise LoginDenied(
+            f"ftp server of {url.masked()} asks for the password of user {url.user!r} "
+            f"({reply.line}) and none was given",
+            url=url,
+            hint="Put it in the URL (ftp://user:password@host/) or ~/.netrc, or run "
+            "anyurl on a terminal to be asked for it.",
+        )
+    if "\r" in password or "\n" in password:
+        raise LoginDenied(
+            f"the password given for {url.masked()} has a line end, which cannot be sent",
+            url=url,
+        )
+    prompted[key] = password
+    return password

@@ -1,0 +1,244 @@
+"""FTP data connections: opening one per transfer, and streaming it into a resource.
+
+:func:`open_data` asks for a fresh data connection on a logged-in :class:`~.control.Control`:
+EPSV, else PASV (passive), or EPRT, else PORT (active, on a listener of our own). What a
+server does not implement (a 5yz) is not asked again on that connection.
+
+Passive mode connects to the *control connection's peer* whatever address a 227 reply
+names (as curl and ftplib do): that defeats FTP bounce and broken NAT answers alike. The
+port a server names obeys section 6 like a URL's: a well-known port of another protocol
+is refused unless ``Config.allowed_ports`` allows it.
+
+A :class:`Transfer` streams the data connection (TYPE A decoded to local line ends, TYPE
+I untouched, or as the raw body :mod:`anyurl.bulk` moves in the kernel) and then settles
+the control connection: a transfer whose final reply is not 2yz is
+:class:`~anyurl.errors.PartialTransfer` (18). A transfer that completed gives its control
+connection back for reuse; one cut short sends ABOR and QUIT.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack
+
+import anyio
+
+from anyurl.bulk import RawBody
+from anyurl.config import Config
+from anyurl.errors import ConnectFailed, PartialTransfer, PolicyRefused, ProtocolError
+from anyurl.ports import BAD_PORTS
+from anyurl.protocols.common import RemoteProtocolError
+from anyurl.protocols.ftp import (
+    ASCIIDecoder,
+    Command,
+    Reply,
+    format_eprt,
+    format_port,
+    parse_227,
+    parse_229,
+)
+from anyurl.resource import Resource, ResourceInfo
+from anyurl.schemes.ftp.control import Control, refused, weird
+from anyurl.transport import DEFAULT_RECEIVE_SIZE, Dialer, Listener, Stream, open_listener
+from anyurl.url import URL
+
+__all__ = ["DataChannel", "Transfer", "open_data"]
+
+
+class DataChannel:
+    """A data connection: connected already (passive) or still to be accepted (active)."""
+
+    def __init__(self, stream: Stream | None, listener: Listener | None, stack: AsyncExitStack):
+        self._stream = stream
+        self._listener = listener
+        self._stack = stack
+
+    async def connected(self, timeout: float | None) -> Stream:
+        """The data connection's stream, accepting the server's connection if active."""
+        if self._stream is None:
+            assert self._listener is not None
+            self._stream = await self._listener.accept(timeout)
+            await self._stack.aclose()  # the listener: one connection is all we take
+            self._listener = None
+        return self._stream
+
+    async def aclose(self) -> None:
+        with anyio.CancelScope(shield=True):
+            if self._stream is not None:
+                await self._stream.aclose()
+            await self._stack.aclose()
+
+
+class Transfer:
+    """Streams one data connection into a Resource and settles the control connection.
+
+    ``release`` takes the control connection back when the transfer completed (the
+    pool's); a transfer not completed ends the control connection with ABOR and QUIT.
+    """
+
+    def __init__(
+        self,
+        release: Callable[[Control], Awaitable[None]],
+        control: Control,
+        data: Stream,
+        decoder: ASCIIDecoder | None,
+        url: URL,
+        final: Reply | None = None,
+    ):
+        self.release = release
+        #: The transfer's final reply when it came before the data (a 2yz to RETR).
+        self.final = final
+        self.control = control
+        self.data = data
+        self.decoder = decoder
+        self.url = url
+        self.received = 0
+        self.completed = False
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        """The data connection's bytes (decoded in TYPE A), then :meth:`settle`."""
+        receive = self.data.receive
+        decoder = self.decoder
+        size = DEFAULT_RECEIVE_SIZE
+        if decoder is None:
+            # Image type: hand the kernel's buffers on untouched, no per-byte work.
+            while chunk := await receive(size):
+                self.received += len(chunk)
+                yield chunk
+        else:
+            while chunk := await receive(size):
+                self.received += len(chunk)
+                text = decoder.feed(chunk)
+                if text:
+                    yield text
+            tail = decoder.flush()
+            if tail:
+                yield tail
+        await self.settle(self.received)
+
+    async def settle(self, received: int) -> None:
+        """After the data connection's end: close it, and read the transfer's final
+        reply (a 2yz, or the data was not all of it)."""
+        self.received = received
+        await self.data.aclose()
+        reply = self.final or await self.control.read_reply()
+        if reply.category != 2:
+            raise PartialTransfer(
+                f"ftp server ended the transfer of {self.url.masked()} after {self.received} "
+                f"bytes with: {reply.line}",
+                received=self.received,
+                url=self.url,
+                hint="Try again with resume (resume=True) to continue where it stopped.",
+            )
+        self.completed = True
+
+    async def close(self) -> None:
+        """Close the data connection; pool the control connection or end it (ABOR)."""
+        with anyio.CancelScope(shield=True):
+            await self.data.aclose()
+            if self.completed:
+                await self.release(self.control)
+            else:
+                await self.control.goodbye(abort=True)
+
+    def resource(self, info: ResourceInfo, *, bulk: bool = False) -> Resource:
+        """The transfer as a resource. With ``bulk``, image type on plain TCP also offers
+        the data connection as a raw body: its bytes are the file's, to be moved by the
+        kernel up to the server's close (:mod:`anyurl.bulk`)."""
+        raw = None
+        if bulk and self.decoder is None and self.data.plain_socket is not None:
+            raw = RawBody(self.data, b"", None, self.settle)
+        return Resource(info, self.chunks(), on_close=self.close, raw=raw)
+
+
+async def open_data(
+    control: Control, url: URL, *, passive: bool, dialer: Dialer, config: Config
+) -> DataChannel:
+    """A data connection: EPSV, else PASV; or EPRT, else PORT in active mode."""
+    stack = AsyncExitStack()
+    if passive:
+        host = control.stream.remote_address[0]
+        port: int | None = None
+        if control.epsv is not False:
+            command = Command("EPSV")
+            reply = await control.command(command)
+            if reply.code == 229:
+                port = _port_229(url, reply)
+                control.epsv = True
+            elif reply.category == 5:
+                control.epsv = False  # fall back to PASV, now and on this connection
+            else:
+                raise refused(reply, command, url, ProtocolError)
+        if port is None:
+            command = Command("PASV")
+            reply = await control.command(command)
+            if reply.code != 227:
+                raise refused(
+                    reply, command, url, ConnectFailed,
+                    hint="The server refuses passive mode; try active mode.",
+                )
+            named, port = _address_227(url, reply)
+            if named != host:
+                control.note(
+                    f"ignoring the address {named} of the 227 reply; connecting to the "
+                    f"control connection's peer {host}"
+                )
+        if port in BAD_PORTS and port not in config.allowed_ports:
+            # Section 6 holds for the data port too: a server must not be able to
+            # make us connect to its SMTP port any more than a URL can.
+            raise PolicyRefused(
+                f"refusing the ftp data connection of {url.masked()} to port {port}: "
+                "the server named a port that belongs to another protocol",
+                url=url, hint=f"If you trust this server, allow it with "
+                f"Config(allowed_ports={{{port}}}).", remedy=("allow_port", str(port)))
+        stream = await dialer.connect_tcp(
+            host,
+            port,
+            url=url,
+            connect_timeout=config.connect_timeout,
+            read_timeout=config.read_timeout,
+            what="the ftp data connection",
+        )
+        return DataChannel(stream, None, stack)
+    local = control.stream.local_address[0]
+    try:
+        listener = await stack.enter_async_context(
+            open_listener(local, url=url, read_timeout=config.read_timeout)
+        )
+        lhost, lport = listener.address
+        done = False
+        if control.eprt is not False or ":" in lhost:
+            command = Command("EPRT", format_eprt(lhost, lport))
+            reply = await control.command(command)
+            if reply.category == 2:
+                done = control.eprt = True
+            elif reply.category == 5 and ":" not in lhost:
+                control.eprt = False
+            else:
+                raise refused(reply, command, url, ConnectFailed)
+        if not done:
+            command = Command("PORT", format_port(lhost, lport))
+            reply = await control.command(command)
+            if reply.category != 2:
+                raise refused(
+                    reply, command, url, ConnectFailed,
+                    hint="The server refuses active mode; try passive mode.",
+                )
+    except BaseException:
+        await stack.aclose()
+        raise
+    return DataChannel(None, listener, stack)
+
+
+def _port_229(url: URL, reply: Reply) -> int:
+    try:
+        return parse_229(reply)
+    except RemoteProtocolError as exc:
+        raise weird(url, exc) from exc
+
+
+def _address_227(url: URL, reply: Reply) -> tuple[str, int]:
+    try:
+        return parse_227(reply)
+    except RemoteProtocolError as exc:
+        raise weird(url, exc) from exc

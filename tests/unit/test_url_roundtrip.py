@@ -153,6 +153,10 @@ def test_only_the_syntax_error_and_accepted_urls_round_trip(text: str, strict: b
     assert parse(str(url)) == url
     if "_" in (url.host or "") or "_" in (url.opaque or "").rpartition("@")[2]:
         return  # a host with "_": lenient accepts it, no escape makes it strictly valid
+    if url.scheme == "news" and (url.opaque or "").endswith("."):
+        # a Message-ID's domain with the root's dot (<x@a.b.>): lenient keeps it as
+        # written, since it names another article than <x@a.b>; section 5 has no such dot
+        return
     if url.scheme == "wais":
         return  # lenient keeps a wpath as written (Lynx and CERN forms mean something)
     if url.user is None or url.scheme in ("ftp", "telnet"):

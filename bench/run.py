@@ -32,6 +32,8 @@ rss-z200    ``--many16k`` 16 KiB files saved with ``-O`` into a directory, ``-Z 
 http-rtt20  ``--rtt-files`` 1 KiB files through ``bench/relay.py`` (10 ms each way, a
             20 ms round trip), both with their defaults: curl's one connection
 http-rtt20-z the same against ``curl -Z --parallel-max 20`` (anyurl with its defaults)
+mirror-rtt20 a page linking ``--rtt-files`` 1 KiB files through the relay: ``anyurl mirror``
+            against ``wget -m -np``, each with its defaults (the ratios are to wget)
 =========== ===============================================================================
 
 The latency rows print how many connections the relay accepted from each client.
@@ -62,7 +64,7 @@ sys.path.insert(0, str(REPO))
 GNU_TIME = "/usr/bin/time"
 
 ROWS = ("http-bulk", "ftp-bulk", "gopher-bulk", "http-small", "ftp-small", "http-z20",
-        "rss-z200", "http-rtt20", "http-rtt20-z")
+        "rss-z200", "http-rtt20", "http-rtt20-z", "mirror-rtt20")
 
 
 @dataclass
@@ -144,7 +146,7 @@ def anyurl(backend: str, *args: str) -> list[str]:
     return [sys.executable, "-m", "anyurl", "get", "-s", "--backend", backend, *args]
 
 
-def add_small_files(data_root: Path, small: int, many16k: int) -> None:
+def add_small_files(data_root: Path, small: int, many16k: int, rtt_files: int) -> None:
     """`bench/small/fNNNNN` of 1 KiB and `bench/k16/fNNNNN` of 16 KiB, world-readable."""
     block = os.urandom(1 << 20)
     for sub, count, size in (("small", small, 1024), ("k16", many16k, 16384)):
@@ -153,6 +155,15 @@ def add_small_files(data_root: Path, small: int, many16k: int) -> None:
         for i in range(count):
             start = (i * 4099) % (len(block) - size)
             (folder / f"f{i:05d}").write_bytes(block[start:start + size])
+    # mirror-rtt20's site: a page linking rtt files of 1 KiB (no listing: nginx here has
+    # no autoindex, and a page is what a mirror of a web site starts from)
+    rtt = data_root / "bench" / "rtt"
+    rtt.mkdir(parents=True, exist_ok=True)
+    links = []
+    for i in range(rtt_files):
+        (rtt / f"f{i:05d}").write_bytes(block[i * 1031 % (len(block) - 1024):][:1024])
+        links.append(f'<a href="f{i:05d}">f{i:05d}</a><br>')
+    (rtt / "index.html").write_text("<html><body>\n" + "\n".join(links) + "\n</body></html>\n")
     for dirpath, _dirs, filenames in os.walk(data_root / "bench"):
         os.chmod(dirpath, 0o755)
         for name in filenames:
@@ -203,7 +214,8 @@ def main() -> None:
               f"{time.strftime('%Y-%m-%d %H:%M')}; starting servers in {root} ...", flush=True)
         state = launcher.start(need, root / "peers", large_size=size, log=lambda *_: None)
         data_root = Path(state["data_root"])
-        add_small_files(data_root, max(args.small, args.rtt_files), args.many16k)
+        add_small_files(data_root, max(args.small, args.rtt_files), args.many16k,
+                        args.rtt_files)
         nginx, [port] = start_nginx(root, data_root)
         base = {"http": f"http://127.0.0.1:{port}/"}
         for name in need:
@@ -213,7 +225,7 @@ def main() -> None:
             base[name] = f"{peer['host']}:{peer['port']}"
         small = [f"bench/small/f{i:05d}" for i in range(max(args.small, args.rtt_files))]
         count_file = root / "relay-connections"
-        if any(r.startswith("http-rtt20") for r in rows):
+        if any(r.startswith(("http-rtt20", "mirror-rtt20")) for r in rows):
             relay_port = _free_port()
             relay = subprocess.Popen([sys.executable, str(Path(__file__).with_name("relay.py")),
                                       str(relay_port), "127.0.0.1", str(port), "10",
@@ -232,6 +244,19 @@ def main() -> None:
             summary.extend(report(name, title, clients))
 
         for name in rows:
+            if name == "mirror-rtt20":
+                start = f"http://127.0.0.1:{relay_port}/bench/rtt/index.html"
+                clients = [
+                    Client("wget -m", ["wget", "-q", "-m", "-np", start], root / "out-wget"),
+                    Client("anyurl mirror", [sys.executable, "-m", "anyurl", "mirror", "-s",
+                                             start, "-o", "site"], root / "out-mirror")]
+                measure(clients, args.repeat)
+                summary.extend(report(name, f"a page linking {args.rtt_files} x 1 KiB "
+                                      "through a relay adding a 20 ms round trip, each "
+                                      "with its defaults (ratios to wget -m)", clients))
+                summary.append(f"   connections accepted by the relay in all: "
+                               f"{count_file.read_text() if count_file.exists() else 0}")
+                continue
             if name.endswith("-bulk"):
                 scheme = name.split("-")[0]
                 url = {"http": base["http"] + "large.dat",

@@ -608,7 +608,10 @@ class HTTPHandler(SchemeHandler):
                 inflight.popleft()
                 keep = keeps_alive(response)
                 if keep:
-                    depth = min(MAX_DEPTH, depth * 2)
+                    # Once a request sent behind another was answered rightly, the
+                    # server pipelines: open the window wide (a round trip per window
+                    # is what a long path costs); until then, double it.
+                    depth = MAX_DEPTH if step.behind else min(MAX_DEPTH, depth * 2)
                 elif response.http_version != "1.1":
                     self.serial_routes.add(route)  # HTTP/1.0: nothing to pipeline
                 if trace:

@@ -60,7 +60,7 @@ __all__ = [
 
 #: The most requests in flight on one connection. nginx reads 32 pipelined requests
 #: of this size in one read, and beyond it the round trips saved no longer show.
-MAX_DEPTH: Final = 32
+MAX_DEPTH: Final = 128
 #: The longest response head accepted (h11's limit too).
 MAX_HEAD: Final = 16 * 1024
 #: A body still unread when the batch moves on is read and dropped up to this size;

@@ -139,30 +139,34 @@ class Sink(Protocol):
 
 @dataclass(frozen=True)
 class DownloadPolicy:
-    """How a run behaves; :meth:`from_config` takes the defaults from a :class:`Config`."""
+    """How a run behaves; :meth:`from_config` takes the defaults from a :class:`Config`.
 
-    parallel: int = 4
-    per_host: int = 2
+    The fields a :class:`Config` has too are the same settings: their defaults are
+    Config's (one place), and :meth:`from_config` copies every one of them.
+    """
+
+    parallel: int = Config.parallel
+    per_host: int = Config.per_host
     #: Further attempts after the first, for transient failures only.
-    retry: int = 0
-    retry_delay: float = 1.0
-    retry_max_delay: float = 60.0
+    retry: int = Config.retry
+    retry_delay: float = Config.retry_delay
+    retry_max_delay: float = Config.retry_max_delay
     #: How each wait is spread so that many clients do not retry in step: ``"equal"``
     #: (half the wait, plus a random part of the other half), ``"full"`` (a random part
     #: of the whole wait) or ``"none"`` (exactly the doubled wait, as curl waits).
-    retry_jitter: str = "equal"
+    retry_jitter: str = Config.retry_jitter
     #: Retry after any error, not only transient ones (curl's ``--retry-all-errors``).
-    retry_all_errors: bool = False
+    retry_all_errors: bool = Config.retry_all_errors
     #: The random source of the jitter, a float in [0, 1) per call: pass
     #: ``random.Random(seed).random`` for waits a test can predict.
     random: Callable[[], float] = dataclasses.field(default=_random.random, compare=False,
                                                     repr=False)
-    stall_timeout: float | None = None
-    max_time: float | None = None
+    stall_timeout: float | None = Config.stall_timeout
+    max_time: float | None = Config.max_time
     #: Bytes per second, per transfer.
-    limit_rate: float | None = None
+    limit_rate: float | None = Config.limit_rate
     #: The most bytes one transfer may deliver (after decoding): FileSizeExceeded (63).
-    max_filesize: int | None = None
+    max_filesize: int | None = Config.max_filesize
     #: Continue an existing ``FILE.part``, else a partial ``FILE`` in place (``-C``).
     resume: bool = False
     #: Overwrite an existing target: None (the default) replaces a target the caller
@@ -176,20 +180,9 @@ class DownloadPolicy:
 
     @classmethod
     def from_config(cls, config: Config, **changes: Any) -> DownloadPolicy:
-        """A policy whose limits come from ``config``, changed by ``changes``."""
-        values: dict[str, Any] = {
-            "parallel": config.parallel,
-            "per_host": config.per_host,
-            "retry": config.retry,
-            "retry_delay": config.retry_delay,
-            "retry_max_delay": config.retry_max_delay,
-            "retry_jitter": config.retry_jitter,
-            "retry_all_errors": config.retry_all_errors,
-            "stall_timeout": config.stall_timeout,
-            "max_time": config.max_time,
-            "limit_rate": config.limit_rate,
-            "max_filesize": config.max_filesize,
-        }
+        """A policy whose limits come from ``config`` (every field both have), changed by
+        ``changes``."""
+        values: dict[str, Any] = {name: getattr(config, name) for name in _CONFIG_FIELDS}
         values.update(changes)
         return cls(**values)
 
@@ -222,6 +215,12 @@ class DownloadPolicy:
             return not isinstance(error, URLError | OptionError | FileExists | PolicyRefused
                                   | StreamClosed)
         return is_transient(error, url)
+
+
+#: The settings a :class:`DownloadPolicy` shares with :class:`Config`: copied by
+#: :meth:`DownloadPolicy.from_config`, never listed by hand.
+_CONFIG_FIELDS = tuple(sorted({f.name for f in dataclasses.fields(DownloadPolicy)}
+                              & {f.name for f in dataclasses.fields(Config)}))
 
 
 @dataclass

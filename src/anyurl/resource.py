@@ -16,7 +16,7 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 import anyio
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
-__all__ = ["LINE_LIMIT", "TEXT_LIMIT", "LineSplitter", "Resource", "ResourceInfo",
+__all__ = ["LINE_LIMIT", "TEXT_LIMIT", "LineSplitter", "Resource", "ResourceExtra", "ResourceInfo",
            "charset_of", "decode_text", "parse_json"]
 
 
@@ -37,6 +37,72 @@ __all__ = ["LINE_LIMIT", "TEXT_LIMIT", "LineSplitter", "Resource", "ResourceInfo
 TEXT_LIMIT = 16 << 20
 #: The longest line :meth:`Resource.iter_lines` yields by default (characters).
 LINE_LIMIT = 1 << 20
+
+
+class ResourceExtra(TypedDict, total=False):
+    """What a handler tells of a resource beyond :class:`ResourceInfo`'s common fields.
+
+    Every key is optional and belongs to the schemes that set it; the WARC writer, the
+    mirror, ``-w``, ``--json`` and the browser gateway read them. A key not listed here
+    is a type error (mypy), so what a handler says and what a reader expects stay one.
+    """
+
+    # -- http, https --------------------------------------------------------------------
+    #: The final response's status, its status line and its headers as received.
+    status: int
+    status_line: str
+    headers: Any
+    #: ``"1.1"`` or ``"2"``.
+    http_version: str | None
+    #: The request as sent, for the WARC's request record: method, target,
+    #: http_version, headers (passwords masked), body.
+    request: dict[str, Any] | None
+    #: The response's Content-Encoding, and whether anyurl undid it (``--compressed``).
+    content_encoding: str | None
+    decoded: bool
+    connection_reused: bool
+    #: A resume asked for bytes the file does not have (416): it was complete already.
+    already_complete: bool
+    # -- ftp ----------------------------------------------------------------------------
+    #: The listing command that produced a directory (``MLSD``, ``LIST``, ``NLST``).
+    command: str
+    #: The representation type of a retrieval (``"I"``, ``"A"``).
+    type: str
+    #: ``-I``: SIZE's and MDTM's answers (the time as an HTTP date).
+    remote_size: int | None
+    modified: str | None
+    # -- gopher -------------------------------------------------------------------------
+    #: A menu's items (up to ``MAX_KEPT_ITEMS``) and whether there were more.
+    items: list[Any]
+    items_truncated: bool
+    #: A Gopher+ item's attribute blocks.
+    attributes: Any
+    #: A ``URL:`` item's target.
+    target: str
+    # -- news, nntp, mailto -------------------------------------------------------------
+    #: The news server (``host:port``) and the article's group, number and Message-ID.
+    server: str
+    group: str | None
+    number: int | None
+    message_id: str | None
+    #: A group listing: the group's article count and lowest and highest numbers.
+    count: int
+    low: int
+    high: int
+    #: mailto: the relay (``host:port``), the recipient and the relay's reply code.
+    relay: str
+    recipient: str
+    reply_code: int
+    # -- telnet -------------------------------------------------------------------------
+    host: str
+    port: int
+    # -- prospero, wais -----------------------------------------------------------------
+    #: The object's report as data (host, port, hsoname, attributes, access methods...).
+    prospero: dict[str, Any]
+    #: The report as text, kept as metadata when a raw fetch returns the object itself.
+    report: str
+    #: A search's or a document's details (database, search, documents ...).
+    wais: dict[str, Any]
 
 
 @dataclass
@@ -68,7 +134,7 @@ class ResourceInfo:
     status: int | None = None
     reason: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: ResourceExtra = field(default_factory=lambda: ResourceExtra())
 
     def header(self, name: str) -> str | None:
         """The first value of response header ``name`` (any case), or None."""

@@ -30,7 +30,7 @@ from typing import Any
 from warcio.archiveiterator import ArchiveIterator
 
 from anyurl.errors import AnyURLError, FileSizeExceeded, RemoteFileNotFound, URLError
-from anyurl.resource import ResourceInfo
+from anyurl.resource import ResourceExtra, ResourceInfo
 from anyurl.url import URL, FTPPath, GopherPath, NewsPart, NNTPPath, WAISPath, parse
 
 __all__ = ["Archive", "Capture", "Entry", "replay_info"]
@@ -257,7 +257,7 @@ def replay_info(url: URL, record: dict[str, Any]) -> ResourceInfo:
     ctype = record.get("content_type")
     body: bytes = record.get("body", b"")
     kind = "file"
-    extra: dict[str, Any] = {}
+    extra: ResourceExtra = {}
     parts = url.parts
     base = (ctype or "").split(";")[0].strip().lower()
     if isinstance(parts, GopherPath):

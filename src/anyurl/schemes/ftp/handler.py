@@ -265,7 +265,7 @@ class FTPHandler(SchemeHandler):
             url=info.url, size=size,
             total_size=None if size is None else options.offset + size,
             offset=options.offset, content_type=info.content_type,
-            filename=info.filename, kind=info.kind, extra=dict(info.extra))
+            filename=info.filename, kind=info.kind, extra=info.extra.copy())
         chunks = resource.__aiter__()
         return Resource(ranged, _limited(chunks, count), on_close=resource.aclose)
 

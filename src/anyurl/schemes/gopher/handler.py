@@ -71,7 +71,7 @@ from anyurl.protocols.gopher import (
     parse_attributes,
     parse_menu,
 )
-from anyurl.resource import Resource, ResourceInfo, iterate_bytes
+from anyurl.resource import Resource, ResourceExtra, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.gopher.render import render_attributes, render_menu
 from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
@@ -438,7 +438,7 @@ class GopherHandler(SchemeHandler):
         return Resource(info, chunks(), on_close=exchange.stream.aclose)
 
     def _rendered(self, url: URL, text: Callable[[], str], data: Callable[[], Any],
-                  options: FetchOptions, kind: str, extra: dict[str, Any]) -> Resource:
+                  options: FetchOptions, kind: str, extra: ResourceExtra) -> Resource:
         """The listing as text or JSON (only the one asked for is built: menus can be long)."""
         if options.format == "json":
             body = (json.dumps(data(), indent=2, ensure_ascii=False) + "\n").encode()
@@ -468,7 +468,7 @@ class GopherHandler(SchemeHandler):
         source = not as_json and not exchange.options.get(GopherOptions).render
         head_bytes: list[bytes] = []
         kept: list[MenuItem] = []
-        extra: dict[str, Any] = {"items": kept, "items_truncated": False}
+        extra: ResourceExtra = {"items": kept, "items_truncated": False}
         head: list[MenuItem] = []
         ended = False
         try:

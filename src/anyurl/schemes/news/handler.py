@@ -107,7 +107,7 @@ from anyurl.protocols.nntp import (
     parse_group,
     parse_overview_line,
 )
-from anyurl.resource import Resource, ResourceInfo
+from anyurl.resource import Resource, ResourceExtra, ResourceInfo
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.transport import DIRECT, Dialer, Stream
 from anyurl.url import URL, NewsPart, NNTPPath, quote
@@ -948,15 +948,16 @@ class NewsHandler(SchemeHandler):
         if limit and group.high - low + 1 > limit:
             low = group.high - limit + 1
         fmt = options.format
-        base_info = {"server": target.hostport, "group": group.name or target.group,
-                     "count": group.count, "low": group.low, "high": group.high}
+        base_info: ResourceExtra = {
+            "server": target.hostport, "group": group.name or target.group,
+            "count": group.count, "low": group.low, "high": group.high}
         info = ResourceInfo(
             url=url,
             content_type="text/plain" if options.raw else (
                 "application/json" if fmt == "json" else "text/plain; charset=utf-8"),
             filename=target.group,
             kind="directory",
-            extra=dict(base_info),
+            extra=base_info.copy(),
         )
         if group.empty:
             chunks = _single(b"" if options.raw else self._render_group(

@@ -56,7 +56,6 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import anyio
 
@@ -93,7 +92,7 @@ from anyurl.protocols.prospero import (
     request_preamble,
     split_host_port,
 )
-from anyurl.resource import Resource, ResourceInfo, iterate_bytes
+from anyurl.resource import Resource, ResourceExtra, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.transport import DIRECT, Datagrams, Dialer, open_udp
 from anyurl.url import URL, ProsperoPath, parse, quote
@@ -324,7 +323,7 @@ class ProsperoHandler(SchemeHandler):
             elif listing.forwarded is None:
                 self._check(url, target, listing)
 
-        extra: dict[str, Any] = {
+        extra: ResourceExtra = {
             "prospero": {
                 "host": target.host,
                 "port": target.port,
@@ -399,7 +398,7 @@ class ProsperoHandler(SchemeHandler):
         )
 
     async def _contents(self, url: URL, target: _Target, chosen: AccessURL,
-                        options: FetchOptions, extra: dict[str, Any]) -> Resource:
+                        options: FetchOptions, extra: ResourceExtra) -> Resource:
         """PROSPERO-CONTENTS: the object's contents, from its server's CONTENTS attribute."""
         method = chosen.method
         host, port = split_host_port(method.host)
@@ -426,7 +425,7 @@ class ProsperoHandler(SchemeHandler):
             iterate_bytes(body))
 
     async def _follow(
-        self, target_url: str, options: FetchOptions, extra: dict[str, Any]
+        self, target_url: str, options: FetchOptions, extra: ResourceExtra
     ) -> Resource:
         """Open an access method's URL through the gate (never a handler of our own)."""
         inner_options = dataclasses.replace(

@@ -4,7 +4,8 @@ Strategy
 --------
 An ``ftp://`` URL is a small program of FTP commands (RFC 1738 section 3.2.2). This module
 knows that program and the control-connection dialogue, and nothing about sockets: the
-handler (:mod:`anyurl.schemes.ftp.handler`) moves bytes between it and the network, so every
+scheme's package (:mod:`anyurl.schemes.ftp`: its control and data modules) moves bytes
+between it and the network, so every
 framing rule here is tested by feeding bytes, one at a time and all at once.
 
 The control connection is a strict alternation: the client sends one command and the

@@ -146,7 +146,7 @@ def anyurl(backend: str, *args: str) -> list[str]:
     return [sys.executable, "-m", "anyurl", "get", "-s", "--backend", backend, *args]
 
 
-def add_small_files(data_root: Path, small: int, many16k: int, rtt_files: int) -> None:
+def add_small_files(data_root: Path, small: int, many16k: int, rtt_files: int = 0) -> None:
     """`bench/small/fNNNNN` of 1 KiB and `bench/k16/fNNNNN` of 16 KiB, world-readable."""
     block = os.urandom(1 << 20)
     for sub, count, size in (("small", small, 1024), ("k16", many16k, 16384)):

@@ -78,3 +78,18 @@ def test_json_before_a_url_keeps_anyurls_meaning(server: ScriptedServer,
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["status"] == "ok"
     assert server.requests[-1].line.startswith("GET ")
+
+
+def test_many_bad_urls_build_the_option_list_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list of 2,000 unparsable URLs named 2,000 times by the same parser, not rebuilt."""
+    from anyurl.cli import get_cmd
+    from anyurl.errors import URLSyntaxError
+
+    built = []
+    real = get_cmd._option_actions
+    monkeypatch.setattr(get_cmd, "_option_actions", lambda: built.append(1) or real())
+    get_cmd._option_strings.cache_clear()
+    for text in ("ftp:///a", "ftp:///b", "plan"):
+        error = get_cmd.not_a_url(text, URLSyntaxError("no host", 6, text=text))
+        assert "is not a URL" in str(error)
+    assert built == [1]

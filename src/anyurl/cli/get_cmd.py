@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import os
 import re
 import signal
@@ -853,13 +854,18 @@ async def _cancel_on_signal(scope: anyio.CancelScope, events: CLIEvents) -> None
 def not_a_url(text: str, exc: URLSyntaxError) -> URLError:
     """A URL that does not parse, named (password masked), and what was probably meant:
     a command (``mirorr``), an option without its dashes (``plan``)."""
-    options = tuple(o for a in _option_actions() for o in a.option_strings)
-    meant = suggest(text, COMMANDS, options)
+    meant = suggest(text, COMMANDS, _option_strings())
     hint = f"Did you mean '{meant}'?" if meant else None
     if hint is None and looks_like_a_word(text):
         hint = "A URL starts with its scheme (http://, ftp://, ...); 'anyurl --help' " \
                "lists the commands."
     return URLError(f"{mask(text)!r} is not a URL: {exc.message}", hint=hint)
+
+
+@functools.cache
+def _option_strings() -> tuple[str, ...]:
+    """Every option of ``anyurl get``: built once, not once per unparsable URL."""
+    return tuple(o for a in _option_actions() for o in a.option_strings)
 
 
 def _option_actions() -> list[argparse.Action]:

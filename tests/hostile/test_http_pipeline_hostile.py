@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 
 import pytest
 
@@ -189,3 +190,55 @@ async def test_a_resource_read_after_the_batch_moved_on_is_refused() -> None:
             with pytest.raises(AnyURLError, match="after its batch moved on"):
                 await kept[0].read()
     assert bodies == [None, b"/f1", b"/f2"]
+
+
+def far_away(counts: Counts, delay: float) -> Behaviour:
+    """A server at the end of a long path: the first answer of each window (the first
+    request after the server had answered all it was sent) comes ``delay`` late."""
+    def run(peer) -> None:  # type: ignore[no-untyped-def]
+        counts.connected()
+        window_start = True
+        for path in _paths(peer, counts):
+            if window_start:
+                time.sleep(delay)
+            if not peer.send(_response(path)):
+                return
+            window_start = not peer._buffer
+    return Behaviour("http-far-away", "http", run)
+
+
+def _widest_window(trace: list[str]) -> int:
+    """The most requests written before the next response was read, from the trace."""
+    widest = run = 0
+    for line in trace:
+        if line.startswith("> GET"):
+            run += 1
+            widest = max(widest, run)
+        elif line.startswith("< HTTP"):
+            run = 0
+    return widest
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.012], ids=["near", "far"])
+async def test_the_window_is_as_deep_as_the_path_is_long(delay: float) -> None:
+    """On a short path a window holds at most NEAR_DEPTH requests (deeper ones met the
+    server's 40 ms coalescing stalls); once an answer takes FAR or more, MAX_DEPTH."""
+    from anyurl.schemes.http.pipeline import MAX_DEPTH, NEAR_DEPTH
+
+    counts = Counts()
+    trace: list[str] = []
+    urls_n = 300
+    with HostileServer(far_away(counts, delay)) as server:
+        urls = [f"http://127.0.0.1:{server.port}/f{i}" for i in range(urls_n)]
+        async with Resolver(Config(read_timeout=5.0), warn=lambda m: None) as r:
+            admitted = [r.admit(u) for u in urls]
+            handler = r.handler_for(admitted[0])
+            got = [await res.read() async for _u, res in handler.open_batch(
+                admitted, FetchOptions(trace=trace.append)) if isinstance(res, Resource)]
+    assert got == [f"/f{i}".encode() for i in range(urls_n)]
+    assert counts.connections == 1
+    widest = _widest_window(trace)
+    if delay:
+        assert NEAR_DEPTH < widest <= MAX_DEPTH
+    else:
+        assert widest <= NEAR_DEPTH

@@ -80,7 +80,9 @@ from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Body, Connection, Response
 from anyurl.schemes.http.pipeline import (
+    FAR,
     MAX_DEPTH,
+    NEAR_DEPTH,
     Exchange,
     Malformed,
     PipelinedConnection,
@@ -453,7 +455,11 @@ class HTTPHandler(SchemeHandler):
           HTTP/1.1 connection (a pooled one, or a new one), their requests written
           ahead of the responses [RFC 9112 9.3.2]: the window opens at 1 and opens
           further only after a response shows HTTP/1.1 keep-alive, then doubles with
-          each response up to :data:`~.pipeline.MAX_DEPTH`.
+          each response, and opens fully once a request sent behind another was
+          answered: to :data:`~.pipeline.NEAR_DEPTH` on a short path, to
+          :data:`~.pipeline.MAX_DEPTH` when a window's first answer took
+          :data:`~.pipeline.FAR` or more (a long path, where each window costs a
+          round trip).
         * When the server closes (``Connection: close``, or silently) with requests
           unanswered, they are sent again on a new connection; a connection that
           answered none of them costs its first URL its error and no more.
@@ -520,6 +526,8 @@ class HTTPHandler(SchemeHandler):
         inflight: deque[_Step] = deque()
         pipe: PipelinedConnection | None = None
         depth = 1
+        cap = NEAR_DEPTH  # until a round trip shows a long path
+        sent_at: float | None = None
         keep = False
         try:
             while todo or inflight:
@@ -567,8 +575,14 @@ class HTTPHandler(SchemeHandler):
                 try:
                     if wire:
                         await pipe.stream.send(bytes(wire))
+                        sent_at = time.monotonic()
                     if step.error is None:
                         response = await pipe.head()
+                        if sent_at is not None and not step.behind:
+                            # the path's round trip, read off a window's first answer
+                            cap = MAX_DEPTH if time.monotonic() - sent_at >= FAR \
+                                else NEAR_DEPTH
+                        sent_at = None
                 except Malformed as exc:
                     self._mis_answered(route, trace, f"its bytes are not a response ({exc})")
                     continue
@@ -611,7 +625,7 @@ class HTTPHandler(SchemeHandler):
                     # Once a request sent behind another was answered rightly, the
                     # server pipelines: open the window wide (a round trip per window
                     # is what a long path costs); until then, double it.
-                    depth = MAX_DEPTH if step.behind else min(MAX_DEPTH, depth * 2)
+                    depth = cap if step.behind else min(cap, depth * 2)
                 elif response.http_version != "1.1":
                     self.serial_routes.add(route)  # HTTP/1.0: nothing to pipeline
                 if trace:

@@ -54,22 +54,28 @@ def served(tmp_path: Path) -> str:
     return f"file://{tmp_path}/a.txt"
 
 
-def test_c_offset_to_stdout_runs_on_a_frozen_namespace(tmp_path: Path, capfdbinary) -> None:
+BACKENDS = pytest.mark.parametrize("backend", ["asyncio", "trio"])
+
+
+@BACKENDS
+def test_c_offset_to_stdout_runs_on_a_frozen_namespace(backend: str, tmp_path: Path,
+                                                       capfdbinary) -> None:
     """``-C 3`` to stdout is the range ``3-`` (once ``args.range`` was rewritten)."""
     (tmp_path / "a.txt").write_bytes(b"0123456789\n")
     with serving_in_thread(serve_http, str(tmp_path)) as port:
-        args = _parsed("-s", "-C", "3", f"http://127.0.0.1:{port}/a.txt")
+        args = _parsed("-s", "--backend", backend, "-C", "3", f"http://127.0.0.1:{port}/a.txt")
         assert get_cmd.run(args) == 0
     assert capfdbinary.readouterr().out == b"3456789\n"
 
 
+@BACKENDS
 def test_json_data_remote_header_name_and_write_out_on_a_frozen_namespace(
-        served: str, tmp_path: Path, capfdbinary) -> None:
+        backend: str, served: str, tmp_path: Path, capfdbinary) -> None:
     """``--json DATA`` (taken from the URLs), ``-J`` (its temporary names were counted
     on the namespace), ``-w``, ``-b``/``-c`` (the jar was hung on it) and ``-u``."""
     dest = tmp_path / "dest"
     dest.mkdir()
-    args = _parsed("-s", "-O", "-J", "--output-dir", str(dest),
+    args = _parsed("-s", "--backend", backend, "-O", "-J", "--output-dir", str(dest),
                    "-w", "%{exitcode} %{filename_effective}\\n", "-b", str(tmp_path / "none"),
                    "-c", str(tmp_path / "jar.txt"), "-u", "user:secret",
                    "--json", '{"a": 1}', served)

@@ -357,7 +357,7 @@ NOT_THE_SCHEME = {
 CROSS = {
     ("http", "gateways.py"), ("https", "gateways.py"), ("https", "schemes/gateway.py"),
     ("http", "schemes/gopher/handler.py"), ("https", "schemes/gopher/handler.py"),
-    ("http", "cli/get_cmd.py"), ("ftp", "schemes/file/spec.py"),
+    ("http", "cli/get_request.py"), ("ftp", "schemes/file/spec.py"),
     ("ftp", "testing/hostile.py"), ("http", "testing/hostile.py"),
     ("https", "testing/hostile.py"), ("nntp", "testing/hostile.py"),
     ("gopher", "testing/hostile.py"), ("wais", "testing/prospero.py"),

@@ -11,7 +11,11 @@ Ctrl-C leaves a truncated file under its final name.
 ``--json`` has two meanings, told apart by where the bodies go: with ``-o``/``-O``
 (bodies in files, stdout free) it prints one JSON line per transfer for scripts;
 without (bodies on stdout) it asks handlers for menus and listings as JSON items.
-Followed by JSON text or ``@FILE`` it is curl's ``--json DATA`` (:func:`take_json_data`).
+Followed by JSON text or ``@FILE`` it is curl's ``--json DATA``
+(:func:`~anyurl.cli.get_request.split_json_data`).
+
+The command line is read once, by :func:`~anyurl.cli.get_request.read_request`, into a
+frozen :class:`~anyurl.cli.get_request.GetRequest`; the run reads only that.
 
 The exit status is the first failure's curl-compatible code, in the order the URLs
 were given; each failure is printed when it happens and, when there are several,
@@ -36,16 +40,17 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import anyio
 
 from anyurl.cli.common import COMMANDS, error_text, escape_controls, print_error, print_warning
-from anyurl.cli.scheme_options import (
-    add_scheme_arguments,
-    apply_to_config,
-    byte_range,
-    cookie_jar,
-    scheme_options,
+from anyurl.cli.get_request import (
+    WRITE_OUT_PATTERN,
+    GetRequest,
+    guess_scheme,
+    login_from,
+    read_request,
+    read_url_list,
 )
-from anyurl.cli.suggest import JSON_DATA, looks_like_a_word, suggest
+from anyurl.cli.scheme_options import add_scheme_arguments
+from anyurl.cli.suggest import looks_like_a_word, suggest
 from anyurl.cli.terminal import wanted
-from anyurl.config import Config, load_config
 from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
 from anyurl.errors import (
     Aborted,
@@ -57,7 +62,6 @@ from anyurl.errors import (
     URLSyntaxError,
 )
 from anyurl.names import disposition_filename, remote_name, safe_name
-from anyurl.options import HTTPOptions, SchemeOptions
 from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
@@ -66,8 +70,10 @@ from anyurl.url import URL, mask, parse
 
 if TYPE_CHECKING:
     from anyurl.cli.progress import TransferProgress
+    from anyurl.cookies import CookieFile
 
-__all__ = ["add_arguments", "add_parser", "parse_rate", "read_url_list", "run"]
+__all__ = ["add_arguments", "add_parser", "guess_scheme", "login_from", "parse_rate",
+           "read_url_list", "run"]
 
 EXAMPLES = """examples, one per scheme:
   anyurl get file:///etc/hostname
@@ -282,59 +288,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        help=argparse.SUPPRESS)
 
 
-def build_config(args: argparse.Namespace) -> Config:
-    """The Config of a run: the config file, then the command line's options."""
-    config = load_config(args.config)
-    changes: dict[str, Any] = {}
-    for name in ("connect_timeout", "read_timeout", "max_time", "parallel", "per_host",
-                 "retry", "retry_delay", "retry_max_delay", "retry_jitter",
-                 "retry_all_errors", "stall_timeout", "limit_rate",
-                 "max_filesize", "ip_version"):
-        value = getattr(args, name, None)
-        if value is not None:
-            changes[name] = value
-    if args.allow_port:
-        changes["allowed_ports"] = config.allowed_ports | frozenset(args.allow_port)
-    if args.file_ftp_fallback:
-        changes["file_ftp_fallback"] = True
-    return apply_to_config(args, config.replace(**changes))
-
-
-def read_url_list(text: str) -> list[str]:
-    """The URLs of an ``-i`` file.
-
-    When every line that is not blank or a ``#`` comment is one URL, those are the
-    URLs, in order (unknown schemes included: they fail, and say why). Otherwise the
-    text is prose (mail, notes) and the URLs in it are found as RFC 1738's Appendix
-    says: ``<URL:...>`` wrappers first, folded lines joined.
-    """
-    lines = [line.strip() for line in text.splitlines()]
-    lines = [line for line in lines if line and not line.startswith("#")]
-    # A list line is one word that starts like a URL; it is parsed once, when fetched
-    # (a list of 100,000 URLs is not parsed twice), and one that fails says why then.
-    if all(_LIST_LINE.match(line) for line in lines):
-        return lines
-    from anyurl.url.text import find_urls  # prose only: a plain list needs no finder
-
-    return [found.url for found in find_urls(text)]
-
-
-#: "scheme:" (RFC 1738 2.1's scheme characters) and no white space: a line of a URL list.
-_LIST_LINE = re.compile(r"[A-Za-z0-9+.-]+:[^\s]*\Z")
-
-
-def _read_inputs(paths: list[str]) -> list[str]:
-    urls: list[str] = []
-    for path in paths:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8", errors="surrogateescape") as f:
-                text = f.read()
-        urls += read_url_list(text)
-    return urls
-
-
 def make_password_prompt() -> Callable[[URL], Any]:
     """A prompt without echo (RFC 1738 3.2.1), one at a time; None when not interactive."""
     lock = anyio.Lock()
@@ -351,27 +304,26 @@ def make_password_prompt() -> Callable[[URL], Any]:
     return ask_password
 
 
-def make_options(args: argparse.Namespace, *, index: int | None = None,
+def make_options(request: GetRequest, *, index: int | None = None,
                  password: Callable[[URL], Any] | None = None,
                  menu_json: bool | None = None,
                  record: Callable[[str], None] | None = None) -> FetchOptions:
     """The FetchOptions of one URL: trace (on stderr with -v, and to ``record``: the
     dialogue kept for a WARC file), password prompt, format, scheme options."""
     trace = None
-    if args.verbose or record is not None:
+    if request.verbose or record is not None:
         prefix = f"[{index + 1}] " if index is not None else ""
-        verbose = bool(args.verbose)
+        verbose = request.verbose
 
         def trace(line: str) -> None:
             if record is not None:
                 record(line)
             if verbose:
                 print(escape_controls(prefix + line), file=sys.stderr, flush=True)
-    json_format = args.json if menu_json is None else menu_json
-    return FetchOptions(trace=trace, password_callback=password, search=args.search,
-                        raw=args.raw, format="json" if json_format else "text",
-                        byte_range=byte_range(args.range),
-                        schemes=tuple(getattr(args, "scheme_options", ())))
+    json_format = request.json if menu_json is None else menu_json
+    return FetchOptions(trace=trace, password_callback=password, search=request.search,
+                        raw=request.raw, format="json" if json_format else "text",
+                        byte_range=request.byte_range, schemes=request.scheme_options)
 
 
 def _isatty(stream: Any) -> bool:
@@ -394,26 +346,21 @@ def _both(first: Callable[[str], None] | None,
     return both
 
 
-def writes_files(args: argparse.Namespace) -> bool:
-    """Whether bodies go to files (``-o FILE``, ``-O``) rather than stdout."""
-    return bool((args.output and args.output != "-") or args.remote_name)
-
-
-def output_path(args: argparse.Namespace, url: URL) -> Path | None:
-    """Where ``url`` goes: ``-o``, ``--output-dir``/remote name with ``-O``, or stdout."""
-    if args.output:
-        return None if args.output == "-" else Path(args.output)
-    if not args.remote_name:
+def output_path(request: GetRequest, url: URL, index: int = 0) -> Path | None:
+    """Where ``url`` (the run's URL ``index``) goes: ``-o``, ``--output-dir``/remote name
+    with ``-O``, or stdout (None)."""
+    if request.output:
+        return None if request.output == "-" else Path(request.output)
+    if not request.remote_name:
         return None
-    if getattr(args, "remote_header_name", False):
+    if request.remote_header_name:
         # -J: the name comes with the response; the file is written under a name of
         # ours, then given its own (CLIEvents.finished, name_from_header).
-        args.header_named = getattr(args, "header_named", 0) + 1
-        return Path(args.output_dir) / f".anyurl-J-{os.getpid()}-{args.header_named}"
-    return Path(args.output_dir) / remote_name(url)
+        return Path(request.output_dir) / f".anyurl-J-{os.getpid()}-{index + 1}"
+    return Path(request.output_dir) / remote_name(url)
 
 
-def name_from_header(args: argparse.Namespace, result: TransferResult) -> None:
+def name_from_header(request: GetRequest, result: TransferResult) -> None:
     """``-J``: give a completed file the name of the response's ``Content-Disposition``
     (:func:`anyurl.names.disposition_filename`, made safe by
     :func:`~anyurl.names.safe_name`), else the URL's as ``-O`` names it. An existing
@@ -434,7 +381,7 @@ def name_from_header(args: argparse.Namespace, result: TransferResult) -> None:
         url if isinstance(url, URL) else parse(url))
     final = temporary.with_name(name)
     try:
-        if args.clobber:
+        if request.clobber:
             os.replace(temporary, final)
         else:
             os.link(temporary, final)  # fails on any existing name, a link's included
@@ -458,10 +405,10 @@ def name_from_header(args: argparse.Namespace, result: TransferResult) -> None:
 class CLIEvents(DownloadEvents):
     """What ``anyurl get`` shows: errors as they happen, retries, JSON lines, bars."""
 
-    def __init__(self, args: argparse.Namespace, bars: TransferProgress | None):
-        self.args = args
+    def __init__(self, request: GetRequest, bars: TransferProgress | None):
+        self.request = request
         self.bars = bars
-        self.json_lines = args.json and writes_files(args)
+        self.json_lines = request.json and request.writes_files
         self.running: set[int] = set()
         #: When each transfer's response began, and the redirects it followed (-w).
         self.began: dict[int, float] = {}
@@ -498,7 +445,7 @@ class CLIEvents(DownloadEvents):
     def retrying(self, job: Job, error: AnyURLError, retry: int, delay: float,
                  resume_at: int) -> None:
         """Say on stderr that a transfer is retried, when, and from which byte."""
-        if not self.args.silent:
+        if not self.request.silent:
             where = f" from byte {resume_at}" if resume_at else ""
             asked = (f" (the server asked for {error.retry_after:.3g}s)"
                      if error.retry_after is not None else "")
@@ -509,8 +456,8 @@ class CLIEvents(DownloadEvents):
     def tracer(self, index: int) -> Callable[[str], None] | None:
         """With ``-w %{num_redirects}`` (or ``%{json}``): a trace hook counting the
         redirects URL ``index`` follows (the handlers' ``* following redirect`` lines)."""
-        if not self.args.write_out or not re.search(r"%\{(num_redirects|json)\}",
-                                                    self.args.write_out):
+        template = self.request.write_out
+        if not template or not re.search(r"%\{(num_redirects|json)\}", template):
             return None
 
         def count(line: str) -> None:
@@ -542,14 +489,14 @@ class CLIEvents(DownloadEvents):
 
     def finished(self, result: TransferResult) -> None:
         """Report a finished transfer: its error, its --json line, its bar."""
-        if self.args.remote_header_name:
-            name_from_header(self.args, result)
+        if self.request.remote_header_name:
+            name_from_header(self.request, result)
         self.running.discard(result.job.index)
         self.dump_heads(result.job.index)
         self.heads.pop(result.job.index, None)
         if self.bars:
             self.bars.finished(result)
-        if result.error is not None and shows_errors(self.args):
+        if result.error is not None and self.request.shows_errors:
             print_error(result.error)
         if self.archive is not None and result.ok:
             self.archive.record(result)
@@ -560,13 +507,13 @@ class CLIEvents(DownloadEvents):
             import json  # --json only: not paid by every start
 
             print(json.dumps(line), flush=True)
-        if self.args.write_out:
+        if self.request.write_out:
             index = result.job.index
             began = self.began.pop(index, None)
             start_transfer = None
             if began is not None:  # from the transfer's start to its response
                 start_transfer = max(0.0, result.seconds - (time.monotonic() - began))
-            sys.stdout.write(write_out(self.args.write_out, result,
+            sys.stdout.write(write_out(self.request.write_out, result,
                                        redirects=self.redirects.pop(index, 0),
                                        start_transfer=start_transfer))
             sys.stdout.flush()
@@ -717,14 +664,19 @@ class _Stdout:
         os.close(devnull)
 
 
-async def _plan(args: argparse.Namespace, config: Config, urls: list[str]) -> int:
+def _resolver(request: GetRequest) -> Resolver:
+    return Resolver(request.config, strict=request.strict,
+                    warn=(lambda m: None) if request.silent else print_warning,
+                    note=print_warning if request.verbose else (lambda m: None))
+
+
+async def _plan(request: GetRequest) -> int:
     failures: list[AnyURLError] = []
-    async with Resolver(config, strict=args.strict,
-                        warn=(lambda m: None) if args.silent else print_warning,
-                        note=print_warning if args.verbose else (lambda m: None)) as resolver:
+    urls = request.urls
+    async with _resolver(request) as resolver:
         for text in urls:
             try:
-                for line in resolver.plan(text, make_options(args)):
+                for line in resolver.plan(text, make_options(request)):
                     print(line)
             except AnyURLError as exc:
                 print_error(exc)
@@ -734,36 +686,36 @@ async def _plan(args: argparse.Namespace, config: Config, urls: list[str]) -> in
     return failures[0].exit_code if failures else 0
 
 
-async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -> int:
+async def fetch_all(request: GetRequest) -> int:
     """Fetch every URL of the run (or print plans); the exit status."""
-    if args.plan:
-        return await _plan(args, config, urls)
-    files = writes_files(args)
+    if request.plan:
+        return await _plan(request)
+    urls = request.urls
+    files = request.writes_files
     password = make_password_prompt()
-    show_bars = not args.no_progress and wanted(silent=args.silent, body_to_stdout=not files)
+    show_bars = not request.no_progress and wanted(silent=request.silent,
+                                                   body_to_stdout=not files)
     bars = None
     if show_bars:
         from anyurl.cli.progress import TransferProgress  # rich costs 50 ms to import
 
         bars = TransferProgress(len(urls))
-    events = CLIEvents(args, bars)
+    events = CLIEvents(request, bars)
     results: dict[int, TransferResult] = {}
     done: list[TransferResult] = []
-    async with Resolver(config, strict=args.strict,
-                        warn=(lambda m: None) if args.silent else print_warning,
-                        note=print_warning if args.verbose else (lambda m: None)) as resolver:
+    async with _resolver(request) as resolver:
         policy = DownloadPolicy.from_config(
-            config, resume=args.resume,
-            clobber=True if args.clobber else False if args.no_clobber else None,
-            create_dirs=args.create_dirs, remote_time=args.remote_time)
+            request.config, resume=request.resume,
+            clobber=True if request.clobber else False if request.no_clobber else None,
+            create_dirs=request.create_dirs, remote_time=request.remote_time)
         events.retries = policy.retry
-        sink = _Stdout(refuse_binary=args.output != "-" and _isatty(sys.stdout))
+        sink = _Stdout(refuse_binary=request.output != "-" and _isatty(sys.stdout))
         events.stdout = sink
-        if args.dump_header is not None:
-            events.dump = open_dump(args.dump_header)
+        if request.dump_header is not None:
+            events.dump = open_dump(request.dump_header)
         stdout: Any = sink
-        if args.warc:
-            events.archive = _Archive(args.warc)
+        if request.warc:
+            events.archive = _Archive(request.warc)
             stdout = events.archive.tee(stdout)
         downloader = Downloader(resolver, policy, events=events, sink=stdout)
         jobs: list[Job] = []
@@ -773,21 +725,21 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
                     url = resolver.parse(text)  # once: the job carries the URL, not its text
                 except URLSyntaxError as exc:
                     raise not_a_url(text, exc) from None
-                url = with_login(url, args.login)
-                target = output_path(args, url)
-                if target is not None and args.resume_from is not None:
-                    check_resume_from(target, args.resume_from)
+                url = with_login(url, request.login)
+                target = output_path(request, url, i)
+                if target is not None and request.resume_from is not None:
+                    check_resume_from(target, request.resume_from)
             except AnyURLError as exc:
                 results[i] = TransferResult(Job(text, index=i), error=exc)
                 events.finished(results[i])
                 continue
             options = make_options(
-                args, index=i if len(urls) > 1 else None, password=password,
-                menu_json=args.json and not files,
+                request, index=i if len(urls) > 1 else None, password=password,
+                menu_json=request.json and not files,
                 record=_both(_both(events.archive.recorder(i) if events.archive is not None
                                    else None, events.tracer(i)), events.header_recorder(i)))
             jobs.append(Job(url, target, options, index=i,
-                            named_by_user=not (args.remote_name and not args.output)))
+                            named_by_user=not (request.remote_name and not request.output)))
         positions = [job.index for job in jobs]
         try:
             with bars if bars is not None else contextlib.nullcontext():
@@ -798,16 +750,17 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
         finally:
             if events.archive is not None:
                 events.archive.close()
-            if events.dump is not None and args.dump_header != "-":
+            if events.dump is not None and request.dump_header != "-":
                 events.dump.close()
-    saved = save_cookie_jar(args)
+    saved = save_cookie_jar(request.cookies, request.cookie_jar,
+                            shows_errors=request.shows_errors)
     if events.interrupted:
-        return _report_interrupt(args, jobs, events)
+        return _report_interrupt(jobs)
     for position, result in zip(positions, done, strict=True):
         results[position] = result
     ordered = [results[i] for i in sorted(results)]
     failures = [r for r in ordered if r.error is not None]
-    if len(failures) > 1 and shows_errors(args) and bars is None:
+    if len(failures) > 1 and request.shows_errors and bars is None:
         # (with bars the summary table has listed them: not twice)
         print(f"anyurl: {len(failures)} of {len(ordered)} URLs failed:", file=sys.stderr)
         for r in failures:
@@ -815,19 +768,19 @@ async def fetch_all(args: argparse.Namespace, config: Config, urls: list[str]) -
     return failures[0].exit_code if failures else saved
 
 
-def save_cookie_jar(args: argparse.Namespace) -> int:
-    """``-c FILE``: the run's cookies written when it ends, failed or not, as curl
-    does; 0, or 23 (said on stderr) when the file cannot be written."""
-    jar = getattr(args, "cookie_engine", None)
-    if jar is None or not args.cookie_jar:
+def save_cookie_jar(jar: CookieFile | None, path: str | None, *, shows_errors: bool) -> int:
+    """``-c FILE``: the run's cookies (``jar``) written to ``path`` when it ends, failed
+    or not, as curl does; 0, or 23 (said on stderr when ``shows_errors``) when the file
+    cannot be written."""
+    if jar is None or not path:
         return 0
     try:
-        jar.save_curl(args.cookie_jar)
+        jar.save_curl(path)
     except OSError as exc:
-        error = LocalWriteError(f"cannot write the cookie jar {args.cookie_jar!r}: "
+        error = LocalWriteError(f"cannot write the cookie jar {path!r}: "
                            f"{exc.strerror or exc}",
                            hint="Give -c a file in a directory you can write.")
-        return print_error(error) if shows_errors(args) else error.exit_code
+        return print_error(error) if shows_errors else error.exit_code
     return 0
 
 
@@ -893,7 +846,7 @@ def check_resume_from(target: Path, offset: int) -> None:
                        "bytes from OFFSET on their own.")
 
 
-def _report_interrupt(args: argparse.Namespace, jobs: list[Job], events: CLIEvents) -> int:
+def _report_interrupt(jobs: list[Job]) -> int:
     parts = [job.target.with_name(job.target.name + ".part") for job in jobs
              if job.target is not None]
     kept = [str(p) for p in parts if p.exists()]
@@ -904,9 +857,10 @@ def _report_interrupt(args: argparse.Namespace, jobs: list[Job], events: CLIEven
     return error.exit_code
 
 
-def _fetch_on_dask(args: argparse.Namespace, config: Config, urls: list[str]) -> int:
+def _fetch_on_dask(request: GetRequest) -> int:
     """``--dask``: the URLs sharded by host over the cluster's workers (anyurl.scale)."""
-    if not args.remote_name:
+    config, urls = request.config, list(request.urls)
+    if not request.remote_name:
         print("anyurl: --dask saves files on the workers: add -O (and --output-dir DIR "
               "on storage they share)", file=sys.stderr)
         return 2
@@ -919,22 +873,23 @@ def _fetch_on_dask(args: argparse.Namespace, config: Config, urls: list[str]) ->
         "connect_timeout", "read_timeout", "max_time", "stall_timeout", "limit_rate",
         "max_filesize", "ip_version", "use_netrc")}
     try:
-        results = fetch_many_dask(urls, args.dask, os.path.abspath(args.output_dir),
+        results = fetch_many_dask(urls, request.dask, os.path.abspath(request.output_dir),
                                   config=settings, retry=config.retry,
                                   per_host=config.per_host, parallel=config.parallel)
     except OSError as exc:
-        print(f"anyurl: cannot use the Dask cluster at {args.dask}: {exc}", file=sys.stderr)
+        print(f"anyurl: cannot use the Dask cluster at {request.dask}: {exc}",
+              file=sys.stderr)
         return 7
     failures = [r for r in results if r.exit_code]
     for r in failures:
-        if shows_errors(args):
+        if request.shows_errors:
             print(escape_controls(f"anyurl: {r.url}: {r.error}"), file=sys.stderr)
-    if args.json:
+    if request.json:
         import json
 
         for r in results:
             print(json.dumps(dataclasses.asdict(r)))
-    if not args.silent:
+    if not request.silent:
         workers = len({r.worker for r in results})
         print(f"anyurl: {len(results) - len(failures)} of {len(results)} URLs done on "
               f"{workers} worker(s), {len(failures)} failed", file=sys.stderr)
@@ -943,171 +898,19 @@ def _fetch_on_dask(args: argparse.Namespace, config: Config, urls: list[str]) ->
     return failures[0].exit_code if failures else 0
 
 
-_SCHEMELESS = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]+)?(/.*)?\Z", re.S)
-
-
-def guess_scheme(text: str) -> str | None:
-    """``example.org/x`` as curl reads it: ``ftp://`` for an ``ftp.`` host (a scheme
-    whose descriptor names the host's prefix), else ``http://``; None when ``text`` has
-    a scheme or is not a bare host[/path]."""
-    head = text.split("/", 1)[0]
-    if "://" in text or not _SCHEMELESS.match(text) or "." not in head:
-        return None
-    if ":" in head and not head.rsplit(":", 1)[1].isdigit():
-        return None  # "scheme:rest" with a scheme of its own (mailto:, news:)
-    from anyurl.schemes.registry import specs
-
-    host = head.lower()
-    scheme = next((spec.name for spec in specs()
-                   if any(host.startswith(prefix) for prefix in spec.host_prefixes)), "http")
-    return f"{scheme}://{text}"
-
-
-def _urls(args: argparse.Namespace) -> list[str]:
-    urls = []
-    for text in list(args.urls) + _read_inputs(args.input_file):
-        guessed = guess_scheme(text)
-        if guessed is not None:
-            print(f"anyurl: note: {text!r} has no scheme; fetching {guessed} "
-                  "(as curl guesses)", file=sys.stderr)
-            text = guessed
-        urls.append(text)
-    return urls
-
-
-def take_json_data(args: argparse.Namespace) -> None:
-    """curl 7.82's ``--json DATA``: ``--json`` followed by JSON text (``{...}``, ``[...]``)
-    or ``@FILE`` posts it as JSON, as curl does (``--data-binary DATA`` with
-    ``Content-Type`` and ``Accept: application/json``). Such text is never a URL, so
-    anyurl's own ``--json`` (JSON lines with -o/-O, JSON items without) stays as it is
-    when what follows is a URL."""
-    if not args.json:
-        return
-    data = [u for u in args.urls if JSON_DATA.match(u) or u.startswith("@")]
-    if not data:
-        return
-    args.urls = [u for u in args.urls if u not in data]
-    args.data_binary = [*args.data_binary, *data]
-    args.header = ["Content-Type: application/json", "Accept: application/json",
-                   *args.header]
-    args.json = False
-
-
 def run(args: argparse.Namespace) -> int:
-    """``anyurl get``: read the URLs and options, fetch, and return the exit status."""
-    take_json_data(args)
-    args.resume_from = None
-    if args.resume is not None and args.resume != "-":
-        if args.resume.isdigit():  # ``-C OFFSET``, as curl
-            args.resume_from = int(args.resume)
-        else:  # ``-C URL``: the flag without its optional '-', followed by the first URL
-            args.urls = [args.resume, *args.urls]
-    args.resume = args.resume is not None
+    """``anyurl get``: read the URLs and options once (:func:`read_request`), fetch, and
+    return the exit status."""
+    request = read_request(args)
+    if isinstance(request, int):  # refused, and said why
+        return request
+    if request.dask:
+        return _fetch_on_dask(request)
     try:
-        urls = _urls(args)
-    except OSError as exc:
-        print(f"anyurl: cannot read the URL list: {exc}", file=sys.stderr)
-        return 2
-    if not urls:
-        print("anyurl: no URL given (as arguments or with -i FILE)", file=sys.stderr)
-        return 2
-    if args.output and len(urls) > 1:
-        print("anyurl: -o names one file; use -O or --output-dir for several URLs",
-              file=sys.stderr)
-        return 2
-    if args.warc and os.path.lexists(args.warc):
-        return print_error(FileExists(f"{args.warc!r} exists; not adding to it",
-                                      hint="Name a new WARC file."))
-    if args.remote_header_name and (not args.remote_name or args.output or args.resume
-                                    or args.dask):
-        print("anyurl: -J names the files of -O from the server's Content-Disposition; "
-              "it needs -O, and cannot be combined with -o or -C (as curl), nor --dask",
-              file=sys.stderr)
-        return 2
-    if args.range is not None and args.resume:
-        print("anyurl: -r and -C cannot be combined: a range is fetched whole",
-              file=sys.stderr)
-        return 2
-    if args.resume_from is not None and not writes_files(args):
-        # ``-C OFFSET`` to stdout: the bytes from OFFSET, as curl writes them
-        args.range, args.resume, args.resume_from = f"{args.resume_from}-", False, None
-    try:
-        config = build_config(args)
-        args.cookie_engine = cookie_jar(args, None if args.silent else print_warning)
-        if args.cookie_engine is not None and args.dask:
-            raise ValueError("-b FILE and -c FILE keep one cookie jar in this process; "
-                             "they cannot be used with --dask")
-        args.scheme_options = trusted(scheme_options(args), args.location_trusted)
-        if args.no_pipeline:
-            args.scheme_options = unpipelined(args.scheme_options)
-        byte_range(args.range)
-        args.write_out = read_write_out(args.write_out)
-        args.login = login_from(args.user)
-    except AnyURLError as exc:  # before OSError/ValueError: some of ours are those too
-        print_error(exc)
-        return exc.exit_code
-    except (OSError, ValueError) as exc:
-        print(f"anyurl: {exc}", file=sys.stderr)
-        return 2
-    if args.dask:
-        return _fetch_on_dask(args, config, urls)
-    try:
-        return anyio.run(fetch_all, args, config, urls, backend=args.backend)
+        return anyio.run(fetch_all, request, backend=request.backend)
     except KeyboardInterrupt:  # before the signal handler was in place, or after
         print_error(Aborted("interrupted"))
         return Aborted.exit_code
-
-
-
-def shows_errors(args: argparse.Namespace) -> bool:
-    """Error messages are printed unless ``-s`` without ``-S`` (curl's rule)."""
-    return not args.silent or bool(getattr(args, "show_error", False))
-
-
-def login_from(text: str | None) -> tuple[str, str | None] | None:
-    """``-u USER[:PASSWORD]``; without a password one is asked on a terminal (as curl)."""
-    if text is None:
-        return None
-    user, colon, password = text.partition(":")
-    if not user:
-        raise ValueError("-u needs a user name (-u USER[:PASSWORD])")
-    if colon:
-        return user, password
-    if sys.stdin.isatty():
-        import getpass
-
-        return user, getpass.getpass(f"Enter password for user '{user}': ")
-    return user, None  # a server that wants one says so; ftp asks through its callback
-
-
-_WRITE_OUT = re.compile(r"%\{([^{}]*(?:\{[^{}]*\})?)\}|%%|\\[nrt\\]")
-
-#: curl's ``-w`` variables anyurl fills in (all that apply to a transfer here).
-WRITE_OUT_VARIABLES = (
-    "content_type", "errormsg", "exitcode", "filename_effective", "http_code",
-    "http_version", "json", "num_redirects", "response_code", "scheme", "size_download",
-    "speed_download", "time_starttransfer", "time_total", "url", "url_effective", "urlnum",
-)
-
-
-def read_write_out(text: str | None) -> str | None:
-    """``-w FORMAT``, or the format in FILE for ``-w @FILE`` (``@-``: stdin); a variable
-    anyurl does not know is refused (ValueError) before anything is fetched, rather than
-    printed as written."""
-    if text is None:
-        return None
-    if text == "@-":
-        text = sys.stdin.read()
-    elif text.startswith("@"):
-        with open(text[1:], encoding="utf-8") as f:
-            text = f.read()
-    unknown = sorted({m.group(1) for m in _WRITE_OUT.finditer(text)
-                      if m.group(1) is not None and m.group(1) not in WRITE_OUT_VARIABLES})
-    if unknown:
-        raise ValueError(
-            f"-w: {', '.join('%{' + u + '}' for u in unknown)} is not a variable anyurl "
-            f"fills in; it knows {' '.join('%{' + v + '}' for v in WRITE_OUT_VARIABLES)}")
-    return text
 
 
 def write_out_values(result: TransferResult, *, redirects: int = 0,
@@ -1170,21 +973,4 @@ def write_out(template: str, result: TransferResult, *, redirects: int = 0,
             return f"{value:.6f}"
         return "" if value is None else str(value)
 
-    return _WRITE_OUT.sub(one, template)
-
-
-def unpipelined(given: tuple[SchemeOptions, ...]) -> tuple[SchemeOptions, ...]:
-    """``given`` with ``HTTPOptions.pipeline`` off (``--no-pipeline``)."""
-    http = next((o for o in given if isinstance(o, HTTPOptions)), HTTPOptions())
-    return (*(o for o in given if not isinstance(o, HTTPOptions)),
-            dataclasses.replace(http, pipeline=False))
-
-
-def trusted(given: tuple[SchemeOptions, ...], location_trusted: bool) -> tuple[SchemeOptions, ...]:
-    """``given`` with ``HTTPOptions.location_trusted`` set when ``--location-trusted``
-    asks for it (the one HTTP option the get command adds to the shared ones)."""
-    if not location_trusted:
-        return given
-    http = next((o for o in given if isinstance(o, HTTPOptions)), HTTPOptions())
-    return (*(o for o in given if not isinstance(o, HTTPOptions)),
-            dataclasses.replace(http, location_trusted=True))
+    return WRITE_OUT_PATTERN.sub(one, template)

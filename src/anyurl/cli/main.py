@@ -67,8 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if rest and getattr(args, "urls", None) is not None \
             and not any(r.startswith("-") and r != "-" for r in rest):
         # URLs after options that came after URLs (curl's 'URL -H X URL'): argparse takes
-        # one run of positionals only
-        args.urls = [*args.urls, *rest]
+        # one run of positionals only; the commands never write to their namespace
+        args = argparse.Namespace(**{**vars(args), "urls": [*args.urls, *rest]})
     elif rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command is None:

@@ -30,6 +30,7 @@ from anyurl.options import HTTPOptions
 
 if TYPE_CHECKING:
     from anyurl.config import Config
+    from anyurl.cookies import CookieFile
     from anyurl.mirror import MirrorOptions, MirrorSummary
 
 __all__ = ["add_parser", "run"]
@@ -184,7 +185,8 @@ def _line(counts: dict[str, int]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """``anyurl mirror``: crawl, and return the exit status (0, or the first failure's)."""
-    from anyurl.cli.get_cmd import guess_scheme, login_from, parse_rate, parse_size
+    from anyurl.cli.get_cmd import parse_rate, parse_size
+    from anyurl.cli.get_request import guess_scheme, login_from
     from anyurl.config import load_config
     from anyurl.mirror import Mirror, MirrorOptions
     from anyurl.resolver import Resolver
@@ -196,11 +198,11 @@ def run(args: argparse.Namespace) -> int:
         login = login_from(args.user)
         from anyurl.cli.scheme_options import cookie_jar
 
-        args.cookie_engine = cookie_jar(args, None if args.silent else print_warning)
-        if args.cookie_engine is not None and args.dask:
+        cookies = cookie_jar(args, None if args.silent else print_warning)
+        if cookies is not None and args.dask:
             raise ValueError("-b FILE and -c FILE keep one cookie jar in this process; "
                              "they cannot be used with --dask")
-        http = _http_options(args)
+        http = _http_options(args, cookies)
     except (OSError, ValueError, argparse.ArgumentTypeError, AnyURLError) as exc:
         print(escape_controls(f"anyurl: {exc}"), file=sys.stderr)
         return 2
@@ -239,10 +241,10 @@ def run(args: argparse.Namespace) -> int:
         summary = None
     except AnyURLError as exc:
         status.end()
-        _save_cookies(args)
+        _save_cookies(args, cookies)
         return print_error(exc)
     status.end()
-    saved = _save_cookies(args)
+    saved = _save_cookies(args, cookies)
     if summary is None:
         return print_error(Aborted(
             f"the mirror in {args.output_dir} was interrupted; what it fetched is kept, "
@@ -261,11 +263,11 @@ def run(args: argparse.Namespace) -> int:
     return summary.exit_code or saved
 
 
-def _save_cookies(args: argparse.Namespace) -> int:
+def _save_cookies(args: argparse.Namespace, cookies: CookieFile | None) -> int:
     """``-c FILE``: the crawl's cookies, as ``anyurl get -c`` writes them."""
     from anyurl.cli.get_cmd import save_cookie_jar
 
-    return save_cookie_jar(args)
+    return save_cookie_jar(cookies, args.cookie_jar, shows_errors=not args.silent)
 
 
 def _print_refresh(summary: MirrorSummary) -> None:
@@ -302,14 +304,15 @@ def _config(args: argparse.Namespace, config: Config) -> Config:
     return config.replace(**changes)
 
 
-def _http_options(args: argparse.Namespace) -> HTTPOptions:
-    """The HTTP request options of the command line (as ``anyurl get`` reads them)."""
+def _http_options(args: argparse.Namespace, cookies: CookieFile | None) -> HTTPOptions:
+    """The HTTP request options of the command line (as ``anyurl get`` reads them), with
+    the cookie jar of ``-b FILE``/``-c FILE``."""
     from anyurl.cli.scheme_options import request_headers
 
     http = HTTPOptions(decode_content=args.compressed, headers=tuple(request_headers(args)),
                        verify=not args.insecure, cafile=args.cacert, capath=args.capath,
                        location_trusted=args.location_trusted,
-                       cookies=getattr(args, "cookie_engine", None))
+                       cookies=cookies)
     http.check()
     return http
 

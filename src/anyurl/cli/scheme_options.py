@@ -15,6 +15,7 @@ import argparse
 import dataclasses
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -203,11 +204,14 @@ async def _ask_on_terminal(form: Any) -> dict[str, str]:
     return await anyio.to_thread.run_sync(ask)
 
 
-def scheme_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
+def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
+                   extra_headers: Sequence[str] = (),
+                   cookies: CookieFile | None = None) -> tuple[SchemeOptions, ...]:
     """The typed handler options the command line asks for (read once, shared by all URLs).
 
     Only the schemes whose options differ from their defaults are included; every
     handler takes its own class from ``FetchOptions.schemes`` and ignores the others.
+    ``extra_data``, ``extra_headers`` and ``cookies`` go to :func:`http_options`.
     """
     given: list[SchemeOptions] = []
     answers: AnswerSource | None = None
@@ -229,7 +233,8 @@ def scheme_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
     render = bool(args.render or (not to_files and sys.stdout.isatty()))
     if args.view or answers is not None or not render:
         given.append(GopherOptions(view=args.view, answers=answers, render=render))
-    http = http_options(args)
+    http = http_options(args, extra_data=extra_data, extra_headers=extra_headers,
+                        cookies=cookies)
     if http != HTTPOptions():
         given.append(http)
     if args.ftp_active or args.head or args.ftp_ascii != "off":
@@ -316,10 +321,12 @@ def parse_header(text: str) -> tuple[str, str | None]:
     return name.strip(), value or None
 
 
-def request_headers(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+def request_headers(args: argparse.Namespace,
+                    before: Sequence[str] = ()) -> list[tuple[str, str | None]]:
     """The request headers of ``-e``, ``-A``, ``-b NAME=VALUE`` and ``-H``, in that order
-    (``get`` and ``mirror`` read them alike)."""
-    headers = [*cookie_strings(args), *(parse_header(h) for h in args.header)]
+    (``get`` and ``mirror`` read them alike); ``before`` are ``-H`` values put ahead of
+    the command line's (those of curl's ``--json DATA``)."""
+    headers = [*cookie_strings(args), *(parse_header(h) for h in (*before, *args.header))]
     if args.user_agent is not None:
         headers.insert(0, ("User-Agent", args.user_agent))
     if args.referer is not None:
@@ -327,12 +334,16 @@ def request_headers(args: argparse.Namespace) -> list[tuple[str, str | None]]:
     return headers
 
 
-def http_options(args: argparse.Namespace) -> HTTPOptions:
-    """The HTTPOptions of the command line (curl's request options)."""
-    headers = request_headers(args)
+def http_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
+                 extra_headers: Sequence[str] = (),
+                 cookies: CookieFile | None = None) -> HTTPOptions:
+    """The HTTPOptions of the command line (curl's request options), with ``extra_data``
+    after the ``--data-binary`` values, ``extra_headers`` before the ``-H`` ones (curl's
+    ``--json DATA`` adds both) and the cookie jar of ``-b FILE``/``-c FILE``."""
+    headers = request_headers(args, extra_headers)
     body: bytes | None = None
     items = [_data_item(d, binary=False) for d in args.data]
-    items += [_data_item(d, binary=True) for d in args.data_binary]
+    items += [_data_item(d, binary=True) for d in (*args.data_binary, *extra_data)]
     if items:
         body = b"&".join(items)
     form = None
@@ -348,7 +359,7 @@ def http_options(args: argparse.Namespace) -> HTTPOptions:
         keep_error_body=args.keep_error_body, method=args.request,
         headers=tuple(headers), body=body, head=args.head, verify=not args.insecure,
         cafile=args.cacert, capath=args.capath, client_cert=args.cert,
-        client_key=args.key, netrc=args.netrc, cookies=getattr(args, "cookie_engine", None),
+        client_key=args.key, netrc=args.netrc, cookies=cookies,
         form=form)
     http.check()
     return http

@@ -224,3 +224,13 @@ def test_https_to_a_plain_port_is_35(peers: Peers) -> None:
 
 
 _ = Reply  # the scripted server's reply type, for readers of the routes above
+
+
+@pytest.mark.parametrize("args", [["-r", "3-"], ["-r", "2-4"], ["-C", "3"], ["-r", "10-"],
+                                  ["-r", "20-"], ["-C", "11"]])
+def test_ranges_of_a_file_url_as_curl(tmp_path: Path, args: list[str]) -> None:
+    """-r and -C on file: URLs give curl's bytes and, beyond the end, its exit 36."""
+    (tmp_path / "r.txt").write_bytes(b"abcdefghij")
+    url = f"file://{tmp_path}/r.txt"
+    ours, theirs = anyurl(*args, url), curl("-s", *args, url)
+    assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout)

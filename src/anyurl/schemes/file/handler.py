@@ -25,7 +25,13 @@ from collections.abc import AsyncIterator
 import anyio
 import anyio.lowlevel
 
-from anyurl.errors import FileReadError, RemoteFileNotFound, UnsupportedHost, URLError
+from anyurl.errors import (
+    FileReadError,
+    RemoteFileNotFound,
+    ResumeFailed,
+    UnsupportedHost,
+    URLError,
+)
 from anyurl.links import FILE, PAGE, Link, checked
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
@@ -90,8 +96,11 @@ class FileHandler(SchemeHandler):
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         path = self.local_path(url)
+        start = options.byte_range[0] if options.byte_range else options.offset
+        last = options.byte_range[1] if options.byte_range else None
         return [f"open {os.fsdecode(path)!r} for reading" + (
-            f", from byte {options.offset}" if options.offset else "")]
+            f", from byte {start}" if start else "") + (
+            f" to byte {last}" if last is not None else "")]
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
         path = self.local_path(url)
@@ -108,11 +117,19 @@ class FileHandler(SchemeHandler):
             return Resource(info, iterate_bytes(listing))
         if not stat.S_ISREG(st.st_mode):
             return await self._open_special(url, path, shown)
-        offset = min(options.offset, st.st_size)
+        offset, end = options.offset, st.st_size
+        if options.byte_range is not None:  # -r FIRST-[LAST], as curl reads a file: range
+            first, last = options.byte_range
+            offset = first
+            end = st.st_size if last is None else max(first, min(last + 1, st.st_size))
+        if offset > st.st_size:  # curl: "failed to resume file:// transfer" (36)
+            raise ResumeFailed(
+                f"{shown!r} of {url.masked()} has {st.st_size} bytes: it cannot be read "
+                f"from byte {offset}", url=url)
         name = os.path.basename(shown) or None
         info = ResourceInfo(
             url=url,
-            size=st.st_size - offset,
+            size=end - offset,
             total_size=st.st_size,
             offset=offset,
             content_type=mimetypes.guess_type(shown)[0],
@@ -122,7 +139,7 @@ class FileHandler(SchemeHandler):
             f = await anyio.open_file(os.fsdecode(path), "rb")
         except OSError as exc:
             raise self._error(url, shown, exc) from exc
-        return Resource(info, _chunks(f, offset))
+        return Resource(info, _chunks(f, offset, end - offset))
 
     async def _open_special(self, url: URL, path: bytes, shown: str) -> Resource:
         try:
@@ -140,14 +157,16 @@ class FileHandler(SchemeHandler):
         )
 
 
-async def _chunks(f: anyio.AsyncFile[bytes], offset: int) -> AsyncIterator[bytes]:
+async def _chunks(f: anyio.AsyncFile[bytes], offset: int, count: int) -> AsyncIterator[bytes]:
+    """``count`` bytes from ``offset`` (fewer if the file shrank meanwhile)."""
     try:
         if offset:
             await f.seek(offset)
-        while True:
-            chunk = await f.read(CHUNK_SIZE)
+        while count > 0:
+            chunk = await f.read(min(CHUNK_SIZE, count))
             if not chunk:
                 return
+            count -= len(chunk)
             yield chunk
     finally:
         with anyio.CancelScope(shield=True):

@@ -8,7 +8,7 @@ Usage::
 
 It serves ``bench/rtt/index.html`` (a page linking ``--files`` files of 1 KiB, as
 ``bench/run.py``'s mirror-rtt20 row does) from nginx on 127.0.0.1, optionally through the
-relay, runs ``anyurl mirror -s`` of it ``--repeat`` times into a fresh directory (median
+relay, runs ``anyurl mirror -s`` (the one on ``PYTHONPATH``, byte-compiled first) of it ``--repeat`` times into a fresh directory (median
 wall and CPU, user + system of the child), then once in this process under cProfile with
 the process clock (``time.process_time``): the functions with the most own time, and the
 count of a few calls that cost per file (``open``, SQLite statements, thread hops). The
@@ -32,6 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from compiled import compile_anyurl  # bench/compiled.py
 from nginx import free_port, start_nginx, stop_nginx  # bench/nginx.py
 from run import add_small_files  # bench/run.py
 
@@ -57,6 +58,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--no-profile", action="store_true")
     args = parser.parse_args()
+    compile_anyurl()  # the anyurl on PYTHONPATH, as bench/run.py does
     root = Path(tempfile.mkdtemp(prefix="anyurl-mirror-profile-"))
     root.chmod(0o755)  # nginx's workers read www as another user
     relay: subprocess.Popen[bytes] | None = None
@@ -73,7 +75,9 @@ def main() -> None:
             time.sleep(0.5)
             port = relay_port
         start = f"http://127.0.0.1:{port}/bench/rtt/index.html"
-        env_src = str(REPO / "src")
+        import anyurl
+
+        env_src = str(Path(anyurl.__file__).parents[1])
         walls, cpus = [], []
         for _ in range(args.repeat):
             out = root / "out"

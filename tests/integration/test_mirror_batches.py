@@ -121,3 +121,29 @@ def test_a_crawl_killed_in_the_middle_of_a_batch_resumes_without_loss_or_duplica
     with sqlite3.connect(out / STATE_NAME) as db:
         assert {s for (s,) in db.execute("SELECT status FROM urls")} == {"done"}
     assert not list((out / ".anyurl-partial").glob("*"))
+
+
+def test_two_urls_of_a_batch_saved_in_one_place_are_both_fetched(
+        server: ScriptedServer, tmp_path: Path) -> None:
+    """``d/`` and ``d/index.html`` are one file in the tree: the downloader refuses two
+    jobs of one run writing one file, so the second goes after the batch."""
+    page = "".join(f'<a href="f{i:02d}.txt">{i}</a>' for i in range(10))
+    server.routes["/q/"] = lambda q: Reply(
+        headers=[("Content-Type", "text/html")],
+        body=(page + '<a href="d/">d</a><a href="d/index.html">i</a>').encode())
+    for i in range(10):
+        server.routes[f"/q/f{i:02d}.txt"] = lambda q, i=i: Reply(body=f"file {i}\n".encode())
+    server.routes["/q/d/"] = lambda q: Reply(headers=[("Content-Type", "text/html")],
+                                             body=b"<p>d</p>")
+    server.routes["/q/d/index.html"] = server.routes["/q/d/"]
+    out = tmp_path / "m"
+
+    async def crawl() -> Any:
+        async with Resolver() as resolver:
+            return await Mirror(resolver, MirrorOptions(root=out, robots=False)).run(
+                [server.url("/q/")])
+
+    summary = anyio.run(crawl)
+    assert (summary.done, summary.failed) == (13, 0), summary.errors
+    base = out / "http" / f"127.0.0.1_{server.port}" / "q"
+    assert (base / "d" / "index.html").read_bytes() == b"<p>d</p>"

@@ -216,6 +216,10 @@ class Mirror:
         self._pending: list[Done | Unchanged | Failed] = []
         self._pending_end: tuple[str, int] | None = None
         self._manifest_lines: list[str] = []
+        #: Fetches ended since the last flush, and their bytes (for the progress line).
+        self._unflushed = [0, 0]
+        self._reported = 0.0
+        self._state: CrawlState | None = None
 
     async def run(self, start: list[str],
                   found: Sequence[tuple[str, int]] = ()) -> MirrorSummary:
@@ -227,7 +231,7 @@ class Mirror:
             raise LocalWriteError(f"cannot create the mirror's directory {str(self.root)!r}: "
                                   f"{exc.strerror or exc}") from exc
         _refuse_link(self.root / MANIFEST_NAME, "manifest")
-        state = CrawlState(self.root / STATE_NAME)
+        state = self._state = CrawlState(self.root / STATE_NAME)
         if self.robots is not None:
             self.robots.state = state  # robots.txt once per crawl and origin, kept there
         try:
@@ -255,7 +259,7 @@ class Mirror:
                 parallel=max(1, self.options.parallel), per_host=max(1, self.options.per_host),
                 retry=self.options.retry, limit_rate=self.options.limit_rate, resume=True,
                 clobber=True, create_dirs=True)
-            self.downloader = Downloader(self.resolver, policy, events=_Events())
+            self.downloader = Downloader(self.resolver, policy, events=_Events(self._fetched))
             if self.options.warc is not None:
                 from anyurl.warc import WARCOutput
 
@@ -325,6 +329,24 @@ class Mirror:
         if self.progress is not None:
             self.progress(state.counts(), current)
 
+    def _fetched(self, result: TransferResult) -> None:
+        """A fetch ended: the progress line shows it (at most 5 times a second), its
+        counts ahead of the state by the URLs a batch has not recorded yet."""
+        if self.progress is None or self._state is None:
+            return
+        self._unflushed[0] += 1
+        self._unflushed[1] += result.bytes
+        now = time.monotonic()
+        if now - self._reported < 0.2:
+            return
+        self._reported = now
+        counts = self._state.counts()
+        moved = min(self._unflushed[0], counts["running"])
+        counts["running"] -= moved
+        counts["done"] += moved
+        counts["bytes"] += self._unflushed[1]
+        self.progress(counts, mask(result.job.url))
+
     def _mark(self, mark: Done | Unchanged | Failed,
               warc_end: tuple[str, int] | None = None) -> None:
         """Keep a finished URL's outcome for the next :meth:`_flush` (with WARC, called
@@ -344,6 +366,7 @@ class Mirror:
                               os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             with open(fd, "a", encoding="utf-8") as manifest:
                 manifest.write("".join(lines))
+        self._unflushed = [0, 0]
         marks, self._pending = self._pending, []
         end, self._pending_end = self._pending_end, None
         if marks or end is not None:
@@ -483,12 +506,15 @@ class Mirror:
         connections: as one run of the downloader, whose batches reach the handler's
         ``open_batch`` together, each job's trace lines reaching its own watch
         (:class:`_Trace`). A refresh's conditional requests (headers of their own per
-        URL, shown by ``-v``) go one by one, ``lanes`` at a time."""
+        URL, shown by ``-v``) go one by one, ``lanes`` at a time, and so does a URL
+        saved where another of the batch is (``d/`` and ``d/index.html``): the
+        downloader refuses two jobs of one run writing one file."""
         fetched: list[tuple[TransferResult, _RedirectWatch] | None] = [None] * len(todo)
         jobs: list[Job] = []
         watches: list[tuple[int, _RedirectWatch]] = []
         alone: list[int] = []
         shared: dict[tuple[bool, bool], FetchOptions] = {}
+        targets: set[Path] = set()
         for i, (entry, url) in enumerate(todo):
             if entry.previous is not None and crawl_of(url.scheme).revalidates:
                 alone.append(i)
@@ -499,7 +525,14 @@ class Mirror:
                    self._of_start_server(url))
             options = shared.get(key) or shared.setdefault(
                 key, self._fetch_options(url, None, self._trace))
-            jobs.append(self._job(url, entry.previous, options, watch))
+            job = self._job(url, entry.previous, options, watch)
+            target = job.target
+            assert target is not None
+            if target in targets:
+                alone.append(i)
+                continue
+            targets.add(target)
+            jobs.append(job)
             watches.append((i, watch))
         if jobs:
             for (i, watch), result in zip(watches, await self.downloader.run(jobs),
@@ -855,7 +888,12 @@ class _Trace:
 
 
 class _Events(DownloadEvents):
-    """Notes, per task, which job's dialogue the handler is reporting (see :class:`_Trace`)."""
+    """Notes, per task, which job's dialogue the handler is reporting (see
+    :class:`_Trace`), and tells the mirror of each fetch that ends (its progress line
+    moves while a batch runs)."""
+
+    def __init__(self, fetched: Callable[[TransferResult], None]):
+        self.fetched = fetched
 
     def opening(self, job: Job) -> None:
         """``job`` opens now in this task: the lines that follow are its."""
@@ -866,6 +904,7 @@ class _Events(DownloadEvents):
         job = result.job
         if isinstance(job, _MirrorJob) and _WATCH.get() is job.watch:
             _WATCH.set(None)
+        self.fetched(result)
 
 
 def _request_of(dialogue: list[str]) -> tuple[str, str, str, list[tuple[str, str]]]:

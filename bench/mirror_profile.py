@@ -8,12 +8,13 @@ Usage::
 
 It serves ``bench/rtt/index.html`` (a page linking ``--files`` files of 1 KiB, as
 ``bench/run.py``'s mirror-rtt20 row does) from nginx on 127.0.0.1, optionally through the
-relay, runs ``anyurl mirror -s`` (the one on ``PYTHONPATH``, byte-compiled first) of it ``--repeat`` times into a fresh directory (median
-wall and CPU, user + system of the child), then once in this process under cProfile with
-the process clock (``time.process_time``): the functions with the most own time, and the
-count of a few calls that cost per file (``open``, SQLite statements, thread hops). The
-relay prints how many connections the mirror opened. Read the profile as shares:
-cProfile slows small functions more than big ones.
+relay, runs ``anyurl mirror -s`` (the anyurl on ``PYTHONPATH``, byte-compiled first) of
+it ``--repeat`` times into a fresh directory (median wall and CPU, user + system of the
+child), then once in this process under cProfile with the process clock
+(``time.process_time``): the functions with the most own time, and the count of a few
+calls that cost per file (``open``, SQLite statements, thread hops). The relay prints
+how many connections the mirror opened. Read the profile as shares: cProfile slows small
+functions more than big ones.
 """
 
 from __future__ import annotations

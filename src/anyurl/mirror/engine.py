@@ -819,41 +819,52 @@ class Redirected(AnyURLError):
 class _RedirectWatch:
     """A trace (``FetchOptions.trace``) that keeps the dialogue and stops the fetch at the
     first redirect the HTTP handler is about to follow, raising :class:`Redirected` with
-    the 3xx response read back from the dialogue (status line and headers)."""
+    the 3xx response read back from the dialogue (status line and headers). A line costs
+    an append and a prefix test: the head is read back only when it is asked for."""
 
     def __init__(self, url: URL, dialogue: list[str],
                  echo: Callable[[str], None] | None = None):
         self.url = url
         self.dialogue = dialogue
         self.echo = echo
-        self._status: tuple[int, str] | None = None
-        self._headers: list[tuple[str, str]] = []
+
+    def _head(self) -> tuple[tuple[int, str] | None, list[tuple[str, str]]]:
+        """The last response head the dialogue shows: (status, reason) and its fields."""
+        lines = self.dialogue
+        for start in range(len(lines) - 1, -1, -1):
+            if lines[start].startswith("< HTTP/"):
+                break
+        else:
+            return None, []
+        version_status_reason = lines[start][2:].split(" ", 2)
+        reason = version_status_reason[2] if len(version_status_reason) > 2 else ""
+        try:
+            status: tuple[int, str] | None = (int(version_status_reason[1]), reason)
+        except (IndexError, ValueError):
+            status = None
+        headers = []
+        for line in lines[start + 1:]:
+            if line.startswith("< ") and ":" in line:
+                name, _, value = line[2:].partition(":")
+                headers.append((name.strip().lower(), value.strip()))
+        return status, headers
 
     def response(self, url: URL) -> ResourceInfo:
         """The last response head the dialogue showed (status, reason, headers)."""
-        status, reason = self._status or (None, None)
-        return ResourceInfo(url=url, status=status, reason=reason,
-                            headers=tuple(self._headers))
+        found, headers = self._head()
+        status, reason = found or (None, None)
+        return ResourceInfo(url=url, status=status, reason=reason, headers=tuple(headers))
 
     def __call__(self, line: str) -> None:
         self.dialogue.append(line)
         if self.echo is not None:
             self.echo(line)
-        if line.startswith("< HTTP/"):
-            version_status_reason = line[2:].split(" ", 2)
-            reason = version_status_reason[2] if len(version_status_reason) > 2 else ""
-            try:
-                self._status = (int(version_status_reason[1]), reason)
-            except (IndexError, ValueError):
-                self._status = None
-            self._headers = []
-        elif line.startswith("< ") and ":" in line:
-            name, _, value = line[2:].partition(":")
-            self._headers.append((name.strip().lower(), value.strip()))
-        elif line.startswith("* following redirect to ") and self._status is not None:
-            info = ResourceInfo(url=self.url, status=self._status[0],
-                                reason=self._status[1], headers=tuple(self._headers),
-                                kind="redirect")
+        if line.startswith("* following redirect to "):
+            status, headers = self._head()
+            if status is None:
+                return
+            info = ResourceInfo(url=self.url, status=status[0], reason=status[1],
+                                headers=tuple(headers), kind="redirect")
             location = info.header("location") or line[len("* following redirect to "):]
             raise Redirected(info, urljoin(str(self.url), location.strip()))
 

@@ -147,3 +147,45 @@ def test_two_urls_of_a_batch_saved_in_one_place_are_both_fetched(
     assert (summary.done, summary.failed) == (13, 0), summary.errors
     base = out / "http" / f"127.0.0.1_{server.port}" / "q"
     assert (base / "d" / "index.html").read_bytes() == b"<p>d</p>"
+
+
+def test_a_partial_file_leaves_the_batch_and_is_continued(
+        server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resuming run batches a tree's jobs; one whose staged ``.part`` holds bytes (a
+    crawl killed while writing it) is continued with a range request of its own."""
+    from anyurl.downloader import Downloader, DownloadPolicy, Job
+    from anyurl.output import staged_part
+    from tests.hostile.test_mirror_hostile import ranged
+
+    body = b"0123456789" * 100
+    server.routes["/p/f07.txt"] = ranged(body)
+    tree = tmp_path / "m"
+    targets = [tree / "p" / f"f{i:02d}.txt" for i in range(20)]
+    part = staged_part(tree, targets[7])
+    part.parent.mkdir(parents=True)
+    part.write_bytes(body[:400])
+    batches: list[int] = []
+    original = HTTPHandler.open_batch
+
+    def counted(self: HTTPHandler, urls: Iterable[URL], options: FetchOptions,
+                ) -> AsyncGenerator[Any, None]:
+        urls = list(urls)
+        batches.append(len(urls))
+        return original(self, urls, options)
+
+    monkeypatch.setattr(HTTPHandler, "open_batch", counted)
+
+    async def run() -> Any:
+        async with Resolver() as resolver:
+            policy = DownloadPolicy(resume=True, clobber=True, create_dirs=True)
+            jobs = [Job(server.url(f"/p/f{i:02d}.txt"), target, named_by_user=False,
+                        tree=tree) for i, target in enumerate(targets)]
+            return await Downloader(resolver, policy).run(jobs)
+
+    results = anyio.run(run)
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert sum(batches) == 19  # every file but the partial one, batched
+    asked = [q for q in server.requests if q.path == "/p/f07.txt"]
+    assert [q.headers.get("range") for q in asked] == ["bytes=400-"]
+    assert targets[7].read_bytes() == body
+    assert all(targets[i].read_bytes() == f"file {i}\n".encode() for i in range(20) if i != 7)

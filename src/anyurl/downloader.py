@@ -302,6 +302,12 @@ class DownloadEvents:
     The methods run in the event loop, between chunks: keep them quick.
     """
 
+    def opening(self, job: Job) -> None:
+        """An attempt of ``job`` is about to open its resource (for a batched job: the
+        batch's next item is asked for). Called in the task that opens it, so what the
+        handler reports there (``FetchOptions.trace``) is of this job until the next
+        ``opening`` in that task (a mirror keeps each URL's dialogue so)."""
+
     def started(self, job: Job, info: ResourceInfo, have: int) -> None:
         """An attempt of ``job`` opened its resource; ``have`` bytes were already there."""
 
@@ -889,6 +895,7 @@ class Downloader:
         return self._part_size(job, state) if self.policy.resume or state.part_ours else 0
 
     async def _attempt(self, job: Job, url: URL, state: _State, attempt: int) -> None:
+        self.events.opening(job)
         if job.target is None:
             await self._attempt_to_sink(job, url, state)
         else:
@@ -1121,11 +1128,12 @@ class _Batches:
     A job qualifies when it writes a regular file (the sink's jobs, which must come out in
     order, are batched apart: consecutive ones of one host), its handler batches
     (:attr:`SchemeHandler.batches`: HTTP and NNTP pipeline, FTP goes file after file on one
-    positioned control connection) and the run does not resume (``-C``) or cap rates, nor
-    asks an ftp file's ``MDTM`` first (``-R``); everything else runs as one task per job, as
-    before. A host's jobs are cut into batches of consecutive jobs with equal options and
-    taken by up to ``per_host`` lanes, each lane holding the host's slot and a global one
-    while its batch runs: one connection each. Per job nothing changes: the target is
+    positioned control connection) and the run does not resume (``-C``; a tree's jobs, a
+    mirror's, do: one whose ``.part`` holds bytes leaves its batch to be continued) or cap
+    rates, nor asks an ftp file's ``MDTM`` first (``-R``); everything else runs as one task
+    per job, as before. A host's jobs are cut into batches of consecutive jobs with equal
+    options and taken by up to ``per_host`` lanes, each lane holding the host's slot and a
+    global one while its batch runs: one connection each. Per job nothing changes: the target is
     planned before the first byte, written as ``.part`` and renamed, its events and result
     are its own, and a transient failure is retried (resumed) by
     :meth:`Downloader._attempt_in_slots` as any job's is.
@@ -1140,12 +1148,15 @@ class _Batches:
         self.handler_for: Callable[[URL], Any] | None = getattr(resolver, "handler_for", None)
         self.enabled = (self.admit is not None and self.handler_for is not None
                         and (defaults is None or getattr(defaults, "empty", False))
-                        and not policy.resume and not policy.limit_rate)
+                        and not policy.limit_rate)
+        #: A resuming run batches a tree's jobs only (a mirror's): their ``.part`` is
+        #: looked at before the batch, where ``-C`` of a user's file is not batched.
+        self.resume = policy.resume
         self.groups: dict[tuple[int, str, int | None], list[tuple[Job, URL]]] = {}
 
     def qualify(self, job: Job) -> tuple[tuple[int, str, int | None], URL, Any] | None:
         """(host key, admitted URL, handler) of a job whose handler batches, else None."""
-        if not self.enabled:
+        if not self.enabled or self.resume:
             return None
         assert self.admit is not None and self.handler_for is not None
         try:
@@ -1161,7 +1172,7 @@ class _Batches:
 
     def take(self, job: Job) -> bool:
         """Keep ``job`` for a batch if it qualifies (then it is this class's to run)."""
-        if not self.enabled or job.target is None:
+        if not self.enabled or job.target is None or (self.resume and job.tree is None):
             return False
         assert self.admit is not None and self.handler_for is not None
         try:
@@ -1254,6 +1265,7 @@ class _Batches:
                             started = time.monotonic()
                             try:
                                 with _Watch(job, policy.max_time, policy.stall_timeout) as w:
+                                    downloader.events.opening(job)
                                     _url, outcome = await batch.__anext__()
                                     if isinstance(outcome, AnyURLError):
                                         raise outcome
@@ -1304,7 +1316,14 @@ class _Batches:
             except AnyURLError as exc:
                 downloader._finish(job, state, exc, time.monotonic(), 1, results)
                 continue
-            if plan.placement is Placement.IN_PLACE:
+            try:
+                partial = (policy.resume and plan.placement is Placement.PART_AND_RENAME
+                           and downloader._part_size(job, state) > 0)
+            except AnyURLError as exc:
+                downloader._finish(job, state, exc, time.monotonic(), 1, results)
+                continue
+            if plan.placement is not Placement.PART_AND_RENAME or partial:
+                # In place, or a .part to continue: the job's own attempt, out of the batch.
                 retry.append((job, url, state, _NOT_BATCHED, time.monotonic()))
                 continue
             items.append((job, url, state))
@@ -1320,6 +1339,7 @@ class _Batches:
                     inside = True
                     try:
                         with _Watch(job, policy.max_time, policy.stall_timeout) as watch:
+                            downloader.events.opening(job)
                             _url, outcome = await batch.__anext__()
                             inside = False
                             if isinstance(outcome, AnyURLError):

@@ -25,7 +25,8 @@ A download never destroys what it does not own and never leaves a lie on disk:
   /elsewhere``) or a file, so nothing a crawl writes, renames or reads back lands
   outside it. The root itself is the user's and may be a link. A tree's ``.part``
   files are kept in its staging directory (``.anyurl-partial/``), where no remote
-  name can land.
+  name can land. Within :func:`held_directories` (a mirror's batch) a directory walked
+  so is walked once: its descriptor is kept and duplicated for the next file there.
 * **Continuing** (``resume=True``, ``-C``): an existing ``FILE.part`` is continued (it is
   anyurl's own, from an interrupted run). Without one, a regular ``FILE`` is continued
   *in place*, as curl's ``-C -`` and wget's ``-c`` do (:attr:`Placement.CONTINUE`): the
@@ -46,6 +47,10 @@ import errno
 import fcntl
 import os
 import stat
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -58,6 +63,7 @@ __all__ = [
     "Placement",
     "TargetPlan",
     "finish_part",
+    "held_directories",
     "open_directory",
     "open_in_place",
     "open_in_tree",
@@ -268,13 +274,81 @@ def _link_refused(path: Path | str, tree: Path) -> LocalWriteError:
         hint="Remove the link: nothing anyurl writes in a mirror goes through a link.")
 
 
+class _Held:
+    """Directory descriptors of trees, reached by :func:`open_directory`'s walk, kept
+    for :func:`held_directories`: (tree, directory) -> descriptor, at most ``limit``."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.fds: dict[tuple[str, str], int] = {}
+        self.lock = threading.Lock()  # the downloader opens in worker threads too
+
+    def get(self, key: tuple[str, str]) -> int | None:
+        with self.lock:
+            fd = self.fds.get(key)
+            return None if fd is None else os.dup(fd)
+
+    def keep(self, key: tuple[str, str], fd: int) -> None:
+        with self.lock:
+            if key in self.fds:
+                return
+            if len(self.fds) >= self.limit:
+                os.close(self.fds.pop(next(iter(self.fds))))
+            self.fds[key] = os.dup(fd)
+
+    def close(self) -> None:
+        with self.lock:
+            for fd in self.fds.values():
+                os.close(fd)
+            self.fds.clear()
+
+
+_HELD: ContextVar[_Held | None] = ContextVar("anyurl_held_directories", default=None)
+
+
+@contextmanager
+def held_directories(limit: int = 32) -> Iterator[None]:
+    """Within this block (and the tasks and threads started in it), a directory of a
+    tree that :func:`open_directory` walked is not walked again: its descriptor is kept
+    (at most ``limit`` of them, closed at the end) and a duplicate is returned.
+
+    A mirror's batch saves many files in one directory; each walk from the root costs
+    an ``open`` and a ``close`` per component, several walks a file. The guarantee
+    stands: a kept descriptor was reached without following a link, and it names that
+    directory, not a path, so a link planted at its name afterwards is not followed
+    either. Keep the block short (a batch): a directory moved out of the tree while it
+    runs would still be written.
+    """
+    held = _Held(limit)
+    token = _HELD.set(held)
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
+        held.close()
+
+
 def open_directory(tree: Path, directory: Path, *, create: bool = False) -> int:
     """A descriptor of ``directory`` (``tree`` or below it), reached one component at a
     time from ``tree`` with ``O_NOFOLLOW``, creating missing ones with ``create``.
 
     A symbolic link (or a non-directory) on the way is refused (:class:`LocalWriteError`,
     23), so the descriptor is always of a directory inside ``tree``. The caller closes it.
+    Within :func:`held_directories` a directory walked before is not walked again.
     """
+    held = _HELD.get()
+    if held is None:
+        return _walk(tree, directory, create)
+    key = (os.fspath(tree), os.fspath(directory))
+    fd = held.get(key)
+    if fd is None:
+        fd = _walk(tree, directory, create)
+        held.keep(key, fd)
+    return fd
+
+
+def _walk(tree: Path, directory: Path, create: bool) -> int:
+    """:func:`open_directory`'s walk, one component at a time."""
     parts = _below(tree, directory)
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
     try:

@@ -1,9 +1,13 @@
-"""The crawl: take a URL, fetch it through the downloader, save it, follow its links.
+"""The crawl: take URLs, fetch them through the downloader, save them, follow their links.
 
-Workers (``parallel`` of them) take URLs from the :class:`~.state.CrawlState` one at a
-time. Each URL passes the resolver's one gate (port policy, registry, gateways) when it
-is opened, robots.txt for HTTP, and the per-host politeness (at most ``per_host`` at
-once, ``wait`` seconds between two requests to a host); it is fetched by the
+Workers (``parallel`` of them) take URLs from the :class:`~.state.CrawlState` a batch at
+a time: up to :data:`BATCH_PER_LANE` per connection of one server
+(:meth:`~.state.CrawlState.take_batch`), fetched as one run of the downloader, whose
+batches reach the handler's ``open_batch`` together (HTTP/1.1 and NNTP pipeline them).
+Each URL passes the resolver's one gate (port policy, registry, gateways) when it
+is opened, robots.txt for HTTP, and the per-host politeness (at most ``per_host``
+connections at once; with ``wait`` seconds between two requests to a host, one URL at a
+time); it is fetched by the
 :class:`~anyurl.downloader.Downloader` into its place in the tree (retries with backoff,
 partial files, kept in ``<root>/.anyurl-partial/``, continued after a kill,
 ``--limit-rate``) as the server sent it
@@ -12,9 +16,11 @@ others (a menu, a listing, an HTML page, a news group) is read back, bounded, an
 handler names the links (:meth:`~anyurl.schemes.base.SchemeHandler.links`): those in
 :class:`~.scope.Scope` join the frontier. Each completed URL adds a line to
 ``manifest.jsonl`` (URL, file, size, SHA-256, time) and, when asked, records to a WARC
-file; then the state marks it done, in the same step as it notes where the WARC's last
-record ends, so a crawl that is killed at any point resumes without fetching it again
-and cuts off a record written after that (at worst a line is in the manifest twice).
+file; then the state marks it done, in the same transaction as it notes where the
+WARC's last record ends (a batch's URLs in one transaction, after their manifest lines),
+so a crawl that is killed at any point resumes without fetching a done URL again, fetches
+the URLs of an unfinished batch again and cuts off the records written for them (at
+worst a line is in the manifest twice).
 
 Running it again over a finished crawl refreshes it (:mod:`~.refresh`): a new
 generation checks every URL that its listings still name, fetches what is new or
@@ -31,6 +37,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,7 +45,14 @@ from urllib.parse import urljoin
 
 import anyio
 
-from anyurl.downloader import Downloader, DownloadPolicy, Job, TransferResult
+from anyurl.downloader import (
+    JOBS_PER_LANE,
+    Downloader,
+    DownloadEvents,
+    DownloadPolicy,
+    Job,
+    TransferResult,
+)
 from anyurl.errors import AnyURLError, LocalWriteError
 from anyurl.links import Link
 from anyurl.mirror.paths import crawl_of, index_name, local_path
@@ -53,9 +67,9 @@ from anyurl.mirror.refresh import (
 )
 from anyurl.mirror.robots import Robots
 from anyurl.mirror.scope import Scope, canonical
-from anyurl.mirror.state import CrawlState, Entry, Saved
+from anyurl.mirror.state import CrawlState, Done, Entry, Failed, Saved, Unchanged
 from anyurl.options import FTPOptions, GopherOptions, HTTPOptions, SchemeOptions
-from anyurl.output import open_directory, open_in_tree
+from anyurl.output import held_directories, open_directory, open_in_tree
 from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
@@ -80,6 +94,13 @@ ERRORS_KEPT = 20
 #: item's views).
 PAGE_KINDS = frozenset({"menu", "directory"})
 LINKING_KINDS = PAGE_KINDS | {"attributes"}
+#: URLs a worker takes from the state at once, per connection it may open to their
+#: server (``per_host``): a batch pipelined over those connections (issue 21). A crawl
+#: killed in the middle fetches at most the batches that were running again.
+BATCH_PER_LANE = 128
+#: A file up to this size is hashed (and its time set) in the event loop: a worker
+#: thread's hop costs more than reading a small file back from the page cache.
+INLINE_HASH = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -189,6 +210,16 @@ class Mirror:
         self._warc: WARCOutput | None = None
         self._warc_lock = anyio.Lock()
         self._summary = MirrorSummary()
+        #: Every fetch's trace: each line goes to the watch of the URL it is about.
+        self._trace = _Trace(options.trace)
+        #: Outcomes and manifest lines of finished URLs, written by :meth:`_flush`.
+        self._pending: list[Done | Unchanged | Failed] = []
+        self._pending_end: tuple[str, int] | None = None
+        self._manifest_lines: list[str] = []
+        #: Fetches ended since the last flush, and their bytes (for the progress line).
+        self._unflushed = [0, 0]
+        self._reported = 0.0
+        self._state: CrawlState | None = None
 
     async def run(self, start: list[str],
                   found: Sequence[tuple[str, int]] = ()) -> MirrorSummary:
@@ -200,7 +231,7 @@ class Mirror:
             raise LocalWriteError(f"cannot create the mirror's directory {str(self.root)!r}: "
                                   f"{exc.strerror or exc}") from exc
         _refuse_link(self.root / MANIFEST_NAME, "manifest")
-        state = CrawlState(self.root / STATE_NAME)
+        state = self._state = CrawlState(self.root / STATE_NAME)
         if self.robots is not None:
             self.robots.state = state  # robots.txt once per crawl and origin, kept there
         try:
@@ -228,7 +259,7 @@ class Mirror:
                 parallel=max(1, self.options.parallel), per_host=max(1, self.options.per_host),
                 retry=self.options.retry, limit_rate=self.options.limit_rate, resume=True,
                 clobber=True, create_dirs=True)
-            self.downloader = Downloader(self.resolver, policy)
+            self.downloader = Downloader(self.resolver, policy, events=_Events(self._fetched))
             if self.options.warc is not None:
                 from anyurl.warc import WARCOutput
 
@@ -266,11 +297,14 @@ class Mirror:
     # -- workers ------------------------------------------------------------------------
 
     async def _worker(self, state: CrawlState) -> None:
+        per_host = max(1, self.options.per_host)
+        # One URL at a time with a pause asked (--wait); else a batch of one server's
+        # URLs, as many as its connections pipeline at once.
+        limit = 1 if self.options.wait else BATCH_PER_LANE * per_host
         while True:
-            busy = frozenset(h for h, n in self._host_busy.items()
-                             if n >= self.options.per_host)
-            entry = state.take(busy)
-            if entry is None:
+            busy = frozenset(h for h, n in self._host_busy.items() if n >= per_host)
+            entries = state.take_batch(busy, limit)
+            if not entries:
                 if self._running == 0:
                     self._changed.set()  # nothing queued, nothing that could queue more
                     return
@@ -278,11 +312,13 @@ class Mirror:
                 continue
             self._running += 1
             try:
-                await self._one(state, entry)
+                with held_directories():
+                    await self._batch(state, entries)
             finally:
                 self._running -= 1
+                self._flush(state)
                 self._signal()
-                self._report(state, mask(entry.url))
+                self._report(state, mask(entries[-1].url))
 
     def _signal(self) -> None:
         changed, self._changed = self._changed, anyio.Event()
@@ -293,36 +329,106 @@ class Mirror:
         if self.progress is not None:
             self.progress(state.counts(), current)
 
-    async def _one(self, state: CrawlState, entry: Entry) -> None:
-        try:
-            url = self.resolver.admit(entry.url)
-            if self.robots is not None and not await self.robots.allows(url):
-                state.failed(entry.url, exit_code=0, error="disallowed by robots.txt")
-                return
-        except AnyURLError as exc:
-            self._failed(state, entry.url, exc)
+    def _fetched(self, result: TransferResult) -> None:
+        """A fetch ended: the progress line shows it (at most 5 times a second), its
+        counts ahead of the state by the URLs a batch has not recorded yet."""
+        if self.progress is None or self._state is None:
             return
-        previous = entry.previous
-        if previous is not None and (previous.kind == "article" or unchanged_by_listing(
-                previous, entry.listed_size, entry.listed_modified)):
-            # An article never changes; a file whose listing states the same size and
-            # time as when it was saved has not changed: neither is fetched again.
-            state.unchanged(entry.url)
+        self._unflushed[0] += 1
+        self._unflushed[1] += result.bytes
+        now = time.monotonic()
+        if now - self._reported < 0.2:
             return
-        host = (url.host or "").lower()
+        self._reported = now
+        counts = self._state.counts()
+        moved = min(self._unflushed[0], counts["running"])
+        counts["running"] -= moved
+        counts["done"] += moved
+        counts["bytes"] += self._unflushed[1]
+        self.progress(counts, mask(result.job.url))
+
+    def _mark(self, mark: Done | Unchanged | Failed,
+              warc_end: tuple[str, int] | None = None) -> None:
+        """Keep a finished URL's outcome for the next :meth:`_flush` (with WARC, called
+        under the WARC lock, in the order of the records, with where its records end)."""
+        self._pending.append(mark)
+        if warc_end is not None:
+            self._pending_end = warc_end
+
+    def _flush(self, state: CrawlState) -> None:
+        """The manifest lines, then the outcomes of the URLs finished so far, in one
+        transaction with the end of the last WARC record written: a URL is done only
+        once its line and its records are written, and a crawl killed before this
+        fetches it again (its records cut off, its line at worst twice)."""
+        lines, self._manifest_lines = self._manifest_lines, []
+        if lines:
+            fd = open_in_tree(self.root, self.root / MANIFEST_NAME,
+                              os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            with open(fd, "a", encoding="utf-8") as manifest:
+                manifest.write("".join(lines))
+        self._unflushed = [0, 0]
+        marks, self._pending = self._pending, []
+        end, self._pending_end = self._pending_end, None
+        if marks or end is not None:
+            state.recorded(marks, end)
+
+    async def _batch(self, state: CrawlState, entries: list[Entry]) -> None:
+        """Fetch a batch of one server's URLs: those robots.txt allows and a refresh
+        does not find unchanged by their listing go to the downloader together (its
+        batches reach the handler's ``open_batch``: one pipelined connection per lane,
+        at most ``per_host``); with a pause asked (``--wait``, ``Crawl-delay``) one at a
+        time. Then each URL is kept as it alone would be."""
+        todo: list[tuple[Entry, URL]] = []
+        for entry in entries:
+            try:
+                url = self.resolver.admit(entry.url)
+                if self.robots is not None and not await self.robots.allows(url):
+                    self._mark(Failed(entry.url, 0, "disallowed by robots.txt"))
+                    continue
+            except AnyURLError as exc:
+                self._failed(state, entry.url, exc)
+                continue
+            previous = entry.previous
+            if previous is not None and (previous.kind == "article" or unchanged_by_listing(
+                    previous, entry.listed_size, entry.listed_modified)):
+                # An article never changes; a file whose listing states the same size and
+                # time as when it was saved has not changed: neither is fetched again.
+                self._mark(Unchanged(entry.url))
+                continue
+            todo.append((entry, url))
+        if not todo:
+            return
+        host = (todo[0][1].host or "").lower()
         wait = self.options.wait
         if self.robots is not None:
-            wait = max(wait, self.robots.crawl_delay(url))
-        await self._polite(host, wait)
-        self._host_busy[host] = self._host_busy.get(host, 0) + 1
+            wait = max(wait, self.robots.crawl_delay(todo[0][1]))
+        if wait or len(todo) == 1:
+            for entry, url in todo:
+                await self._polite(host, wait)
+                self._host_busy[host] = self._host_busy.get(host, 0) + 1
+                try:
+                    result, watch = await self._fetch(url, entry.previous)
+                finally:
+                    self._host_busy[host] -= 1
+                    if wait:  # the pause runs from the end of this request
+                        self._host_next[host] = max(self._host_next.get(host, 0.0),
+                                                    time.monotonic() + wait)
+                await self._handle(state, entry, url, result, watch)
+            return
+        lanes = min(max(1, self.options.per_host), -(-len(todo) // JOBS_PER_LANE))
+        self._host_busy[host] = self._host_busy.get(host, 0) + lanes
         try:
-            result, watch = await self._fetch(url, previous)
-            dialogue = watch.dialogue
+            fetched = await self._fetch_many(todo, lanes)
         finally:
-            self._host_busy[host] -= 1
-            if wait:  # the pause runs from the end of this request
-                self._host_next[host] = max(self._host_next.get(host, 0.0),
-                                            time.monotonic() + wait)
+            self._host_busy[host] -= lanes
+        for (entry, url), (result, watch) in zip(todo, fetched, strict=True):
+            await self._handle(state, entry, url, result, watch)
+
+    async def _handle(self, state: CrawlState, entry: Entry, url: URL,
+                      result: TransferResult, watch: _RedirectWatch) -> None:
+        """Keep what one fetch brought: a file, a redirect, a 304, or its failure."""
+        dialogue = watch.dialogue
+        previous = entry.previous
         if isinstance(result.error, Redirected):
             try:
                 await self._redirected(state, entry, url, result.error, dialogue)
@@ -355,9 +461,10 @@ class Mirror:
                 return
             await anyio.sleep(delay)
 
-    async def _fetch(self, url: URL,
-                     previous: Previous | None = None) -> tuple[TransferResult, _RedirectWatch]:
-        watch = _RedirectWatch(url, [], self.options.trace)
+    def _fetch_options(self, url: URL, previous: Previous | None,
+                       trace: Callable[[str], None]) -> FetchOptions:
+        """The options of one fetch: the user's, raw listings and menus, a refresh's
+        conditional headers, credential headers only to the start URLs' servers."""
         parts = url.parts
         # As the server sent it; but a Gopher+ view is a document: its Gopher+ header
         # and framing go, as they would in any other copy of it.
@@ -371,17 +478,78 @@ class Mirror:
             http = dataclasses.replace(http, headers=http.headers + conditional_headers(previous))
         if http != HTTPOptions():
             schemes.append(http)
-        options = FetchOptions(raw=not view, trace=watch,
+        options = FetchOptions(raw=not view, trace=trace,
                                schemes=given.with_scheme(*schemes).schemes)
         if not http.location_trusted and not self._of_start_server(url):
             # The user's Authorization, Cookie and Proxy-Authorization are for the start
             # URLs' servers, as a redirect's rule has it (curl's --location-trusted).
             options = without_origin_headers(options)
+        return options
+
+    def _job(self, url: URL, previous: Previous | None, options: FetchOptions,
+             watch: _RedirectWatch) -> _MirrorJob:
         # A refresh writes where the last fetch saved (a listing moved into its directory).
         target = self.root / previous.file if previous is not None and previous.file \
             else local_path(self.root, url)
-        job = Job(self._login(url), target, options, named_by_user=False, tree=self.root)
-        return await self.downloader.transfer(job), watch
+        return _MirrorJob(self._login(url), target, options, named_by_user=False,
+                          tree=self.root, watch=watch)
+
+    async def _fetch(self, url: URL,
+                     previous: Previous | None = None) -> tuple[TransferResult, _RedirectWatch]:
+        watch = _RedirectWatch(url, [], self.options.trace)
+        options = self._fetch_options(url, previous, self._trace)
+        return await self.downloader.transfer(self._job(url, previous, options, watch)), watch
+
+    async def _fetch_many(self, todo: list[tuple[Entry, URL]], lanes: int,
+                          ) -> list[tuple[TransferResult, _RedirectWatch]]:
+        """Fetch one server's URLs (in the order of ``todo``) over up to ``lanes``
+        connections: as one run of the downloader, whose batches reach the handler's
+        ``open_batch`` together, each job's trace lines reaching its own watch
+        (:class:`_Trace`). A refresh's conditional requests (headers of their own per
+        URL, shown by ``-v``) go one by one, ``lanes`` at a time, and so does a URL
+        saved where another of the batch is (``d/`` and ``d/index.html``): the
+        downloader refuses two jobs of one run writing one file."""
+        fetched: list[tuple[TransferResult, _RedirectWatch] | None] = [None] * len(todo)
+        jobs: list[Job] = []
+        watches: list[tuple[int, _RedirectWatch]] = []
+        alone: list[int] = []
+        shared: dict[tuple[bool, bool], FetchOptions] = {}
+        targets: set[Path] = set()
+        for i, (entry, url) in enumerate(todo):
+            if entry.previous is not None and crawl_of(url.scheme).revalidates:
+                alone.append(i)
+                continue
+            watch = _RedirectWatch(url, [], self.options.trace)
+            parts = url.parts
+            key = (isinstance(parts, GopherPath) and (parts.gopher_plus or "").startswith("+"),
+                   self._of_start_server(url))
+            options = shared.get(key) or shared.setdefault(
+                key, self._fetch_options(url, None, self._trace))
+            job = self._job(url, entry.previous, options, watch)
+            target = job.target
+            assert target is not None
+            if target in targets:
+                alone.append(i)
+                continue
+            targets.add(target)
+            jobs.append(job)
+            watches.append((i, watch))
+        if jobs:
+            for (i, watch), result in zip(watches, await self.downloader.run(jobs),
+                                          strict=True):
+                fetched[i] = (result, watch)
+        if alone:
+            queue = iter(alone)
+
+            async def lane() -> None:
+                for i in queue:
+                    entry, url = todo[i]
+                    fetched[i] = await self._fetch(url, entry.previous)
+
+            async with anyio.create_task_group() as tg:
+                for _ in range(min(lanes, len(alone))):
+                    tg.start_soon(lane)
+        return [item for item in fetched if item is not None]
 
     def _login(self, url: URL) -> URL:
         """``url`` with ``-u``'s login when it is of a start URL's server and names none
@@ -398,7 +566,7 @@ class Mirror:
                    for r in self.scope.roots)
 
     def _failed(self, state: CrawlState, url: str, error: AnyURLError) -> None:
-        state.failed(url, exit_code=error.exit_code, error=str(error))
+        self._mark(Failed(url, error.exit_code, str(error)))
         summary = self._summary
         summary.failed_now += 1
         if not summary.first_exit_code:
@@ -418,15 +586,19 @@ class Mirror:
         index = index_name(url.scheme)
         if page and info.kind in PAGE_KINDS and path.name != index:
             path = await anyio.to_thread.run_sync(_into_directory, self.root, path, index)
-        digest, size = await anyio.to_thread.run_sync(_sha256, self.root, path)
+        modified = http_time(info.header("last-modified")) or entry.listed_modified
+        # The digest and the server's time in one step: in the loop for a small file,
+        # else in one worker thread (the time set after the page is read: a listing's
+        # links come from it, not from its time).
+        if result.bytes + result.resumed_from <= INLINE_HASH:
+            digest, size = _sha256(self.root, path, modified)
+        else:
+            digest, size = await anyio.to_thread.run_sync(_sha256, self.root, path, modified)
         previous = entry.previous
         outcome = NEW if previous is None else (
             UNCHANGED if previous.sha256 == digest else CHANGED)
         if page:
             await self._follow(state, entry, url, info, path)
-        modified = http_time(info.header("last-modified")) or entry.listed_modified
-        if modified is not None:
-            await anyio.to_thread.run_sync(_set_mtime, self.root, path, modified)
         relative = os.fsdecode(path.relative_to(self.root))
         if outcome != UNCHANGED:
             self._manifest({"url": info.url.masked(), "file": relative,
@@ -437,20 +609,20 @@ class Mirror:
         saved = Saved(content_type=info.content_type, etag=info.header("etag"),
                       last_modified=info.header("last-modified"))
         async with self._warc_lock:  # the record and the state's note of it, in order
+            end = None
             if self._warc is not None:
                 refers = previous.warc if previous is not None else None
                 if outcome == UNCHANGED and refers is not None and refers[3]:
                     written = await self._revisit(info.url.masked(), refers, info)
-                    saved = dataclasses.replace(saved, warc=refers,
-                                                warc_end=(str(written.file), written.end))
+                    saved = dataclasses.replace(saved, warc=refers)
                 else:
                     written = await self._archive(info, path, dialogue)
                     saved = dataclasses.replace(
                         saved, warc=(written.record_id, written.uri, written.date,
-                                     written.payload_digest),
-                        warc_end=(str(written.file), written.end))
-            state.done(entry.url, file=relative, size=size, sha256=digest,
-                       kind=info.kind, outcome=outcome, saved=saved)
+                                     written.payload_digest))
+                end = (str(written.file), written.end)
+            self._mark(Done(entry.url, relative, size, digest, info.kind, outcome, saved),
+                       end)
         self._summary.fetched_now += 1
 
     async def _not_modified(self, state: CrawlState, entry: Entry, url: URL,
@@ -466,20 +638,18 @@ class Mirror:
                                 content_type=previous.content_type)
             await self._follow(state, entry, url, info, self.root / previous.file)
         async with self._warc_lock:
-            saved = Saved()
+            end = None
             refers = previous.warc
             if self._warc is not None and refers is not None and refers[3]:
                 written = await self._revisit(url.masked(), refers, head)
-                saved = Saved(warc_end=(str(written.file), written.end))
-            state.unchanged(entry.url, saved)
+                end = (str(written.file), written.end)
+            self._mark(Unchanged(entry.url), end)
         self._summary.fetched_now += 1
 
     def _manifest(self, line: dict[str, object]) -> None:
-        """Append one line to ``manifest.jsonl`` (never through a link planted there)."""
-        fd = open_in_tree(self.root, self.root / MANIFEST_NAME,
-                          os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        with open(fd, "a", encoding="utf-8") as manifest:
-            manifest.write(json.dumps(line) + "\n")
+        """A line for ``manifest.jsonl``, appended by :meth:`_flush` (never through a
+        link planted there) before the state marks its URL done."""
+        self._manifest_lines.append(json.dumps(line) + "\n")
 
     async def _follow(self, state: CrawlState, entry: Entry, url: URL, info: ResourceInfo,
                       path: Path) -> None:
@@ -549,12 +719,12 @@ class Mirror:
                         "location": target.masked() if target else mask(location),
                         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         async with self._warc_lock:
-            saved = Saved()
+            end = None
             if self._warc is not None:
                 written = await self._archive_redirect(info, dialogue)
-                saved = Saved(warc_end=(str(written.file), written.end))
-            state.done(entry.url, file=None, size=0, sha256=None, kind="redirect",
-                       outcome=NEW if entry.previous is None else UNCHANGED, saved=saved)
+                end = (str(written.file), written.end)
+            self._mark(Done(entry.url, None, 0, None, "redirect",
+                            NEW if entry.previous is None else UNCHANGED), end)
         self._summary.fetched_now += 1
 
     async def _archive_redirect(self, info: ResourceInfo, dialogue: list[str]) -> Written:
@@ -649,43 +819,103 @@ class Redirected(AnyURLError):
 class _RedirectWatch:
     """A trace (``FetchOptions.trace``) that keeps the dialogue and stops the fetch at the
     first redirect the HTTP handler is about to follow, raising :class:`Redirected` with
-    the 3xx response read back from the dialogue (status line and headers)."""
+    the 3xx response read back from the dialogue (status line and headers). A line costs
+    an append and a prefix test: the head is read back only when it is asked for."""
 
     def __init__(self, url: URL, dialogue: list[str],
                  echo: Callable[[str], None] | None = None):
         self.url = url
         self.dialogue = dialogue
         self.echo = echo
-        self._status: tuple[int, str] | None = None
-        self._headers: list[tuple[str, str]] = []
+
+    def _head(self) -> tuple[tuple[int, str] | None, list[tuple[str, str]]]:
+        """The last response head the dialogue shows: (status, reason) and its fields."""
+        lines = self.dialogue
+        for start in range(len(lines) - 1, -1, -1):
+            if lines[start].startswith("< HTTP/"):
+                break
+        else:
+            return None, []
+        version_status_reason = lines[start][2:].split(" ", 2)
+        reason = version_status_reason[2] if len(version_status_reason) > 2 else ""
+        try:
+            status: tuple[int, str] | None = (int(version_status_reason[1]), reason)
+        except (IndexError, ValueError):
+            status = None
+        headers = []
+        for line in lines[start + 1:]:
+            if line.startswith("< ") and ":" in line:
+                name, _, value = line[2:].partition(":")
+                headers.append((name.strip().lower(), value.strip()))
+        return status, headers
 
     def response(self, url: URL) -> ResourceInfo:
         """The last response head the dialogue showed (status, reason, headers)."""
-        status, reason = self._status or (None, None)
-        return ResourceInfo(url=url, status=status, reason=reason,
-                            headers=tuple(self._headers))
+        found, headers = self._head()
+        status, reason = found or (None, None)
+        return ResourceInfo(url=url, status=status, reason=reason, headers=tuple(headers))
 
     def __call__(self, line: str) -> None:
         self.dialogue.append(line)
         if self.echo is not None:
             self.echo(line)
-        if line.startswith("< HTTP/"):
-            version_status_reason = line[2:].split(" ", 2)
-            reason = version_status_reason[2] if len(version_status_reason) > 2 else ""
-            try:
-                self._status = (int(version_status_reason[1]), reason)
-            except (IndexError, ValueError):
-                self._status = None
-            self._headers = []
-        elif line.startswith("< ") and ":" in line:
-            name, _, value = line[2:].partition(":")
-            self._headers.append((name.strip().lower(), value.strip()))
-        elif line.startswith("* following redirect to ") and self._status is not None:
-            info = ResourceInfo(url=self.url, status=self._status[0],
-                                reason=self._status[1], headers=tuple(self._headers),
-                                kind="redirect")
+        if line.startswith("* following redirect to "):
+            status, headers = self._head()
+            if status is None:
+                return
+            info = ResourceInfo(url=self.url, status=status[0], reason=status[1],
+                                headers=tuple(headers), kind="redirect")
             location = info.header("location") or line[len("* following redirect to "):]
             raise Redirected(info, urljoin(str(self.url), location.strip()))
+
+
+#: The watch of the URL whose fetch the current task is opening (:class:`_Events`).
+_WATCH: ContextVar[_RedirectWatch | None] = ContextVar("anyurl_mirror_watch", default=None)
+
+
+@dataclass
+class _MirrorJob(Job):
+    """A mirror's job: the downloader's, with the watch of its URL's dialogue."""
+
+    watch: _RedirectWatch | None = None
+
+
+class _Trace:
+    """The trace of every fetch of a crawl (``FetchOptions.trace``, one object, so that a
+    batch's jobs have equal options): each line goes to the watch of the job being
+    opened in the task that reports it (:class:`_Events` notes it), so each URL of a
+    batch keeps its own dialogue and redirect, as if fetched alone (the requests
+    pipelined behind it are named in its dialogue too); ``-v`` shows every line."""
+
+    def __init__(self, echo: Callable[[str], None] | None):
+        self.echo = echo
+
+    def __call__(self, line: str) -> None:
+        watch = _WATCH.get()
+        if watch is not None:
+            watch(line)  # which echoes it
+        elif self.echo is not None:
+            self.echo(line)
+
+
+class _Events(DownloadEvents):
+    """Notes, per task, which job's dialogue the handler is reporting (see
+    :class:`_Trace`), and tells the mirror of each fetch that ends (its progress line
+    moves while a batch runs)."""
+
+    def __init__(self, fetched: Callable[[TransferResult], None]):
+        self.fetched = fetched
+
+    def opening(self, job: Job) -> None:
+        """``job`` opens now in this task: the lines that follow are its."""
+        _WATCH.set(job.watch if isinstance(job, _MirrorJob) else None)
+
+    def finished(self, result: TransferResult) -> None:
+        """The job is done: lines that follow (a connection's close) are no URL's."""
+        job = result.job
+        if isinstance(job, _MirrorJob) and _WATCH.get() is job.watch:
+            _WATCH.set(None)
+        self.fetched(result)
 
 
 def _request_of(dialogue: list[str]) -> tuple[str, str, str, list[tuple[str, str]]]:
@@ -720,18 +950,6 @@ def _index(warcs: list[Path], target: Path) -> Path:
     from anyurl.warc import write_cdxj
 
     return write_cdxj(warcs, target)
-
-
-def _set_mtime(root: Path, path: Path, modified: float) -> None:
-    """Give the saved file the server's modification time (as ``wget -N`` does),
-    without following a link."""
-    directory = open_directory(root, path.parent)
-    try:
-        os.utime(path.name, (modified, modified), dir_fd=directory, follow_symlinks=False)
-    except (OSError, OverflowError, ValueError):
-        pass  # a time the file system cannot hold: the file keeps its own
-    finally:
-        os.close(directory)
 
 
 def _local(url: URL, exc: AnyURLError | OSError) -> AnyURLError:
@@ -776,13 +994,20 @@ def _into_directory(root: Path, path: Path, index: str) -> Path:
     return path / index
 
 
-def _sha256(root: Path, path: Path) -> tuple[str, int]:
+def _sha256(root: Path, path: Path, modified: float | None = None) -> tuple[str, int]:
+    """The saved file's SHA-256 and size; with ``modified``, the file then gets the
+    server's modification time (as ``wget -N`` does), through the same descriptor."""
     digest = hashlib.sha256()
     size = 0
     with open(open_in_tree(root, path, os.O_RDONLY), "rb") as f:
         while chunk := f.read(1 << 20):
             digest.update(chunk)
             size += len(chunk)
+        if modified is not None:
+            try:
+                os.utime(f.fileno(), (modified, modified))
+            except (OSError, OverflowError, ValueError):
+                pass  # a time the file system cannot hold: the file keeps its own
     return digest.hexdigest(), size
 
 

@@ -1,17 +1,20 @@
 """The crawl's frontier and record, in SQLite (the standard library's): resumable.
 
-One row per URL ever found: ``queued`` until a worker takes it (``running``), then
-``done`` or ``failed``. Every change is committed at once (WAL journal), so a crawl
-killed at any point (Ctrl-C, ``kill -9``, a power cut) loses at most the transfers that
-were running: on the next start they go back to ``queued`` (their ``.part`` files are
-continued), and a ``done`` URL is never fetched again in that run of the crawl.
+One row per URL ever found: ``queued`` until a worker takes it (``running``; a worker
+takes a batch of one server's URLs at once, :meth:`CrawlState.take_batch`), then ``done``
+or ``failed``. Every change is committed at once (WAL journal), a batch's outcomes in one
+transaction (:meth:`CrawlState.recorded`), so a crawl killed at any point (Ctrl-C,
+``kill -9``, a power cut) loses at most the batches that were running: on the next start
+they go back to ``queued`` (their ``.part`` files are continued), and a ``done`` URL is
+never fetched again in that run of the crawl.
 
 Runs of a finished crawl are *generations* (:mod:`anyurl.mirror.refresh`): a new one
 queues the start URLs again, and a URL done in an older generation is queued again when
 a listing of the new one names it, keeping what the last fetch left (digest, validators,
 the listing's facts, its WARC record) for the checks that decide whether it changed.
-The end of the last committed WARC record is kept with each ``done``, in the same
-transaction, so a resumed crawl cuts its archive back there (one URL, one record set).
+The end of the last committed WARC record is kept with the ``done`` of the URLs whose
+records end before it, in the same transaction, so a resumed crawl cuts its archive
+back there (one URL, one record set).
 """
 
 from __future__ import annotations
@@ -21,14 +24,15 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from anyurl.errors import LocalWriteError
 from anyurl.mirror.refresh import Previous
 
-__all__ = ["CrawlState", "Entry"]
+__all__ = ["CrawlState", "Done", "Entry", "Failed", "Unchanged"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS urls (
@@ -67,6 +71,18 @@ _ADDED_COLUMNS = (
     ("warc_digest", "TEXT"),
 )
 
+_DONE = ("UPDATE urls SET status = 'done', file = ?, size = ?, sha256 = ?, kind = ?, "
+         "exit_code = 0, error = NULL, finished = ?, outcome = ?, content_type = ?, "
+         "etag = ?, last_modified = ?, saved_size = listed_size, "
+         "saved_modified = listed_modified WHERE url = ?")
+_RECORD = ("UPDATE urls SET warc_id = ?, warc_uri = ?, warc_date = ?, warc_digest = ? "
+           "WHERE url = ?")
+_UNCHANGED = ("UPDATE urls SET status = 'done', exit_code = 0, error = NULL, finished = ?, "
+              "outcome = 'unchanged', saved_size = listed_size, "
+              "saved_modified = listed_modified WHERE url = ?")
+_FAILED = ("UPDATE urls SET status = 'failed', exit_code = ?, error = ?, finished = ? "
+           "WHERE url = ?")
+
 #: The files SQLite keeps beside the database (WAL journal, shared memory, rollback).
 _SIDE_FILES = ("-wal", "-shm", "-journal")
 
@@ -96,6 +112,35 @@ class Saved:
     warc: tuple[str, str, str, str | None] | None = None
     #: Where the WARC file's last committed record ends: (file, offset).
     warc_end: tuple[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class Done:
+    """A completed URL, for :meth:`CrawlState.recorded` (as :meth:`CrawlState.done`)."""
+
+    url: str
+    file: str | None
+    size: int
+    sha256: str | None
+    kind: str | None
+    outcome: str | None = None
+    saved: Saved = Saved()
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """A URL a refresh found unchanged (as :meth:`CrawlState.unchanged`)."""
+
+    url: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A URL that failed after its retries (as :meth:`CrawlState.failed`)."""
+
+    url: str
+    exit_code: int
+    error: str
 
 
 class CrawlState:
@@ -221,30 +266,72 @@ class CrawlState:
 
     def take(self, skip_hosts: frozenset[str] = frozenset()) -> Entry | None:
         """The oldest queued URL (not of ``skip_hosts``, when others wait), now running."""
+        taken = self.take_batch(skip_hosts, 1)
+        return taken[0] if taken else None
+
+    def take_batch(self, skip_hosts: frozenset[str] = frozenset(),
+                   limit: int = 1) -> list[Entry]:
+        """Up to ``limit`` queued URLs of one server (scheme, host and port), the oldest
+        first, now running, in one transaction: a worker fetches them as one batch (a
+        pipelined connection). The server is the oldest queued URL's, or when its host
+        is in ``skip_hosts`` (busy), the oldest of another host's, if any waits. A crawl
+        killed before the batch is done puts it back (:meth:`recover`)."""
+        window = max(64, 2 * limit)
         rows = self._db.execute(
             "SELECT url, depth, found_from, kind, file, sha256, size, etag, last_modified, "
             "saved_size, saved_modified, listed_size, listed_modified, content_type, "
             "warc_id, warc_uri, warc_date, warc_digest FROM urls WHERE status = 'queued' "
-            "ORDER BY added, rowid LIMIT 64").fetchall()
+            "ORDER BY added, rowid LIMIT ?", (window,)).fetchall()
         if not rows:
-            return None
+            return []
         chosen = rows[0]
         if skip_hosts:
             for row in rows:
                 if _host_of(row[0]) not in skip_hosts:
                     chosen = row
                     break
-        self._db.execute("UPDATE urls SET status = 'running' WHERE url = ?", (chosen[0],))
-        (url, depth, source, kind, file, sha256, size, etag, last_modified, saved_size,
-         saved_modified, listed_size, listed_modified, content_type, *warc) = chosen
-        previous = None
-        if kind is not None:  # done before: a refresh checks it
-            record = tuple(warc) if warc[0] is not None else None
-            previous = Previous(sha256=sha256, size=size, kind=kind, file=file, etag=etag,
-                                last_modified=last_modified, listed_size=saved_size,
-                                listed_modified=saved_modified, content_type=content_type,
-                                warc=record)
-        return Entry(url, int(depth), source, previous, listed_size, listed_modified)
+        server = _server_of(chosen[0])
+        batch = [row for row in rows if _server_of(row[0]) == server][:max(1, limit)]
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany("UPDATE urls SET status = 'running' WHERE url = ?",
+                                 [(row[0],) for row in batch])
+        return [_entry(row) for row in batch]
+
+    def recorded(self, marks: Iterable[Done | Unchanged | Failed],
+                 warc_end: tuple[str, int] | None = None) -> None:
+        """Record many finished URLs (as :meth:`done`, :meth:`unchanged` and
+        :meth:`failed` do) and the end of the WARC's last record, in one transaction:
+        a batch's bookkeeping costs one commit, not one per URL. A crawl killed before
+        it runs fetches those URLs again, and cuts the archive back to the last end
+        committed, so no URL is archived twice."""
+        now = time.time()
+        done: list[tuple[object, ...]] = []
+        records: list[tuple[object, ...]] = []
+        unchanged: list[tuple[object, ...]] = []
+        failed: list[tuple[object, ...]] = []
+        for mark in marks:
+            if isinstance(mark, Done):
+                saved = mark.saved
+                done.append((mark.file, mark.size, mark.sha256, mark.kind, now, mark.outcome,
+                             saved.content_type, saved.etag, saved.last_modified, mark.url))
+                if saved.warc is not None:
+                    records.append((*saved.warc, mark.url))
+            elif isinstance(mark, Unchanged):
+                unchanged.append((now, mark.url))
+            else:
+                failed.append((mark.exit_code, mark.error, now, mark.url))
+        with self._db:
+            self._db.execute("BEGIN")
+            if done:
+                self._db.executemany(_DONE, done)
+            if records:
+                self._db.executemany(_RECORD, records)
+            if unchanged:
+                self._db.executemany(_UNCHANGED, unchanged)
+            if failed:
+                self._db.executemany(_FAILED, failed)
+            self._keep_warc_end(Saved(warc_end=warc_end))
 
     def done(self, url: str, *, file: str | None, size: int, sha256: str | None,
              kind: str | None, outcome: str | None = None, saved: Saved | None = None) -> None:
@@ -254,17 +341,11 @@ class CrawlState:
         saved = saved or Saved()
         with self._db:
             self._db.execute("BEGIN")
-            self._db.execute(
-                "UPDATE urls SET status = 'done', file = ?, size = ?, sha256 = ?, kind = ?, "
-                "exit_code = 0, error = NULL, finished = ?, outcome = ?, content_type = ?, "
-                "etag = ?, last_modified = ?, saved_size = listed_size, "
-                "saved_modified = listed_modified WHERE url = ?",
-                (file, size, sha256, kind, time.time(), outcome, saved.content_type,
-                 saved.etag, saved.last_modified, url))
+            self._db.execute(_DONE, (file, size, sha256, kind, time.time(), outcome,
+                                     saved.content_type, saved.etag, saved.last_modified,
+                                     url))
             if saved.warc is not None:
-                self._db.execute(
-                    "UPDATE urls SET warc_id = ?, warc_uri = ?, warc_date = ?, "
-                    "warc_digest = ? WHERE url = ?", (*saved.warc, url))
+                self._db.execute(_RECORD, (*saved.warc, url))
             self._keep_warc_end(saved)
 
     def unchanged(self, url: str, saved: Saved | None = None) -> None:
@@ -272,10 +353,7 @@ class CrawlState:
         stay; the listing's facts of this time are the saved ones now."""
         with self._db:
             self._db.execute("BEGIN")
-            self._db.execute(
-                "UPDATE urls SET status = 'done', exit_code = 0, error = NULL, finished = ?, "
-                "outcome = 'unchanged', saved_size = listed_size, "
-                "saved_modified = listed_modified WHERE url = ?", (time.time(), url))
+            self._db.execute(_UNCHANGED, (time.time(), url))
             self._keep_warc_end(saved or Saved())
 
     def _keep_warc_end(self, saved: Saved) -> None:
@@ -312,9 +390,7 @@ class CrawlState:
     def failed(self, url: str, *, exit_code: int, error: str) -> None:
         """Record a URL that failed after its retries (run the crawl with --retry-failed
         to try them again)."""
-        self._db.execute(
-            "UPDATE urls SET status = 'failed', exit_code = ?, error = ?, finished = ? "
-            "WHERE url = ?", (exit_code, error, time.time(), url))
+        self._db.execute(_FAILED, (exit_code, error, time.time(), url))
 
     def requeue_failed(self) -> int:
         """Queue the failed URLs again; how many."""
@@ -348,3 +424,23 @@ class CrawlState:
 def _host_of(url: str) -> str:
     rest = url.partition("://")[2]
     return rest.split("/", 1)[0].rpartition("@")[2].lower()
+
+
+def _entry(row: Sequence[Any]) -> Entry:
+    """An :class:`Entry` of a row of :meth:`CrawlState.take_batch`'s query."""
+    (url, depth, source, kind, file, sha256, size, etag, last_modified, saved_size,
+     saved_modified, listed_size, listed_modified, content_type, *warc) = row
+    previous = None
+    if kind is not None:  # done before: a refresh checks it
+        record = tuple(warc) if warc[0] is not None else None
+        previous = Previous(sha256=sha256, size=size, kind=kind, file=file, etag=etag,
+                            last_modified=last_modified, listed_size=saved_size,
+                            listed_modified=saved_modified, content_type=content_type,
+                            warc=record)
+    return Entry(url, int(depth), source, previous, listed_size, listed_modified)
+
+
+def _server_of(url: str) -> str:
+    """``scheme://host:port`` of a stored URL (without its login), lowercased."""
+    scheme, _, rest = url.partition("://")
+    return scheme.lower() + "://" + rest.split("/", 1)[0].rpartition("@")[2].lower()

@@ -1,0 +1,66 @@
+"""The parts of a mirror's batches (issue 21): the state hands out one server's URLs at
+once and records their outcomes in one transaction; a batch walks a directory once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from anyurl.errors import LocalWriteError
+from anyurl.mirror.state import CrawlState, Done, Failed, Saved
+from anyurl.output import held_directories, open_directory
+
+
+def test_a_batch_is_one_servers_oldest_urls_and_skips_a_busy_host(tmp_path: Path) -> None:
+    state = CrawlState(tmp_path / "s.sqlite")
+    state.add_many([("http://a/1", 1, None), ("http://b/1", 1, None),
+                    ("http://a/2", 1, None), ("http://a:81/3", 1, None),
+                    ("ftp://a/4", 1, None), ("http://u:p@a/5", 1, None)])
+    taken = state.take_batch(frozenset(), 10)
+    # http://a:80 only (not port 81, not ftp), its login aside, oldest first
+    assert [e.url for e in taken] == ["http://a/1", "http://a/2", "http://u:p@a/5"]
+    assert {state.status_of(e.url) for e in taken} == {"running"}
+    assert [e.url for e in state.take_batch(frozenset({"a"}), 10)] == ["http://b/1"]
+    assert [e.url for e in state.take_batch(frozenset(), 1)] == ["http://a:81/3"]
+    assert state.recover() == 5  # a killed crawl's batches go back to the queue
+    assert state.counts()["queued"] == 6
+    state.close()
+
+
+def test_a_batchs_outcomes_are_recorded_together_with_the_warc_end(tmp_path: Path) -> None:
+    state = CrawlState(tmp_path / "s.sqlite")
+    state.add_many([("http://a/1", 0, None), ("http://a/2", 0, None)])
+    state.take_batch(frozenset(), 2)
+    state.recorded([Done("http://a/1", "f", 3, "ab", "file", "new",
+                         Saved(etag='"e"', warc=("id", "uri", "date", "digest"))),
+                    Failed("http://a/2", 22, "not found")], ("w.warc.gz", 1234))
+    rows = {r["url"]: r for r in state.rows()}
+    assert rows["http://a/1"]["status"] == "done" and rows["http://a/1"]["etag"] == '"e"'
+    assert rows["http://a/1"]["warc_id"] == "id"
+    assert rows["http://a/2"]["status"] == "failed" and rows["http://a/2"]["exit_code"] == 22
+    assert state.warc_end() == ("w.warc.gz", 1234)
+    state.close()
+
+
+def test_held_directories_walk_once_and_never_through_a_link(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / "a" / "b").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (tree / "link").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    with held_directories():
+        first = open_directory(tree, tree / "a" / "b")
+        os.rmdir(tree / "a" / "b")  # the next file here uses the kept descriptor ...
+        os.mkdir(tree / "a" / "b")
+        second = open_directory(tree, tree / "a" / "b")
+        assert os.fstat(first).st_ino == os.fstat(second).st_ino
+        os.close(first)
+        os.close(second)
+        with pytest.raises(LocalWriteError, match="symbolic link"):
+            open_directory(tree, tree / "link")
+        with pytest.raises(LocalWriteError, match="symbolic link"):
+            open_directory(tree, tree / "link")
+    fresh = open_directory(tree, tree / "a" / "b")  # ... a new walk after the block
+    assert os.fstat(fresh).st_ino == os.stat(tree / "a" / "b").st_ino
+    os.close(fresh)

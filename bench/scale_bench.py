@@ -8,7 +8,7 @@ Starts nginx on 127.0.0.1 listening on ``--hosts`` ports (each port is a host to
 sharding: ``scheme://host:port``) over ``--urls`` small files, then fetches them all
 
 * in one process: ``anyurl get -i LIST -O --output-dir DIR -Z 8 --per-host 2``;
-* on a ``LocalCluster`` of two worker processes: ``anyurl.scale.fetch_many_dask`` with
+* on a ``LocalCluster`` of two worker processes: ``anyurl.mirror.scale.fetch_many_dask`` with
   the same per-host limit (the cluster's start-up is timed apart).
 
 and prints both wall times, URLs per second and the speed-up. Files go to a temporary
@@ -63,7 +63,7 @@ def main() -> None:
 
         from distributed import Client, LocalCluster
 
-        from anyurl.scale import fetch_many_dask
+        from anyurl.mirror.scale import fetch_many_dask
 
         started = time.perf_counter()
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,

@@ -41,7 +41,7 @@ from nginx import start_nginx, stop_nginx  # bench/nginx.py
 
 #: Modules a plain ``get`` of one http URL has no use for (see tests/unit/test_startup.py).
 HEAVY = ("email", "http.cookiejar", "html.parser", "json", "rich", "warcio", "h2",
-         "difflib", "hashlib", "mimetypes", "secrets", "anyurl.warc",
+         "difflib", "hashlib", "mimetypes", "secrets", "anyurl.downloads.warc",
          "anyurl.schemes.ftp", "anyurl.schemes.gopher", "anyurl.schemes.news")
 
 #: The stack's floor: one GET on anyio and h11 with nothing of anyurl (argv: port, path).

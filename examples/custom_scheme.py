@@ -3,7 +3,7 @@
     python examples/custom_scheme.py
 
 ``x-rot13:TEXT`` returns TEXT, %-decoded and rot13-encoded. A real handler would
-connect with anyurl.transport.connect_tcp and drive a protocol; this one shows the
+connect with anyurl.net.transport.connect_tcp and drive a protocol; this one shows the
 parts every handler has: ``schemes``, ``open`` returning a Resource with its size,
 ``plan`` for ``--plan``, and errors from anyurl.errors (they carry exit codes).
 

@@ -5,7 +5,7 @@
 
 The bars need rich: ``pip install 'anyurl[cli]'``.
 
-The engine is anyurl.downloader.Downloader (what ``anyurl get -O -Z N`` runs); the
+The engine is anyurl.downloads.downloader.Downloader (what ``anyurl get -O -Z N`` runs); the
 bars are drawn by a DownloadEvents subclass, so any UI can take their place.
 """
 
@@ -20,7 +20,7 @@ import anyio
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TransferSpeedColumn
 
 from anyurl import Resolver
-from anyurl.downloader import (
+from anyurl.downloads.downloader import (
     Downloader,
     DownloadEvents,
     DownloadPolicy,

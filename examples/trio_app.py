@@ -13,7 +13,7 @@ from pathlib import Path
 import trio
 
 import anyurl
-from anyurl.downloader import Downloader, DownloadPolicy, Job
+from anyurl.downloads.downloader import Downloader, DownloadPolicy, Job
 
 
 async def main(directory: Path) -> None:

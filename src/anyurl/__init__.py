@@ -14,7 +14,13 @@ logging.getLogger("anyurl").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
     from anyurl.config import Config, load_config
-    from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
+    from anyurl.downloads.downloader import (
+        Downloader,
+        DownloadEvents,
+        DownloadPolicy,
+        Job,
+        TransferResult,
+    )
     from anyurl.errors import (
         AnyURLError,
         ConnectFailed,
@@ -54,11 +60,11 @@ __version__ = "0.1.0"
 _NAMES: dict[str, str] = {
     "Config": "anyurl.config",
     "load_config": "anyurl.config",
-    "Downloader": "anyurl.downloader",
-    "DownloadEvents": "anyurl.downloader",
-    "DownloadPolicy": "anyurl.downloader",
-    "Job": "anyurl.downloader",
-    "TransferResult": "anyurl.downloader",
+    "Downloader": "anyurl.downloads.downloader",
+    "DownloadEvents": "anyurl.downloads.downloader",
+    "DownloadPolicy": "anyurl.downloads.downloader",
+    "Job": "anyurl.downloads.downloader",
+    "TransferResult": "anyurl.downloads.downloader",
     "AnyURLError": "anyurl.errors",
     "ConnectFailed": "anyurl.errors",
     "HostNotResolved": "anyurl.errors",

@@ -87,7 +87,7 @@ class Config:
     #: scheme -> HTTP gateway URL for indirect access (section 4).
     gateways: dict[str, str] = field(default_factory=dict)
     #: Read the gateways of the environment too (``<scheme>_proxy``, ``all_proxy``,
-    #: ``no_proxy``; :func:`anyurl.gateways.gateways_from_environ`), below ``gateways``
+    #: ``no_proxy``; :func:`anyurl.net.routing.gateways_from_environ`), below ``gateways``
     #: (httpx's ``trust_env``). False: only ``gateways``.
     trust_env: bool = True
     ftp_passive: bool = True

@@ -13,7 +13,7 @@ resolver. One handler
 instance lives per resolver, so handlers may pool connections; closing the resolver
 closes them.
 
-:meth:`Resolver.download` is the downloader's (:mod:`anyurl.downloader`), which depends
+:meth:`Resolver.download` is the downloader's (:mod:`anyurl.downloads.downloader`), which depends
 on the resolver's shape only, never on this module.
 """
 
@@ -34,15 +34,15 @@ import anyio
 
 from anyurl.config import Config
 from anyurl.errors import AnyURLError, UnsupportedScheme
-from anyurl.gateways import Gateway, gateway_for
-from anyurl.ports import check_port
+from anyurl.net.ports import check_port
+from anyurl.net.routing import Gateway, gateway_for
+from anyurl.net.transport import Dialer
 from anyurl.request import Data, Headers, RequestDefaults, apply, headers_of
 from anyurl.resource import Resource
 from anyurl.schemes import registry
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.spec import SchemeSpec
 from anyurl.timeouts import Timeout, TimeoutTypes, timeout_of, total_expired, using
-from anyurl.transport import Dialer
 from anyurl.url import DEFAULT_PORTS, URL, mask, parse
 
 __all__ = ["FetchResult", "Resolver"]
@@ -52,7 +52,7 @@ __all__ = ["FetchResult", "Resolver"]
 _MAY_BREAK_A_LINE = re.compile(r"%0[aAdD]|%00|[\r\n\0]")
 
 if TYPE_CHECKING:
-    from anyurl.downloader import Progress, TransferResult
+    from anyurl.downloads.downloader import Progress, TransferResult
 
 log = logging.getLogger("anyurl")
 
@@ -322,10 +322,10 @@ class Resolver:
     ) -> TransferResult:
         """Stream ``url`` into ``path`` via ``<path>.part``, renamed when complete.
 
-        This is :func:`anyurl.downloader.download` (the downloader's one
+        This is :func:`anyurl.downloads.downloader.download` (the downloader's one
         implementation); see there. Raises the transfer's error when it failed.
         """
-        from anyurl.downloader import download
+        from anyurl.downloads.downloader import download
 
         return await download(self, url, path, resume=resume, clobber=clobber,
                               progress=progress, options=options)
@@ -381,7 +381,7 @@ def with_environ_gateways(config: Config) -> Config:
     the environment has none."""
     if not any(name.lower().endswith("_proxy") for name in os.environ):
         return config
-    from anyurl.gateways import gateways_from_environ
+    from anyurl.net.routing import gateways_from_environ
 
     found = gateways_from_environ()
     if not found:

@@ -25,7 +25,7 @@ from anyurl.timeouts import Timeout, total_expired, using
 from anyurl.url import URL
 
 if TYPE_CHECKING:
-    from anyurl.bulk import RawBody
+    from anyurl.net.bulk import RawBody
 
 _T = TypeVar("_T")
 
@@ -162,7 +162,7 @@ class Resource:
         self._closed = False
         self.bytes_received = 0
         #: The body as plain bytes on a socket, when the handler can offer it so
-        #: (:mod:`anyurl.bulk`): :meth:`copy_to` moves it without copying it through
+        #: (:mod:`anyurl.net.bulk`): :meth:`copy_to` moves it without copying it through
         #: Python. Set only before anything was read; consumed by the first read.
         self.raw = raw
         self._timeout: Timeout | None = None
@@ -213,7 +213,7 @@ class Resource:
                 if progress is not None:
                     progress(self.bytes_received)
             return self.bytes_received
-        from anyurl.bulk import move
+        from anyurl.net.bulk import move
 
         done = 0
         if raw.prefix:

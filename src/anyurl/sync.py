@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from anyurl.config import Config
-from anyurl.downloader import TransferResult
+from anyurl.downloads.downloader import TransferResult
 from anyurl.errors import FileSizeExceeded
 from anyurl.resolver import FetchResult, Resolver
 from anyurl.resource import (

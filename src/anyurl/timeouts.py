@@ -12,7 +12,7 @@ seconds in all. This differs from httpx, where a number is every per-operation l
 ``Timeout(10.0)`` is httpx's meaning.
 
 While a request runs through the resolver (its opening, and each step of reading its
-body), :func:`current` gives its :class:`Timeout`; :mod:`anyurl.transport` reads it, so
+body), :func:`current` gives its :class:`Timeout`; :mod:`anyurl.net.transport` reads it, so
 the request's limits apply on whatever connection serves it, a pooled one included.
 """
 

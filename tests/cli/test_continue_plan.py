@@ -1,11 +1,11 @@
-"""Which file ``-C`` continues (:func:`anyurl.output.plan_target`): the ``.part`` of an
+"""Which file ``-C`` continues (:func:`anyurl.downloads.output.plan_target`): the ``.part`` of an
 interrupted run, else the final file in place, never a link at a remote name."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from anyurl.output import Placement, plan_target
+from anyurl.downloads.output import Placement, plan_target
 
 
 def test_resume_continues_the_final_file_when_there_is_no_part(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """The downloader: limits, retries that resume, stalls, rate cap, cancellation, order.
 
-In-process tests drive :class:`anyurl.downloader.Downloader` with small ``x-`` scheme
+In-process tests drive :class:`anyurl.downloads.downloader.Downloader` with small ``x-`` scheme
 handlers that misbehave on cue (on asyncio and trio). End-to-end tests run
 ``anyurl get`` against :class:`CutServer`, an HTTP/1.1 server in a thread that cuts
 transfers, answers 503, stalls or trickles on purpose, and records every request so
@@ -30,7 +30,7 @@ import pytest
 
 from anyurl import Resolver
 from anyurl.cli.get_cmd import parse_rate, read_url_list
-from anyurl.downloader import (
+from anyurl.downloads.downloader import (
     Downloader,
     DownloadEvents,
     DownloadPolicy,
@@ -38,6 +38,7 @@ from anyurl.downloader import (
     TransferResult,
     is_transient,
 )
+from anyurl.downloads.names import remote_name, safe_name
 from anyurl.errors import (
     AnyURLError,
     ConnectFailed,
@@ -51,7 +52,6 @@ from anyurl.errors import (
     ServerError,
     TransferTimeout,
 )
-from anyurl.names import remote_name, safe_name
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.url import URL, parse
@@ -720,7 +720,7 @@ def test_total_counts_failures_apart_and_a_summary_table_ends_the_run(tmp_path: 
 
 
 def test_write_buffers_are_sized_to_the_body_and_shared_among_transfers() -> None:
-    from anyurl.downloader import WRITE_BUFFER_BUDGET, _PartWriter
+    from anyurl.downloads.downloader import WRITE_BUFFER_BUDGET, _PartWriter
 
     assert _PartWriter.capacity_for(16 << 10, parallel=1) == 16 << 10
     assert _PartWriter.capacity_for(None, parallel=1) == _PartWriter.BATCH

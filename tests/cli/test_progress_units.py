@@ -11,7 +11,7 @@ from rich.console import Console
 
 from anyurl.cli.common import human_bytes
 from anyurl.cli.progress import TransferProgress
-from anyurl.downloader import Job, TransferResult
+from anyurl.downloads.downloader import Job, TransferResult
 from anyurl.errors import RemoteFileNotFound
 from anyurl.resource import ResourceInfo
 from anyurl.url import parse

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from anyurl.names import disposition_filename
+from anyurl.downloads.names import disposition_filename
 from tests.cli.test_curl_options import anyurl, curl
 from tests.integration.test_http import Reply, ScriptedServer, fixed
 

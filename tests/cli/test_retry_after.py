@@ -15,7 +15,7 @@ import pytest
 
 from anyurl import Resolver
 from anyurl.config import Config
-from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job
+from anyurl.downloads.downloader import Downloader, DownloadEvents, DownloadPolicy, Job
 from anyurl.errors import AnyURLError, OptionError
 from anyurl.schemes.http.handler import retry_after_seconds
 from tests.cli.test_curl_options import anyurl, curl

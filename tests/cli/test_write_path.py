@@ -1,4 +1,4 @@
-"""The write path (anyurl.output): nothing on disk is destroyed, no link is followed
+"""The write path (anyurl.downloads.output): nothing on disk is destroyed, no link is followed
 where a remote name is concerned, and refusals come before connecting.
 
 Device targets are device nodes made with os.mknod in a temporary directory (the null
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from anyurl.downloads.output import Placement, open_part, part_size, plan_target
 from anyurl.errors import FileExists, LocalWriteError
-from anyurl.output import Placement, open_part, part_size, plan_target
 from tests.cli.test_get_cli import _env, anyurl
 
 BODY = b"the body of the file\n" * 100
@@ -324,7 +324,7 @@ def test_max_filesize_refuses_an_announced_size_before_writing(tmp_path: Path,
 
 
 def test_a_wais_document_is_saved_under_its_own_name() -> None:
-    from anyurl.names import remote_name
+    from anyurl.downloads.names import remote_name
     from anyurl.protocols import wais
     from anyurl.url import parse
 

@@ -1,4 +1,4 @@
-"""Raw bodies moved by the kernel (anyurl.bulk): every byte, every end, every target.
+"""Raw bodies moved by the kernel (anyurl.net.bulk): every byte, every end, every target.
 
 A raw body (HTTP/1.1 with a Content-Length over plain TCP, FTP in image type) is moved
 from the socket to a file descriptor with ``splice``, or through one buffer where that

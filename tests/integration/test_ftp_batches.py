@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from anyurl.downloader import Downloader, DownloadPolicy, Job
+from anyurl.downloads.downloader import Downloader, DownloadPolicy, Job
 from anyurl.resolver import Resolver
 from anyurl.schemes.ftp.handler import FTPHandler
 from tests.integration.test_ftp import CommandLog, base, config, ftp_peers  # noqa: F401

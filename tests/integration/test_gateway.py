@@ -15,7 +15,7 @@ import pytest
 
 from anyurl.config import Config
 from anyurl.errors import ConnectFailed, LoginDenied, RemoteFileNotFound
-from anyurl.gateways import gateways_from_environ
+from anyurl.net.routing import gateways_from_environ
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes import registry

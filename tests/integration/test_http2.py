@@ -136,7 +136,7 @@ def trust(server: H2Server, monkeypatch: pytest.MonkeyPatch) -> None:
     def create_default_context(*args: object, **kwargs: object) -> ssl.SSLContext:
         return real(cafile=cafile)
 
-    monkeypatch.setattr("anyurl.transport.ssl.create_default_context", create_default_context)
+    monkeypatch.setattr("anyurl.net.transport.ssl.create_default_context", create_default_context)
 
 
 H2 = FetchOptions(schemes=(HTTPOptions(http2=True),))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from anyurl.downloader import Downloader, DownloadPolicy, Job
+from anyurl.downloads.downloader import Downloader, DownloadPolicy, Job
 from anyurl.errors import AnyURLError, RemoteFileNotFound
 from anyurl.options import HTTPOptions
 from anyurl.resolver import Resolver

@@ -153,8 +153,8 @@ def test_a_partial_file_leaves_the_batch_and_is_continued(
         server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A resuming run batches a tree's jobs; one whose staged ``.part`` holds bytes (a
     crawl killed while writing it) is continued with a range request of its own."""
-    from anyurl.downloader import Downloader, DownloadPolicy, Job
-    from anyurl.output import staged_part
+    from anyurl.downloads.downloader import Downloader, DownloadPolicy, Job
+    from anyurl.downloads.output import staged_part
     from tests.hostile.test_mirror_hostile import ranged
 
     body = b"0123456789" * 100

@@ -310,7 +310,7 @@ async def test_a_server_mis_answering_one_at_a_time_fails_that_url() -> None:
 
 
 async def test_downloader_pipelines_a_groups_articles_into_files(tmp_path: Path) -> None:
-    from anyurl.downloader import Downloader, DownloadPolicy, Job
+    from anyurl.downloads.downloader import Downloader, DownloadPolicy, Job
 
     async with loopback(many(40)) as backend, Resolver(backend.config()) as r:
         jobs = [Job(backend.nntp(f"{SAMPLE_GROUP}/{n}"), tmp_path / f"a{n}")

@@ -44,7 +44,7 @@ def _sha(blob: bytes) -> str:
 
 
 def test_assign_keeps_each_host_on_one_worker() -> None:
-    from anyurl.scale import assign, shard_key
+    from anyurl.mirror.scale import assign, shard_key
 
     urls = [f"http://h{i % 7}.example:80/f{i}" for i in range(70)]
     workers = ["tcp://10.0.0.2:1", "tcp://10.0.0.1:1"]
@@ -58,7 +58,7 @@ def test_assign_keeps_each_host_on_one_worker() -> None:
 
 
 def test_fetch_many_on_two_workers(cluster: Any, peers: Any, tmp_path: Path) -> None:
-    from anyurl.scale import fetch_many_dask, shard_key
+    from anyurl.mirror.scale import fetch_many_dask, shard_key
 
     names = [f"many/file{i:03d}.txt" for i in range(0, 40)]
     urls = [peers["nginx"].url(n) for n in names] + [peers["vsftpd"].url(n) for n in names] \
@@ -98,7 +98,7 @@ def test_get_cli_with_dask(cluster: Any, peers: Any, tmp_path: Path) -> None:
 
 def test_mirror_on_the_cluster_resumes_without_refetching(cluster: Any, peers: Any,
                                                          tmp_path: Path) -> None:
-    from anyurl.scale import mirror_dask
+    from anyurl.mirror.scale import mirror_dask
 
     start = [peers["vsftpd"].url("pub/"), peers["pygopherd"].url("1/pub")]
     options = {"wait": 0.0}
@@ -129,7 +129,7 @@ def test_mirror_on_the_cluster_copies_a_site_and_a_newsgroup_with_warc(
     group, each on the worker that owns its host, each with its own WARC file."""
     from warcio.archiveiterator import ArchiveIterator
 
-    from anyurl.scale import mirror_dask
+    from anyurl.mirror.scale import mirror_dask
 
     nginx, news = peers["nginx"], peers["leafnode"]
     start = [nginx.url("pub/"), f"nntp://{news.host}:{news.port}/anyurl.test"]
@@ -160,7 +160,7 @@ def test_links_to_another_host_go_to_its_owner(cluster: Any, peers: Any,
                                                tmp_path: Path) -> None:
     """--span-hosts on the cluster: a page on one host links to files on nginx; the
     nginx files are fetched by the worker that owns nginx, in a later round."""
-    from anyurl.scale import mirror_dask, shard_key
+    from anyurl.mirror.scale import mirror_dask, shard_key
     from tests.integration.test_http import Reply, ScriptedServer
 
     nginx = peers["nginx"]
@@ -193,7 +193,7 @@ def test_a_mirror_survives_a_killed_worker_without_refetching(peers: Any,
     import time
 
     from anyurl.mirror.engine import MANIFEST_NAME, STATE_NAME
-    from anyurl.scale import mirror_dask, shard_key
+    from anyurl.mirror.scale import mirror_dask, shard_key
 
     peer = peers["vsftpd"]
     start = peer.url("many/")
@@ -252,7 +252,7 @@ def test_a_mirror_survives_a_killed_worker_without_refetching(peers: Any,
 def test_assign_balances_hosts_by_their_urls() -> None:
     """Eight equal hosts on eight workers: one each (a hash gave [2,1,1,1,1,1,1,0]);
     unequal hosts: the biggest first, each to the least loaded worker."""
-    from anyurl.scale import assign, chunks, shard_key
+    from anyurl.mirror.scale import assign, chunks, shard_key
 
     workers = [f"tcp://10.0.0.{i}:1" for i in range(8)]
     urls = [f"http://h{h}.example/f{i}" for h in range(8) for i in range(100)]
@@ -268,7 +268,7 @@ def test_assign_balances_hosts_by_their_urls() -> None:
 
 def test_fetch_many_cuts_a_host_into_tasks(cluster: Any, peers: Any, tmp_path: Path) -> None:
     """A host's URLs in several tasks, one after the other: every URL once."""
-    from anyurl.scale import fetch_many_dask
+    from anyurl.mirror.scale import fetch_many_dask
 
     urls = [peers["nginx"].url(f"many/file{i:03d}.txt") for i in range(30)]
     results = fetch_many_dask(urls, cluster, tmp_path, retry=1, chunk=7)

@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from anyurl.downloader import Job, _Watch
+from anyurl.downloads.downloader import Job, _Watch
 from anyurl.errors import LocalWriteError, TransferTimeout
 
 
@@ -37,7 +37,7 @@ async def test_a_time_limit_still_cancels() -> None:
 
 
 def test_a_runs_directory_is_checked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from anyurl import output
+    from anyurl.downloads import output
 
     calls: list[Path] = []
     check = output._check_directory

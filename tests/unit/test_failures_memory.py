@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 
 from anyurl.config import Config
-from anyurl.downloader import Downloader, DownloadPolicy, Job
+from anyurl.downloads.downloader import Downloader, DownloadPolicy, Job
 from anyurl.errors import RemoteFileNotFound
 from anyurl.resource import Resource
 from anyurl.schemes.base import FetchOptions

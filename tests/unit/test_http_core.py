@@ -12,7 +12,7 @@ from anyurl.errors import (
     ServerError,
     URLError,
 )
-from anyurl.gateways import gateway_for, gateways_from_environ, parse_gateway, proxy_bypassed
+from anyurl.net.routing import gateway_for, gateways_from_environ, parse_gateway, proxy_bypassed
 from anyurl.options import HTTPOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions

@@ -32,7 +32,7 @@ from anyurl.schemes.file.handler import FileHandler
 from anyurl.schemes.ftp.handler import FTPHandler
 from anyurl.schemes.gopher.handler import GopherHandler
 from anyurl.schemes.http import HTTPHandler
-from anyurl.schemes.http.links import MAX_HTML
+from anyurl.schemes.http.html_links import MAX_HTML
 from anyurl.schemes.news.handler import NewsHandler
 from anyurl.schemes.prospero.handler import ProsperoHandler
 from anyurl.schemes.telnet.handler import TelnetHandler

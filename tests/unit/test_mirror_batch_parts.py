@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from anyurl.downloads.output import held_directories, open_directory
 from anyurl.errors import LocalWriteError
 from anyurl.mirror.state import CrawlState, Done, Failed, Saved
-from anyurl.output import held_directories, open_directory
 
 
 def test_a_batch_is_one_servers_oldest_urls_and_skips_a_busy_host(tmp_path: Path) -> None:

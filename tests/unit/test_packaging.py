@@ -73,7 +73,7 @@ def test_the_test_and_dev_extras_install_every_optional_package():
 
 def test_the_library_imports_none_of_the_optional_packages():
     result = _run_without(set(), (
-        "import anyurl, anyurl.resolver, anyurl.downloader, anyurl.cli.main\n"
+        "import anyurl, anyurl.resolver, anyurl.downloads.downloader, anyurl.cli.main\n"
         "print(sorted(m for m in ('rich', 'warcio', 'cdxj_indexer', 'dask', 'trio', 'h2',"
         " 'brotli', 'zstandard') if m in sys.modules))"))
     assert result.returncode == 0, result.stderr
@@ -116,7 +116,7 @@ def test_no_bars_without_rich(monkeypatch):
 def test_warc_output_without_warcio_names_the_extra(tmp_path):
     result = _run_without({"warcio"}, (
         "from anyurl.errors import OptionError\n"
-        "try:\n    import anyurl.warc\n"
+        "try:\n    import anyurl.downloads.warc\n"
         "except OptionError as exc:\n    print(exc.exit_code, exc, '|', exc.hint)\n"))
     assert result.returncode == 0, result.stderr
     assert "warcio" in result.stdout and "anyurl[warc]" in result.stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from anyurl.config import Config
-from anyurl.downloader import _CONFIG_FIELDS, DownloadPolicy
+from anyurl.downloads.downloader import _CONFIG_FIELDS, DownloadPolicy
 
 
 def test_the_shared_settings_are_the_configs() -> None:

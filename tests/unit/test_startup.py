@@ -28,8 +28,9 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 HEAVY = (
     "email", "http.cookiejar", "urllib.request", "html.parser", "json", "difflib",
     "hashlib", "mimetypes", "secrets", "getpass", "rich", "warcio", "h2", "trio",
-    "anyurl.cookies", "anyurl.warc", "anyurl.links", "anyurl.url.text", "anyurl.mirror",
-    "anyurl.scale", "anyurl.cli.progress", "anyurl.cli.hints", "anyurl.schemes.http.links",
+    "anyurl.cookies", "anyurl.downloads.warc", "anyurl.links", "anyurl.url.text",
+    "anyurl.mirror", "anyurl.mirror.scale", "anyurl.cli.progress", "anyurl.cli.hints",
+    "anyurl.schemes.http.html_links",
     "anyurl.schemes.http.http2", "anyurl.protocols",
     # the other schemes' handlers (modules today, packages tomorrow)
     "anyurl.schemes.ftp", "anyurl.schemes.gopher", "anyurl.schemes.news",
@@ -39,7 +40,7 @@ HEAVY = (
 
 #: The command-line start that ``--version`` and every command pay.
 NOT_AT_IMPORT = ("asyncio", "anyio", "h11", "ssl", "anyurl.cli.get_cmd",
-                 "anyurl.downloader", "anyurl.resolver", "anyurl.schemes.http")
+                 "anyurl.downloads.downloader", "anyurl.resolver", "anyurl.schemes.http")
 
 
 def _loaded(code: str) -> tuple[set[str], bytes]:

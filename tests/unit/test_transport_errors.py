@@ -8,7 +8,7 @@ import ssl
 import anyio
 import pytest
 
-from anyurl.downloader import is_transient
+from anyurl.downloads.downloader import is_transient
 from anyurl.errors import (
     AnyURLError,
     ConnectFailed,
@@ -19,7 +19,7 @@ from anyurl.errors import (
     TLSHandshakeFailed,
     TransferTimeout,
 )
-from anyurl.transport import CONNECT_ERRORS, STREAM_ERRORS, _stream_error, _tls_error, map_error
+from anyurl.net.transport import CONNECT_ERRORS, STREAM_ERRORS, _stream_error, _tls_error, map_error
 from anyurl.url import parse
 
 URL = parse("ftp://joe:s3cret@ftp.example/pub/file")

@@ -1,4 +1,4 @@
-"""anyurl.warc without a network: archives written here are read back with warcio.
+"""anyurl.downloads.warc without a network: archives written here are read back with warcio.
 
 Every file is checked the ways an archivist would: warcio's ``ArchiveIterator`` with
 digest checking (the bytes of each payload compared exactly), ``warcio check`` and
@@ -24,9 +24,9 @@ from typing import Any, BinaryIO
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
+from anyurl.downloads.warc import CONFORMS_TO, DEFAULT_SOFTWARE, MASK, WARCOutput, mask_dialogue
 from anyurl.resource import ResourceInfo
 from anyurl.url import parse
-from anyurl.warc import CONFORMS_TO, DEFAULT_SOFTWARE, MASK, WARCOutput, mask_dialogue
 
 GET_URL = "http://alice:****@www.example.org/docs/index.html"
 HEAD_URL = "https://www.example.org/big.iso"

@@ -1,4 +1,4 @@
-"""anyurl.warc beyond one write: revisit records, rolled archives, resumed files, CDXJ.
+"""anyurl.downloads.warc beyond one write: revisit records, rolled archives, resumed files, CDXJ.
 
 Each archive is read back with warcio (``ArchiveIterator``, ``warcio check``) and each
 index line parsed, as a replay tool would.
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from warcio.archiveiterator import ArchiveIterator
 
-from anyurl.warc import REVISIT_PROFILE, WARCOutput, series, write_cdxj
+from anyurl.downloads.warc import REVISIT_PROFILE, WARCOutput, series, write_cdxj
 
 from .test_warc import warcio_command
 

@@ -1,7 +1,7 @@
 """``anyurl get``: fetch URLs to stdout or to files, as curl, wget and aria2 users expect.
 
 One URL streams to stdout unless ``-o FILE`` or ``-O`` is given. Many URLs (on the
-command line, or from ``-i FILE``) run through :class:`anyurl.downloader.Downloader`:
+command line, or from ``-i FILE``) run through :class:`anyurl.downloads.downloader.Downloader`:
 ``-Z N`` at once with at most ``--per-host`` to one host, each retried on transient
 failures (``--retry``) from where it stopped, bounded by ``--max-time`` and
 ``--stall-timeout``, capped by ``--limit-rate``. Files are written as ``FILE.part``
@@ -51,7 +51,14 @@ from anyurl.cli.get_request import (
 from anyurl.cli.scheme_options import add_scheme_arguments
 from anyurl.cli.suggest import looks_like_a_word, suggest
 from anyurl.cli.terminal import wanted
-from anyurl.downloader import Downloader, DownloadEvents, DownloadPolicy, Job, TransferResult
+from anyurl.downloads.downloader import (
+    Downloader,
+    DownloadEvents,
+    DownloadPolicy,
+    Job,
+    TransferResult,
+)
+from anyurl.downloads.names import disposition_filename, remote_name, safe_name
 from anyurl.errors import (
     Aborted,
     AnyURLError,
@@ -61,7 +68,6 @@ from anyurl.errors import (
     URLError,
     URLSyntaxError,
 )
-from anyurl.names import disposition_filename, remote_name, safe_name
 from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
@@ -362,8 +368,8 @@ def output_path(request: GetRequest, url: URL, index: int = 0) -> Path | None:
 
 def name_from_header(request: GetRequest, result: TransferResult) -> None:
     """``-J``: give a completed file the name of the response's ``Content-Disposition``
-    (:func:`anyurl.names.disposition_filename`, made safe by
-    :func:`~anyurl.names.safe_name`), else the URL's as ``-O`` names it. An existing
+    (:func:`anyurl.downloads.names.disposition_filename`, made safe by
+    :func:`~anyurl.downloads.names.safe_name`), else the URL's as ``-O`` names it. An existing
     file of that name is kept (73; the download is removed), unless ``--clobber``: then
     it is replaced, a symbolic link there too, never written through."""
     temporary = result.job.target
@@ -559,7 +565,7 @@ class _Archive:
     stdout, from a copy taken as they are written (stdout jobs run one after another)."""
 
     def __init__(self, path: str):
-        from anyurl.warc import WARCOutput
+        from anyurl.downloads.warc import WARCOutput
 
         self.out = WARCOutput(path)
         self.dialogues: dict[int, list[str]] = {}
@@ -648,7 +654,7 @@ class _Stdout:
             raise
 
     def fileno(self) -> int:
-        """stdout's descriptor: a raw body is moved into it by the kernel (anyurl.bulk);
+        """stdout's descriptor: a raw body is moved into it by the kernel (anyurl.net.bulk);
         none while bodies are checked for binary bytes (they must pass :meth:`write`)."""
         if self.refuse_binary:
             raise OSError("stdout is a terminal: bodies are checked, not moved")
@@ -858,14 +864,14 @@ def _report_interrupt(jobs: list[Job]) -> int:
 
 
 def _fetch_on_dask(request: GetRequest) -> int:
-    """``--dask``: the URLs sharded by host over the cluster's workers (anyurl.scale)."""
+    """``--dask``: the URLs sharded by host over the cluster's workers (anyurl.mirror.scale)."""
     config, urls = request.config, list(request.urls)
     if not request.remote_name:
         print("anyurl: --dask saves files on the workers: add -O (and --output-dir DIR "
               "on storage they share)", file=sys.stderr)
         return 2
     try:
-        from anyurl.scale import fetch_many_dask
+        from anyurl.mirror.scale import fetch_many_dask
     except ImportError:  # pragma: no cover - the dask extra is missing
         print("anyurl: --dask needs Dask: pip install 'anyurl[dask]'", file=sys.stderr)
         return 2

@@ -322,7 +322,7 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
     if not urls:
         print("anyurl: --dask needs the start URLs", file=sys.stderr)
         return 2
-    from anyurl.scale import mirror_dask
+    from anyurl.mirror.scale import mirror_dask
 
     fields = {k: getattr(options, k) for k in (
         "max_depth", "include", "exclude", "span_hosts", "robots", "parallel", "per_host",

@@ -37,7 +37,7 @@ from rich.text import Text
 
 from anyurl.cli.common import escape_controls, human_bytes
 from anyurl.cli.terminal import wanted
-from anyurl.downloader import DownloadEvents, Job, TransferResult
+from anyurl.downloads.downloader import DownloadEvents, Job, TransferResult
 from anyurl.resource import ResourceInfo
 
 __all__ = ["TransferProgress", "wanted"]

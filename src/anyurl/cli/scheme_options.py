@@ -273,7 +273,7 @@ def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
     gateways = dict(config.gateways)
     proxy = getattr(args, "proxy", None)
     if proxy is not None:
-        from anyurl.gateways import gateway_schemes, parse_gateway
+        from anyurl.net.routing import gateway_schemes, parse_gateway
 
         if proxy.strip():
             parse_gateway(proxy)  # a malformed one is refused before anything is sent

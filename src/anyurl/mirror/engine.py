@@ -8,7 +8,7 @@ Each URL passes the resolver's one gate (port policy, registry, gateways) when i
 is opened, robots.txt for HTTP, and the per-host politeness (at most ``per_host``
 connections at once; with ``wait`` seconds between two requests to a host, one URL at a
 time); it is fetched by the
-:class:`~anyurl.downloader.Downloader` into its place in the tree (retries with backoff,
+:class:`~anyurl.downloads.downloader.Downloader` into its place in the tree (retries with backoff,
 partial files, kept in ``<root>/.anyurl-partial/``, continued after a kill,
 ``--limit-rate``) as the server sent it
 (``FetchOptions(raw=True)``: a menu or listing is saved as served). A resource that lists
@@ -45,7 +45,7 @@ from urllib.parse import urljoin
 
 import anyio
 
-from anyurl.downloader import (
+from anyurl.downloads.downloader import (
     JOBS_PER_LANE,
     Downloader,
     DownloadEvents,
@@ -53,6 +53,7 @@ from anyurl.downloader import (
     Job,
     TransferResult,
 )
+from anyurl.downloads.output import held_directories, open_directory, open_in_tree
 from anyurl.errors import AnyURLError, LocalWriteError
 from anyurl.links import Link
 from anyurl.mirror.paths import crawl_of, index_name, local_path
@@ -69,7 +70,6 @@ from anyurl.mirror.robots import Robots
 from anyurl.mirror.scope import Scope, canonical
 from anyurl.mirror.state import CrawlState, Done, Entry, Failed, Saved, Unchanged
 from anyurl.options import FTPOptions, GopherOptions, HTTPOptions, SchemeOptions
-from anyurl.output import held_directories, open_directory, open_in_tree
 from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
@@ -79,7 +79,7 @@ from anyurl.schemes.registry import spec_for
 from anyurl.url import URL, GopherPath, mask
 
 if TYPE_CHECKING:
-    from anyurl.warc import WARCOutput, Written
+    from anyurl.downloads.warc import WARCOutput, Written
 
 __all__ = ["MAX_PAGE", "STATE_NAME", "Mirror", "MirrorOptions", "MirrorSummary", "Redirected"]
 
@@ -195,7 +195,7 @@ class Mirror:
                  owns: Callable[[URL], bool] | None = None):
         self.resolver = resolver
         #: Which URLs this crawl fetches itself (None: all in scope); the others are
-        #: handed back in :attr:`MirrorSummary.foreign` (anyurl.scale shards by host).
+        #: handed back in :attr:`MirrorSummary.foreign` (anyurl.mirror.scale shards by host).
         self.owns = owns
         self.options = options
         self.progress = progress
@@ -261,7 +261,7 @@ class Mirror:
                 clobber=True, create_dirs=True)
             self.downloader = Downloader(self.resolver, policy, events=_Events(self._fetched))
             if self.options.warc is not None:
-                from anyurl.warc import WARCOutput
+                from anyurl.downloads.warc import WARCOutput
 
                 _refuse_link(self.options.warc, "WARC file")
                 end = state.warc_end()
@@ -770,7 +770,7 @@ class Mirror:
         (the caller holds the WARC lock); an HTTP revisit keeps the new response head."""
         warc = self._warc
         assert warc is not None
-        from anyurl.warc import Written
+        from anyurl.downloads.warc import Written
 
         record_id, uri, date, digest = refers
         earlier = Written(record_id, uri, date, digest, warc.path, 0)
@@ -947,7 +947,7 @@ def cdxj_path(warc: Path) -> Path:
 
 
 def _index(warcs: list[Path], target: Path) -> Path:
-    from anyurl.warc import write_cdxj
+    from anyurl.downloads.warc import write_cdxj
 
     return write_cdxj(warcs, target)
 
@@ -975,7 +975,8 @@ def _refuse_link(path: Path, what: str) -> None:
 def _into_directory(root: Path, path: Path, index: str) -> Path:
     """Move a listing saved as a file (``pub``) to ``pub/<index>``: what it lists goes in
     ``pub/`` (an FTP or Gopher directory named without its final ``/``). Every step from
-    a descriptor of the directory, reached without following links (:mod:`anyurl.output`)."""
+    a descriptor of the directory, reached without following links
+    (:mod:`anyurl.downloads.output`)."""
     parent = open_directory(root, path.parent)
     try:
         temporary = path.name + ".anyurl-moving"

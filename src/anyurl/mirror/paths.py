@@ -3,7 +3,7 @@
 The tree mirrors the URLs: each path segment as the scheme splits it (FTP's CWD
 segments, an HTTP path, a Gopher selector without its type character, an NNTP group and
 article number), decoded, and made safe as ``-O`` makes a name
-(:func:`anyurl.names.safe_name`: no ``/``, no leading dots, no control characters), so
+(:func:`anyurl.downloads.names.safe_name`: no ``/``, no leading dots, no control characters), so
 a URL can never place a file outside the mirror. What lists other things (an FTP
 listing, a Gopher menu, an HTTP directory URL ending in ``/``, a news group) is saved
 inside its directory under an index name: ``.listing``, ``gophermap``, ``index.html``,
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from anyurl.names import safe_name
+from anyurl.downloads.names import safe_name
 from anyurl.schemes.registry import spec_for
 from anyurl.schemes.spec import Crawl
 from anyurl.url import DEFAULT_PORTS, URL

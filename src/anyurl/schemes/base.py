@@ -12,7 +12,7 @@ Two things come from the resolver when it creates a handler:
   permitted connection (registry, section 6 port policy, gateway routing). A handler
   that acts on another URL (an HTTP redirect, a Prospero access method, a gateway's
   inner URL) asks the gate; it never reads the registry or builds a handler itself;
-* the :class:`~anyurl.transport.Dialer` its connections are opened with: direct, or
+* the :class:`~anyurl.net.transport.Dialer` its connections are opened with: direct, or
   through a gateway's CONNECT tunnel when the handler runs inside one.
 """
 
@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, TypeVar
 
 from anyurl.config import Config
 from anyurl.errors import AnyURLError, OptionError
+from anyurl.net.transport import DIRECT, Dialer
 from anyurl.options import SchemeOptions
 from anyurl.resource import Resource, ResourceInfo
-from anyurl.transport import DIRECT, Dialer
 from anyurl.url import URL
 
 if TYPE_CHECKING:  # links are a mirror's: not imported by every start

@@ -20,7 +20,7 @@ same from the environment (``http_proxy``, ``https_proxy``, ``ftp_proxy``,
 ``no_proxy``) as curl and Lynx do; like curl it reads only the lower-case
 ``http_proxy`` (a CGI program's ``HTTP_PROXY`` comes from a request header).
 
-The policy (which URL goes through which gateway) is :mod:`anyurl.gateways`; the
+The policy (which URL goes through which gateway) is :mod:`anyurl.net.routing`; the
 resolver's gate applies it once per URL and dispatches here.
 """
 
@@ -30,8 +30,9 @@ from collections.abc import Callable
 
 from anyurl.config import Config
 from anyurl.errors import AnyURLError
-from anyurl.gateways import Gateway, gateway_for
 from anyurl.links import Link
+from anyurl.net.routing import Gateway, gateway_for
+from anyurl.net.transport import DIRECT, Dialer, Stream
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.schemes.http import (
@@ -42,7 +43,6 @@ from anyurl.schemes.http import (
     direct_route,
     open_tunnel,
 )
-from anyurl.transport import DIRECT, Dialer, Stream
 from anyurl.url import URL
 
 __all__ = ["GatewayHandler"]
@@ -73,7 +73,7 @@ class GatewayHandler(SchemeHandler):
     """Fetches URLs of any scheme through one gateway (RFC 1738 section 4).
 
     The resolver's gate decides, once per URL, that a gateway serves it
-    (:func:`anyurl.gateways.gateway_for`) and sends it here; there is one instance per
+    (:func:`anyurl.net.routing.gateway_for`) and sends it here; there is one instance per
     gateway. In GET mode (and for http URLs) the HTTP machinery of :class:`HTTPHandler`
     does the work with a route to the gateway; in tunnel mode the scheme's own handler
     runs with a :class:`Dialer` holding the gateway's tunnel. That handler comes from the

@@ -1,7 +1,7 @@
 """Replay: the records of WARC files written by ``anyurl mirror --warc``, as the gateway
 shows them, with no network at all.
 
-What the mirror writes (:mod:`anyurl.warc`, docs/mirror.md): an HTTP exchange is a
+What the mirror writes (:mod:`anyurl.downloads.warc`, docs/mirror.md): an HTTP exchange is a
 ``response`` record (and a ``request`` one), every other scheme a ``resource`` record with
 the bytes as the server sent them followed by a ``metadata`` record holding the protocol
 dialogue, and a refresh records an unchanged payload as a ``revisit`` naming the record

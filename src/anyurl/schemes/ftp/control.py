@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import anyio
 
 from anyurl.config import Config
-from anyurl.credentials import netrc_entry
 from anyurl.errors import (
     AnyURLError,
     ConnectFailed,
@@ -37,6 +36,8 @@ from anyurl.errors import (
     ServerError,
     URLError,
 )
+from anyurl.net.credentials import netrc_entry
+from anyurl.net.transport import Dialer, Stream
 from anyurl.options import FTPOptions
 from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.ftp import (
@@ -50,7 +51,6 @@ from anyurl.protocols.ftp import (
     parse_257,
 )
 from anyurl.schemes.base import FetchOptions, Trace
-from anyurl.transport import Dialer, Stream
 from anyurl.url import URL
 
 __all__ = [

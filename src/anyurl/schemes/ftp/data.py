@@ -10,7 +10,7 @@ port a server names obeys section 6 like a URL's: a well-known port of another p
 is refused unless ``Config.allowed_ports`` allows it.
 
 A :class:`Transfer` streams the data connection (TYPE A decoded to local line ends, TYPE
-I untouched, or as the raw body :mod:`anyurl.bulk` moves in the kernel) and then settles
+I untouched, or as the raw body :mod:`anyurl.net.bulk` moves in the kernel) and then settles
 the control connection: a transfer whose final reply is not 2yz is
 :class:`~anyurl.errors.PartialTransfer` (18). A transfer that completed gives its control
 connection back for reuse; one cut short sends ABOR and QUIT.
@@ -23,10 +23,11 @@ from contextlib import AsyncExitStack
 
 import anyio
 
-from anyurl.bulk import RawBody
 from anyurl.config import Config
 from anyurl.errors import ConnectFailed, PartialTransfer, PolicyRefused, ProtocolError
-from anyurl.ports import BAD_PORTS
+from anyurl.net.bulk import RawBody
+from anyurl.net.ports import BAD_PORTS
+from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Dialer, Listener, Stream, open_listener
 from anyurl.protocols.common import RemoteProtocolError
 from anyurl.protocols.ftp import (
     ASCIIDecoder,
@@ -39,7 +40,6 @@ from anyurl.protocols.ftp import (
 )
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.ftp.control import Control, refused, weird
-from anyurl.transport import DEFAULT_RECEIVE_SIZE, Dialer, Listener, Stream, open_listener
 from anyurl.url import URL
 
 __all__ = ["DataChannel", "Transfer", "open_data"]
@@ -144,7 +144,7 @@ class Transfer:
     def resource(self, info: ResourceInfo, *, bulk: bool = False) -> Resource:
         """The transfer as a resource. With ``bulk``, image type on plain TCP also offers
         the data connection as a raw body: its bytes are the file's, to be moved by the
-        kernel up to the server's close (:mod:`anyurl.bulk`)."""
+        kernel up to the server's close (:mod:`anyurl.net.bulk`)."""
         raw = None
         if bulk and self.decoder is None and self.data.plain_socket is not None:
             raw = RawBody(self.data, b"", None, self.settle)

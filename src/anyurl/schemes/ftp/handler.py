@@ -45,6 +45,7 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.links import Link
+from anyurl.net.transport import DIRECT, Dialer, Stream
 from anyurl.options import FTPOptions
 from anyurl.protocols.common import LocalProtocolError
 from anyurl.protocols.ftp import (
@@ -71,7 +72,6 @@ from anyurl.schemes.ftp.control import (
 from anyurl.schemes.ftp.data import DataChannel, Transfer, open_data
 from anyurl.schemes.ftp.listings import list_directory, listing_links, listing_verbs
 from anyurl.schemes.ftp.pool import ControlPool
-from anyurl.transport import DIRECT, Dialer, Stream
 from anyurl.url import URL, FTPPath
 
 __all__ = ["FTPHandler"]
@@ -402,7 +402,7 @@ class FTPHandler(SchemeHandler):
         )
         decoder = ASCIIDecoder() if retrieval.mode == "A" else None
         transfer = Transfer(self._release, control, data, decoder, url, final)
-        # Image type on plain TCP may go to anyurl.bulk as the raw body.
+        # Image type on plain TCP may go to anyurl.net.bulk as the raw body.
         return transfer.resource(info, bulk=True)
 
     def _resume_check(self, url: URL, offset: int, size: int | None, retrieval: Retrieval,

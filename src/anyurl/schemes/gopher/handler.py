@@ -36,7 +36,6 @@ from typing import Any
 
 import anyio
 
-from anyurl.bulk import RawBody
 from anyurl.errors import (
     AnyURLError,
     PartialTransfer,
@@ -46,6 +45,8 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.links import FILE, PAGE, Link, checked
+from anyurl.net.bulk import RawBody
+from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Stream
 from anyurl.options import GopherOptions
 from anyurl.protocols.gopher import (
     MENU_TYPES,
@@ -74,7 +75,6 @@ from anyurl.protocols.gopher import (
 from anyurl.resource import Resource, ResourceExtra, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.gopher.render import render_attributes, render_menu
-from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
 from anyurl.url import URL, GopherPath, quote
 from anyurl.url.charset import UCHAR_PLAIN, display
 
@@ -630,7 +630,7 @@ class GopherHandler(SchemeHandler):
         if (end is None and exchange.header is None and exchange.reader.framing is Framing.CLOSE
                 and exchange.stream.plain_socket is not None):
             # A gopher0 binary item: after the peek, the bytes up to the server's close
-            # are the file's, moved by the kernel (anyurl.bulk).
+            # are the file's, moved by the kernel (anyurl.net.bulk).
             stream = exchange.stream
 
             async def finish(moved: int) -> None:

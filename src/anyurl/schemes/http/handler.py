@@ -48,8 +48,8 @@ from urllib.parse import unquote, urljoin
 import anyio
 import h11
 
-from anyurl.bulk import RawBody
 from anyurl.config import Config
+from anyurl.downloads.names import disposition_filename
 from anyurl.errors import (
     AnyURLError,
     BadContentEncoding,
@@ -66,7 +66,9 @@ from anyurl.errors import (
     UnsupportedScheme,
     URLError,
 )
-from anyurl.names import disposition_filename
+from anyurl.net.bulk import RawBody
+from anyurl.net.tls import make_ssl_context
+from anyurl.net.transport import DIRECT, Dialer
 from anyurl.options import HTTPOptions
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
@@ -104,8 +106,6 @@ from anyurl.schemes.http.routes import (
     request_target,
 )
 from anyurl.schemes.http.tunnel import tunnel_to
-from anyurl.tls import make_ssl_context
-from anyurl.transport import DIRECT, Dialer
 from anyurl.url import URL, HTTPPath, parse
 
 if TYPE_CHECKING:  # links are a mirror's: not imported by every start
@@ -206,7 +206,7 @@ class HTTPHandler(SchemeHandler):
     def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
         """An HTML page's links (:mod:`.links`): anchors, frames, images, scripts, style
         sheets, resolved against ``<base href>`` or the final URL; [] for other types."""
-        from anyurl.schemes.http.links import html_links  # html.parser: a mirror's only
+        from anyurl.schemes.http.html_links import html_links  # html.parser: a mirror's only
 
         return html_links(info, body)
 
@@ -289,7 +289,7 @@ class HTTPHandler(SchemeHandler):
         with the origin they may be sent to."""
         if url.user is None:
             if http.netrc and url.host:
-                from anyurl.credentials import netrc_entry
+                from anyurl.net.credentials import netrc_entry
 
                 entry = netrc_entry(self.config, url.host, self.warn)
                 if entry is not None:
@@ -795,7 +795,7 @@ class HTTPHandler(SchemeHandler):
 
     def _raw_body(self, end: _BodyEnd, response: Response) -> RawBody | None:
         """The body as bytes on the socket, for a move without Python (HTTP/1.1 with a
-        Content-Length over plain TCP): see :mod:`anyurl.bulk`."""
+        Content-Length over plain TCP): see :mod:`anyurl.net.bulk`."""
         conn = end.conn
         if not isinstance(conn, HTTP11Connection | Exchange):
             return None

@@ -16,10 +16,10 @@ from typing import Any
 import h11
 
 from anyurl.errors import AnyURLError, ConnectionLost, PartialTransfer, ProtocolError
+from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Stream
 from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.interfaces import Body, Response
 from anyurl.schemes.http.routes import Route
-from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
 
 __all__ = ["DRAIN_LIMIT", "HTTP11Connection"]
 
@@ -138,7 +138,7 @@ class HTTP11Connection:
 
     def raw_body(self, response: Response) -> tuple[bytes, int] | None:
         """(bytes already read, bytes still on the socket) of a counted body that can
-        be moved without Python (:mod:`anyurl.bulk`), else None. After the move,
+        be moved without Python (:mod:`anyurl.net.bulk`), else None. After the move,
         :meth:`raw_done` settles the connection as :meth:`_counted_body` does."""
         length = self._counted_length(response)
         if length is None or self.stream.plain_socket is None:

@@ -48,9 +48,9 @@ import h2.settings
 from h2.errors import ErrorCodes
 
 from anyurl.errors import AnyURLError, ConnectionLost, PartialTransfer, ProtocolError
+from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Stream
 from anyurl.schemes.http.interfaces import Body, Response
 from anyurl.schemes.http.routes import Route
-from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
 
 __all__ = [
     "ALPN_PROTOCOLS",

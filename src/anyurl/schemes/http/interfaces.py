@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
+from anyurl.net.transport import Stream
 from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.routes import Route
-from anyurl.transport import Stream
 
 __all__ = ["Body", "Connection", "Response"]
 

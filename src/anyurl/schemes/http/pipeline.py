@@ -12,7 +12,7 @@ response reader. This module has two parts:
   ended by a bare LF, a transfer coding other than ``chunked``, an obsolete line
   folding) is :class:`Malformed`, and the handler then serves that server one request at
   a time through h11, which decides what the response means.
-* :class:`PipelinedConnection`: the reader over a :class:`~anyurl.transport.Stream`,
+* :class:`PipelinedConnection`: the reader over a :class:`~anyurl.net.transport.Stream`,
   and :class:`Exchange`, one response of it shaped as the handler's
   :class:`~.interfaces.Connection`, so the handler's response logic (status errors,
   resume, decoding, HEAD, the kernel move of big bodies) is the one of
@@ -42,9 +42,9 @@ from anyurl.errors import (
     ProtocolError,
     StreamClosed,
 )
+from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Stream
 from anyurl.schemes.http.interfaces import Response
 from anyurl.schemes.http.routes import Route
-from anyurl.transport import DEFAULT_RECEIVE_SIZE, Stream
 from anyurl.url import URL
 
 __all__ = [
@@ -452,7 +452,7 @@ class Exchange:
     def raw_body(self, response: Response) -> tuple[bytes, int] | None:
         """(bytes already read, bytes still on the socket) of a counted body of at least
         :data:`DRAIN_LIMIT` bytes whose bytes after the buffer are all its own, for a
-        move by the kernel (:mod:`anyurl.bulk`); :meth:`raw_done` settles it after."""
+        move by the kernel (:mod:`anyurl.net.bulk`); :meth:`raw_done` settles it after."""
         reader = self.pipe.reader
         if (reader.mode != "length" or reader.left < DRAIN_LIMIT or self.detached
                 or self.stream.plain_socket is None or len(reader.buffer) > reader.left):

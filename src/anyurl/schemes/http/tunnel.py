@@ -1,8 +1,8 @@
 """CONNECT tunnels through an HTTP gateway (RFC 1738 section 4's tunnel mode).
 
 :func:`open_tunnel` asks a gateway to ``CONNECT host:port`` and returns the raw stream;
-:func:`tunnel_to` wraps it as a :class:`~anyurl.transport.Tunnel`, which a
-:class:`~anyurl.transport.Dialer` holds so that every connection of a handler goes
+:func:`tunnel_to` wraps it as a :class:`~anyurl.net.transport.Tunnel`, which a
+:class:`~anyurl.net.transport.Dialer` holds so that every connection of a handler goes
 through the gateway.
 """
 
@@ -11,16 +11,16 @@ from __future__ import annotations
 import h11
 
 from anyurl.errors import ConnectFailed, LoginDenied, ProtocolError
+from anyurl.net.transport import Stream, Tunnel, connect_tcp
 from anyurl.schemes.base import Trace
 from anyurl.schemes.http.routes import USER_AGENT, basic_credentials, mask_header
-from anyurl.transport import Stream, Tunnel, connect_tcp
 from anyurl.url import URL
 
 __all__ = ["open_tunnel", "tunnel_to"]
 
 
 def tunnel_to(gateway: URL, trace: Trace | None = None) -> Tunnel:
-    """A :class:`~anyurl.transport.Tunnel` through ``gateway``'s CONNECT."""
+    """A :class:`~anyurl.net.transport.Tunnel` through ``gateway``'s CONNECT."""
 
     async def tunnel(
         host: str, port: int, *, url: URL, connect_timeout: float | None,

@@ -71,7 +71,6 @@ from typing import ClassVar, Literal
 import anyio
 
 from anyurl.config import Config
-from anyurl.credentials import netrc_entry
 from anyurl.errors import (
     AnyURLError,
     ConnectionLost,
@@ -86,6 +85,8 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.links import FILE, PAGE, Link, checked
+from anyurl.net.credentials import netrc_entry
+from anyurl.net.transport import DIRECT, Dialer, Stream
 from anyurl.options import NewsOptions
 from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.nntp import (
@@ -109,7 +110,6 @@ from anyurl.protocols.nntp import (
 )
 from anyurl.resource import Resource, ResourceExtra, ResourceInfo
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
-from anyurl.transport import DIRECT, Dialer, Stream
 from anyurl.url import URL, NewsPart, NNTPPath, quote
 from anyurl.url.charset import UCHAR_PLAIN, display
 

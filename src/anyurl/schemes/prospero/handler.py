@@ -72,6 +72,7 @@ from anyurl.errors import (
 )
 from anyurl.links import FILE, PAGE, checked, retrievable
 from anyurl.links import Link as FoundLink
+from anyurl.net.transport import DIRECT, Datagrams, Dialer, open_udp
 from anyurl.options import ProsperoOptions
 from anyurl.protocols import ardp
 from anyurl.protocols.prospero import (
@@ -94,7 +95,6 @@ from anyurl.protocols.prospero import (
 )
 from anyurl.resource import Resource, ResourceExtra, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
-from anyurl.transport import DIRECT, Datagrams, Dialer, open_udp
 from anyurl.url import URL, ProsperoPath, parse, quote
 from anyurl.url.charset import UCHAR_PLAIN, display
 

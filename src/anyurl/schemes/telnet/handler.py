@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import anyio
 
 from anyurl.errors import LoginDenied, OptionError, URLError
+from anyurl.net.transport import Stream
 from anyurl.options import TelnetOptions
 from anyurl.protocols.telnet import (
     ECHO,
@@ -52,7 +53,6 @@ from anyurl.protocols.telnet import (
 )
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
-from anyurl.transport import Stream
 from anyurl.url import URL
 
 __all__ = ["DEFAULT_IDLE", "DEFAULT_TERMINAL_TYPE", "TelnetHandler"]

@@ -45,6 +45,7 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.links import FILE, Link, checked
+from anyurl.net.transport import Stream
 from anyurl.options import WAISOptions
 from anyurl.protocols import wais
 from anyurl.protocols.wais import (
@@ -57,7 +58,6 @@ from anyurl.protocols.wais import (
 )
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
-from anyurl.transport import Stream
 from anyurl.url import URL, decode, encode_wire, quote
 from anyurl.url.charset import display
 

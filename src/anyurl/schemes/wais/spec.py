@@ -33,7 +33,7 @@ def _tree_path(url: URL) -> tuple[list[str], bool]:
         return [getattr(parts, "database", None) or ""], True
     # The document's own name, as -O names it (the local id of freeWAIS' docid), not
     # the flattened docid: that is about 180 characters of escapes.
-    from anyurl.names import remote_name
+    from anyurl.downloads.names import remote_name
 
     return [parts.database or "", remote_name(url)], False
 

@@ -7,7 +7,7 @@ a host's URLs into tasks of at most ``chunk`` URLs that run one after the other 
 waits for the one before), so that one host is spoken to by one worker at a time while
 the scheduler balances what is left: a worker that is done early takes the next task of
 a host whose last task has finished. Each task runs an ordinary
-:class:`~anyurl.downloader.Downloader` over its URLs: per-host politeness (``per_host``
+:class:`~anyurl.downloads.downloader.Downloader` over its URLs: per-host politeness (``per_host``
 at once, retries with backoff, FTP connection reuse) holds across the cluster, and a
 failure is retried by that downloader; a task that dies with its worker is retried by
 Dask on another (``retries``). Tasks are submitted as one batch and their results
@@ -135,8 +135,8 @@ def _run_shard(task: _Task, after: Any = None) -> list[dict[str, Any]]:
     import anyio
 
     from anyurl.config import Config
-    from anyurl.downloader import Downloader, DownloadPolicy, Job
-    from anyurl.names import remote_name
+    from anyurl.downloads.downloader import Downloader, DownloadPolicy, Job
+    from anyurl.downloads.names import remote_name
     from anyurl.resolver import Resolver
 
     worker = _worker_name()
@@ -186,7 +186,7 @@ def _worker_name() -> str:
 
 
 def _safe(text: str) -> str:
-    from anyurl.names import safe_name
+    from anyurl.downloads.names import safe_name
 
     return safe_name(text.replace("://", "_").replace(":", "_").replace("/", "_"))
 

@@ -36,7 +36,7 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
-from anyurl.transport import Stream, stream_error
+from anyurl.net.transport import Stream, stream_error
 
 __all__ = ["CHUNK", "RawBody", "move"]
 

@@ -56,6 +56,15 @@ from typing import Any, Protocol
 import anyio
 
 from anyurl.config import Config
+from anyurl.downloads.output import (
+    Placement,
+    TargetPlan,
+    finish_part,
+    open_in_place,
+    open_part,
+    part_size,
+    plan_target,
+)
 from anyurl.errors import (
     AnyURLError,
     ConnectFailed,
@@ -75,15 +84,6 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.options import FTPOptions
-from anyurl.output import (
-    Placement,
-    TargetPlan,
-    finish_part,
-    open_in_place,
-    open_part,
-    part_size,
-    plan_target,
-)
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.registry import spec_for
@@ -170,7 +170,7 @@ class DownloadPolicy:
     #: Continue an existing ``FILE.part``, else a partial ``FILE`` in place (``-C``).
     resume: bool = False
     #: Overwrite an existing target: None (the default) replaces a target the caller
-    #: named and keeps one whose name came from the remote side (:mod:`anyurl.output`).
+    #: named and keeps one whose name came from the remote side (:mod:`anyurl.downloads.output`).
     clobber: bool | None = None
     #: Create missing directories of target files.
     create_dirs: bool = False
@@ -237,7 +237,7 @@ class Job:
     #: never followed through a link and not overwritten by default.
     named_by_user: bool = True
     #: A directory above ``target`` (a mirror's root) below which no symbolic link is
-    #: followed, for directories as for files (:mod:`anyurl.output`).
+    #: followed, for directories as for files (:mod:`anyurl.downloads.output`).
     tree: Path | None = None
 
     @property
@@ -953,7 +953,7 @@ class Downloader:
                 touch = watch.touch
                 try:
                     if _can_move(res, pace, capped, total):
-                        # The kernel moves the body into the file (anyurl.bulk).
+                        # The kernel moves the body into the file (anyurl.net.bulk).
                         await f.flush()
                         await self._move(job, res, f.fileno(), state, done, total, touch,
                                          part=part)
@@ -1085,7 +1085,7 @@ class Downloader:
                 sink_fd = _sink_fd(sink) if not skip and _can_move(
                     res, pace, capped, total) else None
                 if sink_fd is not None:
-                    # The kernel moves the body to the output (anyurl.bulk).
+                    # The kernel moves the body to the output (anyurl.net.bulk).
                     await self._move_to_sink(job, res, sink, sink_fd, state, state.written,
                                              total, touch)
                     return

@@ -35,7 +35,7 @@ A download never destroys what it does not own and never leaves a lie on disk:
   as it was. It is never truncated and never renamed over.
 * **Overwriting** (:class:`Overwrite`): a target the caller named is replaced (curl's
   ``-o``); a remote-chosen name is not, unless asked (``--clobber``). The CLI, the
-  :class:`~anyurl.downloader.Downloader` and ``Resolver.download`` share this default.
+  :class:`~anyurl.downloads.downloader.Downloader` and ``Resolver.download`` share this default.
 * **Checked before connecting**: a directory as target, a missing directory (the
   message suggests ``--create-dirs``), an unwritable one.
 """
@@ -120,7 +120,7 @@ def staged_part(tree: Path, path: Path) -> Path:
 
     Beside the file, ``NAME.part`` could be a remote name too (a listing with ``f.bin``
     and ``f.bin.part``: one would resume from the other's bytes). No sanitised remote
-    name starts with a dot (:func:`anyurl.names.safe_name`), so nothing a server names
+    name starts with a dot (:func:`anyurl.downloads.names.safe_name`), so nothing a server names
     can land in the staging directory, and the digest of the relative path is the
     same in the next run: a crawl killed with ``kill -9`` continues the same file.
     """

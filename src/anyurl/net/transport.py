@@ -1,6 +1,6 @@
 """The one place that opens connections: TCP, UDP and TLS, timeouts, error mapping.
 
-Every socket anyurl uses is made here; :mod:`anyurl.bulk` moves a raw body from one of
+Every socket anyurl uses is made here; :mod:`anyurl.net.bulk` moves a raw body from one of
 these sockets (handed over by the stream that owns it) to a file descriptor.
 
 Protocol cores never see a socket and handlers never catch ``OSError``: every foreign
@@ -122,7 +122,7 @@ class Stream:
     def plain_socket(self) -> socket.socket | None:
         """The TCP socket when bytes on it are the stream's bytes as they are (no TLS, no
         bytes put back, not closed): a raw body can then move from it to a file without
-        passing through Python (:mod:`anyurl.bulk`). None otherwise."""
+        passing through Python (:mod:`anyurl.net.bulk`). None otherwise."""
         stream = self._stream
         if isinstance(stream, _RawSocketStream) and not stream._closed:
             return stream._sock
@@ -168,7 +168,7 @@ class Stream:
 
     def read_timed_out(self) -> TransferTimeout:
         """The error for ``read_timeout`` seconds without a byte (also for code that
-        waits on the socket itself: :mod:`anyurl.bulk`)."""
+        waits on the socket itself: :mod:`anyurl.net.bulk`)."""
         return TransferTimeout(
             f"no data from {self.what} of {self.url.masked()} for "
             f"{self.read_timeout or 0:g} seconds (the read timeout)",
@@ -507,7 +507,7 @@ def map_error(table: Mapping[type[BaseException], type[AnyURLError]],
 
 def stream_error(exc: BaseException, url: URL, what: str, doing: str) -> AnyURLError:
     """The anyurl error for ``exc`` raised by a stream's socket (``doing``: "while
-    receiving"); for code that uses the socket itself (:mod:`anyurl.bulk`)."""
+    receiving"); for code that uses the socket itself (:mod:`anyurl.net.bulk`)."""
     return _stream_error(exc, url, what, doing)
 
 

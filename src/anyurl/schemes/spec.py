@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from anyurl.options import SchemeOptions
-    from anyurl.schemes.base import SchemeHandler
     from anyurl.url.model import URL
 
 __all__ = ["Crawl", "DemoCase", "DemoServer", "SchemeSpec", "directory_of", "plain_path_key",
@@ -114,8 +113,9 @@ class SchemeSpec:
 
     #: The scheme names it serves, lower case: ``("news", "nntp")`` share one handler.
     names: tuple[str, ...]
-    #: The handler class, or ``"module:Class"`` imported when first needed.
-    handler: str | type[SchemeHandler]
+    #: The handler (a :class:`~anyurl.schemes.base.SchemeHandler` subclass), or
+    #: ``"module:Class"`` imported when first needed.
+    handler: str | type
     #: One line for people: what the scheme fetches.
     summary: str = ""
     #: The port a URL without one connects to (RFC 1738 section 3); None: no network.

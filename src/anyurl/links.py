@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from anyurl.errors import URLError
-from anyurl.schemes.registry import spec_for
+from anyurl.registry import spec_for
 from anyurl.url import parse
 
 __all__ = ["FILE", "PAGE", "Link", "checked", "retrievable", "unique"]
@@ -33,7 +33,7 @@ FILE: Final = "file"
 def retrievable(scheme: str) -> bool:
     """Whether a link found in a document (an HTML page, a Gopher ``URL:`` item) may lead
     to ``scheme``: one a mirror can fetch, as its descriptor says
-    (:attr:`~anyurl.schemes.spec.SchemeSpec.followable`). ``mailto:`` sends mail and
+    (:attr:`~anyurl.registry.spec.SchemeSpec.followable`). ``mailto:`` sends mail and
     ``telnet:`` opens a session, so a mirror must never follow them; ``file:`` is left to
     the handlers, which allow it only from a local document (a remote page must not make
     a mirror read this machine's files); an unknown scheme cannot be fetched.

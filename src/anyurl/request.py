@@ -24,8 +24,8 @@ from urllib.parse import urlencode
 
 from anyurl.errors import OptionError
 from anyurl.options import HTTPOptions
+from anyurl.registry import spec_for
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.registry import spec_for
 from anyurl.timeouts import TimeoutTypes
 from anyurl.url import URL
 

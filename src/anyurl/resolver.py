@@ -6,7 +6,7 @@ the handler of its scheme. Handlers that act on another URL (an HTTP redirect, a
 Prospero access method, a gateway's inner URL) receive the resolver as their
 :class:`~anyurl.schemes.base.Gate` and go through the same steps.
 
-Handlers come from the scheme registry (:mod:`anyurl.schemes.registry`: each built-in
+Handlers come from the scheme registry (:mod:`anyurl.registry`: each built-in
 scheme's descriptor, and those of third-party packages under the ``anyurl.schemes``
 entry-point group) and from :meth:`Resolver.register`, which overrides them for one
 resolver. One handler
@@ -32,16 +32,16 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from anyurl import registry
 from anyurl.config import Config
 from anyurl.errors import AnyURLError, UnsupportedScheme
 from anyurl.net.ports import check_port
 from anyurl.net.routing import Gateway, gateway_for
 from anyurl.net.transport import Dialer
+from anyurl.registry.spec import SchemeSpec
 from anyurl.request import Data, Headers, RequestDefaults, apply, headers_of
 from anyurl.resource import Resource
-from anyurl.schemes import registry
 from anyurl.schemes.base import FetchOptions, SchemeHandler
-from anyurl.schemes.spec import SchemeSpec
 from anyurl.timeouts import Timeout, TimeoutTypes, timeout_of, total_expired, using
 from anyurl.url import DEFAULT_PORTS, URL, mask, parse
 
@@ -120,8 +120,8 @@ class Resolver:
         """Handle ``scheme`` with ``handler`` (a SchemeHandler class or "module:Class").
 
         A registered handler replaces a built-in or plug-in one for that scheme, in this
-        resolver. Given a :class:`~anyurl.schemes.spec.SchemeSpec` instead, the scheme
-        becomes known as an installed plug-in's is (:func:`anyurl.schemes.registry.add`,
+        resolver. Given a :class:`~anyurl.registry.spec.SchemeSpec` instead, the scheme
+        becomes known as an installed plug-in's is (:func:`anyurl.registry.add`,
         for the whole process: its default port, its view, ``-O`` names, the mirror).
         """
         if isinstance(scheme, SchemeSpec):

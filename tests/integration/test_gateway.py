@@ -13,15 +13,15 @@ from collections.abc import Iterator
 
 import pytest
 
+from anyurl import registry
 from anyurl.config import Config
 from anyurl.errors import ConnectFailed, LoginDenied, RemoteFileNotFound
 from anyurl.net.routing import gateways_from_environ
+from anyurl.registry.spec import SchemeSpec
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo
-from anyurl.schemes import registry
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.gateway import GatewayHandler
-from anyurl.schemes.spec import SchemeSpec
 from anyurl.testing.gateway import Gateway
 from anyurl.url import URL
 from tests.peers import data
@@ -196,7 +196,7 @@ _LINE_SPEC = SchemeSpec(names=("x-line",), handler=f"{__name__}:LineHandler")
 async def test_tunnel_runs_the_schemes_own_handler(
     gateway: Gateway, line_server: LineServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(registry._added, "x-line", _LINE_SPEC)
+    monkeypatch.setitem(registry.index._added, "x-line", _LINE_SPEC)
     gateways = {"x-line": "tunnel+" + gateway.url}
     async with resolver(gateways) as r:
         body = await r.fetch(f"x-line://127.0.0.1:{line_server.port}/menu")
@@ -217,7 +217,7 @@ async def test_tunnelled_http_reaches_nginx(gateway: Gateway, peers) -> None:  #
 
 async def test_tunnel_refused_names_the_status(gateway: Gateway, line_server: LineServer,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(registry._added, "x-line", _LINE_SPEC)
+    monkeypatch.setitem(registry.index._added, "x-line", _LINE_SPEC)
     gateway.refuse[f"127.0.0.1:{line_server.port}"] = "403 Forbidden"
     async with resolver({"x-line": "tunnel+" + gateway.url}) as r:
         with pytest.raises(ConnectFailed, match=r"'HTTP/1\.1 403 Forbidden' to CONNECT"):
@@ -226,7 +226,7 @@ async def test_tunnel_refused_names_the_status(gateway: Gateway, line_server: Li
 
 async def test_tunnel_needs_the_gateway_login(gateway: Gateway, line_server: LineServer,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(registry._added, "x-line", _LINE_SPEC)
+    monkeypatch.setitem(registry.index._added, "x-line", _LINE_SPEC)
     gateway.login = "Basic Z3c6cHc="
     url = f"x-line://127.0.0.1:{line_server.port}/sel"
     async with resolver({"x-line": "tunnel+" + gateway.url}) as r:

@@ -337,7 +337,7 @@ OWN = {
     "file": ("schemes/file/",),
 }
 #: The two shared places a scheme is named in: section 5's grammar and the registry.
-SHARED_PLACES = ("url/parse.py", "schemes/registry.py")
+SHARED_PLACES = ("url/parse.py", "registry/index.py")
 #: Where a name is not the scheme, or is another component's own business, and why.
 NOT_THE_SCHEME = {
     # a Link's kind ("file" or "page") and a resource's kind, not file: URLs

@@ -6,7 +6,7 @@ is imported only when a URL needs it.
 
 from __future__ import annotations
 
-from anyurl.schemes.spec import DemoCase, DemoServer, SchemeSpec
+from anyurl.registry.spec import DemoCase, DemoServer, SchemeSpec
 from anyurl.url import URL, decode
 
 __all__ = ["SPEC"]

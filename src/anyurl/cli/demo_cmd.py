@@ -25,10 +25,10 @@ import anyio
 from anyurl.cli.common import error_text, escape_controls
 from anyurl.config import Config
 from anyurl.errors import AnyURLError
+from anyurl.registry import specs
+from anyurl.registry.spec import DemoCase, DemoServer
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.registry import specs
-from anyurl.schemes.spec import DemoCase, DemoServer
 
 __all__ = ["add_parser", "run"]
 

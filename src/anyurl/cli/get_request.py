@@ -280,7 +280,7 @@ def guess_scheme(text: str) -> str | None:
         return None
     if ":" in head and not head.rsplit(":", 1)[1].isdigit():
         return None  # "scheme:rest" with a scheme of its own (mailto:, news:)
-    from anyurl.schemes.registry import specs
+    from anyurl.registry import specs
 
     host = head.lower()
     scheme = next((spec.name for spec in specs()

@@ -84,9 +84,9 @@ from anyurl.errors import (
     URLError,
 )
 from anyurl.options import FTPOptions
+from anyurl.registry import spec_for
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.registry import spec_for
 from anyurl.url import URL, mask
 
 __all__ = [
@@ -328,7 +328,7 @@ def is_transient(error: AnyURLError, url: URL | None = None) -> bool:
     An error may decide for itself with a boolean ``transient`` attribute. Otherwise:
     timeouts, lost or refused connections and short transfers are transient; so are the
     statuses the URL's scheme's descriptor calls transient
-    (:attr:`~anyurl.schemes.spec.SchemeSpec.transient_status`: HTTP 408, 425, 429, 500,
+    (:attr:`~anyurl.registry.spec.SchemeSpec.transient_status`: HTTP 408, 425, 429, 500,
     502, 503, 504 and FTP 4xx replies, RFC 959's "transient negative completion"). A
     name that does not resolve, a refused login, a missing
     file, a failed TLS handshake or certificate, and a stream our own code closed

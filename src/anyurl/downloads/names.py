@@ -11,7 +11,7 @@ extension: ``...long-name.tar.gz`` stays a ``.gz``), and it is never empty (the 
 then the scheme, stand in).
 
 Each scheme's descriptor says how its URLs name a file
-(:attr:`~anyurl.schemes.spec.SchemeSpec.local_name`): ``;type=`` is already gone (the
+(:attr:`~anyurl.registry.spec.SchemeSpec.local_name`): ``;type=`` is already gone (the
 ftp view strips it); a gopher type character is not part of the selector; a Message-ID
 loses its angle brackets and ``@`` becomes ``_at_``; an NNTP article is
 ``group.number``; a WAIS document is saved under its own file name (from its docid)
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from anyurl.schemes.registry import spec_for
+from anyurl.registry import spec_for
 from anyurl.url import URL
 
 __all__ = ["disposition_filename", "remote_name", "safe_name"]

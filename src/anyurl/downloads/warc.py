@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from anyurl.errors import OptionError
-from anyurl.schemes.registry import spec_for
+from anyurl.registry import spec_for
 
 try:  # the `warc` extra: a library user who never writes WARC need not install it
     from warcio.statusandheaders import StatusAndHeaders

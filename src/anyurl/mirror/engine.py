@@ -70,12 +70,12 @@ from anyurl.mirror.robots import Robots
 from anyurl.mirror.scope import Scope, canonical
 from anyurl.mirror.state import CrawlState, Done, Entry, Failed, Saved, Unchanged
 from anyurl.options import FTPOptions, GopherOptions, HTTPOptions, SchemeOptions
+from anyurl.registry import spec_for
 from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.http.handler import without_origin_headers
-from anyurl.schemes.registry import spec_for
 from anyurl.url import URL, GopherPath, mask
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ a URL can never place a file outside the mirror. What lists other things (an FTP
 listing, a Gopher menu, an HTTP directory URL ending in ``/``, a news group) is saved
 inside its directory under an index name: ``.listing``, ``gophermap``, ``index.html``,
 ``.group``. An HTTP query is kept in the name (``page@q=1``), as wget does. Each
-scheme's descriptor says how (:class:`~anyurl.schemes.spec.Crawl`'s ``tree_path`` and
+scheme's descriptor says how (:class:`~anyurl.registry.spec.Crawl`'s ``tree_path`` and
 ``index_name``).
 """
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from anyurl.downloads.names import safe_name
-from anyurl.schemes.registry import spec_for
-from anyurl.schemes.spec import Crawl
+from anyurl.registry import spec_for
+from anyurl.registry.spec import Crawl
 from anyurl.url import DEFAULT_PORTS, URL
 
 __all__ = ["crawl_of", "index_name", "local_path"]

@@ -23,8 +23,8 @@ import fnmatch
 from dataclasses import dataclass, field
 
 from anyurl.mirror.paths import crawl_of
-from anyurl.schemes.registry import spec_for
-from anyurl.schemes.spec import directory_of
+from anyurl.registry import spec_for
+from anyurl.registry.spec import directory_of
 from anyurl.url import URL
 from anyurl.url.segments import remove_dot_segments
 

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from anyurl.errors import URLError
-from anyurl.schemes.registry import specs
+from anyurl.registry import specs
 from anyurl.url import URL, parse
 
 __all__ = [

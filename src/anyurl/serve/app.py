@@ -53,10 +53,10 @@ from anyurl.errors import (
     UnsupportedScheme,
     URLError,
 )
+from anyurl.registry import spec_for
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.registry import spec_for
 from anyurl.serve import html
 from anyurl.serve.replay import Archive
 from anyurl.url import URL

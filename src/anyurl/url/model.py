@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from anyurl.schemes.registry import DEFAULT_PORTS, spec_for
+from anyurl.registry import DEFAULT_PORTS, spec_for
 from anyurl.url.charset import UCHAR_PLAIN, display, quote
 from anyurl.url.views import GenericPart, View
 
@@ -73,7 +73,7 @@ class URL:
     @cached_property
     def parts(self) -> View:
         """The typed, decoded scheme-specific view (ftp cwd/name/typecode, ...): its
-        scheme's descriptor makes it (:class:`~anyurl.schemes.spec.SchemeSpec`), the
+        scheme's descriptor makes it (:class:`~anyurl.registry.spec.SchemeSpec`), the
         generic one for a scheme that has none."""
         spec = spec_for(self.scheme)
         if spec is None or spec.view is None:

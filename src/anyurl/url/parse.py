@@ -33,7 +33,7 @@ import re
 from collections.abc import Sequence
 
 from anyurl.errors import URLSyntaxError
-from anyurl.schemes.registry import spec_for
+from anyurl.registry import spec_for
 from anyurl.url.charset import (
     ALPHA,
     DIGIT,

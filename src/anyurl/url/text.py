@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from anyurl.errors import URLSyntaxError
-from anyurl.schemes.registry import names
+from anyurl.registry import names
 from anyurl.url.parse import parse
 
 __all__ = ["FoundURL", "find_urls"]

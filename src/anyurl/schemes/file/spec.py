@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from anyurl.schemes.spec import Crawl, DemoCase, SchemeSpec
+from anyurl.registry.spec import Crawl, DemoCase, SchemeSpec
 from anyurl.url.charset import decode
 from anyurl.url.model import URL
 from anyurl.url.segments import without_dot_segments

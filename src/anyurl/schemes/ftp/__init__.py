@@ -10,7 +10,7 @@ connections, listings; split by idea as the http package is.
                       streamed into a resource or handed on as a raw body
 ``pool``              idle logged-in control connections per login, and expiry
 ``listings``          NLST/MLSD/LIST listings and a listing's entries as links
-``spec``              the scheme's descriptor (:class:`~anyurl.schemes.spec.SchemeSpec`),
+``spec``              the scheme's descriptor (:class:`~anyurl.registry.spec.SchemeSpec`),
                       which the registry reads
 ====================  ==========================================================
 """

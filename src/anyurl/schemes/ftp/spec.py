@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from anyurl.schemes.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
 from anyurl.url.model import URL
 from anyurl.url.segments import without_dot_segments
 from anyurl.url.views import FTPPath, ftp_path

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from anyurl.schemes.spec import Crawl, DemoCase, DemoServer, SchemeSpec, directory_of
+from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec, directory_of
 from anyurl.url.model import URL
 from anyurl.url.segments import has_dot_segment
 from anyurl.url.views import GopherPath, gopher_path

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from anyurl.schemes.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
 from anyurl.url.charset import decode
 from anyurl.url.model import URL
 from anyurl.url.segments import without_dot_segments

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from anyurl.options import MailtoOptions
-from anyurl.schemes.spec import DemoCase, DemoServer, SchemeSpec
+from anyurl.registry.spec import DemoCase, DemoServer, SchemeSpec
 from anyurl.url.charset import decode
 from anyurl.url.views import MailtoPart
 

@@ -1,5 +1,5 @@
 """The telnet scheme (RFC 1738 3.8): an interactive session, or a scripted one.
 
 ``handler`` holds the handler the resolver dispatches to; ``spec`` the scheme's
-descriptor (:class:`~anyurl.schemes.spec.SchemeSpec`), which the registry reads.
+descriptor (:class:`~anyurl.registry.spec.SchemeSpec`), which the registry reads.
 """

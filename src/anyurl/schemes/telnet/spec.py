@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from anyurl.options import TelnetOptions
-from anyurl.schemes.spec import DemoCase, DemoServer, SchemeSpec
+from anyurl.registry.spec import DemoCase, DemoServer, SchemeSpec
 from anyurl.url.views import TelnetPart
 
 __all__ = ["SPEC"]

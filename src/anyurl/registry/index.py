@@ -1,4 +1,4 @@
-"""The scheme registry: every scheme's :class:`~anyurl.schemes.spec.SchemeSpec`, by name.
+"""The scheme registry: every scheme's :class:`~anyurl.registry.spec.SchemeSpec`, by name.
 
 The one list of the built-in schemes is :data:`BUILTIN_SPECS` (name to the module that
 holds its ``SPEC``, or ``SPECS`` when it describes several); a plug-in adds its own
@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator, Mapping
 
-from anyurl.schemes.spec import SchemeSpec
+from anyurl.registry.spec import SchemeSpec
 
 __all__ = ["BUILTIN_SPECS", "DEFAULT_PORTS", "add", "default_port", "names", "spec_for", "specs"]
 

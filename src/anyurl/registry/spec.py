@@ -7,7 +7,7 @@ walks its listings, whether ``-u`` and the ``<scheme>_proxy`` variables apply, w
 browser gateway does with it, and what ``anyurl demo`` shows of it. The built-in schemes
 each keep theirs in ``anyurl/schemes/<name>/spec.py``; a plug-in publishes one under the
 ``anyurl.schemes`` entry-point group and gets the same treatment
-(:mod:`anyurl.schemes.registry` reads both).
+(:mod:`anyurl.registry` reads both).
 
 This module is data only: it imports no handler, no I/O and, at run time, nothing of
 anyurl, so that the registry can sit at the bottom of the house.

@@ -166,8 +166,12 @@ class HTTPOptions(SchemeOptions):
 
     #: Ask for gzip/deflate (``Accept-Encoding``) and decode the body (``--compressed``).
     decode_content: bool = False
-    #: HTTP/2: prior knowledge for http, ALPN for https (needs the ``h2`` package).
-    http2: bool = False
+    #: HTTP/2 (needs the ``h2`` package). True (``--http2``): prior knowledge for
+    #: http, ALPN for https, every request. None, the default: a batch of https URLs
+    #: offers ``h2`` by ALPN and multiplexes if the server picks it (pipelined
+    #: HTTP/1.1 otherwise); single requests speak HTTP/1.1. False (``--http1.1``):
+    #: HTTP/1.1 only.
+    http2: bool | None = None
     #: Return a 4xx/5xx body as the resource instead of raising (``--keep-error-body``).
     keep_error_body: bool = False
     #: The request method (``-X``); None: GET, POST when there is a ``body``, HEAD

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from anyurl.testing._thread import serving_in_thread
+
 from anyurl.testing.http import serve_http
 
 SRC = Path(__file__).resolve().parents[2] / "src"

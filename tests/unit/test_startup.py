@@ -16,8 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from anyurl.testing._thread import serving_in_thread
-
+from anyurl.testing._server import serving_in_thread
 from anyurl.testing.http import serve_http
 
 SRC = Path(__file__).resolve().parents[2] / "src"

@@ -531,13 +531,38 @@ async def test_http11_option_offers_no_h2(server: H2Server, trust: None) -> None
 async def test_http2_batch_over_h2c(server: H2Server) -> None:
     """``http2=True`` on http://: prior knowledge, multiplexed too."""
     handler = _handler()
+    trace: list[str] = []
     urls = [parse(f"http://127.0.0.1:{server.h2c}/many/f{i:03d}.txt") for i in range(50)]
     try:
-        got = await _run_batch(handler, urls, H2)
+        got = await _run_batch(handler, urls, FetchOptions(
+            trace=trace.append, schemes=(HTTPOptions(http2=True),)))
         assert handler.connections_opened == 1
     finally:
         await handler.aclose()
     assert got == [(_many_body(i), "2") for i in range(50)]
+    first_answer = trace.index("< HTTP/2 200")
+    assert sum(line.startswith("> GET ") for line in trace[:first_answer]) > 1
+
+
+@pytest.mark.parametrize("flag, protocol", [((), "HTTP/2.0"), (("--http1.1",), "HTTP/1.1")])
+def test_cli_batch_of_https_urls(server: H2Server, tmp_path: Path, flag: tuple[str, ...],
+                                 protocol: str) -> None:
+    """``anyurl get -O`` of many https URLs: multiplexed over h2 by default, HTTP/1.1
+    with ``--http1.1``; the files are the same."""
+    import subprocess
+    import sys
+
+    since = _log_length(server)
+    urls = [str(u) for u in _many_urls(server.h2tls, 40)]
+    r = subprocess.run([sys.executable, "-m", "anyurl", "get", "-s", *flag, "--cacert",
+                        str(server.root / "cert.pem"), "-O", "--output-dir", str(tmp_path),
+                        *urls], capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    for i in range(40):
+        assert (tmp_path / f"f{i:03d}.txt").read_bytes() == _many_body(i)
+    log = _access(server, since)
+    assert len(log) == 40
+    assert {p for _, _, p, _, _ in log} == {protocol}
 
 
 async def test_goaway_sends_the_unprocessed_again(server: H2Server, trust: None) -> None:

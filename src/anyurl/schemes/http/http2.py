@@ -18,8 +18,8 @@ Decisions:
 * **One stream at a time per connection.** Each request takes a pooled connection for
   itself and reads its stream inline, as the consumer asks for chunks: no reader task,
   so no task group to own and nothing that differs between asyncio and trio. Connections
-  are pooled per route like HTTP/1.1 ones; multiplexing several downloads over one
-  connection is left for later.
+  are pooled per route like HTTP/1.1 ones; a batch of URLs (``open_batch``) multiplexes
+  its requests over one connection instead (:mod:`.multiplex`).
 * **Flow control follows consumption.** DATA is acknowledged after the consumer has taken
   the chunk, so the server can never be more than one window ahead of the reader; the
   window is large (:data:`STREAM_WINDOW`, and the connection window is raised at start)
@@ -184,6 +184,10 @@ class H2Connection:
             h2.settings.SettingCodes.MAX_FRAME_SIZE: MAX_FRAME_SIZE,
         })
         self.h2.increment_flow_control_window(CONNECTION_WINDOW - 65535)
+        # Frames up to our limit are accepted at once: h2 would apply it on the ACK,
+        # and a server that sends its ACK and a large frame in one write (as a reply
+        # to a request of the same write) would otherwise look like a framing error.
+        self.h2.max_inbound_frame_size = MAX_FRAME_SIZE
         await self._flush()
 
     @property

@@ -18,7 +18,8 @@ Decisions:
   nobody reads yet is at most its window, so at most :data:`MAX_STREAMS` windows wait
   in memory, however large the bodies. The stream being read gets the large window of
   :data:`~.http2.STREAM_WINDOW` when its body is longer than the small one, since its
-  bytes leave as fast as they come. h2 refuses a server that sends past a window.
+  bytes leave as fast as they come: it holds one DATA frame at most (up to
+  :data:`~.http2.MAX_FRAME_SIZE`). h2 refuses a server that sends past a window.
 * **Streams in flight.** Up to :data:`MAX_STREAMS`, and never more than the server's
   SETTINGS_MAX_CONCURRENT_STREAMS: a new connection opens one stream until the server's
   settings have arrived. A stream counts until the caller is done with its response.
@@ -364,13 +365,12 @@ class StreamExchange:
             if mux.dead:
                 self.finished = True
                 mux.drop(stream)
-                if isinstance(mux.failure, TransferTimeout | PartialTransfer):
+                if mux.failure is not None:  # a timeout, a framing error: as it is
                     raise mux.failure
                 of = f" of {length}" if length is not None else ""
-                why = f" ({mux.failure})" if mux.failure is not None else ""
                 raise PartialTransfer(
                     f"the server of {self.url.masked()} closed the connection after "
-                    f"{stream.received}{of} bytes of the body{why}",
+                    f"{stream.received}{of} bytes of the body",
                     received=stream.received, expected=length, url=self.url,
                     hint="Try again with resume (resume=True) to continue where it stopped.")
             mux.stream.url = self.url

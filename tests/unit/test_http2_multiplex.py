@@ -104,16 +104,20 @@ def _serve_one(sock: socket.socket, script: Script) -> None:
                 for sid, path in waiting:
                     _answer(conn, sid, path)
                 waiting.clear()
-            if last_taken is not None:
-                # Every stream up to it answered, then GOAWAY; read until the client
-                # closes (closing first could turn our last bytes into a reset).
-                conn.close_connection(ErrorCodes.NO_ERROR, last_stream_id=last_taken)
+            try:
+                if last_taken is not None:
+                    # Every stream up to it answered, then GOAWAY; read until the
+                    # client closes (closing first could turn our last bytes into a
+                    # reset).
+                    conn.close_connection(ErrorCodes.NO_ERROR, last_stream_id=last_taken)
+                    sock.sendall(conn.data_to_send())
+                    sock.shutdown(socket.SHUT_WR)
+                    while sock.recv(65536):
+                        pass
+                    return
                 sock.sendall(conn.data_to_send())
-                sock.shutdown(socket.SHUT_WR)
-                while sock.recv(65536):
-                    pass
-                return
-            sock.sendall(conn.data_to_send())
+            except OSError:
+                return  # the client has gone
 
 
 @pytest.fixture

@@ -141,6 +141,10 @@ class Multiplexer:
         self.peak_buffered = 0
         #: The most streams in flight at once.
         self.peak_streams = 0
+        # Events a pooled connection read past its last stream (late DATA of a reset
+        # one, a GOAWAY): sorted as any, so their bytes go back to the windows.
+        while conn._events:
+            self._sort(conn._events.popleft())
         self.h2.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: SMALL_WINDOW})
 
     def limit(self) -> int:

@@ -2,6 +2,7 @@
 
     python bench/h2_batch.py                 # 2,000 x 1 KiB, one run of each client
     python bench/h2_batch.py --files 500 --size 4K --repeat 3
+    python bench/h2_batch.py --files 300 --rtt 20   # through bench/relay.py
 
 It starts a private nginx on 127.0.0.1 with a throw-away self-signed certificate and two
 TLS listeners (``ssl http2``, and ``ssl`` only), writes the files, then runs each client
@@ -111,15 +112,31 @@ def main() -> None:
     p.add_argument("--files", type=int, default=2000)
     p.add_argument("--size", default="1K")
     p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--rtt", type=float, default=0.0, metavar="MS",
+                   help="reach nginx through bench/relay.py, adding this round trip")
     args = p.parse_args()
     size = parse_size(args.size)
     root = Path(tempfile.mkdtemp(prefix="anyurl-h2bench-", dir="/tmp"))
     proc, h2, _h1 = start(root, args.files, size)
     env_path = str(REPO / "src")
     os.environ["PYTHONPATH"] = env_path + os.pathsep + os.environ.get("PYTHONPATH", "")
+    relay = None
+    port = h2
     try:
+        if args.rtt:
+            import socket
+
+            port = free_port()
+            relay = subprocess.Popen([sys.executable, str(REPO / "bench" / "relay.py"),
+                                      str(port), "127.0.0.1", str(h2), str(args.rtt / 2)])
+            for _ in range(200):
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                    break
+                except OSError:
+                    time.sleep(0.05)
         cert = str(root / "cert.pem")
-        urls = [f"https://127.0.0.1:{h2}/s/f{i:05d}" for i in range(args.files)]
+        urls = [f"https://127.0.0.1:{port}/s/f{i:05d}" for i in range(args.files)]
         listing = root / "urls.txt"
         listing.write_text("\n".join(urls) + "\n")
         anyurl = [sys.executable, "-m", "anyurl", "get", "-s", "--cacert", cert]
@@ -133,7 +150,8 @@ def main() -> None:
         }
         out = root / "out"
         log = root / "access.log"
-        print(f"{args.files} x {size} B over https from nginx, load average "
+        rtt = f", {args.rtt:g} ms round trip (relay)" if args.rtt else ""
+        print(f"{args.files} x {size} B over https from nginx{rtt}, load average "
               f"{os.getloadavg()[0]:.2f}, {time.strftime('%Y-%m-%d %H:%M')}")
         print(f"{'client':40} {'wall s':>8} {'CPU s':>8} {'conns':>6}  protocols")
         for name, argv in clients.items():
@@ -145,6 +163,9 @@ def main() -> None:
                       f"{','.join(protocols)}")
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     finally:
+        if relay is not None:
+            relay.terminate()
+            relay.wait(timeout=10)
         proc.terminate()
         proc.wait(timeout=10)
         import shutil

@@ -80,7 +80,7 @@ MANY = 200
 
 
 def _many_body(i: int) -> bytes:
-    return (f"file {i:03d} ".encode() * 100)[:1024]
+    return (f"file {i:03d} ".encode() * 120)[:1024]
 
 
 @dataclass(frozen=True)
@@ -609,3 +609,21 @@ async def test_batch_closed_early_releases_the_connection(
         assert handler.connections_opened == 1
     finally:
         await handler.aclose()
+
+
+async def test_head_batch_is_multiplexed(server: H2Server, trust: None) -> None:
+    """HEAD (``-I``) in a batch: each resource is its response head, as open() gives."""
+    handler = _handler()
+    since = _log_length(server)
+    try:
+        got = await _run_batch(handler, _many_urls(server.h2tls, 10),
+                               FetchOptions(schemes=(HTTPOptions(head=True),)))
+        assert handler.connections_opened == 1
+    finally:
+        await handler.aclose()
+    for head, version in got:
+        assert version == "2"
+        assert isinstance(head, bytes) and head.startswith(b"HTTP/2 200\r\n")
+        assert b"content-length: 1024\r\n" in head
+    log = _access(server, since)
+    assert len(log) == 10 and {p for _, _, p, _, _ in log} == {"HTTP/2.0"}

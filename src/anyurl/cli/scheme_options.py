@@ -1,7 +1,7 @@
 """Command-line options that reach one scheme's handler (:mod:`anyurl.options`).
 
 Each option sets a field of one handler's typed options: ``--view`` and ``--answers`` to the
-Gopher+ handler, ``--compressed``, ``--http2`` and ``--keep-error-body`` to HTTP,
+Gopher+ handler, ``--compressed``, ``--http2``, ``--http1.1`` and ``--keep-error-body`` to HTTP,
 ``--ftp-active`` and ``-B``/``--ftp-ascii`` to FTP, ``--nntp-server`` to news,
 ``--subject``/``--data``/``--smtp-relay`` to mailto,
 ``--telnet-command``/``--idle`` to telnet, ``--follow`` to Prospero; ``--gateway``
@@ -54,9 +54,13 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    "(on a terminal, anyurl asks instead)")
     g.add_argument("--compressed", action="store_true",
                    help="http: ask for gzip/deflate and decode it")
-    g.add_argument("--http2", action="store_true",
-                   help="http: HTTP/2 (prior knowledge for http://, ALPN for https://; "
-                   "needs pip install 'anyurl[http2]')")
+    g.add_argument("--http2", action="store_const", const=True, default=None,
+                   help="http: HTTP/2 for every request (prior knowledge for http://, "
+                   "ALPN for https://; needs pip install 'anyurl[http2]'), a batch of "
+                   "one host's URLs as concurrent streams of one connection")
+    g.add_argument("--http1.1", dest="http2", action="store_const", const=False,
+                   help="http: HTTP/1.1 only, the default (as curl's --http1.1); "
+                   "a batch pipelines")
     g.add_argument("--keep-error-body", action="store_true",
                    help="http: save an error page (4xx/5xx) as the result anyway")
     h = p.add_argument_group("http requests (curl's options)")

@@ -8,6 +8,7 @@
 ``http11``            one HTTP/1.1 connection over h11
 ``http2``             one HTTP/2 connection over h2 (imported only when asked for)
 ``pipeline``          pipelined HTTP/1.1: a strict response reader, the batch's connection
+``multiplex``         a batch's requests as concurrent streams of one HTTP/2 connection
 ``pool``              idle connections per route
 ``routes``            where a request goes and how its target and headers are written
 ``tunnel``            CONNECT tunnels through a gateway

@@ -18,8 +18,8 @@ Decisions:
 * **One stream at a time per connection.** Each request takes a pooled connection for
   itself and reads its stream inline, as the consumer asks for chunks: no reader task,
   so no task group to own and nothing that differs between asyncio and trio. Connections
-  are pooled per route like HTTP/1.1 ones; multiplexing several downloads over one
-  connection is left for later.
+  are pooled per route like HTTP/1.1 ones; a batch of URLs (``open_batch``) multiplexes
+  its requests over one connection instead (:mod:`.multiplex`).
 * **Flow control follows consumption.** DATA is acknowledged after the consumer has taken
   the chunk, so the server can never be more than one window ahead of the reader; the
   window is large (:data:`STREAM_WINDOW`, and the connection window is raised at start)
@@ -28,6 +28,11 @@ Decisions:
 * **Dropping a body keeps the connection.** A redirect or error body is cancelled with
   ``RST_STREAM``; the connection goes back to the pool, where HTTP/1.1 would have had to
   close it for a long body.
+* **A GOAWAY lets the streams it names finish.** h2 closes its state machine on the
+  server's GOAWAY and then refuses the DATA of the streams the server still answers
+  (RFC 9113 6.8: those up to its last-stream-id complete), and our WINDOW_UPDATEs for
+  them: :class:`ClientConnection` keeps it open, so a multiplexed batch
+  (:mod:`.multiplex`) reads them to their end and sends only the others again.
 * **Errors as for HTTP/1.1.** A connection that ends before the response is
   :class:`ConnectionLost` (so a stale pooled connection is retried once); one that ends
   inside a body, or a body shorter than its ``content-length`` (h2 checks it), is
@@ -42,10 +47,12 @@ from collections.abc import AsyncIterator, Iterable
 
 import h2.config
 import h2.connection
+import h2.errors
 import h2.events
 import h2.exceptions
 import h2.settings
 from h2.errors import ErrorCodes
+from hyperframe.frame import Frame, GoAwayFrame
 
 from anyurl.errors import AnyURLError, ConnectionLost, PartialTransfer, ProtocolError
 from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Stream
@@ -56,6 +63,7 @@ __all__ = [
     "ALPN_PROTOCOLS",
     "CONNECTION_WINDOW",
     "STREAM_WINDOW",
+    "ClientConnection",
     "H2Connection",
     "request_headers",
     "response_head",
@@ -121,6 +129,27 @@ def response_head(headers: Iterable[tuple[bytes | str, bytes | str]]) -> Respons
     return Response(status=status, reason="", http_version="2", headers=fields)
 
 
+class ClientConnection(h2.connection.H2Connection):
+    """h2's connection, but one that keeps reading after the server's GOAWAY.
+
+    h2 moves to its closed state on GOAWAY and raises on every later frame, although
+    the streams up to the GOAWAY's last-stream-id are still being answered (nginx says
+    GOAWAY after ``keepalive_requests`` streams, then answers those it took). Here the
+    GOAWAY is only reported (``ConnectionTerminated``); the caller opens no stream
+    after it, and decides what the unprocessed streams become.
+    """
+
+    def _receive_goaway_frame(
+        self, frame: GoAwayFrame
+    ) -> tuple[list[Frame], list[h2.events.Event]]:
+        self.clear_outbound_data_buffer()
+        event = h2.events.ConnectionTerminated()
+        event.error_code = h2.errors._error_code_from_int(frame.error_code)
+        event.last_stream_id = frame.last_stream_id
+        event.additional_data = frame.additional_data or None
+        return [], [event]
+
+
 class H2Connection:
     """One HTTP/2 connection carrying one stream at a time (see the module docstring).
 
@@ -136,7 +165,7 @@ class H2Connection:
         self.key = key
         self.cycles = 0
         config = h2.config.H2Configuration(client_side=True, header_encoding=None)
-        self.h2 = h2.connection.H2Connection(config=config)
+        self.h2: h2.connection.H2Connection = ClientConnection(config=config)
         self._events: deque[h2.events.Event] = deque()
         self._stream_id: int | None = None
         self._ended = False  # the current stream is finished (ended or reset by us)
@@ -155,6 +184,10 @@ class H2Connection:
             h2.settings.SettingCodes.MAX_FRAME_SIZE: MAX_FRAME_SIZE,
         })
         self.h2.increment_flow_control_window(CONNECTION_WINDOW - 65535)
+        # Frames up to our limit are accepted at once: h2 would apply it on the ACK,
+        # and a server that sends its ACK and a large frame in one write (as a reply
+        # to a request of the same write) would otherwise look like a framing error.
+        self.h2.max_inbound_frame_size = MAX_FRAME_SIZE
         await self._flush()
 
     @property
@@ -201,6 +234,16 @@ class H2Connection:
         extra = f" ({event.additional_data.decode('latin-1')})" if event.additional_data else ""
         return f"GOAWAY {code}{extra}"
 
+    def _answered_after_goaway(self, event: h2.events.Event | None, stream_id: int) -> bool:
+        """A graceful GOAWAY that names ``stream_id`` as processed: the stream goes on
+        to its end, and the connection is not reused (see :class:`ClientConnection`)."""
+        if (isinstance(event, h2.events.ConnectionTerminated)
+                and event.error_code == ErrorCodes.NO_ERROR
+                and (event.last_stream_id or 0) >= stream_id):
+            self._broken = True
+            return True
+        return False
+
     def _reset(self, event: h2.events.StreamReset) -> ProtocolError:
         url = self.stream.url
         return ProtocolError(
@@ -235,6 +278,8 @@ class H2Connection:
         await self._flush()
         while True:
             event = await self._next_event()
+            if self._answered_after_goaway(event, stream_id):
+                continue
             if event is None or isinstance(event, h2.events.ConnectionTerminated):
                 why = "closed the connection" if event is None else (
                     f"ended the connection ({self._terminated(event)})")
@@ -266,6 +311,8 @@ class H2Connection:
         received = 0
         while not self._ended:
             event = await self._next_event()
+            if self._answered_after_goaway(event, stream_id):
+                continue
             if event is None or isinstance(event, h2.events.ConnectionTerminated):
                 why = "closed the connection" if event is None else self._terminated(event)
                 of = f" of {length}" if length is not None else ""

@@ -1,0 +1,630 @@
+"""HTTP/2 multiplexing for batches: a route's GET (or HEAD) requests as concurrent streams.
+
+:meth:`~.handler.HTTPHandler.open_batch` hands a route's URLs here when the batch
+speaks HTTP/2 (``HTTPOptions(http2=True)``, or by default on https when the server picks
+``h2`` by ALPN; see docs/schemes/http.md). One connection carries up to a window of
+streams at once and the responses come out in the order of the URLs, under
+:meth:`~anyurl.schemes.base.SchemeHandler.open_batch`'s contract.
+
+Decisions:
+
+* **No reader task.** As in :mod:`.http2`, the consumer drives the connection: waiting
+  for a head or reading a body reads the socket once and sorts what came into the
+  streams it belongs to (:meth:`Multiplexer.pump`). Nothing differs between asyncio and
+  trio, and nothing runs when nobody reads.
+* **Memory is bounded by flow control, not by buffers.** Batch streams start with a
+  small window (:data:`SMALL_WINDOW`, by SETTINGS_INITIAL_WINDOW_SIZE), and DATA is
+  acknowledged (WINDOW_UPDATE) only once the caller has taken it: the data of a stream
+  nobody reads yet is at most its window, so at most :data:`MAX_STREAMS` windows wait
+  in memory, however large the bodies. The stream being read gets the large window of
+  :data:`~.http2.STREAM_WINDOW` when its body is longer than the small one, since its
+  bytes leave as fast as they come: it holds one DATA frame at most (up to
+  :data:`~.http2.MAX_FRAME_SIZE`). h2 refuses a server that sends past a window.
+* **Streams in flight.** Up to :data:`MAX_STREAMS`, and never more than the server's
+  SETTINGS_MAX_CONCURRENT_STREAMS: a new connection opens one stream until the server's
+  settings have arrived. A stream counts until the caller is done with its response.
+* **What fails what.** A stream reset fails its URL only (``REFUSED_STREAM``, which
+  says the server did not process it, is sent again). A GOAWAY lets the streams up to
+  its last-stream-id finish (:class:`~.http2.ClientConnection`); the URLs of later
+  streams are sent again on a new connection, as the pipeline re-sends unanswered
+  requests. A connection that closes or breaks sends the URLs the caller has not seen
+  again, unless it was new and answered none (then its first URL gets the error, as
+  in the pipeline).
+* **What a response means stays** :meth:`~.handler.HTTPHandler.open`'s: a redirect is
+  opened again by ``open`` on a connection of its own (the one redirect loop); status
+  errors, HEAD and decoding are :meth:`~.handler.HTTPHandler._resource` on a
+  :class:`StreamExchange`, the stream shaped as the handler's connection.
+* **The connection goes back to the pool** when the batch ends cleanly (no GOAWAY, not
+  broken; streams still open are reset), its stream window raised again for the
+  one-stream requests of :meth:`~.handler.HTTPHandler.open`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any, Final
+
+import anyio
+import h2.events
+import h2.exceptions
+import h2.settings
+from h2.errors import ErrorCodes
+
+from anyurl.errors import (
+    AnyURLError,
+    ConnectionLost,
+    OptionError,
+    PartialTransfer,
+    ProtocolError,
+    StreamClosed,
+    TransferTimeout,
+)
+from anyurl.net.transport import DEFAULT_RECEIVE_SIZE
+from anyurl.options import HTTPOptions
+from anyurl.resource import Resource
+from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.http.http2 import (
+    STREAM_WINDOW,
+    H2Connection,
+    _code_name,
+    request_headers,
+    response_head,
+)
+from anyurl.schemes.http.interfaces import Body, Response
+from anyurl.schemes.http.routes import Route, mask_header, masked_target, request_target
+from anyurl.url import URL
+
+if TYPE_CHECKING:
+    from anyurl.schemes.http.handler import HTTPHandler
+
+__all__ = ["MAX_STREAMS", "SMALL_WINDOW", "Multiplexer", "StreamExchange", "multiplexed"]
+
+#: Receive window of a batch's streams: what a stream not yet read may hold in memory.
+SMALL_WINDOW: Final = 64 * 1024
+#: The most streams of a batch in flight on one connection (the server may allow fewer).
+MAX_STREAMS: Final = 64
+#: How often one URL is sent again (refused, or its connection went away) before its
+#: last error is its outcome.
+MAX_TRIES: Final = 3
+
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+class _Stream:
+    """One request's stream: its head, the DATA the caller has not taken, its end."""
+
+    __slots__ = ("buffered", "chunks", "dropped", "ended", "error", "head", "received",
+                 "refused", "stream_id", "url")
+
+    def __init__(self, stream_id: int, url: URL):
+        self.stream_id = stream_id
+        self.url = url
+        self.head: Response | None = None
+        #: (data, flow-controlled length) not yet taken by the caller.
+        self.chunks: deque[tuple[bytes, int]] = deque()
+        self.buffered = 0
+        self.received = 0
+        self.ended = False  # END_STREAM or a reset
+        self.error: AnyURLError | None = None  # reset (not REFUSED_STREAM), bad head
+        self.refused = False  # unprocessed by the server: safe to send again
+        self.dropped = False  # nobody will read it
+
+
+class Multiplexer:
+    """An :class:`~.http2.H2Connection` carrying many streams for a batch.
+
+    It takes the connection's h2 state over for the batch's length; :meth:`release`
+    gives it back to the pool (or closes it).
+    """
+
+    def __init__(self, conn: H2Connection):
+        self.conn = conn
+        self.h2 = conn.h2
+        self.stream = conn.stream
+        #: Streams the caller is not done with, by id.
+        self.streams: dict[int, _Stream] = {}
+        #: The server's SETTINGS have arrived (a pooled connection's long ago).
+        self.settled = conn.cycles > 0
+        self.reused = conn.cycles > 0
+        #: The last-stream-id of the server's GOAWAY, once sent.
+        self.goaway: int | None = None
+        #: Nothing more will arrive (closed, broken, timed out).
+        self.dead = False
+        #: What ended it, when it was an error (a framing error, a timeout).
+        self.failure: AnyURLError | None = None
+        #: Responses handed to the caller.
+        self.answered = 0
+        #: Body bytes held for streams, now and at most (tests read them).
+        self.buffered = 0
+        self.peak_buffered = 0
+        #: The most streams in flight at once.
+        self.peak_streams = 0
+        # Events a pooled connection read past its last stream (late DATA of a reset
+        # one, a GOAWAY): sorted as any, so their bytes go back to the windows.
+        while conn._events:
+            self._sort(conn._events.popleft())
+        self.h2.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: SMALL_WINDOW})
+
+    def limit(self) -> int:
+        """The most streams in flight: ours, the server's, one before its SETTINGS."""
+        if not self.settled:
+            return 1
+        return min(MAX_STREAMS, self.h2.remote_settings.max_concurrent_streams)
+
+    def room(self) -> int:
+        """How many more streams may be opened now."""
+        if self.dead or self.goaway is not None:
+            return 0
+        return self.limit() - len(self.streams)
+
+    def open(self, url: URL, headers: list[tuple[str, str]]) -> _Stream:
+        """A new stream carrying a request without a body (sent with the next flush)."""
+        stream_id = self.h2.get_next_available_stream_id()
+        self.h2.send_headers(stream_id, headers, end_stream=True)
+        stream = self.streams[stream_id] = _Stream(stream_id, url)
+        self.peak_streams = max(self.peak_streams, len(self.streams))
+        return stream
+
+    async def flush(self) -> None:
+        """Send what h2 has queued (requests, WINDOW_UPDATEs, resets, acknowledgements)."""
+        data = self.h2.data_to_send()
+        if data and not self.dead:
+            try:
+                await self.stream.send(data)
+            except AnyURLError as exc:
+                self._die(exc)
+
+    def _die(self, failure: AnyURLError | None) -> None:
+        self.dead = True
+        if self.failure is None:
+            self.failure = failure
+
+    async def pump(self) -> None:
+        """Flush, then read once and sort the events into their streams."""
+        await self.flush()
+        if self.dead:
+            return
+        try:
+            data = await self.stream.receive(DEFAULT_RECEIVE_SIZE)
+        except AnyURLError as exc:  # a read timeout, a reset connection
+            self._die(exc)
+            return
+        if not data:
+            self._die(None)
+            return
+        try:
+            events = self.h2.receive_data(data)
+        except h2.exceptions.ProtocolError as exc:
+            self._die(self.conn._framing_error(exc))
+            return
+        for event in events:
+            self._sort(event)
+        await self.flush()
+
+    def _sort(self, event: h2.events.Event) -> None:
+        if isinstance(event, h2.events.DataReceived):
+            flow = event.flow_controlled_length or 0
+            stream = self.streams.get(event.stream_id or 0)
+            if stream is None or stream.dropped:
+                if flow:  # a dropped stream's: back to the connection's window
+                    self.h2.acknowledge_received_data(flow, event.stream_id or 0)
+                return
+            data = event.data or b""
+            stream.chunks.append((data, flow))
+            stream.buffered += len(data)
+            stream.received += len(data)
+            self.buffered += len(data)
+            self.peak_buffered = max(self.peak_buffered, self.buffered)
+        elif isinstance(event, h2.events.ResponseReceived):
+            stream = self.streams.get(event.stream_id or 0)
+            if stream is not None:
+                try:
+                    stream.head = response_head(event.headers or [])
+                except ValueError as exc:
+                    stream.error = ProtocolError(
+                        f"the server of {stream.url.masked()} broke HTTP/2: {exc}",
+                        url=stream.url)
+        elif isinstance(event, h2.events.StreamEnded):
+            stream = self.streams.get(event.stream_id or 0)
+            if stream is not None:
+                stream.ended = True
+        elif isinstance(event, h2.events.StreamReset):
+            stream = self.streams.get(event.stream_id or 0)
+            if stream is not None and not stream.dropped:
+                stream.ended = True
+                if event.error_code == ErrorCodes.REFUSED_STREAM and stream.head is None:
+                    stream.refused = True
+                else:
+                    stream.error = ProtocolError(
+                        f"the server of {stream.url.masked()} reset the HTTP/2 stream: "
+                        f"RST_STREAM {_code_name(event.error_code)}", url=stream.url)
+        elif isinstance(event, h2.events.ConnectionTerminated):
+            last = event.last_stream_id or 0
+            self.goaway = last if self.goaway is None else min(self.goaway, last)
+            for stream in self.streams.values():
+                if stream.stream_id > last and stream.head is None:
+                    stream.refused = True
+                    stream.ended = True
+        elif isinstance(event, h2.events.RemoteSettingsChanged):
+            self.settled = True
+
+    def take(self, stream: _Stream) -> tuple[bytes, int] | None:
+        """The oldest DATA of ``stream`` not yet taken, or None."""
+        if not stream.chunks:
+            return None
+        data, flow = stream.chunks.popleft()
+        stream.buffered -= len(data)
+        self.buffered -= len(data)
+        return data, flow
+
+    def consumed(self, stream: _Stream, flow: int) -> None:
+        """The caller took ``flow`` bytes of ``stream``: the server may send as many more
+        (WINDOW_UPDATE with the next flush, as h2 batches them)."""
+        if flow:
+            self.h2.acknowledge_received_data(flow, stream.stream_id)
+
+    def widen(self, stream: _Stream) -> None:
+        """Give the stream being read the large window (its bytes leave as they come)."""
+        try:
+            self.h2.increment_flow_control_window(STREAM_WINDOW - SMALL_WINDOW,
+                                                  stream.stream_id)
+        except h2.exceptions.ProtocolError:
+            pass  # the stream has ended meanwhile: nothing more to let in
+
+    def drop(self, stream: _Stream) -> None:
+        """Nobody will read ``stream``: reset it if the server has not ended it, give its
+        held bytes back to the windows. No I/O: the reset goes with the next flush."""
+        if stream.dropped:
+            return
+        stream.dropped = True
+        while (piece := self.take(stream)) is not None:
+            self.consumed(stream, piece[1])
+        if not stream.ended and not self.dead:
+            try:
+                self.h2.reset_stream(stream.stream_id, ErrorCodes.CANCEL)
+            except h2.exceptions.ProtocolError:
+                pass  # closed on h2's side already
+        self.streams.pop(stream.stream_id, None)
+
+    def done(self, stream: _Stream) -> None:
+        """The caller has read ``stream`` to its end."""
+        self.streams.pop(stream.stream_id, None)
+
+    async def release(self, handler: HTTPHandler) -> None:
+        """Back to the pool when it can carry more requests, else closed."""
+        for stream in list(self.streams.values()):
+            self.drop(stream)
+        conn = self.conn
+        if self.dead or self.goaway is not None:
+            conn._broken = True
+            await conn.aclose()
+            return
+        self.h2.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: STREAM_WINDOW})
+        await self.flush()
+        if self.dead:
+            conn._broken = True
+            await conn.aclose()
+            return
+        conn.cycles += self.answered
+        conn._stream_id = None
+        conn._ended = False
+        await handler.pool.keep(conn)
+
+    async def aclose(self) -> None:
+        """Close the connection."""
+        self.dead = True
+        await self.conn.aclose()
+
+
+class StreamExchange:
+    """One stream's response as the handler's :class:`~.interfaces.Connection`.
+
+    Its body is valid until the batch moves on (then :class:`StreamClosed`); closing it
+    drops what is left (a reset), never the connection, which is the batch's.
+    """
+
+    http_version = "2"
+
+    def __init__(self, mux: Multiplexer, stream: _Stream, url: URL, cycles: int):
+        self.mux = mux
+        self.s = stream
+        self.url = url
+        self.key: Route = mux.conn.key
+        self.stream = mux.stream
+        self.cycles = cycles
+        self.finished = False
+        self.detached = False
+
+    async def request(self, scheme: str, target: str, headers: list[tuple[str, str]],
+                      method: str = "GET", body: Body | None = None) -> Response:
+        """Not for an exchange: its request went out with the batch."""
+        raise StreamClosed(f"a multiplexed stream of {self.url.masked()} cannot send",
+                           url=self.url)
+
+    def body(self, response: Response) -> AsyncIterator[bytes]:
+        """The stream's DATA as the caller takes it; until the batch moves on."""
+        if self.detached:
+            return self._detached()
+        return self._pieces(response)
+
+    async def _pieces(self, response: Response) -> AsyncIterator[bytes]:
+        mux, stream = self.mux, self.s
+        length = response.content_length
+        while True:
+            piece = mux.take(stream)
+            if piece is not None:
+                data, flow = piece
+                if data:
+                    yield data
+                mux.consumed(stream, flow)  # acknowledged once taken
+                continue
+            if stream.error is not None:
+                self.finished = True
+                mux.drop(stream)
+                raise stream.error
+            if stream.ended:
+                break
+            if self.detached or stream.dropped:
+                raise StreamClosed(f"the body of {self.url.masked()} was closed",
+                                   url=self.url)
+            if mux.dead:
+                self.finished = True
+                mux.drop(stream)
+                if mux.failure is not None:  # a timeout, a framing error: as it is
+                    raise mux.failure
+                of = f" of {length}" if length is not None else ""
+                raise PartialTransfer(
+                    f"the server of {self.url.masked()} closed the connection after "
+                    f"{stream.received}{of} bytes of the body",
+                    received=stream.received, expected=length, url=self.url,
+                    hint="Try again with resume (resume=True) to continue where it stopped.")
+            mux.stream.url = self.url
+            await mux.pump()
+        self.finished = True
+        mux.done(stream)
+
+    async def _detached(self) -> AsyncIterator[bytes]:
+        raise StreamClosed(
+            f"the body of {self.url.masked()} was read after its batch moved on",
+            url=self.url,
+            hint="Read each resource of open_batch before asking for the next.")
+        yield b""  # pragma: no cover - an async generator, as body() promises
+
+    async def discard(self, response: Response) -> None:
+        """Drop the body (a redirect's, an error page): a reset, the connection stays."""
+        self.finish()
+
+    def finish(self) -> None:
+        """Done with this response: whatever is left is dropped."""
+        if not self.finished:
+            self.finished = True
+            self.mux.drop(self.s)
+
+    @property
+    def reusable(self) -> bool:
+        """Never by the pool: the batch gives the connection back when it ends."""
+        return False
+
+    def next_cycle(self) -> None:
+        """Nothing: the batch keeps the connection (see :attr:`reusable`)."""
+
+    async def aclose(self) -> None:
+        """The handler is done with this response (no I/O: a reset waits for a flush)."""
+        self.finish()
+
+
+class _Request:
+    """One URL of the batch: its header block once prepared, its stream once sent."""
+
+    __slots__ = ("error", "h2_headers", "headers", "stream", "target", "tries", "url")
+
+    def __init__(self, url: URL):
+        self.url = url
+        self.headers: list[tuple[str, str]] | None = None
+        self.h2_headers: list[tuple[str, str]] = []
+        self.target = ""
+        self.error: AnyURLError | None = None
+        self.stream: _Stream | None = None
+        self.tries = 0
+
+
+def _prepare(handler: HTTPHandler, request: _Request, route: Route, options: FetchOptions,
+             http: HTTPOptions, method: str) -> None:
+    current = request.url.without_fragment()
+    try:
+        authorization, _ = handler._credentials(current, http)
+        headers = handler._headers(current, route, options, authorization)
+        request.h2_headers = request_headers(current.scheme, request_target(current, route),
+                                             headers, method)
+        request.headers = headers
+        request.target = masked_target(current, route)
+    except AnyURLError as exc:
+        request.error = exc
+        request.headers = []
+
+
+def _send_more(handler: HTTPHandler, mux: Multiplexer, queue: deque[_Request], route: Route,
+               options: FetchOptions, http: HTTPOptions, method: str) -> None:
+    """Open streams for the first unsent URLs of ``queue``, as the window allows."""
+    room = mux.room()
+    head = queue[0] if queue else None
+    if (room <= 0 and head is not None and head.stream is None and head.error is None
+            and mux.streams and not mux.dead and mux.goaway is None):
+        # The first URL goes out again (refused) with the window full of later ones,
+        # which cannot be read before it: the last one sent gives its place up.
+        last = next(r for r in reversed(queue) if r.stream is not None)
+        assert last.stream is not None
+        mux.drop(last.stream)
+        last.stream = None
+        room = mux.room()
+    if room <= 0:
+        return
+    trace = options.trace
+    for request in queue:
+        if room <= 0:
+            break
+        if request.stream is not None or request.error is not None:
+            continue
+        if request.headers is None:
+            _prepare(handler, request, route, options, http, method)
+            if request.error is not None:
+                continue
+        try:
+            request.stream = mux.open(request.url, request.h2_headers)
+        except h2.exceptions.TooManyStreamsError:
+            break  # the server lowered its limit: the next round
+        except h2.exceptions.ProtocolError as exc:
+            request.error = OptionError(
+                f"the request for {request.url.masked()} cannot be written: {exc}",
+                url=request.url)
+            continue
+        room -= 1
+        if trace:
+            trace(f"> {method} {request.target} HTTP/2 (stream {request.stream.stream_id})")
+
+
+async def _outcome(handler: HTTPHandler, url: URL, exchange: StreamExchange,
+                   response: Response, options: FetchOptions, method: str,
+                   sent: dict[str, Any]) -> Resource | AnyURLError:
+    """What a response means: :meth:`~.handler.HTTPHandler._resource`'s answer, or for a
+    redirect :meth:`~.handler.HTTPHandler.open` again (the one redirect loop)."""
+    if response.status in _REDIRECTS and response.header("location"):
+        exchange.finish()
+        if options.trace:
+            options.trace("* a redirect: following it one request at a time")
+        return await handler._open_one(url, options)
+    try:
+        return await handler._resource(url, url.without_fragment(), exchange, response,
+                                       options, method, sent)
+    except AnyURLError as exc:
+        return exc
+
+
+async def multiplexed(
+    handler: HTTPHandler, route: Route, urls: list[URL], options: FetchOptions, method: str
+) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
+    """One route's URLs as streams of HTTP/2 connections (see the module docstring).
+
+    The first connection is asked for HTTP/2 (ALPN on https); when the server picks
+    HTTP/1.1 the URLs go to the pipeline (:meth:`~.handler.HTTPHandler._pipelined`)
+    on that connection.
+    """
+    http = options.get(HTTPOptions)
+    trace = options.trace
+    queue: deque[_Request] = deque(_Request(url) for url in urls)
+    mux: Multiplexer | None = None
+    exchange: StreamExchange | None = None
+    try:
+        while queue:
+            request = queue[0]
+            if request.headers is None:  # before connecting, as open() does
+                _prepare(handler, request, route, options, http, method)
+            if request.error is not None:
+                queue.popleft()
+                yield request.url, request.error
+                continue
+            if mux is None:
+                try:
+                    conn = await handler._connection(route, request.url, trace, http2=True)
+                except AnyURLError as exc:
+                    queue.popleft()
+                    yield request.url, exc  # the next URL tries its own connection
+                    continue
+                if not isinstance(conn, H2Connection):
+                    # The server chose HTTP/1.1 (ALPN): pipelined on this connection.
+                    await handler.pool.keep(conn)
+                    async with aclosing(handler._pipelined(
+                            route, [r.url for r in queue], options, method)) as items:
+                        async for item in items:
+                            yield item
+                    return
+                mux = Multiplexer(conn)
+            while True:
+                _send_more(handler, mux, queue, route, options, http, method)
+                stream = request.stream
+                if (request.error is not None or stream is None or stream.head is not None
+                        or stream.error is not None or stream.refused or mux.dead):
+                    break
+                mux.stream.url = request.url
+                await mux.pump()
+            if request.error is not None:
+                continue  # could not be written: yielded at the top
+            stream = request.stream
+            if stream is not None and stream.error is not None:
+                queue.popleft()
+                mux.drop(stream)
+                yield request.url, stream.error
+                continue
+            if (stream is not None and stream.head is not None and not stream.refused
+                    and (stream.ended or not mux.dead)):
+                queue.popleft()
+                response = stream.head
+                if trace:
+                    trace(f"< {response.status_line}")
+                    for k, v in response.headers:
+                        trace(f"< {k}: {v}")
+                cycles = mux.conn.cycles + mux.answered
+                mux.answered += 1
+                exchange = StreamExchange(mux, stream, request.url, cycles)
+                length = response.content_length
+                if method != "HEAD" and (length is None or length > SMALL_WINDOW):
+                    mux.widen(stream)
+                sent = {"method": method, "target": request.target, "http_version": "2",
+                        "headers": [(k, mask_header(k, v)) for k, v in request.headers or []],
+                        "body": None}
+                outcome = await _outcome(handler, request.url, exchange, response, options,
+                                         method, sent)
+                yield request.url, outcome
+                exchange.detached = True
+                exchange.finish()
+                exchange = None
+                continue
+            if stream is None and not mux.dead and mux.goaway is None:
+                # No room although no stream is ahead of it: the server allows none.
+                queue.popleft()
+                yield request.url, ProtocolError(
+                    f"the server of {request.url.masked()} allows no HTTP/2 stream "
+                    "(SETTINGS_MAX_CONCURRENT_STREAMS 0)", url=request.url)
+                continue
+            if stream is not None and stream.refused and not mux.dead and mux.goaway is None:
+                # REFUSED_STREAM on a connection that goes on: send it again there.
+                mux.drop(stream)
+                request.stream = None
+                request.tries += 1
+                if request.tries >= MAX_TRIES:
+                    queue.popleft()
+                    yield request.url, ProtocolError(
+                        f"the server of {request.url.masked()} refused its HTTP/2 stream "
+                        f"{request.tries} times", url=request.url)
+                continue
+            # The connection is going (GOAWAY) or gone before this response: what the
+            # caller has not seen is sent again on a new one.
+            answered = mux.answered or mux.reused
+            failure = mux.failure
+            goaway = mux.goaway
+            await mux.aclose()
+            mux = None
+            for waiting in queue:
+                waiting.stream = None
+            request.tries += 1
+            if isinstance(failure, TransferTimeout) or not answered or (
+                    request.tries >= MAX_TRIES):
+                queue.popleft()
+                yield request.url, failure or ConnectionLost(
+                    f"the server of {request.url.masked()} "
+                    + ("ended the connection (GOAWAY)" if goaway is not None
+                       else "closed the connection") + " without a response",
+                    url=request.url)
+                continue
+            if trace:
+                trace("* the server ended the HTTP/2 connection with requests unanswered; "
+                      "sending them again on a new one")
+    finally:
+        if exchange is not None:
+            exchange.detached = True
+            exchange.finish()
+        if mux is not None:
+            with anyio.CancelScope(shield=True):
+                await mux.release(handler)

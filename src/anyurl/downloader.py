@@ -817,7 +817,8 @@ class Downloader:
                 return
             progress = self.events.progress
             touch = watch.touch
-            async for chunk in res:
+
+            def put(chunk: bytes) -> None:
                 n = len(chunk)
                 state.received += n
                 if capped:
@@ -826,6 +827,13 @@ class Downloader:
                 state.written += n
                 progress(job, state.written, total)
                 touch()
+
+            whole = res.take_whole()  # a small body in memory: no iterator
+            if whole is None:
+                async for chunk in res:
+                    put(chunk)
+            elif whole:
+                put(whole)
             _write_to_sink(sink, job, None)
         finally:
             with anyio.CancelScope(shield=True):

@@ -836,8 +836,9 @@ class Downloader:
                 put(whole)
             _write_to_sink(sink, job, None)
         finally:
-            with anyio.CancelScope(shield=True):
-                await res.aclose()
+            if not res.close_now():  # a body in memory: no shielded scope per file
+                with anyio.CancelScope(shield=True):
+                    await res.aclose()
 
     # -- one attempt ---------------------------------------------------------------
 

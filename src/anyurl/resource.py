@@ -378,6 +378,18 @@ class Resource:
         for line in lines.feed(b"", final=True):
             yield line
 
+    def close_now(self) -> bool:
+        """Close at once when closing needs no I/O (a body in memory, :meth:`of_bytes`,
+        with nothing to release): True then; False when :meth:`aclose` must run."""
+        if self._closed:
+            return True
+        if self._on_close is None and isinstance(self._chunks, _Once):
+            self._closed = True
+            self._chunks.data = None
+            self._whole = None
+            return True
+        return False
+
     async def aclose(self) -> None:
         if self._closed:
             return

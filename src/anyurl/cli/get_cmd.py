@@ -409,7 +409,6 @@ class CLIEvents(DownloadEvents):
         self.request = request
         self.bars = bars
         self.json_lines = request.json and request.writes_files
-        self.running: set[int] = set()
         #: When each transfer's response began, and the redirects it followed (-w).
         self.began: dict[int, float] = {}
         self.redirects: dict[int, int] = {}
@@ -427,10 +426,11 @@ class CLIEvents(DownloadEvents):
 
     def started(self, job: Job, info: ResourceInfo, have: int) -> None:
         """Start a progress bar for the transfer (and a WARC capture of stdout)."""
-        self.running.add(job.index)
-        self.began[job.index] = time.monotonic()  # -w %{time_starttransfer}
-        if job.target is None and self.stdout is not None:
-            self.stdout.current = job.shown
+        if self.request.write_out:
+            self.began[job.index] = time.monotonic()  # -w %{time_starttransfer}
+        stdout = self.stdout
+        if job.target is None and stdout is not None and stdout.refuse_binary:
+            stdout.current = job.shown  # its only reader: the binary refusal's message
         if self.bars:
             self.bars.started(job, info, have)
         if self.archive is not None:
@@ -491,7 +491,6 @@ class CLIEvents(DownloadEvents):
         """Report a finished transfer: its error, its --json line, its bar."""
         if self.request.remote_header_name:
             name_from_header(self.request, result)
-        self.running.discard(result.job.index)
         self.dump_heads(result.job.index)
         self.heads.pop(result.job.index, None)
         if self.bars:

@@ -773,8 +773,12 @@ class Downloader:
                 raise _write_error(part, exc) from exc
             state.part_ours = True
             capped = limit.limit is not None
+            whole = res.take_whole()  # a small body in memory: written without an iterator
             try:
-                if _can_move(res, None, capped, total):
+                if whole is not None:
+                    await self._write_whole(job, whole, f, part, state, total,
+                                            limit if capped else None, watch.touch)
+                elif _can_move(res, None, capped, total):
                     await f.flush()
                     await self._move(job, res, f.fileno(), state, kept, total, watch.touch,
                                      part=part)
@@ -790,9 +794,27 @@ class Downloader:
                     except OSError as exc:
                         raise _write_error(part, exc) from exc
         finally:
-            with anyio.CancelScope(shield=True):
-                await res.aclose()
+            if not res.close_now():
+                with anyio.CancelScope(shield=True):
+                    await res.aclose()
         finish_part(plan)
+
+    async def _write_whole(self, job: Job, data: bytes, f: _PartWriter, part: Path,
+                           state: _State, total: int | None, limit: _SizeLimit | None,
+                           touch: Callable[[], None]) -> None:
+        """A body already in memory into ``f``: :meth:`_write_chunks` for one chunk."""
+        if not data:
+            return
+        n = len(data)
+        if limit is not None:
+            limit.check(n)
+        try:
+            await f.write(data)
+        except OSError as exc:
+            raise _write_error(part, exc) from exc
+        state.received += n
+        self.events.progress(job, n, total)
+        touch()
 
     async def _write_batched_to_sink(self, job: Job, state: _State, res: Resource,
                                      watch: _Watch) -> None:

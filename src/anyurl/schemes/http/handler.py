@@ -146,6 +146,8 @@ class _Step:
     behind: bool = False
     #: The headers as printed (passwords masked), when a template made them.
     masked: list[tuple[str, str]] | None = None
+    #: The request-target as printed, when a template made the request.
+    shown_target: str | None = None
 
 
 @dataclasses.dataclass
@@ -545,7 +547,7 @@ class HTTPHandler(SchemeHandler):
         cap = NEAR_DEPTH  # until a round trip shows a long path
         sent_at: float | None = None
         keep = False
-        templates: dict[str, _Template | None] = {}
+        templates: dict[tuple[str, str | None, int | None], _Template | None] = {}
         # A plain 200's body is taken whole out of the read buffer (no content coding
         # to undo: none sent, or decoding off) when it is small and already read.
         undo_codings = http.decode_content
@@ -663,7 +665,8 @@ class HTTPHandler(SchemeHandler):
                     trace(f"< {response.status_line}")
                     for k, v in response.headers:
                         trace(f"< {k}: {v}")
-                sent = {"method": method, "target": masked_target(step.url, route),
+                sent = {"method": method,
+                        "target": step.shown_target or masked_target(step.url, route),
                         "http_version": "1.1",
                         "headers": list(step.masked) if step.masked is not None else
                         [(k, mask_header(k, v)) for k, v in step.headers],
@@ -715,10 +718,12 @@ class HTTPHandler(SchemeHandler):
                   "one at a time from now on")
 
     def _prepare(self, step: _Step, route: Route, options: FetchOptions, http: HTTPOptions,
-                 method: str, templates: dict[str, _Template | None] | None = None) -> None:
+                 method: str,
+                 templates: dict[tuple[str, str | None, int | None], _Template | None]
+                 | None = None) -> None:
         """The request bytes of ``step`` (as h11 would write them), or its error.
 
-        With ``templates`` (the batch's, by ``Host``), a URL whose headers cannot
+        With ``templates`` (the batch's, by what ``Host`` is made of), a URL whose headers cannot
         differ from its neighbours' (no login in it, no netrc, no cookie jar) has its
         target put into a request built once; anything the template cannot write as
         this method would goes the general way below, which names the error.
@@ -726,11 +731,11 @@ class HTTPHandler(SchemeHandler):
         current = step.url.without_fragment()
         if (templates is not None and current.user is None and not http.netrc
                 and http.cookies is None):
-            host = host_header(current)
-            template = templates.get(host)
-            if template is None and host not in templates:
-                template = templates[host] = self._template(current, route, options,
-                                                            method)
+            key = (current.scheme, current.host, current.port)
+            template = templates.get(key)
+            if template is None and key not in templates:
+                template = templates[key] = self._template(current, route, options,
+                                                           method)
             if template is not None:
                 target = request_target(current, route)
                 if not ("\0" in target or " " in target or "\n" in target):
@@ -741,6 +746,8 @@ class HTTPHandler(SchemeHandler):
                     else:
                         step.headers = template.headers
                         step.masked = template.masked
+                        if not route.absolute_form:  # else the URL, its password masked
+                            step.shown_target = target
                         return
         try:
             authorization, _ = self._credentials(current, http)

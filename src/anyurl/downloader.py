@@ -761,6 +761,12 @@ class Downloader:
             total = _total(info, kept)
             limit = _SizeLimit(job, policy.max_filesize, total)
             self.events.started(job, info, kept)
+            whole = res.take_whole()
+            if whole is not None:  # a small body in memory: one open, write and close
+                self._save_whole(job, info, whole, plan, state, kept, total, limit,
+                                 watch.touch)
+                finish_part(plan)
+                return
             try:
                 small = info.size is not None and info.size <= _PartWriter.MIN_BATCH
                 if small:
@@ -773,12 +779,8 @@ class Downloader:
                 raise _write_error(part, exc) from exc
             state.part_ours = True
             capped = limit.limit is not None
-            whole = res.take_whole()  # a small body in memory: written without an iterator
             try:
-                if whole is not None:
-                    await self._write_whole(job, whole, f, part, state, total,
-                                            limit if capped else None, watch.touch)
-                elif _can_move(res, None, capped, total):
+                if _can_move(res, None, capped, total):
                     await f.flush()
                     await self._move(job, res, f.fileno(), state, kept, total, watch.touch,
                                      part=part)
@@ -799,22 +801,41 @@ class Downloader:
                     await res.aclose()
         finish_part(plan)
 
-    async def _write_whole(self, job: Job, data: bytes, f: _PartWriter, part: Path,
-                           state: _State, total: int | None, limit: _SizeLimit | None,
-                           touch: Callable[[], None]) -> None:
-        """A body already in memory into ``f``: :meth:`_write_chunks` for one chunk."""
-        if not data:
-            return
-        n = len(data)
-        if limit is not None:
-            limit.check(n)
+    def _save_whole(self, job: Job, info: ResourceInfo, data: bytes, plan: TargetPlan,
+                    state: _State, kept: int, total: int | None, limit: _SizeLimit,
+                    touch: Callable[[], None]) -> None:
+        """A body already in memory (:meth:`Resource.take_whole`) into the job's
+        ``.part``: what the :class:`_PartWriter` and :meth:`_write_chunks` do for one
+        chunk, without their buffer, clock or shielded close."""
+        part = plan.part
         try:
-            await f.write(data)
+            fd = open_part(part, kept, plan.tree)
         except OSError as exc:
             raise _write_error(part, exc) from exc
-        state.received += n
-        self.events.progress(job, n, total)
-        touch()
+        state.part_ours = True
+        try:
+            if data:
+                n = len(data)
+                if limit.limit is not None:
+                    limit.check(n)
+                try:
+                    _write_all(fd, memoryview(data))
+                except OSError as exc:
+                    raise _write_error(part, exc) from exc
+                state.received += n
+                self.events.progress(job, n, total)
+                touch()
+            mtime = remote_time(info) if self.policy.remote_time else None
+            if mtime is not None:  # by descriptor: no name, no link is followed
+                try:
+                    os.utime(fd, (mtime, mtime))
+                except OSError as exc:
+                    raise _write_error(part, exc) from exc
+        finally:
+            try:
+                os.close(fd)
+            except OSError as exc:
+                raise _write_error(part, exc) from exc
 
     async def _write_batched_to_sink(self, job: Job, state: _State, res: Resource,
                                      watch: _Watch) -> None:

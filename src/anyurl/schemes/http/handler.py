@@ -490,7 +490,10 @@ class HTTPHandler(SchemeHandler):
           follows one) is opened again by :meth:`open` on a connection of its own, so
           the one redirect loop applies its rules (the gate, credentials only to
           their origin); errors, resume, decoding, HEAD and the kernel move of a big
-          body are the same code.
+          body are the same code. The one shortcut: a plain 200 to a GET whose small
+          body is already read (see :meth:`_pipelined`) becomes
+          :meth:`Resource.of_bytes <anyurl.resource.Resource.of_bytes>` with the
+          metadata :meth:`_resource` would give it.
         * Requests with a body, other methods, ranges and resumes, HTTP/2, and
           ``HTTPOptions(pipeline=False)`` (``--no-pipeline``) are opened one at a
           time (the default of :class:`SchemeHandler`).

@@ -181,3 +181,30 @@ async def test_a_resource_over_bytes_reads_as_any_other() -> None:
     assert res.take_whole() == b"abc" and res.take_whole() is None
     assert res.bytes_received == 3
     assert res.close_now()
+
+
+@pytest.mark.parametrize("http", [
+    HTTPOptions(),
+    HTTPOptions(headers=(("X-Mine", "1"), ("Accept", None), ("User-Agent", "me/1"))),
+    HTTPOptions(decode_content=True),
+])
+async def test_a_templated_request_is_the_general_one(http: HTTPOptions) -> None:
+    from anyurl.schemes.http.handler import _Step
+
+    texts = [BASE + "/a", BASE + "/b?x=1&y=%20#frag", "http://127.0.0.1/c",
+             "http://LOCALHOST:8080/d", "http://user:pw@127.0.0.1:8080/e", BASE + "/f%0D"]
+    options = FetchOptions(schemes=(http,))
+    async with Resolver(warn=lambda m: None) as r:
+        handler = r.handler_for(r.admit(texts[0]))
+        assert isinstance(handler, HTTPHandler)
+        templates: dict[Any, Any] = {}
+        for text in texts:
+            url = r.admit(text)
+            route = handler.router(url)
+            plain, templated = _Step(url), _Step(url)
+            handler._prepare(plain, route, options, http, "GET")
+            handler._prepare(templated, route, options, http, "GET", templates)
+            assert templated.data == plain.data
+            assert templated.headers == plain.headers
+            assert (templated.masked is None) == (url.user is not None)
+    assert len(templates) == 3  # one per scheme, host and port: the login's went the general way

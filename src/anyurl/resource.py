@@ -167,6 +167,46 @@ class Resource:
         self.raw = raw
         self._timeout: Timeout | None = None
         self._deadline: float | None = None
+        #: The whole body when the handler had it in memory (:meth:`of_bytes`), until
+        #: read: :meth:`take_whole` hands it over without an iterator.
+        self._whole: bytes | None = None
+
+    @classmethod
+    def of_bytes(cls, info: ResourceInfo, data: bytes) -> Resource:
+        """A resource over a body already in memory (a small pipelined HTTP response).
+
+        Reading it costs no async generator (each one costs the event loop's
+        first-iteration hook and finaliser, a few microseconds a file):
+        :meth:`take_whole` gives the bytes at once, :meth:`read` and :meth:`copy_to`
+        use it, and iterating yields them as one chunk.
+        """
+        resource = cls(info, _Once(data))
+        resource._whole = data
+        return resource
+
+    def take_whole(self) -> bytes | None:
+        """The whole body at once, counted as read, when it is in memory and nothing of
+        it was read yet (:meth:`of_bytes`); None otherwise (then iterate)."""
+        data = self._whole
+        if data is None:
+            return None
+        self._whole = None
+        self.raw = None
+        chunks = self._chunks
+        if isinstance(chunks, _Once):
+            chunks.data = None
+        self.bytes_received += len(data)
+        return data
+
+    def withdraw(self, error: Callable[[], Exception]) -> None:
+        """Make an in-memory body (:meth:`of_bytes`) not read yet unreadable: reading
+        it raises ``error()``. A batch that moved on withdraws it, so a resource of a
+        batch behaves the same whether its body was small and in memory or not."""
+        chunks = self._chunks
+        if self._whole is not None and isinstance(chunks, _Once):
+            self._whole = None
+            chunks.data = None
+            chunks.error = error()
 
     def limit_time(self, timeout: Timeout, deadline: float | None) -> None:
         """Read the body under ``timeout``'s limits and by ``deadline`` (an
@@ -194,6 +234,7 @@ class Resource:
 
     def __aiter__(self) -> AsyncIterator[bytes]:
         self.raw = None  # read as chunks from now on
+        self._whole = None
         return self._iterate()
 
     async def copy_to(self, fd: int, progress: Callable[[int], None] | None = None) -> int:
@@ -205,6 +246,14 @@ class Resource:
         does; an error of the target is the ``OSError`` of the write.
         """
         raw, self.raw = self.raw, None
+        whole = self.take_whole()
+        if whole is not None:
+            view = memoryview(whole)
+            while view:
+                view = view[os.write(fd, view):]
+            if progress is not None and whole:
+                progress(self.bytes_received)
+            return self.bytes_received
         if raw is None:
             async for chunk in self:
                 view = memoryview(chunk)
@@ -282,6 +331,10 @@ class Resource:
         """
         if limit is not None and self.info.size is not None and self.info.size > limit:
             raise _too_large(self.info.url, self.info.size, limit)
+        if self._whole is not None and (limit is None or len(self._whole) <= limit):
+            whole = self.take_whole()
+            assert whole is not None
+            return whole
         parts = []
         total = 0
         async for chunk in self:
@@ -324,6 +377,18 @@ class Resource:
                 yield line
         for line in lines.feed(b"", final=True):
             yield line
+
+    def close_now(self) -> bool:
+        """Close at once when closing needs no I/O (a body in memory, :meth:`of_bytes`,
+        with nothing to release): True then; False when :meth:`aclose` must run."""
+        if self._closed:
+            return True
+        if self._on_close is None and isinstance(self._chunks, _Once):
+            self._closed = True
+            self._chunks.data = None
+            self._whole = None
+            return True
+        return False
 
     async def aclose(self) -> None:
         if self._closed:
@@ -430,6 +495,30 @@ class LineSplitter:
                         f"{self._limit} characters", url=self._url,
                         hint="Raise the limit, or read the body in chunks.")
         return lines
+
+
+class _Once:
+    """An async iterator over one bytes object: no generator frame (see
+    :meth:`Resource.of_bytes`)."""
+
+    __slots__ = ("data", "error")
+
+    def __init__(self, data: bytes):
+        self.data: bytes | None = data
+        #: Raised instead, once the body was withdrawn (:meth:`Resource.withdraw`).
+        self.error: Exception | None = None
+
+    def __aiter__(self) -> _Once:
+        return self
+
+    async def __anext__(self) -> bytes:
+        data = self.data
+        if data is None:
+            if self.error is not None:
+                raise self.error
+            raise StopAsyncIteration
+        self.data = None
+        return data
 
 
 async def iterate_bytes(data: bytes, chunk_size: int = 65536) -> AsyncIterator[bytes]:

@@ -767,6 +767,12 @@ class Downloader:
             total = _total(info, kept)
             limit = _SizeLimit(job, policy.max_filesize, total)
             self.events.started(job, info, kept)
+            whole = res.take_whole()
+            if whole is not None:  # a small body in memory: one open, write and close
+                self._save_whole(job, info, whole, plan, state, kept, total, limit,
+                                 watch.touch)
+                finish_part(plan)
+                return
             try:
                 small = info.size is not None and info.size <= _PartWriter.MIN_BATCH
                 if small:
@@ -796,9 +802,46 @@ class Downloader:
                     except OSError as exc:
                         raise _write_error(part, exc) from exc
         finally:
-            with anyio.CancelScope(shield=True):
-                await res.aclose()
+            if not res.close_now():
+                with anyio.CancelScope(shield=True):
+                    await res.aclose()
         finish_part(plan)
+
+    def _save_whole(self, job: Job, info: ResourceInfo, data: bytes, plan: TargetPlan,
+                    state: _State, kept: int, total: int | None, limit: _SizeLimit,
+                    touch: Callable[[], None]) -> None:
+        """A body already in memory (:meth:`Resource.take_whole`) into the job's
+        ``.part``: what the :class:`_PartWriter` and :meth:`_write_chunks` do for one
+        chunk, without their buffer, clock or shielded close."""
+        part = plan.part
+        try:
+            fd = open_part(part, kept, plan.tree)
+        except OSError as exc:
+            raise _write_error(part, exc) from exc
+        state.part_ours = True
+        try:
+            if data:
+                n = len(data)
+                if limit.limit is not None:
+                    limit.check(n)
+                try:
+                    _write_all(fd, memoryview(data))
+                except OSError as exc:
+                    raise _write_error(part, exc) from exc
+                state.received += n
+                self.events.progress(job, n, total)
+                touch()
+            mtime = remote_time(info) if self.policy.remote_time else None
+            if mtime is not None:  # by descriptor: no name, no link is followed
+                try:
+                    os.utime(fd, (mtime, mtime))
+                except OSError as exc:
+                    raise _write_error(part, exc) from exc
+        finally:
+            try:
+                os.close(fd)
+            except OSError as exc:
+                raise _write_error(part, exc) from exc
 
     async def _write_batched_to_sink(self, job: Job, state: _State, res: Resource,
                                      watch: _Watch) -> None:
@@ -823,7 +866,8 @@ class Downloader:
                 return
             progress = self.events.progress
             touch = watch.touch
-            async for chunk in res:
+
+            def put(chunk: bytes) -> None:
                 n = len(chunk)
                 state.received += n
                 if capped:
@@ -832,10 +876,18 @@ class Downloader:
                 state.written += n
                 progress(job, state.written, total)
                 touch()
+
+            whole = res.take_whole()  # a small body in memory: no iterator
+            if whole is None:
+                async for chunk in res:
+                    put(chunk)
+            elif whole:
+                put(whole)
             _write_to_sink(sink, job, None)
         finally:
-            with anyio.CancelScope(shield=True):
-                await res.aclose()
+            if not res.close_now():  # a body in memory: no shielded scope per file
+                with anyio.CancelScope(shield=True):
+                    await res.aclose()
 
     # -- one attempt ---------------------------------------------------------------
 

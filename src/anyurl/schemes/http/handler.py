@@ -42,6 +42,7 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from contextlib import aclosing
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import unquote, urljoin
 
@@ -89,6 +90,7 @@ from anyurl.schemes.http.pipeline import (
     Malformed,
     PipelinedConnection,
     keeps_alive,
+    moved_on,
 )
 from anyurl.schemes.http.pool import MAX_IDLE_PER_ROUTE, ConnectionPool
 from anyurl.schemes.http.routes import (
@@ -142,6 +144,22 @@ class _Step:
     error: AnyURLError | None = None
     #: Sent while another request was unanswered (pipelined).
     behind: bool = False
+    #: The headers as printed (passwords masked), when a template made them.
+    masked: list[tuple[str, str]] | None = None
+    #: The request-target as printed, when a template made the request.
+    shown_target: str | None = None
+
+
+@dataclasses.dataclass
+class _Template:
+    """A route's request for one ``Host``, built once: the bytes before and after the
+    target, and the headers (as sent and masked). Only for requests whose headers do
+    not vary by URL (no login in the URL, no netrc, no cookie jar)."""
+
+    head: bytes
+    tail: bytes
+    headers: list[tuple[str, str]]
+    masked: list[tuple[str, str]]
 
 
 class HTTPHandler(SchemeHandler):
@@ -472,7 +490,10 @@ class HTTPHandler(SchemeHandler):
           follows one) is opened again by :meth:`open` on a connection of its own, so
           the one redirect loop applies its rules (the gate, credentials only to
           their origin); errors, resume, decoding, HEAD and the kernel move of a big
-          body are the same code.
+          body are the same code. The one shortcut: a plain 200 to a GET whose small
+          body is already read (see :meth:`_pipelined`) becomes
+          :meth:`Resource.of_bytes <anyurl.resource.Resource.of_bytes>` with the
+          metadata :meth:`_resource` would give it.
         * A route that speaks HTTP/2 (``http2=True``: prior knowledge on http, on https
           when the server picks ``h2`` by ALPN; :meth:`_offers_h2`) has its requests
           sent as concurrent streams of one connection instead (:mod:`.multiplex`),
@@ -551,6 +572,10 @@ class HTTPHandler(SchemeHandler):
         cap = NEAR_DEPTH  # until a round trip shows a long path
         sent_at: float | None = None
         keep = False
+        templates: dict[tuple[str, str | None, int | None], _Template | None] = {}
+        # A plain 200's body is taken whole out of the read buffer (no content coding
+        # to undo: none sent, or decoding off) when it is small and already read.
+        undo_codings = http.decode_content
         try:
             while todo or inflight:
                 if route in self.serial_routes:
@@ -566,7 +591,7 @@ class HTTPHandler(SchemeHandler):
                 if pipe is None:
                     if todo[0].data is None and todo[0].error is None:
                         # Before connecting, as open() does (its warnings come first).
-                        self._prepare(todo[0], route, options, http, method)
+                        self._prepare(todo[0], route, options, http, method, templates)
                     try:
                         pipe = await self._pipe(route, todo[0].url, trace)
                     except AnyURLError as exc:
@@ -583,7 +608,7 @@ class HTTPHandler(SchemeHandler):
                 while todo and (not inflight or wire) and len(inflight) < depth:
                     step = todo.popleft()
                     if step.data is None:
-                        self._prepare(step, route, options, http, method)
+                        self._prepare(step, route, options, http, method, templates)
                     inflight.append(step)
                     step.behind = len(inflight) > 1
                     if step.error is None:
@@ -636,11 +661,22 @@ class HTTPHandler(SchemeHandler):
                     assert step.error is not None
                     yield step.url, step.error
                     continue
-                try:
-                    exchange = pipe.exchange(response, method, step.url)
-                except Malformed as exc:
-                    self._mis_answered(route, trace, f"its framing is ambiguous ({exc})")
-                    continue
+                whole: bytes | None = None
+                if response.status == 200 and method == "GET":
+                    # The head looked up in one pass; a name given twice goes the
+                    # general way (the reader decides what two lengths mean).
+                    index = dict(response.headers)
+                    if (len(index) == len(response.headers)
+                            and "transfer-encoding" not in index
+                            and not (undo_codings and index.get("content-encoding"))):
+                        reused = pipe.cycles > 0
+                        whole = pipe.whole_body(index.get("content-length"))
+                if whole is None:
+                    try:
+                        exchange = pipe.exchange(response, method, step.url)
+                    except Malformed as exc:
+                        self._mis_answered(route, trace, f"its framing is ambiguous ({exc})")
+                        continue
                 inflight.popleft()
                 keep = keeps_alive(response)
                 if keep:
@@ -654,14 +690,21 @@ class HTTPHandler(SchemeHandler):
                     trace(f"< {response.status_line}")
                     for k, v in response.headers:
                         trace(f"< {k}: {v}")
-                sent = {"method": method, "target": masked_target(step.url, route),
+                sent = {"method": method,
+                        "target": step.shown_target or masked_target(step.url, route),
                         "http_version": "1.1",
-                        "headers": [(k, mask_header(k, v)) for k, v in step.headers],
+                        "headers": list(step.masked) if step.masked is not None else
+                        [(k, mask_header(k, v)) for k, v in step.headers],
                         "body": None}
-                outcome = await self._pipelined_outcome(step.url, exchange, response,
-                                                        options, method, sent)
-                yield step.url, outcome
-                await pipe.drain()
+                if whole is not None:
+                    small = _small_resource(step.url, response, index, whole, reused, sent)
+                    yield step.url, small
+                    small.withdraw(partial(moved_on, step.url))  # unread: as a stream's is
+                else:
+                    outcome = await self._pipelined_outcome(step.url, exchange, response,
+                                                            options, method, sent)
+                    yield step.url, outcome
+                    await pipe.drain()
                 if not keep or pipe.finished:
                     await pipe.aclose()
                     pipe = None
@@ -700,9 +743,37 @@ class HTTPHandler(SchemeHandler):
                   "one at a time from now on")
 
     def _prepare(self, step: _Step, route: Route, options: FetchOptions, http: HTTPOptions,
-                 method: str) -> None:
-        """The request bytes of ``step`` (as h11 would write them), or its error."""
+                 method: str,
+                 templates: dict[tuple[str, str | None, int | None], _Template | None]
+                 | None = None) -> None:
+        """The request bytes of ``step`` (as h11 would write them), or its error.
+
+        With ``templates`` (the batch's, by what ``Host`` is made of), a URL whose headers cannot
+        differ from its neighbours' (no login in it, no netrc, no cookie jar) has its
+        target put into a request built once; anything the template cannot write as
+        this method would goes the general way below, which names the error.
+        """
         current = step.url.without_fragment()
+        if (templates is not None and current.user is None and not http.netrc
+                and http.cookies is None):
+            key = (current.scheme, current.host, current.port)
+            template = templates.get(key)
+            if template is None and key not in templates:
+                template = templates[key] = self._template(current, route, options,
+                                                           method)
+            if template is not None:
+                target = request_target(current, route)
+                if not ("\0" in target or " " in target or "\n" in target):
+                    try:
+                        step.data = template.head + target.encode("latin-1") + template.tail
+                    except UnicodeEncodeError:
+                        pass
+                    else:
+                        step.headers = template.headers
+                        step.masked = template.masked
+                        if not route.absolute_form:  # else the URL, its password masked
+                            step.shown_target = target
+                        return
         try:
             authorization, _ = self._credentials(current, http)
             headers = self._headers(current, route, options, authorization)
@@ -719,6 +790,25 @@ class HTTPHandler(SchemeHandler):
                 f"the request for {current.masked()} has a header that is not Latin-1")
         except AnyURLError as exc:
             step.error = exc
+
+    def _template(self, url: URL, route: Route, options: FetchOptions,
+                  method: str) -> _Template | None:
+        """The request of ``url``'s route and host with the target left out (see
+        :meth:`_prepare`); None when its headers cannot be written (then each URL
+        goes the general way, which names the error)."""
+        try:
+            headers = self._headers(url, route, options, None)
+        except AnyURLError:
+            return None
+        lines = "\r\n".join(f"{k}: {v}" for k, v in headers)
+        if "\0" in lines or any("\r" in k + v or "\n" in k + v for k, v in headers):
+            return None
+        try:
+            tail = f" HTTP/1.1\r\n{lines}\r\n\r\n".encode("latin-1")
+            head = f"{method} ".encode("latin-1")
+        except UnicodeEncodeError:
+            return None
+        return _Template(head, tail, headers, [(k, mask_header(k, v)) for k, v in headers])
 
     async def _pipelined_outcome(
         self, url: URL, exchange: Exchange, response: Response, options: FetchOptions,
@@ -1029,8 +1119,50 @@ _DEFAULT_TLS = _tls_settings(HTTPOptions())
 
 
 
+def _small_resource(url: URL, response: Response, index: dict[str, str], data: bytes,
+                    reused: bool, sent: dict[str, Any]) -> Resource:
+    """A plain 200 of a pipelined window whose whole body was read
+    (:meth:`~.pipeline.PipelinedConnection.whole_body`): what
+    :meth:`HTTPHandler._resource` makes of it, with the head's ``index`` (each
+    name once) and the body in memory."""
+    final = url.without_fragment()
+    size = len(data)
+    encoding = (index.get("content-encoding") or "").strip().lower()
+    etag = index.get("etag")
+    headers = response.headers
+    info = ResourceInfo(
+        url=final,
+        size=size,
+        total_size=size,
+        offset=0,
+        content_type=index.get("content-type"),
+        filename=_filename_from(final, index.get("content-disposition")),
+        validator=etag if etag and not etag.startswith("W/") else index.get(
+            "last-modified"),
+        status=200,
+        reason=response.reason,
+        headers=tuple(headers),
+        extra={
+            "status": 200,
+            "status_line": response.status_line,
+            "headers": headers,
+            "content_encoding": encoding or None,
+            "decoded": False,
+            "connection_reused": reused,
+            "http_version": "1.1",
+            "request": sent,
+        },
+    )
+    return Resource.of_bytes(info, data)
+
+
 def _filename(url: URL, response: Response) -> str | None:
-    name = disposition_filename(response.header("content-disposition"))
+    return _filename_from(url, response.header("content-disposition"))
+
+
+def _filename_from(url: URL, disposition: str | None) -> str | None:
+    """The name a ``Content-Disposition`` gives, else the URL's last path segment."""
+    name = disposition_filename(disposition)
     if name is not None:
         return name
     parts = url.parts

@@ -52,11 +52,13 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_HEAD",
     "NEAR_DEPTH",
+    "SMALL_BODY",
     "Exchange",
     "Malformed",
     "PipelinedConnection",
     "ResponseReader",
     "keeps_alive",
+    "moved_on",
     "parse_head",
 ]
 
@@ -72,6 +74,9 @@ NEAR_DEPTH: Final = 32
 FAR: Final = 0.005
 #: The longest response head accepted (h11's limit too).
 MAX_HEAD: Final = 16 * 1024
+#: The largest body the handler takes whole out of the read buffer
+#: (:meth:`PipelinedConnection.whole_body`) instead of streaming it.
+SMALL_BODY: Final = 64 * 1024
 #: A body still unread when the batch moves on is read and dropped up to this size;
 #: a longer one costs less to abandon with its connection (its requests are re-sent).
 DRAIN_LIMIT: Final = 64 * 1024
@@ -282,6 +287,13 @@ class ResponseReader:
                 return END
 
 
+def moved_on(url: URL) -> StreamClosed:
+    """The error for a body read after its batch moved on to the next response."""
+    return StreamClosed(f"the body of {url.masked()} was read after its batch moved on",
+                        url=url, hint="Read each resource of open_batch before asking for "
+                        "the next.")
+
+
 class PipelinedConnection:
     """A :class:`ResponseReader` over a stream; the handler's batch drives it."""
 
@@ -338,6 +350,34 @@ class PipelinedConnection:
         self.current = exchange
         self.answered += 1
         return exchange
+
+    def whole_body(self, length: str | None) -> bytes | None:
+        """The whole body of the response whose head was just read, taken out of the
+        buffer, when ``length`` (its one ``Content-Length``, no ``Transfer-Encoding``:
+        the caller checked) is at most :data:`SMALL_BODY` bytes and all of them are
+        already read; the connection then stands after it. None otherwise, with
+        nothing consumed: the caller goes on with :meth:`exchange`.
+
+        What :meth:`exchange` and a read of the body to its end come to, without the
+        per-response :class:`Exchange` and body iterator: small responses arrive many
+        to a read, and each such object costs more than parsing the head.
+        """
+        if length is None or len(length) > 6 or not (length.isascii() and length.isdigit()):
+            return None
+        n = int(length)
+        reader = self.reader
+        buffer = reader.buffer
+        if n > SMALL_BODY or len(buffer) < n:
+            return None
+        data = bytes(buffer[:n])
+        del buffer[:n]
+        reader.mode = "length"
+        reader.left = 0
+        reader.body_done = True
+        self.current = None
+        self.answered += 1
+        self.cycles += 1
+        return data
 
     async def drain(self) -> None:
         """Read and drop what is left of the current body (up to :data:`DRAIN_LIMIT`;
@@ -439,10 +479,7 @@ class Exchange:
         return self.pieces()
 
     async def _detached(self) -> AsyncIterator[bytes]:
-        raise StreamClosed(
-            f"the body of {self.url.masked()} was read after its batch moved on",
-            url=self.url,
-            hint="Read each resource of open_batch before asking for the next.")
+        raise moved_on(self.url)
         yield b""  # pragma: no cover - an async generator, as body() promises
 
     async def discard(self, response: Response) -> None:

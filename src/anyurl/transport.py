@@ -257,7 +257,7 @@ class Stream:
 
 
 class _RawSocketStream(anyio.abc.ByteStream):
-    """A TCP stream on a non-blocking socket, driven by ``anyio.wait_readable``.
+    """A TCP stream on a non-blocking socket, driven by the event loop's readiness waits.
 
     Why not anyio's own socket stream: on asyncio it goes through a transport and
     protocol that copy each chunk into a queue and pause and resume reading on every
@@ -266,6 +266,12 @@ class _RawSocketStream(anyio.abc.ByteStream):
     costs one system call per chunk on both asyncio and trio. Each receive still
     passes a scheduling checkpoint, so a fast transfer cannot starve other tasks, and
     cancellation is honoured as with any anyio stream.
+
+    The stream keeps the running backend's class (``anyio.lowlevel.current_token()``)
+    and calls its waits, checkpoints and cancel scopes directly: every ``anyio.*`` call
+    looks the backend up again through sniffio, and a small FTP file made about 25 of
+    them (issue 21). The class is the same for every event loop of one backend, so a
+    pooled connection may outlive the loop it was made in.
     """
 
     #: Bytes a receive may return without yielding to other tasks (see receive_within).
@@ -275,19 +281,36 @@ class _RawSocketStream(anyio.abc.ByteStream):
         self._sock = sock
         self._closed = False
         self._unyielded = 0
+        self._backend = anyio.lowlevel.current_token().backend_class
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
         return await self.receive_within(max_bytes, None)
 
+    async def _wait(self, writable: bool, timeout: float | None) -> None:
+        """Until the socket is readable (writable), at most ``timeout`` seconds
+        (``TimeoutError`` after): one cancel scope of the backend, made directly."""
+        backend = self._backend
+        wait = backend.wait_writable if writable else backend.wait_readable
+        if timeout is None:
+            await wait(self._sock)
+            return
+        scope = backend.create_cancel_scope(deadline=backend.current_time() + timeout)
+        with scope:
+            await wait(self._sock)
+        if scope.cancelled_caught:
+            raise TimeoutError
+
     async def receive_within(self, max_bytes: int, timeout: float | None) -> bytes:
-        """Data already in the socket is returned at once; otherwise wait for it.
+        """Data already in the socket is returned at once; otherwise wait for it, at
+        most ``timeout`` seconds each time nothing has come (a deadline per wait, so
+        the read timeout holds between bytes, not for the whole body).
 
         A receive that finds data waiting yields to the event loop only once per
         ``YIELD_EVERY`` bytes: a full scheduling pass per chunk was a measurable part
         of a bulk transfer, while yielding every MiB still keeps other tasks (progress,
         parallel transfers) running. Cancellation is checked on every call.
         """
-        await anyio.lowlevel.checkpoint_if_cancelled()
+        await self._backend.checkpoint_if_cancelled()
         sock = self._sock
         while True:
             if self._closed:
@@ -295,11 +318,7 @@ class _RawSocketStream(anyio.abc.ByteStream):
             try:
                 data = sock.recv(max_bytes)
             except BlockingIOError:
-                if timeout is None:
-                    await anyio.wait_readable(sock)
-                else:
-                    with anyio.fail_after(timeout):
-                        await anyio.wait_readable(sock)
+                await self._wait(False, timeout)
                 self._unyielded = 0
                 continue
             except OSError as exc:
@@ -309,7 +328,7 @@ class _RawSocketStream(anyio.abc.ByteStream):
             self._unyielded += len(data)
             if self._unyielded >= self.YIELD_EVERY:
                 self._unyielded = 0
-                await anyio.lowlevel.cancel_shielded_checkpoint()
+                await self._backend.cancel_shielded_checkpoint()
             return data
 
     async def send(self, item: bytes) -> None:
@@ -324,7 +343,7 @@ class _RawSocketStream(anyio.abc.ByteStream):
         followed by a receive that waits anyway, and a scheduling pass per request was a
         measurable share of a small fetch. Cancellation is checked on every call.
         """
-        await anyio.lowlevel.checkpoint_if_cancelled()
+        await self._backend.checkpoint_if_cancelled()
         view = memoryview(item)
         sock = self._sock
         while view:
@@ -333,8 +352,7 @@ class _RawSocketStream(anyio.abc.ByteStream):
             try:
                 sent = sock.send(view)
             except BlockingIOError:
-                with anyio.fail_after(timeout):
-                    await anyio.wait_writable(sock)
+                await self._wait(True, timeout)
                 self._unyielded = 0
                 continue
             except OSError as exc:
@@ -343,7 +361,7 @@ class _RawSocketStream(anyio.abc.ByteStream):
         self._unyielded += len(item)
         if self._unyielded >= self.YIELD_EVERY:
             self._unyielded = 0
-            await anyio.lowlevel.cancel_shielded_checkpoint()
+            await self._backend.cancel_shielded_checkpoint()
 
     async def send_eof(self) -> None:
         try:
@@ -352,11 +370,18 @@ class _RawSocketStream(anyio.abc.ByteStream):
             raise anyio.BrokenResourceError from exc
 
     async def aclose(self) -> None:
-        if not self._closed:
-            self._closed = True
-            anyio.notify_closing(self._sock)
-            self._sock.close()
-        await anyio.lowlevel.checkpoint()
+        """Close the socket (waking any task waiting on it); closing again does nothing.
+
+        Not a scheduling point: the close is done when it returns, and an FTP file
+        closes its data connection just before it waits for the 226 anyway; a yield
+        here was an extra turn of the event loop per small file. A cancelled caller
+        still sees its cancellation (checked after the close)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._backend.notify_closing(self._sock)
+        self._sock.close()
+        await self._backend.checkpoint_if_cancelled()
 
     @property
     def extra_attributes(self) -> Mapping[Any, Callable[[], Any]]:
@@ -387,16 +412,24 @@ def _literal_address(host: str, port: int) -> list[tuple[Any, ...]] | None:
     return None
 
 
-async def _open_raw_tcp(host: str, port: int, family: int = 0) -> _RawSocketStream:
+async def _open_raw_tcp(host: str, port: int, family: int = 0,
+                        timeout: float | None = None) -> _RawSocketStream:
     """Connect to the first address of ``host`` that accepts, one after another
-    (only addresses of ``family`` when it is not 0: ``-4``/``-6``)."""
+    (only addresses of ``family`` when it is not 0: ``-4``/``-6``), all within
+    ``timeout`` seconds (``TimeoutError`` after; None: the caller's scope bounds it)."""
+    backend = anyio.lowlevel.current_token().backend_class
+    deadline = None if timeout is None else backend.current_time() + timeout
     literal = _literal_address(host, port)
     if literal and family and literal[0][0] != family:
         have, want = ("IPv4", "IPv6") if family == socket.AF_INET6 else ("IPv6", "IPv4")
         raise OSError(errno.EAFNOSUPPORT, f"{host} is an {have} address, and only {want} "
                       "was allowed")
-    infos = literal or await anyio.getaddrinfo(
-        host, port, family=family, type=socket.SOCK_STREAM)
+    if literal:
+        infos = literal
+    else:
+        with anyio.fail_after(timeout):
+            infos = await anyio.getaddrinfo(host, port, family=family,
+                                            type=socket.SOCK_STREAM)
     if family:
         infos = [info for info in infos if info[0] == family]
         if not infos:
@@ -406,12 +439,14 @@ async def _open_raw_tcp(host: str, port: int, family: int = 0) -> _RawSocketStre
     last: OSError | None = None
     for family, kind, proto, _name, address in infos:
         sock = socket.socket(family, kind, proto)
+        stream = _RawSocketStream(sock)
         try:
             sock.setblocking(False)
             try:
                 sock.connect(address)
             except BlockingIOError:
-                await anyio.wait_writable(sock)
+                left = None if deadline is None else deadline - backend.current_time()
+                await stream._wait(True, left)
                 error = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
                 if error:
                     raise OSError(error, os.strerror(error)) from None
@@ -422,7 +457,7 @@ async def _open_raw_tcp(host: str, port: int, family: int = 0) -> _RawSocketStre
         except BaseException:
             sock.close()
             raise
-        return _RawSocketStream(sock)
+        return stream
     raise last or OSError(f"no address found for {host!r}")
 
 
@@ -555,10 +590,10 @@ async def connect_tcp(
     if request is not None:  # the request's own limits (Resolver.open(timeout=...))
         connect_timeout, read_timeout = request.connect, request.read
     try:
-        with anyio.fail_after(connect_timeout):
-            sock = await _open_raw_tcp(host, port, family)
-            stream: anyio.abc.ByteStream = sock
-            if tls:
+        stream: anyio.abc.ByteStream
+        if tls:
+            with anyio.fail_after(connect_timeout):
+                sock = await _open_raw_tcp(host, port, family)
                 ctx = ssl_context or ssl.create_default_context()
                 from anyio.streams.tls import TLSStream
 
@@ -566,6 +601,10 @@ async def connect_tcp(
                     sock, hostname=server_hostname or host, ssl_context=ctx,
                     standard_compatible=False,
                 )
+        else:
+            # The deadline goes to the waits themselves: no cancel scope around a
+            # connect that completes without waiting (an FTP data connection per file).
+            stream = await _open_raw_tcp(host, port, family, connect_timeout)
     except TimeoutError:
         raise TransferTimeout(
             f"connecting to {shown} for {url.masked()} timed out after "
@@ -679,7 +718,11 @@ def _is_resolution_error(exc: OSError) -> bool:
 
 
 def _tune(stream: anyio.abc.ByteStream) -> None:
-    sock = stream.extra(anyio.abc.SocketAttribute.raw_socket, None)
+    sock: socket.socket | None
+    if isinstance(stream, _RawSocketStream):
+        sock = stream._sock  # without building the stream's attribute table
+    else:
+        sock = stream.extra(anyio.abc.SocketAttribute.raw_socket, None)
     if sock is None:
         return
     try:

@@ -20,7 +20,7 @@ server's reply line and the masked URL.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import anyio
@@ -202,8 +202,12 @@ class Control:
                 )
             return event
 
-    async def command(self, command: Command) -> Reply:
-        """Send ``command`` and return its first reply (a 1yz for a starting transfer)."""
+    async def command(
+        self, command: Command, *, meanwhile: Callable[[], Awaitable[None]] | None = None
+    ) -> Reply:
+        """Send ``command`` and return its first reply (a 1yz for a starting transfer);
+        ``meanwhile`` runs after the send, before the reply is awaited (a passive data
+        connection's handshake, :meth:`.data.DataChannel.ready`)."""
         try:
             data = self.core.send(command)
         except LocalProtocolError as exc:
@@ -211,6 +215,8 @@ class Control:
         if self.trace is not None:
             self.trace(f"> {command.display()}")
         await self.stream.send(data)
+        if meanwhile is not None:
+            await meanwhile()
         return await self.read_reply()
 
     async def goodbye(self, *, abort: bool = False) -> None:

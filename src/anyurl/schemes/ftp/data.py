@@ -39,23 +39,49 @@ from anyurl.protocols.ftp import (
 )
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.ftp.control import Control, refused, weird
-from anyurl.transport import DEFAULT_RECEIVE_SIZE, Dialer, Listener, Stream, open_listener
+from anyurl.transport import (
+    DEFAULT_RECEIVE_SIZE,
+    Connecting,
+    Dialer,
+    Listener,
+    Stream,
+    open_listener,
+)
 from anyurl.url import URL
 
 __all__ = ["DataChannel", "Transfer", "open_data"]
 
 
 class DataChannel:
-    """A data connection: connected already (passive) or still to be accepted (active)."""
+    """A data connection: being connected (passive) or still to be accepted (active).
 
-    def __init__(self, stream: Stream | None, listener: Listener | None, stack: AsyncExitStack):
-        self._stream = stream
+    A passive connection is begun right after the 227/229 reply and not waited for:
+    the command that uses it (RETR, NLST) is sent while the handshake is in flight,
+    and :meth:`ready`, called between that command and its reply, finishes it (a
+    refused connection is an error before we wait for a reply the server would only
+    give after its own timeout). That is one round trip less per file than
+    connecting first.
+    """
+
+    def __init__(self, connecting: Connecting | None, listener: Listener | None,
+                 stack: AsyncExitStack):
+        self._connecting = connecting
+        self._stream: Stream | None = None
         self._listener = listener
         self._stack = stack
+
+    async def ready(self) -> None:
+        """Finish a passive connection's handshake (nothing to do for an active one,
+        whose server connects only after the command's reply)."""
+        if self._connecting is not None and self._stream is None:
+            self._stream = await self._connecting.established()
 
     async def connected(self, timeout: float | None) -> Stream:
         """The data connection's stream, accepting the server's connection if active."""
         if self._stream is None:
+            if self._connecting is not None:
+                self._stream = await self._connecting.established()
+                return self._stream
             assert self._listener is not None
             self._stream = await self._listener.accept(timeout)
             await self._stack.aclose()  # the listener: one connection is all we take
@@ -66,6 +92,8 @@ class DataChannel:
         with anyio.CancelScope(shield=True):
             if self._stream is not None:
                 await self._stream.aclose()
+            elif self._connecting is not None:
+                await self._connecting.aclose()
             await self._stack.aclose()
 
 
@@ -191,7 +219,7 @@ async def open_data(
                 "the server named a port that belongs to another protocol",
                 url=url, hint=f"If you trust this server, allow it with "
                 f"Config(allowed_ports={{{port}}}).", remedy=("allow_port", str(port)))
-        stream = await dialer.connect_tcp(
+        connecting = await dialer.begin_tcp(
             host,
             port,
             url=url,
@@ -199,7 +227,7 @@ async def open_data(
             read_timeout=config.read_timeout,
             what="the ftp data connection",
         )
-        return DataChannel(stream, None, stack)
+        return DataChannel(connecting, None, stack)
     local = control.stream.local_address[0]
     try:
         listener = await stack.enter_async_context(

@@ -375,7 +375,7 @@ class FTPHandler(SchemeHandler):
                         offset = 0
                 elif verb == "RETR":
                     assert channel is not None
-                    reply = await control.command(command)
+                    reply = await control.command(command, meanwhile=channel.ready)
                     if reply.category != 1:
                         listing = await self._retr_refused(control, url, retrieval, channel,
                                                            command, reply, options)

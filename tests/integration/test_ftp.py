@@ -779,3 +779,25 @@ async def test_a_refused_data_connection_fails_before_the_reply_is_awaited(
     assert caught.value.exit_code == 7
     sent = [line for line in lines if line.startswith("> ")]
     assert "> RETR file.dat" in sent
+
+
+async def test_who_logs_in_is_decided_per_login_not_per_url(
+    quirky: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21: a URL served by a pooled control connection needs no login decision
+    (netrc look-up included); three files, one login, one decision."""
+    from anyurl.schemes.ftp import handler as ftp_handler
+
+    decided: list[str] = []
+    real = ftp_handler.login_for
+
+    def counting(url: URL, config: Config, warn: Any) -> Any:
+        decided.append(str(url))
+        return real(url, config, warn)
+
+    monkeypatch.setattr(ftp_handler, "login_for", counting)
+    async with Resolver(config(), warn=lambda m: None) as resolver:
+        for path in ("bin1k.dat", "hello.txt", "pub/readme.txt"):
+            async with resolver.open(quirky["plain"] + path) as res:
+                assert await res.read() == peer_data.expected_bytes(path)
+    assert decided == [quirky["plain"] + "bin1k.dat"]

@@ -161,7 +161,14 @@ class Transfer:
         self.completed = True
 
     async def close(self) -> None:
-        """Close the data connection; pool the control connection or end it (ABOR)."""
+        """Close the data connection; pool the control connection or end it (ABOR).
+
+        A completed transfer closed its data connection in :meth:`settle`, and giving
+        the control connection back to the pool does not wait (one that is not kept
+        says goodbye shielded): no shielded scope per file for that."""
+        if self.completed:
+            await self.release(self.control)
+            return
         with anyio.CancelScope(shield=True):
             await self.data.aclose()
             if self.completed:

@@ -265,9 +265,9 @@ class _RawSocketStream(anyio.abc.ByteStream):
     protocol that copy each chunk into a queue and pause and resume reading on every
     call, which measured 1.5 to 2 times curl's time for a bulk download on loopback.
     Reading the socket directly (``recv`` first, waiting only when it would block)
-    costs one system call per chunk on both asyncio and trio. Each receive still
-    passes a scheduling checkpoint, so a fast transfer cannot starve other tasks, and
-    cancellation is honoured as with any anyio stream.
+    costs one system call per chunk on both asyncio and trio. A fast transfer still
+    passes a checkpoint every ``YIELD_EVERY`` bytes, so it cannot starve other tasks
+    or outlive a cancellation (see :meth:`receive_within`).
 
     The stream keeps the running backend's class (``anyio.lowlevel.current_token()``)
     and calls its waits, checkpoints and cancel scopes directly: every ``anyio.*`` call
@@ -309,12 +309,17 @@ class _RawSocketStream(anyio.abc.ByteStream):
         most ``timeout`` seconds each time nothing has come (a deadline per wait, so
         the read timeout holds between bytes, not for the whole body).
 
-        A receive that finds data waiting yields to the event loop only once per
-        ``YIELD_EVERY`` bytes: a full scheduling pass per chunk was a measurable part
-        of a bulk transfer, while yielding every MiB still keeps other tasks (progress,
-        parallel transfers) running. Cancellation is checked on every call.
+        Scheduling and cancellation: every wait is a checkpoint, and a run of receives
+        that never waits passes a full checkpoint (cancellable, yielding to other
+        tasks) once per ``YIELD_EVERY`` bytes, before the next ``recv`` so that no
+        byte taken from the socket is lost to a cancellation. A checkpoint per chunk
+        was a measurable part of a bulk transfer, and a cancellation check per call
+        (a walk up the task's cancel scopes) a measurable part of a small FTP file,
+        whose every reply waits anyway (issue 21).
         """
-        await self._backend.checkpoint_if_cancelled()
+        if self._unyielded >= self.YIELD_EVERY:
+            self._unyielded = 0
+            await self._backend.checkpoint()
         sock = self._sock
         while True:
             if self._closed:
@@ -330,9 +335,6 @@ class _RawSocketStream(anyio.abc.ByteStream):
             if not data:
                 raise anyio.EndOfStream
             self._unyielded += len(data)
-            if self._unyielded >= self.YIELD_EVERY:
-                self._unyielded = 0
-                await self._backend.cancel_shielded_checkpoint()
             return data
 
     async def send(self, item: bytes) -> None:
@@ -342,12 +344,15 @@ class _RawSocketStream(anyio.abc.ByteStream):
         """Send all of ``item``, waiting (at most ``timeout`` each time) only when the
         socket's buffer is full.
 
-        Like :meth:`receive_within`, a send that goes out at once yields to the event
-        loop only once per ``YIELD_EVERY`` bytes: a request line of a keep-alive run is
-        followed by a receive that waits anyway, and a scheduling pass per request was a
-        measurable share of a small fetch. Cancellation is checked on every call.
+        As for :meth:`receive_within`: every wait is a checkpoint, and sends that go
+        out at once pass one (before sending) once per ``YIELD_EVERY`` bytes. A
+        request line of a keep-alive run or an FTP command is followed by a receive
+        that waits anyway; a scheduling pass or a cancellation check per command was
+        a measurable share of a small fetch.
         """
-        await self._backend.checkpoint_if_cancelled()
+        if self._unyielded >= self.YIELD_EVERY:
+            self._unyielded = 0
+            await self._backend.checkpoint()
         view = memoryview(item)
         sock = self._sock
         while view:
@@ -363,9 +368,6 @@ class _RawSocketStream(anyio.abc.ByteStream):
                 raise anyio.BrokenResourceError from exc
             view = view[sent:]
         self._unyielded += len(item)
-        if self._unyielded >= self.YIELD_EVERY:
-            self._unyielded = 0
-            await self._backend.cancel_shielded_checkpoint()
 
     async def finish_connect(self, timeout: float | None) -> None:
         """The end of a connect begun by :func:`_begin_raw_tcp`: a look without
@@ -392,16 +394,14 @@ class _RawSocketStream(anyio.abc.ByteStream):
     async def aclose(self) -> None:
         """Close the socket (waking any task waiting on it); closing again does nothing.
 
-        Not a scheduling point: the close is done when it returns, and an FTP file
-        closes its data connection just before it waits for the 226 anyway; a yield
-        here was an extra turn of the event loop per small file. A cancelled caller
-        still sees its cancellation (checked after the close)."""
+        Not a checkpoint: the close is done when it returns, and an FTP file closes
+        its data connection just before it waits for the 226 anyway; a yield here was
+        an extra turn of the event loop per small file."""
         if self._closed:
             return
         self._closed = True
         self._backend.notify_closing(self._sock)
         self._sock.close()
-        await self._backend.checkpoint_if_cancelled()
 
     @property
     def extra_attributes(self) -> Mapping[Any, Callable[[], Any]]:

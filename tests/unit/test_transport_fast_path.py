@@ -9,8 +9,10 @@ both backends, without timing anything.
 from __future__ import annotations
 
 import socket
+import threading
 from collections.abc import Iterator
 
+import anyio
 import pytest
 import sniffio
 
@@ -129,3 +131,37 @@ async def test_a_host_name_is_connected_whole(listener: socket.socket) -> None:
     stream = await connecting.established()
     assert await stream.receive() == b""
     await stream.aclose()
+
+
+@pytest.mark.anyio
+async def test_a_receive_that_never_waits_still_meets_a_cancellation(
+    listener: socket.socket,
+) -> None:
+    # Receives that find data waiting check for cancellation once per YIELD_EVERY
+    # bytes (before a recv: nothing taken from the socket is lost), not per call.
+    from anyurl.transport import _RawSocketStream
+
+    stream = await connect_tcp("127.0.0.1", listener.getsockname()[1], url=URL,
+                               read_timeout=10)
+    peer, _ = listener.accept()
+    sender = threading.Thread(target=_send_quietly, args=(peer, b"x" * (8 << 20)))
+    sender.start()
+    received = 0
+    try:
+        with anyio.CancelScope() as scope:
+            scope.cancel()
+            while True:
+                received += len(await stream.receive(65536))
+        assert scope.cancelled_caught
+        assert received <= _RawSocketStream.YIELD_EVERY + 65536
+    finally:
+        await stream.aclose()
+        peer.close()
+        sender.join()
+
+
+def _send_quietly(sock: socket.socket, data: bytes) -> None:
+    try:
+        sock.sendall(data)
+    except OSError:
+        pass  # the test closed its end

@@ -173,16 +173,22 @@ class Control:
             self.trace(f"* {text}")
 
     async def read_reply(self) -> Reply:
-        """The next complete reply; EOF is :class:`ConnectionLost`."""
+        """The next complete reply; EOF is :class:`ConnectionLost`.
+
+        With nothing buffered it receives before asking the core (one call of the
+        parser per reply, not two: a reply usually comes in one read)."""
+        core = self.core
+        if not core.pending and core.state is not State.CLOSED:
+            core.receive_data(await self.stream.receive(CONTROL_RECEIVE_SIZE))
         while True:
             try:
-                event = self.core.next_event()
+                event = core.next_event()
             except RemoteProtocolError as exc:
                 raise ProtocolError(
                     f"ftp server of {self.url.masked()} broke the protocol: {exc}", url=self.url
                 ) from exc
             if isinstance(event, NeedData):
-                self.core.receive_data(await self.stream.receive(CONTROL_RECEIVE_SIZE))
+                core.receive_data(await self.stream.receive(CONTROL_RECEIVE_SIZE))
                 continue
             if isinstance(event, ConnectionClosed):
                 raise ConnectionLost(

@@ -8,10 +8,11 @@ Usage::
 A throwaway measurement, not a client: it starts the vsftpd peer of ``bench/run.py``,
 logs in once, and fetches each file with the dialogue ``anyurl get`` uses on a
 positioned control connection (EPSV -> 229, connect the data port, RETR -> 150, read
-the data to EOF, 226), with ``loop.sock_*`` calls on non-blocking sockets and nothing
-else: no anyio, no cancel scopes, no timeouts, no error mapping. Its CPU seconds per
-file (``time.process_time`` of this process, servers excluded) are what any asyncio
-client of this dialogue pays in Python; what anyurl spends beyond them is ours to win.
+the data to EOF, 226; with ``--size``, SIZE -> 213 first, as anyurl and curl ask),
+with ``loop.sock_*`` calls on non-blocking sockets and nothing else: no anyio, no
+cancel scopes, no timeouts, no error mapping. Its CPU seconds per file
+(``time.process_time`` of this process, servers excluded) are what any asyncio client
+of this dialogue pays in Python; what anyurl spends beyond them is ours to win.
 """
 
 from __future__ import annotations
@@ -68,8 +69,9 @@ async def connect(loop: asyncio.AbstractEventLoop, host: str, port: int) -> sock
     return sock
 
 
-async def fetch_all(host: str, port: int, names: list[str]) -> int:
-    """Log in once, fetch every name; the bytes received in all."""
+async def fetch_all(host: str, port: int, names: list[str], size: bool = False) -> int:
+    """Log in once, fetch every name (asking its SIZE first with ``size``, as anyurl
+    and curl do); the bytes received in all."""
     loop = asyncio.get_running_loop()
     control = Control(loop, await connect(loop, host, port))
     assert (await control.reply())[0] == 220
@@ -80,6 +82,9 @@ async def fetch_all(host: str, port: int, names: list[str]) -> int:
     assert (await control.command("TYPE I"))[0] == 200
     total = 0
     for name in names:
+        if size:
+            code, line = await control.command(f"SIZE {name}")
+            assert code == 213, line
         code, line = await control.command("EPSV")
         assert code == 229, line
         data_port = int(line[line.index(b"(|||") + 4:line.rindex(b"|)")])
@@ -100,6 +105,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--small", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--size", action="store_true",
+                    help="ask SIZE before each file, as anyurl and curl do (a 4th round trip)")
     args = ap.parse_args()
     from tests.peers import launcher
 
@@ -114,14 +121,15 @@ def main() -> None:
         walls, cpus = [], []
         for _ in range(args.repeat):
             wall, cpu = time.perf_counter(), time.process_time()
-            total = asyncio.run(fetch_all(peer["host"], int(peer["port"]), names))
+            total = asyncio.run(fetch_all(peer["host"], int(peer["port"]), names, args.size))
             walls.append(time.perf_counter() - wall)
             cpus.append(time.process_time() - cpu)
             assert total == 1024 * len(names), total
         wall, cpu = statistics.median(walls), statistics.median(cpus)
         print(f"python {sys.version.split()[0]}, load {os.getloadavg()[0]:.2f}, "
               f"{time.strftime('%Y-%m-%d %H:%M')}: {args.small} x 1 KiB ftp from vsftpd, "
-              f"asyncio + raw sockets, median of {args.repeat}")
+              f"asyncio + raw sockets{', SIZE first' if args.size else ''}, median of "
+              f"{args.repeat}")
         print(f"wall {wall:.3f} s, CPU {cpu:.3f} s: {cpu / len(names) * 1e6:.0f} us of CPU "
               f"per file (runs: {', '.join(f'{c:.3f}' for c in cpus)} s CPU)")
     finally:

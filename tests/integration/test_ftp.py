@@ -726,3 +726,78 @@ def test_the_anonymous_password_is_configured_never_made_up(
     monkeypatch.setenv("EMAIL", "me@example.net")
     assert Config().anonymous_password() == "me@example.net"
     assert Config(anonymous_email="set@example.org").anonymous_password() == "set@example.org"
+
+
+@pytest.fixture
+def deaf_data_port() -> Iterator[str]:
+    """A server whose EPSV names a closed port and which never answers RETR: it waits
+    for a data connection that cannot come (as a server behind a broken NAT does)."""
+    from pyftpdlib.authorizers import DummyAuthorizer
+    from pyftpdlib.handlers import FTPHandler as ServerHandler
+    from pyftpdlib.ioloop import IOLoop
+    from pyftpdlib.servers import FTPServer
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    root = tempfile.mkdtemp(prefix="anyurl-deaf-")
+    authorizer = DummyAuthorizer()
+    authorizer.add_anonymous(root)
+
+    class Deaf(ServerHandler):
+        def ftp_EPSV(self, line: str) -> None:
+            self.respond(f"229 Entering Extended Passive Mode (|||{closed}|)")
+
+        def ftp_RETR(self, file: str) -> None:
+            pass  # no reply: the data connection never arrives
+
+    Deaf.authorizer = authorizer
+    ioloop = IOLoop()
+    server = FTPServer(("127.0.0.1", 0), Deaf, ioloop=ioloop)
+    thread = threading.Thread(
+        target=lambda: ioloop.loop(timeout=0.05, blocking=True), daemon=True)
+    thread.start()
+    try:
+        yield f"ftp://127.0.0.1:{server.address[1]}/"
+    finally:
+        server.close_all()
+        thread.join(5)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+async def test_a_refused_data_connection_fails_before_the_reply_is_awaited(
+    deaf_data_port: str,
+) -> None:
+    """RETR goes out while the passive data connection is still being made (issue 21:
+    one round trip less per file); the connection is finished before the reply is
+    awaited, so a refused one is curl's 7 at once, not the read timeout (28) of a
+    server that waits for it."""
+    lines: list[str] = []
+    with pytest.raises(ConnectFailed, match="could not connect") as caught:
+        await fetch(deaf_data_port + "file.dat", cfg=config(read_timeout=5),
+                    trace=lines.append)
+    assert caught.value.exit_code == 7
+    sent = [line for line in lines if line.startswith("> ")]
+    assert "> RETR file.dat" in sent
+
+
+async def test_who_logs_in_is_decided_per_login_not_per_url(
+    quirky: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21: a URL served by a pooled control connection needs no login decision
+    (netrc look-up included); three files, one login, one decision."""
+    from anyurl.schemes.ftp import handler as ftp_handler
+
+    decided: list[str] = []
+    real = ftp_handler.login_for
+
+    def counting(url: URL, config: Config, warn: Any) -> Any:
+        decided.append(str(url))
+        return real(url, config, warn)
+
+    monkeypatch.setattr(ftp_handler, "login_for", counting)
+    async with Resolver(config(), warn=lambda m: None) as resolver:
+        for path in ("bin1k.dat", "hello.txt", "pub/readme.txt"):
+            async with resolver.open(quirky["plain"] + path) as res:
+                assert await res.read() == peer_data.expected_bytes(path)
+    assert decided == [quirky["plain"] + "bin1k.dat"]

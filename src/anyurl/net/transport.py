@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import socket
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -51,6 +52,7 @@ __all__ = [
     "DEFAULT_RECEIVE_SIZE",
     "DIRECT",
     "STREAM_ERRORS",
+    "Connecting",
     "Datagrams",
     "Dialer",
     "Listener",
@@ -257,15 +259,21 @@ class Stream:
 
 
 class _RawSocketStream(anyio.abc.ByteStream):
-    """A TCP stream on a non-blocking socket, driven by ``anyio.wait_readable``.
+    """A TCP stream on a non-blocking socket, driven by the event loop's readiness waits.
 
     Why not anyio's own socket stream: on asyncio it goes through a transport and
     protocol that copy each chunk into a queue and pause and resume reading on every
     call, which measured 1.5 to 2 times curl's time for a bulk download on loopback.
     Reading the socket directly (``recv`` first, waiting only when it would block)
-    costs one system call per chunk on both asyncio and trio. Each receive still
-    passes a scheduling checkpoint, so a fast transfer cannot starve other tasks, and
-    cancellation is honoured as with any anyio stream.
+    costs one system call per chunk on both asyncio and trio. A fast transfer still
+    passes a checkpoint every ``YIELD_EVERY`` bytes, so it cannot starve other tasks
+    or outlive a cancellation (see :meth:`receive_within`).
+
+    The stream keeps the running backend's class (``anyio.lowlevel.current_token()``)
+    and calls its waits, checkpoints and cancel scopes directly: every ``anyio.*`` call
+    looks the backend up again through sniffio, and a small FTP file made about 25 of
+    them (issue 21). The class is the same for every event loop of one backend, so a
+    pooled connection may outlive the loop it was made in.
     """
 
     #: Bytes a receive may return without yielding to other tasks (see receive_within).
@@ -275,19 +283,43 @@ class _RawSocketStream(anyio.abc.ByteStream):
         self._sock = sock
         self._closed = False
         self._unyielded = 0
+        self._backend = anyio.lowlevel.current_token().backend_class
+        #: A connect begun and not finished (:func:`_begin_raw_tcp`).
+        self._connecting = False
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
         return await self.receive_within(max_bytes, None)
 
-    async def receive_within(self, max_bytes: int, timeout: float | None) -> bytes:
-        """Data already in the socket is returned at once; otherwise wait for it.
+    async def _wait(self, writable: bool, timeout: float | None) -> None:
+        """Until the socket is readable (writable), at most ``timeout`` seconds
+        (``TimeoutError`` after): one cancel scope of the backend, made directly."""
+        backend = self._backend
+        wait = backend.wait_writable if writable else backend.wait_readable
+        if timeout is None:
+            await wait(self._sock)
+            return
+        scope = backend.create_cancel_scope(deadline=backend.current_time() + timeout)
+        with scope:
+            await wait(self._sock)
+        if scope.cancelled_caught:
+            raise TimeoutError
 
-        A receive that finds data waiting yields to the event loop only once per
-        ``YIELD_EVERY`` bytes: a full scheduling pass per chunk was a measurable part
-        of a bulk transfer, while yielding every MiB still keeps other tasks (progress,
-        parallel transfers) running. Cancellation is checked on every call.
+    async def receive_within(self, max_bytes: int, timeout: float | None) -> bytes:
+        """Data already in the socket is returned at once; otherwise wait for it, at
+        most ``timeout`` seconds each time nothing has come (a deadline per wait, so
+        the read timeout holds between bytes, not for the whole body).
+
+        Scheduling and cancellation: every wait is a checkpoint, and a run of receives
+        that never waits passes a full checkpoint (cancellable, yielding to other
+        tasks) once per ``YIELD_EVERY`` bytes, before the next ``recv`` so that no
+        byte taken from the socket is lost to a cancellation. A checkpoint per chunk
+        was a measurable part of a bulk transfer, and a cancellation check per call
+        (a walk up the task's cancel scopes) a measurable part of a small FTP file,
+        whose every reply waits anyway (issue 21).
         """
-        await anyio.lowlevel.checkpoint_if_cancelled()
+        if self._unyielded >= self.YIELD_EVERY:
+            self._unyielded = 0
+            await self._backend.checkpoint()
         sock = self._sock
         while True:
             if self._closed:
@@ -295,11 +327,7 @@ class _RawSocketStream(anyio.abc.ByteStream):
             try:
                 data = sock.recv(max_bytes)
             except BlockingIOError:
-                if timeout is None:
-                    await anyio.wait_readable(sock)
-                else:
-                    with anyio.fail_after(timeout):
-                        await anyio.wait_readable(sock)
+                await self._wait(False, timeout)
                 self._unyielded = 0
                 continue
             except OSError as exc:
@@ -307,9 +335,6 @@ class _RawSocketStream(anyio.abc.ByteStream):
             if not data:
                 raise anyio.EndOfStream
             self._unyielded += len(data)
-            if self._unyielded >= self.YIELD_EVERY:
-                self._unyielded = 0
-                await anyio.lowlevel.cancel_shielded_checkpoint()
             return data
 
     async def send(self, item: bytes) -> None:
@@ -319,12 +344,15 @@ class _RawSocketStream(anyio.abc.ByteStream):
         """Send all of ``item``, waiting (at most ``timeout`` each time) only when the
         socket's buffer is full.
 
-        Like :meth:`receive_within`, a send that goes out at once yields to the event
-        loop only once per ``YIELD_EVERY`` bytes: a request line of a keep-alive run is
-        followed by a receive that waits anyway, and a scheduling pass per request was a
-        measurable share of a small fetch. Cancellation is checked on every call.
+        As for :meth:`receive_within`: every wait is a checkpoint, and sends that go
+        out at once pass one (before sending) once per ``YIELD_EVERY`` bytes. A
+        request line of a keep-alive run or an FTP command is followed by a receive
+        that waits anyway; a scheduling pass or a cancellation check per command was
+        a measurable share of a small fetch.
         """
-        await anyio.lowlevel.checkpoint_if_cancelled()
+        if self._unyielded >= self.YIELD_EVERY:
+            self._unyielded = 0
+            await self._backend.checkpoint()
         view = memoryview(item)
         sock = self._sock
         while view:
@@ -333,17 +361,29 @@ class _RawSocketStream(anyio.abc.ByteStream):
             try:
                 sent = sock.send(view)
             except BlockingIOError:
-                with anyio.fail_after(timeout):
-                    await anyio.wait_writable(sock)
+                await self._wait(True, timeout)
                 self._unyielded = 0
                 continue
             except OSError as exc:
                 raise anyio.BrokenResourceError from exc
             view = view[sent:]
         self._unyielded += len(item)
-        if self._unyielded >= self.YIELD_EVERY:
-            self._unyielded = 0
-            await anyio.lowlevel.cancel_shielded_checkpoint()
+
+    async def finish_connect(self, timeout: float | None) -> None:
+        """The end of a connect begun by :func:`_begin_raw_tcp`: a look without
+        waiting first (the handshake is usually over by the time the caller asks),
+        else a wait of at most ``timeout`` seconds; a failed handshake is its
+        ``OSError``."""
+        if not self._connecting:
+            return
+        poll = select.poll()
+        poll.register(self._sock, select.POLLOUT)
+        if not poll.poll(0):
+            await self._wait(True, timeout)
+        self._connecting = False
+        error = self._sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        if error:
+            raise OSError(error, os.strerror(error))
 
     async def send_eof(self) -> None:
         try:
@@ -352,11 +392,16 @@ class _RawSocketStream(anyio.abc.ByteStream):
             raise anyio.BrokenResourceError from exc
 
     async def aclose(self) -> None:
-        if not self._closed:
-            self._closed = True
-            anyio.notify_closing(self._sock)
-            self._sock.close()
-        await anyio.lowlevel.checkpoint()
+        """Close the socket (waking any task waiting on it); closing again does nothing.
+
+        Not a checkpoint: the close is done when it returns, and an FTP file closes
+        its data connection just before it waits for the 226 anyway; a yield here was
+        an extra turn of the event loop per small file."""
+        if self._closed:
+            return
+        self._closed = True
+        self._backend.notify_closing(self._sock)
+        self._sock.close()
 
     @property
     def extra_attributes(self) -> Mapping[Any, Callable[[], Any]]:
@@ -387,16 +432,24 @@ def _literal_address(host: str, port: int) -> list[tuple[Any, ...]] | None:
     return None
 
 
-async def _open_raw_tcp(host: str, port: int, family: int = 0) -> _RawSocketStream:
+async def _open_raw_tcp(host: str, port: int, family: int = 0,
+                        timeout: float | None = None) -> _RawSocketStream:
     """Connect to the first address of ``host`` that accepts, one after another
-    (only addresses of ``family`` when it is not 0: ``-4``/``-6``)."""
+    (only addresses of ``family`` when it is not 0: ``-4``/``-6``), all within
+    ``timeout`` seconds (``TimeoutError`` after; None: the caller's scope bounds it)."""
+    backend = anyio.lowlevel.current_token().backend_class
+    deadline = None if timeout is None else backend.current_time() + timeout
     literal = _literal_address(host, port)
     if literal and family and literal[0][0] != family:
         have, want = ("IPv4", "IPv6") if family == socket.AF_INET6 else ("IPv6", "IPv4")
         raise OSError(errno.EAFNOSUPPORT, f"{host} is an {have} address, and only {want} "
                       "was allowed")
-    infos = literal or await anyio.getaddrinfo(
-        host, port, family=family, type=socket.SOCK_STREAM)
+    if literal:
+        infos = literal
+    else:
+        with anyio.fail_after(timeout):
+            infos = await anyio.getaddrinfo(host, port, family=family,
+                                            type=socket.SOCK_STREAM)
     if family:
         infos = [info for info in infos if info[0] == family]
         if not infos:
@@ -406,12 +459,14 @@ async def _open_raw_tcp(host: str, port: int, family: int = 0) -> _RawSocketStre
     last: OSError | None = None
     for family, kind, proto, _name, address in infos:
         sock = socket.socket(family, kind, proto)
+        stream = _RawSocketStream(sock)
         try:
             sock.setblocking(False)
             try:
                 sock.connect(address)
             except BlockingIOError:
-                await anyio.wait_writable(sock)
+                left = None if deadline is None else deadline - backend.current_time()
+                await stream._wait(True, left)
                 error = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
                 if error:
                     raise OSError(error, os.strerror(error)) from None
@@ -422,9 +477,33 @@ async def _open_raw_tcp(host: str, port: int, family: int = 0) -> _RawSocketStre
         except BaseException:
             sock.close()
             raise
-        return _RawSocketStream(sock)
+        return stream
     raise last or OSError(f"no address found for {host!r}")
 
+
+def _begin_raw_tcp(host: str, port: int, family: int = 0) -> _RawSocketStream:
+    """A non-blocking connect to the address literal ``host`` begun (the handshake
+    finished by :meth:`_RawSocketStream.finish_connect`); an immediate failure is
+    the ``OSError``."""
+    literal = _literal_address(host, port)
+    assert literal is not None
+    if family and literal[0][0] != family:
+        have, want = ("IPv4", "IPv6") if family == socket.AF_INET6 else ("IPv6", "IPv4")
+        raise OSError(errno.EAFNOSUPPORT, f"{host} is an {have} address, and only {want} "
+                      "was allowed")
+    family, kind, proto, _name, address = literal[0]
+    sock = socket.socket(family, kind, proto)
+    stream = _RawSocketStream(sock)
+    try:
+        sock.setblocking(False)
+        try:
+            sock.connect(address)
+        except BlockingIOError:
+            stream._connecting = True
+    except BaseException:
+        sock.close()
+        raise
+    return stream
 
 class _Prefixed(anyio.abc.ByteStream):
     """A byte stream that first returns bytes already read from it (see ``unreceive``)."""
@@ -550,15 +629,14 @@ async def connect_tcp(
     if tls and alpn_protocols:
         ssl_context = ssl_context or ssl.create_default_context()
         ssl_context.set_alpn_protocols(list(alpn_protocols))
-    shown = f"{host}:{port}"
     request = current_timeout()
     if request is not None:  # the request's own limits (Resolver.open(timeout=...))
         connect_timeout, read_timeout = request.connect, request.read
     try:
-        with anyio.fail_after(connect_timeout):
-            sock = await _open_raw_tcp(host, port, family)
-            stream: anyio.abc.ByteStream = sock
-            if tls:
+        stream: anyio.abc.ByteStream
+        if tls:
+            with anyio.fail_after(connect_timeout):
+                sock = await _open_raw_tcp(host, port, family)
                 ctx = ssl_context or ssl.create_default_context()
                 from anyio.streams.tls import TLSStream
 
@@ -566,36 +644,102 @@ async def connect_tcp(
                     sock, hostname=server_hostname or host, ssl_context=ctx,
                     standard_compatible=False,
                 )
-    except TimeoutError:
-        raise TransferTimeout(
+        else:
+            # The deadline goes to the waits themselves: no cancel scope around a
+            # connect that completes without waiting (an FTP data connection per file).
+            stream = await _open_raw_tcp(host, port, family, connect_timeout)
+    except (OSError, anyio.EndOfStream, anyio.BrokenResourceError) as exc:
+        # TimeoutError, socket.gaierror and ssl.SSLError are OSErrors too.
+        error = _connect_error(exc, host, port, url, connect_timeout)
+        if isinstance(exc, TimeoutError):
+            raise error from None
+        raise error from exc
+    _tune(stream)
+    return Stream(stream, url=url, read_timeout=read_timeout, what=what)
+
+
+def _connect_error(exc: BaseException, host: str, port: int, url: URL,
+                   connect_timeout: float | None) -> AnyURLError:
+    """The anyurl error for ``exc`` raised while connecting to ``host:port``."""
+    shown = f"{host}:{port}"
+    if isinstance(exc, TimeoutError):
+        return TransferTimeout(
             f"connecting to {shown} for {url.masked()} timed out after "
             f"{connect_timeout or 0:g} seconds (the connect timeout)",
             url=url,
             hint="Check the host and port, or raise Config.connect_timeout.",
             remedy=("connect_timeout",),
-        ) from None
-    except socket.gaierror as exc:
-        raise HostNotResolved(
+        )
+    if isinstance(exc, socket.gaierror) or (
+            isinstance(exc, OSError) and not isinstance(exc, ssl.SSLError)
+            and _is_resolution_error(exc)):
+        return HostNotResolved(
             f"could not resolve host {host!r} for {url.masked()}: {_reason(exc)}",
             url=url,
             hint="Check the spelling of the host name.",
-        ) from exc
-    except (ssl.SSLError, anyio.EndOfStream, anyio.BrokenResourceError) as exc:
-        raise _tls_error(exc, shown, url) from exc
-    except OSError as exc:
-        if _is_resolution_error(exc):
-            raise HostNotResolved(
-                f"could not resolve host {host!r} for {url.masked()}: {_reason(exc)}",
-                url=url,
-                hint="Check the spelling of the host name.",
-            ) from exc
-        raise ConnectFailed(
-            f"could not connect to {shown} for {url.masked()}: {_reason(exc)}",
-            url=url,
-            hint="Is the server running and listening on that port?",
-        ) from exc
-    _tune(stream)
-    return Stream(stream, url=url, read_timeout=read_timeout, what=what)
+        )
+    if isinstance(exc, ssl.SSLError | anyio.EndOfStream | anyio.BrokenResourceError):
+        return _tls_error(exc, shown, url)
+    return ConnectFailed(
+        f"could not connect to {shown} for {url.masked()}: {_reason(exc)}",
+        url=url,
+        hint="Is the server running and listening on that port?",
+    )
+
+
+class Connecting:
+    """A TCP connection begun and not yet waited for (:meth:`Dialer.begin_tcp`).
+
+    Why: an FTP client can send ``RETR`` while its data connection's handshake is
+    still in flight, and look at the connection just before it reads the reply. That
+    is one round trip (and one wait of the event loop) less per file than connecting
+    first, and a refused connection is still an error before the reply is awaited.
+    """
+
+    def __init__(self, ready: Stream | None, *, raw: _RawSocketStream | None = None,
+                 deadline: float | None = None, host: str = "", port: int = 0,
+                 url: URL | None = None, connect_timeout: float | None = None,
+                 read_timeout: float | None = None, what: str = "the connection"):
+        self._ready = ready
+        self._raw = raw
+        self._deadline = deadline
+        self._where = (host, port)
+        self._url = url
+        self._timeouts = (connect_timeout, read_timeout)
+        self._what = what
+
+    async def established(self) -> Stream:
+        """The connected stream, waiting for the handshake (up to the connect timeout,
+        counted from :meth:`Dialer.begin_tcp`) only if it is not over yet."""
+        if self._ready is not None:
+            return self._ready
+        raw, url = self._raw, self._url
+        assert raw is not None and url is not None
+        host, port = self._where
+        connect_timeout, read_timeout = self._timeouts
+        try:
+            left = None if self._deadline is None else (
+                self._deadline - raw._backend.current_time())
+            await raw.finish_connect(left)
+        except OSError as exc:
+            await raw.aclose()
+            error = _connect_error(exc, host, port, url, connect_timeout)
+            if isinstance(exc, TimeoutError):
+                raise error from None
+            raise error from exc
+        except BaseException:
+            await raw.aclose()
+            raise
+        _tune(raw)
+        self._ready = Stream(raw, url=url, read_timeout=read_timeout, what=self._what)
+        return self._ready
+
+    async def aclose(self) -> None:
+        """Close the connection, made or not."""
+        if self._ready is not None:
+            await self._ready.aclose()
+        elif self._raw is not None:
+            await self._raw.aclose()
 
 
 class Dialer:
@@ -645,6 +789,37 @@ class Dialer:
         return stream
 
 
+    async def begin_tcp(
+        self,
+        host: str,
+        port: int,
+        *,
+        url: URL,
+        connect_timeout: float | None = 30.0,
+        read_timeout: float | None = 60.0,
+        what: str = "the connection",
+    ) -> Connecting:
+        """A plain TCP connection to the address ``host`` begun, its handshake not
+        waited for (:meth:`Connecting.established` does). A host name, or a connection
+        through a tunnel, is made here whole, as by :meth:`connect_tcp`."""
+        if self.tunnel is not None or _literal_address(host, port) is None:
+            return Connecting(await self.connect_tcp(
+                host, port, url=url, connect_timeout=connect_timeout,
+                read_timeout=read_timeout, what=what))
+        request = current_timeout()
+        if request is not None:  # the request's own limits (Resolver.open(timeout=...))
+            connect_timeout, read_timeout = request.connect, request.read
+        try:
+            raw = _begin_raw_tcp(host, port, self.family)
+        except OSError as exc:
+            raise _connect_error(exc, host, port, url, connect_timeout) from exc
+        deadline = None if connect_timeout is None else (
+            raw._backend.current_time() + connect_timeout)
+        return Connecting(None, raw=raw, deadline=deadline, host=host, port=port, url=url,
+                          connect_timeout=connect_timeout, read_timeout=read_timeout,
+                          what=what)
+
+
 #: The dialer of handlers that connect directly.
 DIRECT = Dialer()
 
@@ -679,7 +854,11 @@ def _is_resolution_error(exc: OSError) -> bool:
 
 
 def _tune(stream: anyio.abc.ByteStream) -> None:
-    sock = stream.extra(anyio.abc.SocketAttribute.raw_socket, None)
+    sock: socket.socket | None
+    if isinstance(stream, _RawSocketStream):
+        sock = stream._sock  # without building the stream's attribute table
+    else:
+        sock = stream.extra(anyio.abc.SocketAttribute.raw_socket, None)
     if sock is None:
         return
     try:

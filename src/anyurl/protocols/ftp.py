@@ -246,6 +246,13 @@ class FTPClient:
         """Bytes from the control connection (``b""`` when the server closed it)."""
         self._reader.receive_data(data)
 
+    @property
+    def pending(self) -> bool:
+        """Whether any bytes of a reply are buffered: without them :meth:`next_event`
+        can only say ``NEED_DATA`` (unless the connection ended), so a caller may read
+        first and ask once."""
+        return self._reader.pending
+
     def next_event(self) -> Event | NeedData:
         """The next reply (or ``ConnectionClosed``), or ``NEED_DATA``; the state follows it."""
         event = self._reader.next_event()

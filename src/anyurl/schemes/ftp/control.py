@@ -20,7 +20,7 @@ server's reply line and the masked URL.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import anyio
@@ -173,16 +173,22 @@ class Control:
             self.trace(f"* {text}")
 
     async def read_reply(self) -> Reply:
-        """The next complete reply; EOF is :class:`ConnectionLost`."""
+        """The next complete reply; EOF is :class:`ConnectionLost`.
+
+        With nothing buffered it receives before asking the core (one call of the
+        parser per reply, not two: a reply usually comes in one read)."""
+        core = self.core
+        if not core.pending and core.state is not State.CLOSED:
+            core.receive_data(await self.stream.receive(CONTROL_RECEIVE_SIZE))
         while True:
             try:
-                event = self.core.next_event()
+                event = core.next_event()
             except RemoteProtocolError as exc:
                 raise ProtocolError(
                     f"ftp server of {self.url.masked()} broke the protocol: {exc}", url=self.url
                 ) from exc
             if isinstance(event, NeedData):
-                self.core.receive_data(await self.stream.receive(CONTROL_RECEIVE_SIZE))
+                core.receive_data(await self.stream.receive(CONTROL_RECEIVE_SIZE))
                 continue
             if isinstance(event, ConnectionClosed):
                 raise ConnectionLost(
@@ -202,8 +208,12 @@ class Control:
                 )
             return event
 
-    async def command(self, command: Command) -> Reply:
-        """Send ``command`` and return its first reply (a 1yz for a starting transfer)."""
+    async def command(
+        self, command: Command, *, meanwhile: Callable[[], Awaitable[None]] | None = None
+    ) -> Reply:
+        """Send ``command`` and return its first reply (a 1yz for a starting transfer);
+        ``meanwhile`` runs after the send, before the reply is awaited (a passive data
+        connection's handshake, :meth:`.data.DataChannel.ready`)."""
         try:
             data = self.core.send(command)
         except LocalProtocolError as exc:
@@ -211,6 +221,8 @@ class Control:
         if self.trace is not None:
             self.trace(f"> {command.display()}")
         await self.stream.send(data)
+        if meanwhile is not None:
+            await meanwhile()
         return await self.read_reply()
 
     async def goodbye(self, *, abort: bool = False) -> None:

@@ -27,7 +27,14 @@ from anyurl.config import Config
 from anyurl.errors import ConnectFailed, PartialTransfer, PolicyRefused, ProtocolError
 from anyurl.net.bulk import RawBody
 from anyurl.net.ports import BAD_PORTS
-from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Dialer, Listener, Stream, open_listener
+from anyurl.net.transport import (
+    DEFAULT_RECEIVE_SIZE,
+    Connecting,
+    Dialer,
+    Listener,
+    Stream,
+    open_listener,
+)
 from anyurl.protocols.common import RemoteProtocolError
 from anyurl.protocols.ftp import (
     ASCIIDecoder,
@@ -46,16 +53,35 @@ __all__ = ["DataChannel", "Transfer", "open_data"]
 
 
 class DataChannel:
-    """A data connection: connected already (passive) or still to be accepted (active)."""
+    """A data connection: being connected (passive) or still to be accepted (active).
 
-    def __init__(self, stream: Stream | None, listener: Listener | None, stack: AsyncExitStack):
-        self._stream = stream
+    A passive connection is begun right after the 227/229 reply and not waited for:
+    the command that uses it (RETR, NLST) is sent while the handshake is in flight,
+    and :meth:`ready`, called between that command and its reply, finishes it (a
+    refused connection is an error before we wait for a reply the server would only
+    give after its own timeout). That is one round trip less per file than
+    connecting first.
+    """
+
+    def __init__(self, connecting: Connecting | None, listener: Listener | None,
+                 stack: AsyncExitStack):
+        self._connecting = connecting
+        self._stream: Stream | None = None
         self._listener = listener
         self._stack = stack
+
+    async def ready(self) -> None:
+        """Finish a passive connection's handshake (nothing to do for an active one,
+        whose server connects only after the command's reply)."""
+        if self._connecting is not None and self._stream is None:
+            self._stream = await self._connecting.established()
 
     async def connected(self, timeout: float | None) -> Stream:
         """The data connection's stream, accepting the server's connection if active."""
         if self._stream is None:
+            if self._connecting is not None:
+                self._stream = await self._connecting.established()
+                return self._stream
             assert self._listener is not None
             self._stream = await self._listener.accept(timeout)
             await self._stack.aclose()  # the listener: one connection is all we take
@@ -66,6 +92,8 @@ class DataChannel:
         with anyio.CancelScope(shield=True):
             if self._stream is not None:
                 await self._stream.aclose()
+            elif self._connecting is not None:
+                await self._connecting.aclose()
             await self._stack.aclose()
 
 
@@ -133,7 +161,14 @@ class Transfer:
         self.completed = True
 
     async def close(self) -> None:
-        """Close the data connection; pool the control connection or end it (ABOR)."""
+        """Close the data connection; pool the control connection or end it (ABOR).
+
+        A completed transfer closed its data connection in :meth:`settle`, and giving
+        the control connection back to the pool does not wait (one that is not kept
+        says goodbye shielded): no shielded scope per file for that."""
+        if self.completed:
+            await self.release(self.control)
+            return
         with anyio.CancelScope(shield=True):
             await self.data.aclose()
             if self.completed:
@@ -191,7 +226,7 @@ async def open_data(
                 "the server named a port that belongs to another protocol",
                 url=url, hint=f"If you trust this server, allow it with "
                 f"Config(allowed_ports={{{port}}}).", remedy=("allow_port", str(port)))
-        stream = await dialer.connect_tcp(
+        connecting = await dialer.begin_tcp(
             host,
             port,
             url=url,
@@ -199,7 +234,7 @@ async def open_data(
             read_timeout=config.read_timeout,
             what="the ftp data connection",
         )
-        return DataChannel(stream, None, stack)
+        return DataChannel(connecting, None, stack)
     local = control.stream.local_address[0]
     try:
         listener = await stack.enter_async_context(

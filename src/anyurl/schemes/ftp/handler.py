@@ -101,6 +101,12 @@ async def _limited(chunks: AsyncIterator[bytes], count: int | None) -> AsyncIter
             await aclose()
 
 
+def _content_type(name: str) -> str | None:
+    """The type a file name's extension suggests; a name without one (``f00042``)
+    suggests none, without the look-up (about 8 us a small file)."""
+    return mimetypes.guess_type(name)[0] if "." in name else None
+
+
 def _empty() -> AsyncIterator[bytes]:
     async def gen() -> AsyncIterator[bytes]:
         return
@@ -184,14 +190,16 @@ class FTPHandler(SchemeHandler):
     # -- the pool --------------------------------------------------------------------------
 
     async def _acquire(
-        self, url: URL, login: Login, options: FetchOptions, *, fresh: bool = False
+        self, url: URL, options: FetchOptions, *, fresh: bool = False
     ) -> tuple[Control, bool]:
+        """A pooled control connection of ``url``'s key, else a new login (who logs in,
+        netrc included, is decided only then: a pooled URL needs no look-up)."""
         if not fresh:
             chosen = await self.pool.take(key_for(url), url, options.trace)
             if chosen is not None:
                 self.stats["reused"] += 1
                 return chosen, True
-        return await self._connect(url, login, options), False
+        return await self._connect(url, self._login(url), options), False
 
     async def _release(self, control: Control) -> None:
         await self.pool.release(control)
@@ -227,7 +235,6 @@ class FTPHandler(SchemeHandler):
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
         retrieval = self._retrieval(url, options)
-        login = self._login(url)
         offset = options.offset
         brange = options.byte_range
         if brange is not None and retrieval.mode != "I":
@@ -242,7 +249,7 @@ class FTPHandler(SchemeHandler):
                 "(RFC 3659 5.1); fetching it whole"
             )
             offset = 0
-        resource = await self._open_at(url, retrieval, login, offset, options)
+        resource = await self._open_at(url, retrieval, offset, options)
         if brange is None or resource.info.kind != "file":
             return resource
         return await self._ranged(resource, url, offset, brange, options)
@@ -269,10 +276,10 @@ class FTPHandler(SchemeHandler):
         chunks = resource.__aiter__()
         return Resource(ranged, _limited(chunks, count), on_close=resource.aclose)
 
-    async def _open_at(self, url: URL, retrieval: Retrieval, login: Login,
-                       offset: int, options: FetchOptions) -> Resource:
+    async def _open_at(self, url: URL, retrieval: Retrieval, offset: int,
+                       options: FetchOptions) -> Resource:
         for attempt in (1, 2):
-            control, reused = await self._acquire(url, login, options, fresh=attempt == 2)
+            control, reused = await self._acquire(url, options, fresh=attempt == 2)
             try:
                 return await self._retrieve(control, url, retrieval, offset, options, reused)
             except Stale as exc:
@@ -375,7 +382,7 @@ class FTPHandler(SchemeHandler):
                         offset = 0
                 elif verb == "RETR":
                     assert channel is not None
-                    reply = await control.command(command)
+                    reply = await control.command(command, meanwhile=channel.ready)
                     if reply.category != 1:
                         listing = await self._retr_refused(control, url, retrieval, channel,
                                                            command, reply, options)
@@ -395,7 +402,7 @@ class FTPHandler(SchemeHandler):
             size=None if size is None else size - offset,
             total_size=size,
             offset=offset,
-            content_type=mimetypes.guess_type(retrieval.name)[0],
+            content_type=_content_type(retrieval.name),
             filename=retrieval.name or None,
             kind="file",
             extra={"type": retrieval.mode},
@@ -421,7 +428,7 @@ class FTPHandler(SchemeHandler):
         control.note("the file is already complete; nothing to transfer")
         info = ResourceInfo(
             url=url, size=0, total_size=size, offset=offset,
-            content_type=mimetypes.guess_type(retrieval.name)[0],
+            content_type=_content_type(retrieval.name),
             filename=retrieval.name or None,
         )
         return Resource(info, _empty(), on_close=lambda: self._release(control))

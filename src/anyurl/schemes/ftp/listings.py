@@ -77,7 +77,7 @@ async def list_directory(
         opened = None
         command = Command(verb, name or None)
         try:
-            reply = await control.command(command)
+            reply = await control.command(command, meanwhile=channel.ready)
             if reply.category == 1:
                 data = await channel.connected(connect_timeout)
                 break

@@ -48,10 +48,11 @@ class ControlPool:
             chosen.trace = trace
             chosen.url = url
             chosen.replies_this_use = 0
-            chosen.note(
-                f"reusing the control connection to {key[0]}:{key[1]} "
-                f"(idle {now - chosen.idle_since:.1f} s)"
-            )
+            if trace is not None:  # the note's text only when it is shown
+                chosen.note(
+                    f"reusing the control connection to {key[0]}:{key[1]} "
+                    f"(idle {now - chosen.idle_since:.1f} s)"
+                )
         return chosen
 
     async def release(self, control: Control) -> None:

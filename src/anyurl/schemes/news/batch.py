@@ -1,0 +1,340 @@
+"""Batches of articles: many ARTICLE commands pipelined on one connection [RFC 3977 3.5].
+
+:func:`run_batch` runs one server's article URLs (grouped by :func:`batch_key`) over one
+:class:`~.session.Session`, replacing it when the server closes, and falling back to one
+command at a time for a server that mis-answers; ``NewsHandler.open_batch``'s docstring
+is the contract. The steps are planned (a GROUP wherever the group changes), checked
+against their answers, and each article streams from the shared connection
+(:class:`_Body`) until the batch moves on.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from anyurl.errors import (
+    AnyURLError,
+    ConnectionLost,
+    LoginDenied,
+    PartialTransfer,
+    ProtocolError,
+    StreamClosed,
+    TransferTimeout,
+)
+from anyurl.protocols.nntp import (
+    Command,
+    Data,
+    EndOfData,
+    Response,
+    State,
+    message_id_argument,
+    parse_article_reply,
+)
+from anyurl.resource import Resource, ResourceInfo
+from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.news.session import Session, authenticate, error
+from anyurl.schemes.news.target import Target
+from anyurl.url import URL
+
+__all__ = ["MAX_DEPTH", "Connect", "batch_key", "run_batch"]
+
+#: The most ARTICLE commands a batch keeps in flight on one connection (open_batch).
+MAX_DEPTH = 32
+
+
+class Connect(Protocol):
+    """How a batch opens a connection: the handler's, greeted, set up and (``login``)
+    logged in before anything is pipelined."""
+
+    async def __call__(self, url: URL, target: Target, options: FetchOptions, *,
+                       login: bool = False) -> Session: ...
+
+
+@dataclass
+class _Step:
+    """One command of a batch: a GROUP (``url`` None) or an article's ARTICLE."""
+
+    command: Command
+    url: URL | None = None
+    target: Target | None = None
+    group: str | None = None  # the group a GROUP selects, or an ARTICLE n reads
+    number: int | None = None  # ARTICLE n's number
+    refused: Response | None = None  # its group's refusal, answered without sending
+
+
+def batch_key(target: Target) -> tuple[str, int, str | None, str | None]:
+    """Article URLs with the same key can share one connection."""
+    return target.host, target.port, target.user, target.password
+
+
+def _plan(items: Iterable[tuple[URL, Target]]) -> deque[_Step]:
+    """The commands for ``items`` in order, a GROUP wherever the group changes."""
+    steps: deque[_Step] = deque()
+    group: str | None = None
+    for url, target in items:
+        if target.kind == "article-number":
+            assert target.group is not None
+            if target.group != group:
+                group = target.group
+                steps.append(_Step(Command.of("GROUP", group), group=group))
+            steps.append(_Step(Command.of("ARTICLE", str(target.number)), url, target,
+                               group=group, number=target.number))
+        else:
+            assert target.message_id is not None
+            steps.append(_Step(Command.of("ARTICLE", message_id_argument(target.message_id)),
+                               url, target))
+    return steps
+
+
+def _replan(steps: Iterable[_Step]) -> deque[_Step]:
+    """:func:`_plan` again for the article steps of ``steps`` (on a new connection)."""
+    return _plan([(s.url, s.target) for s in steps
+                  if s.url is not None and s.target is not None])
+
+
+def _answers(step: _Step, reply: Response) -> bool:
+    """Whether ``reply`` can be the answer to ``step``: a 220 names the article asked for.
+
+    Servers put the number (0 when asked by message-id) and the message-id in a 220; a
+    pipelined answer naming another article means the server lost count of our
+    commands. Other codes cannot be told apart (a 423 names nothing)."""
+    if step.url is None:  # GROUP: a 211 names the group
+        args = reply.arguments
+        return reply.code != 211 or len(args) < 4 or args[3] == step.group
+    if reply.code != 220:
+        return True
+    info = parse_article_reply(reply)
+    if step.number is not None:
+        return info.number in (0, step.number)
+    assert step.target is not None and step.target.message_id is not None
+    return info.message_id is None or info.message_id == message_id_argument(
+        step.target.message_id)
+
+
+def _for_url(error: AnyURLError, url: URL) -> AnyURLError:
+    """``error`` for ``url``: the same class and words, naming that URL instead."""
+    shown = url.masked()
+    if error.url is None or error.url == shown:
+        return error
+    clone = copy.copy(error)
+    clone.args = tuple(a.replace(error.url, shown) if isinstance(a, str) else a
+                       for a in error.args)
+    clone.message = error.message.replace(error.url, shown)
+    clone.url = shown
+    return clone
+
+
+class _Body:
+    """An article streamed from a batch's connection, valid until the batch moves on."""
+
+    def __init__(self, session: Session, url: URL):
+        self.session = session
+        self.url = url
+        self.done = False  # its terminating "." was read
+        self.broken = False  # the connection failed in it
+        self.detached = False  # the batch moved on: reading now would read another's
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        """The article's lines as they arrive (the resource's stream)."""
+        session = self.session
+        while self.detached or not self.done:
+            if self.detached:
+                raise StreamClosed(
+                    f"the article {self.url.masked()} was read after its batch moved on",
+                    url=self.url,
+                    hint="Read each resource of open_batch before asking for the next.",
+                )
+            try:
+                event = await session._event()
+            except ConnectionLost:
+                self.broken = True
+                raise PartialTransfer(
+                    f"{session.what()} closed the connection in the middle of "
+                    f"{self.url.masked()}",
+                    url=self.url,
+                    hint="Try again; the server may have been restarted.",
+                ) from None
+            if isinstance(event, EndOfData):
+                self.done = True
+                if session.trace is not None:
+                    session.trace("< .")
+            elif isinstance(event, Data):
+                yield event.data
+
+    async def finish(self) -> bool:
+        """Read and drop what the caller left of the article; False if the connection
+        broke in it (so the batch needs a new one)."""
+        self.detached = True
+        while not (self.done or self.broken):
+            try:
+                event = await self.session._event()
+            except AnyURLError:  # closed, timed out, or not NNTP: the connection is done
+                self.broken = True
+                break
+            self.done = isinstance(event, EndOfData)
+        return not self.broken
+
+
+async def run_batch(
+    items: list[tuple[URL, Target]], options: FetchOptions, *, connect: Connect,
+    serial: set[tuple[str, int]], warn: Callable[[str], None],
+) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
+    """One server's articles over one pipelined connection (replaced as
+    ``NewsHandler.open_batch`` says): ``connect`` opens one, ``serial`` holds the servers
+    served one command at a time (the handler's, for its life), ``warn`` says so."""
+    if not items:
+        return
+    first_url, first = items[0]
+    key = (first.host, first.port)
+    todo = _plan(items)
+    inflight: deque[_Step] = deque()
+    failed_groups: dict[str, tuple[Response, URL]] = {}
+    session: Session | None = None
+    login = False
+    newline = b"\r\n" if options.raw else b"\n"
+    try:
+        while todo or inflight:
+            if session is None:
+                try:
+                    session = await connect(first_url, first, options, login=login)
+                except AnyURLError as exc:
+                    for step in (*inflight, *todo):
+                        if step.url is not None:
+                            yield step.url, exc
+                    return
+                session.core.set_newline(newline)
+                answered = 0
+                depth = 1
+            # Fill the window: one write for all the commands it takes.
+            window = 1 if key in serial else depth
+            wire = bytearray()
+            while todo and len(inflight) < window and session.core.can_pipeline():
+                step = todo.popleft()
+                failed = failed_groups.get(step.group or "")
+                if failed is not None and step.url is None:
+                    continue  # that group's GROUP was refused: nothing to select
+                if failed is not None and step.number is not None:
+                    step.refused = failed[0]
+                else:
+                    wire += session.core.pipeline(step.command)
+                    if session.trace is not None:
+                        session.trace(f"> {step.command.display()}")
+                inflight.append(step)
+            if not inflight:
+                continue
+            step = inflight[0]
+            session.url = step.url or session.url
+            lost: AnyURLError | None = None
+            reply: Response | None = None
+            try:
+                if wire:
+                    await session.stream.send(bytes(wire))
+                if step.refused is None:
+                    reply = await session.response()
+            except AnyURLError as exc:  # closed, timed out, or not NNTP
+                lost = exc
+            if lost is None and step.refused is not None:
+                inflight.popleft()  # answered here: its group was refused
+                assert step.url is not None
+                yield step.url, error(session, step.refused,
+                                            f"GROUP {step.group}")
+                continue
+            if reply is not None and reply.code == 400:  # the server is leaving
+                lost = error(session, reply, step.command.display())
+            if reply is not None and lost is None and reply.code == 480 \
+                    and not session.authenticated:
+                if len(inflight) == 1 and session.core.state is State.IDLE:
+                    try:
+                        await authenticate(session, options, proactive=False)
+                    except AnyURLError as exc:
+                        lost = exc
+                    else:
+                        todo.appendleft(inflight.popleft())
+                        continue
+                else:
+                    # Pipelined commands met a login demand: a new connection logs
+                    # in first (progress of a kind: the next connection differs).
+                    login, answered = True, answered + 1
+                    lost = LoginDenied(
+                        f"{session.what()} asked for a login in the middle of a "
+                        f"batch, at {session.url.masked()}", url=session.url)
+            if reply is not None and lost is None and not _answers(step, reply):
+                lost = ProtocolError(f"{session.what()} answered "
+                                     f"{step.command.display()} for "
+                                     f"{session.url.masked()} with another article: "
+                                     f"{reply.line}", url=session.url)
+                if key in serial:  # even one at a time: that URL fails
+                    inflight.popleft()
+                    assert step.url is not None
+                    yield step.url, lost
+                else:  # lost count of what we pipelined: one at a time from now on
+                    serial.add(key)
+                    warn(f"{session.what()} answered {step.command.display()} "
+                              f"with {reply.line!r}; pipelining with it is off")
+                answered += 1
+            if isinstance(lost, TransferTimeout) and len(session.core.owed) > 1 \
+                    and key not in serial:
+                # Silence with commands pipelined: a server that throws away what
+                # follows a command (RFC 3977 3.5 warns of them). One at a time.
+                serial.add(key)
+                warn(f"{session.what()} did not answer pipelined commands; "
+                          "pipelining with it is off")
+                answered += 1
+            if lost is not None:
+                left = [s for s in (*inflight, *todo) if s.url is not None]
+                await session.goodbye()
+                session = None
+                inflight.clear()
+                if answered == 0:  # nothing came back on that connection: give up
+                    for s in left:
+                        assert s.url is not None
+                        yield s.url, _for_url(lost, s.url)
+                    return
+                todo = _replan(left)
+                continue
+            assert reply is not None
+            inflight.popleft()
+            if step.url is None:  # GROUP
+                if reply.code != 211:
+                    failed_groups[step.group or ""] = (reply, session.url)
+                continue
+            answered += 1
+            if reply.code != 220:
+                yield step.url, error(session, reply, step.command.display())
+                continue
+            depth = min(MAX_DEPTH, depth * 2)
+            body = _Body(session, step.url)
+            resource = Resource(_article_info(step, reply), body.chunks())
+            yield step.url, resource
+            if not await body.finish():  # the connection broke in (or after) it
+                left = [s for s in (*inflight, *todo) if s.url is not None]
+                await session.goodbye()
+                session = None
+                inflight.clear()
+                todo = _replan(left)
+    finally:
+        if session is not None:
+            await session.goodbye()
+
+
+def _article_info(step: _Step, reply: Response) -> ResourceInfo:
+    """What an article's resource says about it (as ``NewsHandler._article`` does)."""
+    target = step.target
+    assert step.url is not None and target is not None
+    info = parse_article_reply(reply)
+    if target.kind == "article-number":
+        filename = f"{target.group}.{target.number}"
+    else:
+        filename = (target.message_id or "article").replace("/", "_")
+    return ResourceInfo(
+        url=step.url,
+        content_type="message/rfc822",
+        filename=filename,
+        kind="article",
+        extra={"server": target.hostport, "message_id": info.message_id,
+               "number": info.number or target.number, "group": target.group},
+    )

@@ -344,7 +344,7 @@ NOT_THE_SCHEME = {
     ("file", "links.py"), ("file", "resource.py"), ("file", "mirror/engine.py"),
     ("file", "downloads/downloader.py"), ("file", "serve/html.py"), ("file", "serve/replay.py"),
     ("file", "cli/extract_cmd.py"), ("file", "schemes/wais/handler.py"),
-    ("file", "schemes/gopher/handler.py"), ("file", "schemes/ftp/handler.py"),
+    ("file", "schemes/gopher/attributes.py"), ("file", "schemes/ftp/handler.py"),
     ("file", "schemes/http/html_links.py"), ("file", "schemes/prospero/handler.py"),
     ("file", "serve/app.py"), ("file", "testing/prospero.py"),
     # ASGI's scope type
@@ -356,7 +356,7 @@ NOT_THE_SCHEME = {
 #: Prospero server speak or name other protocols on purpose, and a core's reply dialect.
 CROSS = {
     ("http", "net/routing.py"), ("https", "net/routing.py"), ("https", "schemes/gateway.py"),
-    ("http", "schemes/gopher/handler.py"), ("https", "schemes/gopher/handler.py"),
+    ("http", "schemes/gopher/menu_links.py"), ("https", "schemes/gopher/menu_links.py"),
     ("http", "cli/get_request.py"), ("ftp", "schemes/file/spec.py"),
     ("ftp", "testing/hostile.py"), ("http", "testing/hostile.py"),
     ("https", "testing/hostile.py"), ("nntp", "testing/hostile.py"),

@@ -242,3 +242,33 @@ async def test_the_window_is_as_deep_as_the_path_is_long(delay: float) -> None:
         assert NEAR_DEPTH < widest <= MAX_DEPTH
     else:
         assert widest <= NEAR_DEPTH
+
+
+def redirects_one(counts: Counts, asked: list[bytes]) -> Behaviour:
+    """Keep-alive; /f3 answers 301 to /t3, every other path its own name."""
+    def run(peer) -> None:  # type: ignore[no-untyped-def]
+        counts.connected()
+        for path in _paths(peer, counts):
+            asked.append(path)
+            if path == b"/f3":
+                answer = (b"HTTP/1.1 301 Moved Permanently\r\nLocation: /t3\r\n"
+                          b"Content-Length: 5\r\n\r\nmoved")
+            else:
+                answer = _response(path)
+            if not peer.send(answer):
+                return
+    return Behaviour("http-redirects-one", "http", run)
+
+
+async def test_a_pipelined_redirect_is_followed_from_its_answer() -> None:
+    """A 3xx in a pipelined window goes to the one redirect loop as it came: its target
+    is asked (on a connection of its own), the redirecting URL not a second time."""
+    counts = Counts()
+    asked: list[bytes] = []
+    with HostileServer(redirects_one(counts, asked)) as server:
+        got, _handler = await _batch(server)
+    expected = _expected()
+    expected[3] = b"/t3"
+    assert got == expected
+    assert asked.count(b"/f3") == 1
+    assert asked.count(b"/t3") == 1

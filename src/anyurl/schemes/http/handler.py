@@ -244,6 +244,17 @@ class HTTPHandler(SchemeHandler):
         return lines
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
+        return await self._follow(url, options)
+
+    async def _follow(
+        self, url: URL, options: FetchOptions,
+        answered: tuple[Connection, Response, dict[str, Any]] | None = None,
+    ) -> Resource:
+        """The one redirect loop: request, and follow redirects through the gate.
+
+        ``answered`` is the first request's exchange when it was already made (a
+        pipelined batch's 3xx): the loop starts from that response instead of asking
+        again."""
         current = url.without_fragment()
         visited = [*options.redirect_chain, current]
         first = visited[0]
@@ -266,8 +277,11 @@ class HTTPHandler(SchemeHandler):
             at_home = origin(current) == home
             auth = (authorization if http.location_trusted or origin(current) == auth_origin
                     else None)
-            conn, response, sent = await self._exchange(
-                current, route, options if at_home else foreign, auth, method, body)
+            if answered is not None:
+                (conn, response, sent), answered = answered, None
+            else:
+                conn, response, sent = await self._exchange(
+                    current, route, options if at_home else foreign, auth, method, body)
             if response.status in REDIRECT_STATUSES and response.header("location"):
                 location = response.header("location") or ""
                 await self._discard(conn, response)
@@ -486,11 +500,11 @@ class HTTPHandler(SchemeHandler):
           answers HTTP/1.0, is remembered (:attr:`serial_routes`) and served one
           request at a time by :meth:`open` from then on, starting with the URLs
           still unanswered.
-        * What a response means is :meth:`open`'s: a redirect (or anything that
-          follows one) is opened again by :meth:`open` on a connection of its own, so
-          the one redirect loop applies its rules (the gate, credentials only to
-          their origin); errors, resume, decoding, HEAD and the kernel move of a big
-          body are the same code. The one shortcut: a plain 200 to a GET whose small
+        * What a response means is :meth:`open`'s: a redirect goes, as it was
+          answered, to the one redirect loop (:meth:`_follow`), which asks its target
+          on a connection of its own and applies its rules (the gate, credentials
+          only to their origin); errors, resume, decoding, HEAD and the kernel move of
+          a big body are the same code. The one shortcut: a plain 200 to a GET whose small
           body is already read (see :meth:`_pipelined`) becomes
           :meth:`Resource.of_bytes <anyurl.resource.Resource.of_bytes>` with the
           metadata :meth:`_resource` would give it.
@@ -815,12 +829,15 @@ class HTTPHandler(SchemeHandler):
         method: str, sent: dict[str, Any],
     ) -> Resource | AnyURLError:
         """What a pipelined response means: :meth:`_resource`'s answer, or for a
-        redirect :meth:`open` again (the one redirect loop, on its own connection)."""
+        redirect the one redirect loop (:meth:`_follow`), started from this response:
+        the target is asked on a connection of its own, the redirect not again."""
         if response.status in REDIRECT_STATUSES and response.header("location"):
-            await exchange.discard(response)
-            if options.trace:
-                options.trace("* a redirect: following it one request at a time")
-            return await self._open_one(url, options)
+            try:
+                # (an Exchange is a Connection but for request()'s annotation, as below)
+                return await self._follow(url, options,
+                                          answered=(exchange, response, sent))  # type: ignore[arg-type]
+            except AnyURLError as exc:
+                return exc
         try:
             # (pipeline.Exchange.request is still annotated ``body: bytes | None``; it
             # never sends a body, a form included: the ignore goes with that annotation.)

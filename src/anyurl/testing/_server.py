@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import socket
 import threading
 import time
@@ -250,12 +251,18 @@ def serve_until_interrupted(
     backend: str = "asyncio",
 ) -> int:
     """Serve what ``open_server()`` opens on ``backend`` until Ctrl-C or SIGTERM ends the
-    process, calling ``ready(server)`` once it listens; Ctrl-C ends it quietly (0)."""
+    process, calling ``ready(server)`` once it listens; Ctrl-C ends it quietly (0).
+
+    Ctrl-C is received as a signal, and the server closes as any context does: trio
+    raises ``KeyboardInterrupt`` wherever the main task happens to be, and raised in a
+    cancel scope's exit it left "cancel scope stack corrupted" tracebacks."""
     async def forever() -> None:
-        async with open_server() as server:
-            if ready is not None:
-                ready(server)
-            await anyio.sleep_forever()
+        with anyio.open_signal_receiver(signal.SIGINT) as signals:
+            async with open_server() as server:
+                if ready is not None:
+                    ready(server)
+                async for _ in signals:
+                    return
 
     try:
         anyio.run(forever, backend=backend)

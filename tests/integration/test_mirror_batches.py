@@ -123,6 +123,50 @@ def test_a_crawl_killed_in_the_middle_of_a_batch_resumes_without_loss_or_duplica
     assert not list((out / ".anyurl-partial").glob("*"))
 
 
+class _Killed(Exception):
+    """Stands for a kill between a batch's manifest lines and its state transaction."""
+
+
+def test_manifest_lines_of_urls_not_yet_recorded_are_cut_when_the_crawl_resumes(
+        server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The manifest's lines are written before the state records their URLs done; a crawl
+    stopped between the two fetches those URLs again and lists each of them once."""
+    from anyurl.mirror.state import CrawlState
+
+    out = tmp_path / "m"
+    (out).mkdir()
+    (out / MANIFEST_NAME).write_text('{"url": "kept from before"}\n')
+    original = CrawlState.recorded
+    calls = []
+
+    def recorded(self: CrawlState, marks: Any, *args: Any) -> None:
+        calls.append(1)
+        if len(calls) == 2:  # the first batch of files: its lines are on disk already
+            raise _Killed
+        original(self, marks, *args)
+
+    monkeypatch.setattr(CrawlState, "recorded", recorded)
+
+    async def crawl() -> Any:
+        async with Resolver() as resolver:
+            return await Mirror(resolver, MirrorOptions(root=out, robots=False)).run(
+                [server.url("/p/")])
+
+    with pytest.raises(BaseException) as stopped:
+        anyio.run(crawl)
+    assert stopped.group_contains(_Killed) if isinstance(stopped.value, BaseExceptionGroup) \
+        else isinstance(stopped.value, _Killed)
+    listed = (out / MANIFEST_NAME).read_text().splitlines()
+    assert len(listed) > 2  # the unrecorded batch's lines were written
+    monkeypatch.setattr(CrawlState, "recorded", original)
+    summary = anyio.run(crawl)
+    assert summary.failed == 0
+    urls = [json.loads(x)["url"] for x in (out / MANIFEST_NAME).read_text().splitlines()]
+    assert urls[0] == "kept from before"
+    assert sorted(urls[1:]) == sorted(
+        [server.url("/p/")] + [server.url(f"/p/f{i:02d}.txt") for i in range(FILES)])
+
+
 def test_two_urls_of_a_batch_saved_in_one_place_are_both_fetched(
         server: ScriptedServer, tmp_path: Path) -> None:
     """``d/`` and ``d/index.html`` are one file in the tree: the downloader refuses two

@@ -18,9 +18,10 @@ handler names the links (:meth:`~anyurl.schemes.base.SchemeHandler.links`): thos
 ``manifest.jsonl`` (URL, file, size, SHA-256, time) and, when asked, records to a WARC
 file; then the state marks it done, in the same transaction as it notes where the
 WARC's last record ends (a batch's URLs in one transaction, after their manifest lines),
-so a crawl that is killed at any point resumes without fetching a done URL again, fetches
-the URLs of an unfinished batch again and cuts off the records written for them (at
-worst a line is in the manifest twice).
+and the manifest's size after their lines, so a crawl that is killed at any point resumes
+without fetching a done URL again, fetches the URLs of an unfinished batch again and cuts
+off the records and manifest lines written for them: each URL is listed and archived
+once.
 
 Running it again over a finished crawl refreshes it (:mod:`~.refresh`): a new
 generation checks every URL that its listings still name, fetches what is new or
@@ -246,6 +247,7 @@ class Mirror:
             self.scope = Scope(tuple(roots), self.options.max_depth, self.options.include,
                                self.options.exclude, self.options.span_hosts)
             state.recover()
+            self._cut_manifest(state)
             if self.options.retry_failed:
                 state.requeue_failed()
             if self.options.refresh and not found and state.finished():
@@ -359,18 +361,42 @@ class Mirror:
         """The manifest lines, then the outcomes of the URLs finished so far, in one
         transaction with the end of the last WARC record written: a URL is done only
         once its line and its records are written, and a crawl killed before this
-        fetches it again (its records cut off, its line at worst twice)."""
+        fetches it again (its records and its manifest line cut off first, by
+        :meth:`_cut_manifest` and the WARC writer's ``cut_at``)."""
         lines, self._manifest_lines = self._manifest_lines, []
+        manifest_end: int | None = None
         if lines:
             fd = open_in_tree(self.root, self.root / MANIFEST_NAME,
                               os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             with open(fd, "a", encoding="utf-8") as manifest:
                 manifest.write("".join(lines))
+                manifest.flush()
+                manifest_end = os.fstat(fd).st_size
         self._unflushed = [0, 0]
         marks, self._pending = self._pending, []
         end, self._pending_end = self._pending_end, None
-        if marks or end is not None:
-            state.recorded(marks, end)
+        if marks or end is not None or manifest_end is not None:
+            state.recorded(marks, end, manifest_end)
+
+    def _cut_manifest(self, state: CrawlState) -> None:
+        """Cut the manifest back to its size after the last URLs recorded: the lines
+        a killed crawl wrote for URLs it had not recorded go (those URLs are fetched
+        again and listed again). A crawl's first run notes the size it starts from,
+        so lines that were there before it stay."""
+        path = self.root / MANIFEST_NAME
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        end = state.manifest_end()
+        if end is None or size < end:  # none noted yet, or shortened by hand: start here
+            state.set_setting("manifest_end", str(size))
+        elif size > end:
+            fd = open_in_tree(self.root, path, os.O_WRONLY)
+            try:
+                os.ftruncate(fd, end)
+            finally:
+                os.close(fd)
 
     async def _batch(self, state: CrawlState, entries: list[Entry]) -> None:
         """Fetch a batch of one server's URLs: those robots.txt allows and a refresh

@@ -299,12 +299,14 @@ class CrawlState:
         return [_entry(row) for row in batch]
 
     def recorded(self, marks: Iterable[Done | Unchanged | Failed],
-                 warc_end: tuple[str, int] | None = None) -> None:
+                 warc_end: tuple[str, int] | None = None,
+                 manifest_end: int | None = None) -> None:
         """Record many finished URLs (as :meth:`done`, :meth:`unchanged` and
-        :meth:`failed` do) and the end of the WARC's last record, in one transaction:
-        a batch's bookkeeping costs one commit, not one per URL. A crawl killed before
-        it runs fetches those URLs again, and cuts the archive back to the last end
-        committed, so no URL is archived twice."""
+        :meth:`failed` do), the end of the WARC's last record and the manifest's size
+        after their lines, in one transaction: a batch's bookkeeping costs one commit,
+        not one per URL. A crawl killed before it runs fetches those URLs again, and
+        cuts the archive and the manifest back to the last ends committed, so no URL
+        is archived or listed twice."""
         now = time.time()
         done: list[tuple[object, ...]] = []
         records: list[tuple[object, ...]] = []
@@ -332,6 +334,8 @@ class CrawlState:
             if failed:
                 self._db.executemany(_FAILED, failed)
             self._keep_warc_end(Saved(warc_end=warc_end))
+            if manifest_end is not None:
+                self.set_setting("manifest_end", str(manifest_end))
 
     def done(self, url: str, *, file: str | None, size: int, sha256: str | None,
              kind: str | None, outcome: str | None = None, saved: Saved | None = None) -> None:
@@ -360,6 +364,12 @@ class CrawlState:
         if saved.warc_end is not None:
             self._db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
                              ("warc_end", json.dumps(list(saved.warc_end))))
+
+    def manifest_end(self) -> int | None:
+        """The manifest's size after the lines of the last URLs recorded, or None
+        (a state that never noted it)."""
+        text = self.setting("manifest_end")
+        return None if text is None else int(text)
 
     def warc_end(self) -> tuple[str, int] | None:
         """Where the last committed WARC record ends, (file, offset), or None."""

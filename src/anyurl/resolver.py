@@ -43,7 +43,7 @@ from anyurl.request import Data, Headers, RequestDefaults, apply, headers_of
 from anyurl.resource import Resource
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.timeouts import Timeout, TimeoutTypes, timeout_of, total_expired, using
-from anyurl.url import DEFAULT_PORTS, URL, mask, parse
+from anyurl.url import URL, mask, parse
 
 __all__ = ["FetchResult", "Resolver"]
 
@@ -159,7 +159,7 @@ class Resolver:
         port = parsed.effective_port
         if port is not None and parsed.host:
             warning = check_port(
-                parsed, port, DEFAULT_PORTS.get(parsed.scheme), self.config.allowed_ports
+                parsed, port, registry.default_port(parsed.scheme), self.config.allowed_ports
             )
             where = (parsed.scheme, parsed.host.lower(), port)
             if warning and where not in self._warned_ports:

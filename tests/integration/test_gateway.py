@@ -8,7 +8,6 @@ the tests assert the request line for gopher, ftp, wais, news, nntp and prospero
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -22,6 +21,7 @@ from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.gateway import GatewayHandler
+from anyurl.testing._server import ThreadedListener
 from anyurl.testing.gateway import Gateway
 from anyurl.url import URL
 from tests.peers import data
@@ -33,28 +33,24 @@ class LineServer:
     """A gopher-like server: greets, reads one line, answers it and closes."""
 
     def __init__(self) -> None:
-        self._sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self._sock.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._listener = ThreadedListener(self._serve, name="line-server")
+        self.port = self._listener.port
+        self._listener.start()
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._sock.accept()
-            except OSError:
-                return
-            with conn:
-                conn.sendall(b"ready\r\n")
-                line = b""
-                while not line.endswith(b"\r\n"):
-                    more = conn.recv(1024)
-                    if not more:
-                        break
-                    line += more
-                conn.sendall(b"you asked for " + line.strip() + b"\r\n")
+    @staticmethod
+    def _serve(conn: socket.socket) -> None:
+        with conn:
+            conn.sendall(b"ready\r\n")
+            line = b""
+            while not line.endswith(b"\r\n"):
+                more = conn.recv(1024)
+                if not more:
+                    break
+                line += more
+            conn.sendall(b"you asked for " + line.strip() + b"\r\n")
 
     def close(self) -> None:
-        self._sock.close()
+        self._listener.close()
 
 
 class LineHandler(SchemeHandler):

@@ -36,6 +36,7 @@ from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.http import HTTPHandler
+from anyurl.testing._server import ThreadedListener
 from anyurl.url import URL, parse
 from tests.peers import data
 
@@ -90,27 +91,22 @@ class ScriptedServer:
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
         self.requests: list[Request] = []
-        self._sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self._sock.getsockname()[1]
+        self._listener = ThreadedListener(self._accepted, name="scripted-http")
+        self.port = self._listener.port
         self._connections = 0
         self._lock = threading.Lock()
         self._open: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._listener.start()
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._sock.accept()
-            except OSError:
-                return
-            with self._lock:
-                self._connections += 1
-                number = self._connections
-                self._open.append(conn)
-            threading.Thread(target=self._serve, args=(conn, number), daemon=True).start()
+    def _accepted(self, conn: socket.socket) -> None:
+        with self._lock:  # numbered as their threads start (1, 2, ... for sequential ones)
+            self._connections += 1
+            number = self._connections
+            self._open.append(conn)
+        self._serve(conn, number)
 
     def _serve(self, conn: socket.socket, number: int) -> None:
         buffer = b""
@@ -161,7 +157,7 @@ class ScriptedServer:
                     return
 
     def close(self) -> None:
-        self._sock.close()
+        self._listener.close(join=False)  # a delayed reply's thread is not waited for
         with self._lock:
             for conn in self._open:
                 try:

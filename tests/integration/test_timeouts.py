@@ -8,7 +8,6 @@ each asserts the error and what its message names."""
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -16,6 +15,7 @@ import pytest
 import anyurl
 from anyurl import Config, Resolver, Timeout
 from anyurl.errors import TransferTimeout
+from anyurl.testing._server import ThreadedListener
 from anyurl.timeouts import current
 from tests.cli.test_curl_options import anyurl as anyurl_cli
 
@@ -32,25 +32,17 @@ class SlowServer:
     reads the request head and then nothing (the client's body fills the socket)."""
 
     def __init__(self) -> None:
-        self._sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self._sock.getsockname()[1]
-        self._stop = threading.Event()
+        self._listener = ThreadedListener(self._serve, name="slow-server")
+        self.port = self._listener.port
+        self._stop = self._listener.stop
         self._conns: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._listener.start()
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._sock.accept()
-            except OSError:
-                return
-            self._conns.append(conn)
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
     def _serve(self, conn: socket.socket) -> None:
+        self._conns.append(conn)  # shut down by close(): a recv waiting ends
         head = b""
         try:
             while b"\r\n\r\n" not in head:
@@ -71,8 +63,7 @@ class SlowServer:
             return
 
     def close(self) -> None:
-        self._stop.set()
-        self._sock.close()
+        self._listener.close(join=False)
         for conn in self._conns:
             try:
                 conn.shutdown(socket.SHUT_RDWR)

@@ -86,7 +86,7 @@ def _plugin_specs() -> dict[str, SchemeSpec]:
 
 def spec_for(scheme: str) -> SchemeSpec | None:
     """The descriptor of ``scheme`` (lower case): added, built-in or plug-in; else None."""
-    spec = _added.get(scheme) or _builtin(scheme)
+    spec = _added.get(scheme) or _loaded.get(scheme) or _builtin(scheme)
     if spec is None:
         spec = _plugin_specs().get(scheme)
     return spec
@@ -128,6 +128,12 @@ class _DefaultPorts(Mapping[str, int]):
         if port is None:
             raise KeyError(scheme)
         return port
+
+    def get(self, scheme: str, default: int | None = None) -> int | None:  # type: ignore[override]
+        """The default port of ``scheme``, else ``default`` (without a KeyError raised
+        and caught: a URL's port is looked up here every time it is used)."""
+        port = default_port(scheme)
+        return default if port is None else port
 
     def __iter__(self) -> Iterator[str]:
         return (name for name in names() if default_port(name) is not None)

@@ -30,8 +30,9 @@ Decisions:
   requests. A connection that closes or breaks sends the URLs the caller has not seen
   again, unless it was new and answered none (then its first URL gets the error, as
   in the pipeline).
-* **What a response means stays** :meth:`~.handler.HTTPHandler.open`'s: a redirect is
-  opened again by ``open`` on a connection of its own (the one redirect loop); status
+* **What a response means stays** :meth:`~.handler.HTTPHandler.open`'s: a redirect goes,
+  as it was answered, to the one redirect loop (:meth:`~.handler.HTTPHandler._follow`),
+  which asks its target on a request of its own and not the redirect again; status
   errors, HEAD and decoding are :meth:`~.handler.HTTPHandler._resource` on a
   :class:`StreamExchange`, the stream shaped as the handler's connection.
 * **The connection goes back to the pool** when the batch ends cleanly (no GOAWAY, not
@@ -489,12 +490,17 @@ async def _outcome(handler: HTTPHandler, url: URL, exchange: StreamExchange,
                    response: Response, options: FetchOptions, method: str,
                    sent: dict[str, Any]) -> Resource | AnyURLError:
     """What a response means: :meth:`~.handler.HTTPHandler._resource`'s answer, or for a
-    redirect :meth:`~.handler.HTTPHandler.open` again (the one redirect loop)."""
+    redirect the one redirect loop (:meth:`~.handler.HTTPHandler._follow`), started from
+    this response: its target is asked on a request of its own, the redirect not again."""
     if response.status in _REDIRECTS and response.header("location"):
-        exchange.finish()
         if options.trace:
             options.trace("* a redirect: following it one request at a time")
-        return await handler._open_one(url, options)
+        try:
+            # (a StreamExchange is shaped as the handler's connection: the loop discards
+            # an answered redirect's body and releases it)
+            return await handler._follow(url, options, answered=(exchange, response, sent))
+        except AnyURLError as exc:
+            return exc
     try:
         return await handler._resource(url, url.without_fragment(), exchange, response,
                                        options, method, sent)

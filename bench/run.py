@@ -34,6 +34,9 @@ http-rtt20  ``--rtt-files`` 1 KiB files through ``bench/relay.py`` (10 ms each w
 http-rtt20-z the same against ``curl -Z --parallel-max 20`` (anyurl with its defaults)
 mirror-rtt20 a page linking ``--rtt-files`` 1 KiB files through the relay: ``anyurl mirror``
             against ``wget -m -np``, each with its defaults (the ratios are to wget)
+dask        ``--dask-urls`` 4 KiB files over 8 nginx hosts fetched on Dask clusters of
+            ``--dask-workers`` workers (``bench/scale_bench.py``): speed-ups over one worker,
+            and the spread of URLs and CPU over the workers (needs ``anyurl[dask]``)
 =========== ===============================================================================
 
 The latency rows print how many connections the relay accepted from each client.
@@ -64,7 +67,7 @@ sys.path.insert(0, str(REPO))
 GNU_TIME = "/usr/bin/time"
 
 ROWS = ("http-bulk", "ftp-bulk", "gopher-bulk", "http-small", "ftp-small", "http-z20",
-        "rss-z200", "http-rtt20", "http-rtt20-z", "mirror-rtt20")
+        "rss-z200", "http-rtt20", "http-rtt20-z", "mirror-rtt20", "dask")
 
 
 @dataclass
@@ -186,6 +189,9 @@ def main() -> None:
                     help="16 KiB files for the -Z 200 memory row (default 2000)")
     ap.add_argument("--rtt-files", type=int, default=300,
                     help="1 KiB files of the latency rows (default 300)")
+    ap.add_argument("--dask-urls", type=int, default=8000, help="files of the dask row")
+    ap.add_argument("--dask-workers", default="1,2,8",
+                    help="cluster sizes of the dask row, the first the reference")
     ap.add_argument("--repeat", type=int, default=3, help="paired runs per client")
     ap.add_argument("--backends", default="asyncio,trio")
     ap.add_argument("--rows", default=",".join(ROWS), help=f"some of {','.join(ROWS)}")
@@ -244,6 +250,15 @@ def main() -> None:
             summary.extend(report(name, title, clients))
 
         for name in rows:
+            if name == "dask":
+                from scale_bench import scale_rows  # bench/scale_bench.py
+
+                print(f"\n== dask: {args.dask_urls} x 4 KiB over 8 hosts, clusters of "
+                      f"{args.dask_workers} workers (speed-up over the first) ==", flush=True)
+                lines = scale_rows(args.dask_urls, 8, 4096,
+                                   [int(n) for n in args.dask_workers.split(",") if n])
+                summary.extend([f"dask: {lines[0]}", *(f"   {line}" for line in lines[1:])])
+                continue
             if name == "mirror-rtt20":
                 start = f"http://127.0.0.1:{relay_port}/bench/rtt/index.html"
                 clients = [

@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -276,3 +277,49 @@ def test_fetch_many_cuts_a_host_into_tasks(cluster: Any, peers: Any, tmp_path: P
     results = fetch_many_dask(urls, cluster, tmp_path, retry=1, chunk=7)
     assert sorted(r.url for r in results) == sorted(urls)
     assert all(r.exit_code == 0 for r in results), [r.error for r in results if r.error]
+
+
+def test_a_task_pipelines_its_hosts_urls_and_stays_in_its_tree(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A task's URLs reach the handler as batches (pipelined on the host's connections),
+    not one request each; a link planted in the output directory is not followed."""
+    from collections.abc import AsyncGenerator, Iterable
+
+    from anyurl.mirror.scale import _run_shard, _safe, _Task
+    from anyurl.schemes.base import FetchOptions
+    from anyurl.schemes.http.handler import HTTPHandler
+    from anyurl.url import URL
+    from tests.integration.test_http import Reply, ScriptedServer
+
+    server = ScriptedServer()
+    try:
+        for i in range(40):
+            server.routes[f"/f{i:02d}"] = lambda q, i=i: Reply(body=f"file {i}\n".encode())
+        batches: list[int] = []
+        original = HTTPHandler.open_batch
+
+        def counted(self: HTTPHandler, urls: Iterable[URL], options: FetchOptions,
+                    ) -> AsyncGenerator[Any, None]:
+            urls = list(urls)
+            batches.append(len(urls))
+            return original(self, urls, options)
+
+        monkeypatch.setattr(HTTPHandler, "open_batch", counted)
+        out = tmp_path / "out"
+        urls = tuple(server.url(f"/f{i:02d}") for i in range(40))
+        rows = _run_shard(_Task(urls, os.fspath(out), {}, 0, 2, 8))
+        # Again, with the host's directory replaced by a link to a directory outside.
+        host_dir = out / _safe(f"127.0.0.1_{server.port}")
+        saved = {p.name: p.read_bytes() for p in host_dir.iterdir()}
+        shutil.rmtree(host_dir)
+        outside = tmp_path / "outside"
+        outside.mkdir()
+        host_dir.symlink_to(outside)
+        again = _run_shard(_Task(urls[:3], os.fspath(out), {}, 0, 2, 8))
+    finally:
+        server.close()
+    assert all(row["exit_code"] == 0 for row in rows)
+    assert saved == {f"f{i:02d}": f"file {i}\n".encode() for i in range(40)}
+    assert max(batches) > 1, batches  # batched, not one request each
+    assert all(row["exit_code"] == 23 for row in again)  # the link is refused
+    assert not list(outside.iterdir())

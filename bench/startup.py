@@ -194,8 +194,9 @@ def main() -> None:
         print(f"\nsite: {site_cost:.3f} s of CPU at every start of this interpreter "
               "(python -c pass - python -S -c pass)")
         if pth:
-            print("  .pth files that import at start (a user's venv or pipx has none of "
-                  "them but its own editable finder; their cost is in every figure above):")
+            print("  .pth files that import at start (their cost is in every row above; a "
+                  "fresh venv has setuptools' distutils-precedence.pth, which costs "
+                  "nothing, and an editable install's finder):")
             for line in pth:
                 print(f"    {line}")
         else:

@@ -50,9 +50,10 @@ OTHER_SCHEMES = (
     "anyurl.options.prospero", "anyurl.options.wais",
 )
 
-#: What ``anyurl --version`` must not import beyond the ``anyurl`` package (which brings
-#: ``logging`` for its NullHandler): the argument parser, typing, the error tree.
-NOT_FOR_VERSION = ("argparse", "gettext", "typing", "anyurl.errors", "anyurl.cli.common",
+#: What ``anyurl --version`` must not import: the argument parser, typing, logging (the
+#: package logger's NullHandler comes with anyurl.config), re, the error tree.
+NOT_FOR_VERSION = ("argparse", "gettext", "typing", "logging", "re", "enum",
+                   "anyurl.errors", "anyurl.cli.common",
                    "anyurl.options", "anyurl.url", "anyurl.registry", "anyurl.config")
 
 #: The command-line start that ``--version`` and every command pay.
@@ -99,6 +100,15 @@ def test_version_imports_no_parser_and_nothing_of_anyurl_but_the_entry_point():
     assert _among(added, NOT_FOR_VERSION) == []
     assert sorted(n for n in added if n.split(".")[0] == "anyurl") == [
         "anyurl", "anyurl.cli", "anyurl.cli.main"]
+
+
+def test_the_package_logger_is_silent_once_the_resolver_is_imported():
+    # the NullHandler moved from the package's __init__ to anyurl.config, which the
+    # resolver (the module that logs) imports: the library stays silent
+    _, out = _loaded("import logging, anyurl.resolver\n"
+                     "print(any(isinstance(h, logging.NullHandler)\n"
+                     "          for h in logging.getLogger('anyurl').handlers))")
+    assert out == b"True\n"
 
 
 def test_the_views_and_options_of_other_schemes_are_made_when_first_asked_for():

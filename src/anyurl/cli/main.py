@@ -1,14 +1,13 @@
 """Entry point of the ``anyurl`` command: subcommands, and ``anyurl URL`` as ``get``.
 
-``anyurl --version`` answers before anything else is imported: this module's own imports
-are what the ``anyurl`` package already made (``logging``, ``os``, ``sys``), and the
-argument parser, the error tree and each command are imported by the functions that use
-them (``tests/unit/test_startup.py`` keeps it so).
+``anyurl --version`` answers before anything else is imported: this module imports only
+``os`` and ``sys`` (which Python has at start) and the package's version; the argument
+parser, ``logging``, the error tree and each command are imported by the functions that
+use them (``tests/unit/test_startup.py`` keeps it so).
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 
@@ -119,22 +118,16 @@ def _meant(first: str) -> str | None:
     return suggest(first, COMMANDS, tuple(o for a in parser._actions for o in a.option_strings))
 
 
-class _WarningLine(logging.Handler):
-    """The package logger's warnings as ``anyurl: warning: ...`` lines on stderr."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        """Print one record as the command line prints its warnings (controls escaped)."""
-        from anyurl.cli.common import print_warning
-
-        print_warning(record.getMessage())
-
-
 def install_log_handler() -> None:
     """Show the package's warnings on stderr: the library is silent (a NullHandler), a
     command-line user still sees what the resolver and handlers warn about (once)."""
+    import logging
+
+    from anyurl.cli.common import WarningLine
+
     logger = logging.getLogger("anyurl")
-    if not any(isinstance(h, _WarningLine) for h in logger.handlers):
-        handler = _WarningLine(logging.WARNING)
+    if not any(isinstance(h, WarningLine) for h in logger.handlers):
+        handler = WarningLine(logging.WARNING)
         logger.addHandler(handler)
 
 

@@ -20,6 +20,13 @@ It then prints how many modules each Python command leaves in ``sys.modules`` an
 anyurl modules (and the heavy ones of ``HEAVY``) a plain ``get`` imported: what
 ``tests/unit/test_startup.py`` guards without timing.
 
+Every figure includes what this interpreter's ``site`` runs at start. It times ``python
+-S -c pass`` too (no ``site``) and lists the ``.pth`` files of its site directories that
+import code: an interpreter whose ``site-packages`` holds such files (a sandbox's
+certificate hook importing certifi, an editable install's finder) costs more at every
+start than the venv of a user's install, and the difference says how much. Run it on a
+clean venv (``python -m venv``, ``pip install -e .``) for a user's figures.
+
 Timings are of this machine on this day: record them in ``bench/README.md`` with the date,
 the machine and its load, and never assert them in a test.
 """
@@ -78,6 +85,24 @@ finally:
 """
 
 
+def importing_pth_files() -> list[str]:
+    """The ``.pth`` files of this interpreter's site directories that run an import at
+    every start (``site`` executes their lines beginning with ``import``), each with its
+    first such line."""
+    import site
+
+    found = []
+    for directory in [*site.getsitepackages(), site.getusersitepackages()]:
+        if not Path(directory).is_dir():
+            continue
+        for pth in sorted(Path(directory).glob("*.pth")):
+            lines = [line for line in pth.read_text(errors="replace").splitlines()
+                     if line.startswith(("import ", "import\t"))]
+            if lines:
+                found.append(f"{pth}: {lines[0][:70]}")
+    return found
+
+
 def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds (user + system) of one run, stdout to /dev/null."""
     started = time.perf_counter()
@@ -132,6 +157,7 @@ def main() -> None:
         url = f"http://127.0.0.1:{port}/bin1k.dat"
         py = sys.executable
         commands: list[tuple[str, list[str], dict[str, str]]] = [
+            ("python -S -c pass", [py, "-S", "-c", "pass"], env),
             ("python -c pass", [py, "-c", "pass"], env),
             ("anyio+h11 GET (floor)", [py, "-c", FLOOR, str(port), "/bin1k.dat"], env),
             ("anyurl --version", [py, "-m", "anyurl", "--version"], env),
@@ -159,9 +185,22 @@ def main() -> None:
               "  CPU of each run")
         for name, (walls, cpus) in times.items():
             cpu = statistics.median(cpus)
-            extra = f"{cpu - floor:14.3f}" if name != "curl -sS URL" else f"{'':>14}"
+            extra = (f"{cpu - floor:14.3f}" if name not in ("curl -sS URL", "python -S -c pass")
+                     else f"{'':>14}")
             print(f"{name:22}{statistics.median(walls):9.3f}{cpu:9.3f}{min(cpus):8.3f}{extra}  "
                   + " ".join(f"{c:.3f}" for c in cpus))
+        site_cost = floor - statistics.median(times["python -S -c pass"][1])
+        pth = importing_pth_files()
+        print(f"\nsite: {site_cost:.3f} s of CPU at every start of this interpreter "
+              "(python -c pass - python -S -c pass)")
+        if pth:
+            print("  .pth files that import at start (their cost is in every row above; a "
+                  "fresh venv has setuptools' distutils-precedence.pth, which costs "
+                  "nothing, and an editable install's finder):")
+            for line in pth:
+                print(f"    {line}")
+        else:
+            print("  no .pth file imports at start: a venv's site, as a user's install has")
         print()
         plain = modules_after([], env)
         for label, a, e in [("python -c pass", [], env),

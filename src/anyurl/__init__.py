@@ -4,15 +4,18 @@ The async API is :class:`Resolver`; :func:`get`, :func:`open` and :func:`downloa
 its synchronous facade. :func:`parse` gives the :class:`URL` model of RFC 1738.
 """
 
-import logging
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
-# A library is silent unless its application configures logging: without a handler of
-# ours, logging's last resort would print the resolver's warnings ("carries a password",
-# telnet's "typed the user") on stderr. The command line installs its own handler.
-logging.getLogger("anyurl").addHandler(logging.NullHandler())
+# The package logger's NullHandler (a library is silent unless its application configures
+# logging) is installed by anyurl.config, which the resolver, the one module that logs,
+# imports: importing logging here would cost ``anyurl --version`` about 25 ms.
 
+#: typing.TYPE_CHECKING without importing typing (which ``anyurl --version`` has no use
+#: for); mypy reads a module's own ``TYPE_CHECKING`` so.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from anyurl.config import Config, load_config
     from anyurl.downloads.downloader import (
         Downloader,

@@ -23,6 +23,7 @@ requires), else ``~/.config/anyurl/config.toml`` (:func:`default_config_path`)::
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
@@ -30,6 +31,14 @@ from typing import Any
 
 from anyurl.errors import OptionError
 from anyurl.timeouts import Timeout, TimeoutTypes
+
+# A library is silent unless its application configures logging: without a handler of
+# ours, logging's last resort would print the resolver's warnings ("carries a password",
+# telnet's "typed the user") on stderr. The command line installs its own handler. It is
+# installed here, not in the package's __init__: the resolver (the one module that logs,
+# to "anyurl" and its children) reads a Config, while ``anyurl --version``, which imports
+# the package, has no use for logging (tests/unit/test_startup.py).
+logging.getLogger("anyurl").addHandler(logging.NullHandler())
 
 __all__ = ["DEFAULT_CONFIG_PATH", "Config", "default_config_path", "load_config"]
 

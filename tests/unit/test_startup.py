@@ -38,6 +38,24 @@ HEAVY = (
     "anyurl.schemes.prospero", "anyurl.schemes.file", "anyurl.schemes.gateway",
 )
 
+#: The views and options classes of the schemes a plain http ``get`` does not fetch: each
+#: is a dataclass (about a millisecond to create), in a module imported when first asked
+#: for (``anyurl.url.views``, ``anyurl.options``). GopherOptions is made whenever stdout
+#: is no terminal (menus saved as sent), FTPOptions is the downloader's.
+OTHER_SCHEMES = (
+    "anyurl.url.views.ftp", "anyurl.url.views.gopher", "anyurl.url.views.mailto",
+    "anyurl.url.views.news", "anyurl.url.views.telnet", "anyurl.url.views.wais",
+    "anyurl.url.views.file", "anyurl.url.views.prospero",
+    "anyurl.options.news", "anyurl.options.telnet", "anyurl.options.mailto",
+    "anyurl.options.prospero", "anyurl.options.wais",
+)
+
+#: What ``anyurl --version`` must not import: the argument parser, typing, logging (the
+#: package logger's NullHandler comes with anyurl.config), re, the error tree.
+NOT_FOR_VERSION = ("argparse", "gettext", "typing", "logging", "re", "enum",
+                   "anyurl.errors", "anyurl.cli.common",
+                   "anyurl.options", "anyurl.url", "anyurl.registry", "anyurl.config")
+
 #: The command-line start that ``--version`` and every command pay.
 NOT_AT_IMPORT = ("asyncio", "anyio", "h11", "ssl", "anyurl.cli.get_cmd",
                  "anyurl.downloads.downloader", "anyurl.resolver", "anyurl.schemes.http")
@@ -74,6 +92,50 @@ def test_version_imports_no_command():
     assert _among(names, HEAVY + NOT_AT_IMPORT) == []
 
 
+def test_version_imports_no_parser_and_nothing_of_anyurl_but_the_entry_point():
+    bare, _ = _loaded("pass")  # what this interpreter's site imported (certifi, typing...)
+    names, out = _loaded("from anyurl.cli.main import main\nmain(['--version'])")
+    assert out.startswith(b"anyurl ")
+    added = names - bare
+    assert _among(added, NOT_FOR_VERSION) == []
+    assert sorted(n for n in added if n.split(".")[0] == "anyurl") == [
+        "anyurl", "anyurl.cli", "anyurl.cli.main"]
+
+
+def test_the_package_logger_is_silent_once_the_resolver_is_imported():
+    # the NullHandler moved from the package's __init__ to anyurl.config, which the
+    # resolver (the module that logs) imports: the library stays silent
+    _, out = _loaded("import logging, anyurl.resolver\n"
+                     "print(any(isinstance(h, logging.NullHandler)\n"
+                     "          for h in logging.getLogger('anyurl').handlers))")
+    assert out == b"True\n"
+
+
+def test_the_views_and_options_of_other_schemes_are_made_when_first_asked_for():
+    names, out = _loaded("""
+import anyurl.options, anyurl.url, anyurl.url.views
+from anyurl.url import parse
+url = parse("http://example.org/a?b")
+assert type(url.parts).__name__ == "HTTPPath"
+before = sorted(n for n in __import__("sys").modules
+                if n.startswith(("anyurl.url.views.", "anyurl.options.")))
+from anyurl.options import WAISOptions
+from anyurl.url import FTPPath
+from anyurl.url.views import FTPPath as view, View, nntp_path
+import anyurl
+assert view is FTPPath and anyurl.WAISOptions is WAISOptions
+assert parse("ftp://h/a/b;type=a").parts == FTPPath(("a",), "b", "a")
+assert nntp_path("g/7").article == 7 and WAISOptions().max_documents == 100
+assert FTPPath in View.__args__ and "TelnetPart" in dir(anyurl.url.views)
+print(" ".join(before))
+""")
+    made_first = {name.decode() for name in out.split()}
+    assert "anyurl.url.views.http" in made_first
+    assert _among(made_first, OTHER_SCHEMES) == []
+    assert _among(names, ("anyurl.url.views.ftp", "anyurl.url.views.news",
+                          "anyurl.options.wais", "anyurl.url.views.telnet")) != []
+
+
 def test_a_plain_get_of_one_http_url_imports_only_what_it_uses(tmp_path):
     (tmp_path / "small.txt").write_bytes(b"hello, start-up\n")
     with serving_in_thread(serve_http, str(tmp_path)) as port:
@@ -84,6 +146,7 @@ def test_a_plain_get_of_one_http_url_imports_only_what_it_uses(tmp_path):
     assert out == b"hello, start-up\n"
     assert "anyurl.schemes.http.handler" in names  # the run did fetch over http
     assert _among(names, HEAVY) == []
+    assert _among(names, OTHER_SCHEMES) == []
 
 
 def test_the_options_type_check_answers_alike_without_importing_cookies_or_forms():

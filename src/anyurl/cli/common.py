@@ -8,13 +8,14 @@ terminal raw.
 
 from __future__ import annotations
 
+import logging
 import re
 import sys
 
 from anyurl.errors import AnyURLError
 
-__all__ = ["COMMANDS", "error_line", "error_text", "escape_controls", "human_bytes", "print_error",
-           "print_warning"]
+__all__ = ["COMMANDS", "WarningLine", "error_line", "error_text", "escape_controls",
+           "human_bytes", "print_error", "print_warning"]
 
 PROG = "anyurl"
 #: The subcommands; any other first word is a URL (``anyurl URL`` is ``anyurl get URL``).
@@ -64,3 +65,12 @@ def human_bytes(n: float) -> str:
 def print_warning(message: str) -> None:
     """Print ``message`` as one ``anyurl: warning:`` line on stderr, controls escaped."""
     print(escape_controls(f"{PROG}: warning: {message}"), file=sys.stderr)
+
+
+class WarningLine(logging.Handler):
+    """The package logger's warnings as ``anyurl: warning: ...`` lines on stderr
+    (installed by :func:`anyurl.cli.main.install_log_handler`)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Print one record as the command line prints its warnings (controls escaped)."""
+        print_warning(record.getMessage())

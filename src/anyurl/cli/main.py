@@ -1,17 +1,22 @@
-"""Entry point of the ``anyurl`` command: subcommands, and ``anyurl URL`` as ``get``."""
+"""Entry point of the ``anyurl`` command: subcommands, and ``anyurl URL`` as ``get``.
+
+``anyurl --version`` answers before anything else is imported: this module imports only
+``os`` and ``sys`` (which Python has at start) and the package's version; the argument
+parser, ``logging``, the error tree and each command are imported by the functions that
+use them (``tests/unit/test_startup.py`` keeps it so).
+"""
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import logging
 import os
 import sys
-from collections.abc import Sequence
 
 from anyurl import __version__
-from anyurl.cli.common import COMMANDS, print_error, print_warning
-from anyurl.errors import Aborted, AnyURLError, OptionError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads it so)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 __all__ = ["main"]
 
@@ -24,6 +29,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     Each subcommand's module is imported only when it is registered: ``anyurl get``
     does not pay for the mirror's or the demo's imports, ``--version`` for none.
     """
+    import argparse
+    import importlib
+
+    from anyurl.cli.common import COMMANDS
+
     parser = argparse.ArgumentParser(
         prog="anyurl",
         description="Fetch any RFC 1738 URL by speaking its scheme's own protocol.",
@@ -47,6 +57,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; the exit status (``anyurl URL`` is ``anyurl get URL``)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list == ["--version"]:  # before any import: a version costs no parser
+        print(f"anyurl {__version__}")
+        return 0
+    import argparse
+
+    from anyurl.cli.common import COMMANDS, print_error
+    from anyurl.errors import Aborted, OptionError
+
     if args_list and args_list[0] not in COMMANDS and args_list[0] not in TOP_LEVEL:
         meant = _meant(args_list[0])
         if meant is not None:  # a mistyped command: not fetched as a URL
@@ -58,9 +76,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         from anyurl.cli.completion import run
 
         return run(args_list, build_parser())
-    if args_list == ["--version"]:
-        print(f"anyurl {__version__}")
-        return 0
     install_log_handler()
     parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
     args, rest = parser.parse_known_args(args_list)
@@ -89,6 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _meant(first: str) -> str | None:
     """What a first word that is no command and no URL meant: ``anyurl mirror`` for
     ``mirorr``, ``anyurl get --plan`` for ``plan``; None for a URL or no close match."""
+    import argparse
+
+    from anyurl.cli.common import COMMANDS
     from anyurl.cli.suggest import looks_like_a_word, suggest
 
     if not looks_like_a_word(first):
@@ -100,20 +118,16 @@ def _meant(first: str) -> str | None:
     return suggest(first, COMMANDS, tuple(o for a in parser._actions for o in a.option_strings))
 
 
-class _WarningLine(logging.Handler):
-    """The package logger's warnings as ``anyurl: warning: ...`` lines on stderr."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        """Print one record as the command line prints its warnings (controls escaped)."""
-        print_warning(record.getMessage())
-
-
 def install_log_handler() -> None:
     """Show the package's warnings on stderr: the library is silent (a NullHandler), a
     command-line user still sees what the resolver and handlers warn about (once)."""
+    import logging
+
+    from anyurl.cli.common import WarningLine
+
     logger = logging.getLogger("anyurl")
-    if not any(isinstance(h, _WarningLine) for h in logger.handlers):
-        handler = _WarningLine(logging.WARNING)
+    if not any(isinstance(h, WarningLine) for h in logger.handlers):
+        handler = WarningLine(logging.WARNING)
         logger.addHandler(handler)
 
 
@@ -125,6 +139,9 @@ def _leaves(exc: BaseException) -> list[BaseException]:
 
 def _report_unexpected(exc: BaseException) -> int:
     """One line for an exception that escaped a command: ours if there is one inside."""
+    from anyurl.cli.common import print_error
+    from anyurl.errors import Aborted, AnyURLError
+
     leaves = _leaves(exc)
     for leaf in leaves:
         if isinstance(leaf, AnyURLError):

@@ -21,17 +21,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from anyurl.config import Config
-from anyurl.options import (
-    AnswerSource,
-    FTPOptions,
-    GopherOptions,
-    HTTPOptions,
-    MailtoOptions,
-    NewsOptions,
-    ProsperoOptions,
-    SchemeOptions,
-    TelnetOptions,
-)
+from anyurl.options import AnswerSource, FTPOptions, HTTPOptions, SchemeOptions
 
 if TYPE_CHECKING:
     from anyurl.cookies import CookieFile
@@ -215,7 +205,9 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
 
     Only the schemes whose options differ from their defaults are included; every
     handler takes its own class from ``FetchOptions.schemes`` and ignores the others.
-    ``extra_data``, ``extra_headers`` and ``cookies`` go to :func:`http_options`.
+    ``extra_data``, ``extra_headers`` and ``cookies`` go to :func:`http_options`. The
+    other schemes' classes are imported only when their options are given (each is a
+    module of :mod:`anyurl.options`, created when first imported).
     """
     given: list[SchemeOptions] = []
     answers: AnswerSource | None = None
@@ -236,6 +228,8 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
     to_files = bool((args.output and args.output != "-") or args.remote_name)
     render = bool(args.render or (not to_files and sys.stdout.isatty()))
     if args.view or answers is not None or not render:
+        from anyurl.options import GopherOptions
+
         given.append(GopherOptions(view=args.view, answers=answers, render=render))
     http = http_options(args, extra_data=extra_data, extra_headers=extra_headers,
                         cookies=cookies)
@@ -245,6 +239,8 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
         given.append(FTPOptions(passive=False if args.ftp_active else None, head=args.head,
                                 ascii=args.ftp_ascii))
     if args.nntp_server:
+        from anyurl.options import NewsOptions
+
         given.append(NewsOptions(server=args.nntp_server))
     body: bytes | None = None
     if args.data and args.data_file:
@@ -256,16 +252,22 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
             body = f.read()
     if (args.subject is not None or body is not None or args.data_file == "-"
             or args.mail_from):
+        from anyurl.options import MailtoOptions
+
         given.append(MailtoOptions(subject=args.subject, body=body,
                                    body_from_stdin=args.data_file == "-",
                                    mail_from=args.mail_from))
     if args.telnet_command or args.idle is not None or args.telnet_no_login:
+        from anyurl.options import TelnetOptions
+
         telnet = TelnetOptions(commands=tuple(args.telnet_command),
                                login=not args.telnet_no_login)
         if args.idle is not None:
             telnet = dataclasses.replace(telnet, idle=args.idle)
         given.append(telnet)
     if args.follow:
+        from anyurl.options import ProsperoOptions
+
         given.append(ProsperoOptions(follow=True))
     return tuple(given)
 

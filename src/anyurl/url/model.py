@@ -20,11 +20,14 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anyurl.registry import DEFAULT_PORTS, spec_for
 from anyurl.url.charset import UCHAR_PLAIN, display, quote
-from anyurl.url.views import GenericPart, View
+from anyurl.url.views import GenericPart
+
+if TYPE_CHECKING:
+    from anyurl.url.views import View
 
 __all__ = ["DEFAULT_PORTS", "URL", "mask"]
 

@@ -1,0 +1,19 @@
+"""The options of wais: URLs (:class:`WAISOptions`), imported when first asked for
+(:mod:`anyurl.options`, PEP 562).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from anyurl.options import SchemeOptions
+
+__all__ = ["WAISOptions"]
+
+
+@dataclass(frozen=True)
+class WAISOptions(SchemeOptions):
+    """wais: URLs (RFC 1738 3.9)."""
+
+    #: The most documents a search asks the server for.
+    max_documents: int = 100

@@ -1,0 +1,43 @@
+"""The ftp view (RFC 1738 3.2.2): the CWD steps, the name and the typecode, decoded.
+
+Imported when the view is first asked for (:mod:`anyurl.url.views`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from anyurl.url.charset import decode, display
+from anyurl.url.views import split_ftp_path
+
+__all__ = ["FTPPath", "ftp_path"]
+
+
+@dataclass(frozen=True)
+class FTPPath:
+    """``<cwd1>/.../<cwdN>/<name>;type=<typecode>`` of section 3.2.2, decoded."""
+
+    cwd: tuple[str, ...]
+    name: str
+    typecode: str | None  # "a", "i", "d" (lowercased) or None when omitted
+
+    @property
+    def is_directory(self) -> bool:
+        """A listing is meant: ``;type=d``, or no typecode and an empty name."""
+        return self.typecode == "d" or (self.typecode is None and self.name == "")
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json``."""
+        return {
+            "cwd": [display(c) for c in self.cwd],
+            "name": display(self.name),
+            "typecode": self.typecode,
+        }
+
+
+def ftp_path(path: str | None) -> FTPPath:
+    """The :class:`FTPPath` of a raw ftp url-path (None: the login directory)."""
+    fpath, typecode = split_ftp_path(path)
+    segments = [decode(s) for s in fpath.split("/")]
+    return FTPPath(cwd=tuple(segments[:-1]), name=segments[-1], typecode=typecode)

@@ -172,12 +172,11 @@ def _run_shard(task: _Task, after: Any = None) -> list[dict[str, Any]]:
         now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         for r in results:
             # ShardResult's fields (a dict for the trip back: asdict costs ~20 us a URL)
-            rows.append({
-                "url": r.job.shown, "worker": worker, "exit_code": r.exit_code,
-                "bytes": r.bytes,
-                "file": os.fsdecode(r.job.target) if r.ok and r.job.target else None,
-                "error": str(r.error) if r.error else None, "seconds": round(r.seconds, 3),
-                "time": now})
+            rows.append(dict(
+                url=r.job.shown, worker=worker, exit_code=r.exit_code, bytes=r.bytes,
+                file=os.fsdecode(r.job.target) if r.ok and r.job.target else None,
+                error=str(r.error) if r.error else None, seconds=round(r.seconds, 3),
+                time=now))
         with open(manifest, "a", encoding="utf-8") as f:
             f.write("".join(json.dumps(row) + "\n" for row in rows))  # one write a task
         return rows

@@ -58,6 +58,7 @@ def main() -> None:
                         help="a round trip added by bench/relay.py (half each way)")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--no-profile", action="store_true")
+    parser.add_argument("--save", metavar="FILE", help="also write the profile (pstats)")
     args = parser.parse_args()
     compile_anyurl()  # the anyurl on PYTHONPATH, as bench/run.py does
     root = Path(tempfile.mkdtemp(prefix="anyurl-mirror-profile-"))
@@ -116,6 +117,8 @@ def main() -> None:
         except SystemExit:
             pass
         profile.disable()
+        if args.save:
+            profile.dump_stats(args.save)
         text = io.StringIO()
         stats = pstats.Stats(profile, stream=text)
         stats.sort_stats("tottime").print_stats(args.top)

@@ -36,6 +36,21 @@ MAX_AGE = 24 * 3600.0
 MAX_CRAWL_DELAY = 60.0
 
 
+def refuses_nothing(text: str) -> bool:
+    """Whether a robots.txt of ``text`` allows every URL to every crawler: it has no
+    ``Disallow`` line with a path (RFC 9309 2.2.2: an empty one disallows nothing; an
+    empty file, or none at all, allows everything).
+
+    Then the parser's ``can_fetch`` (a parse, unquote and quote of each URL) is not
+    needed: a mirror of a site without robots.txt would ask it once per file.
+    """
+    for line in text.splitlines():
+        name, _, value = line.split("#", 1)[0].partition(":")
+        if name.strip().lower() == "disallow" and value.strip():
+            return False
+    return True
+
+
 class Robots:
     """The robots.txt rules of the origins a crawl meets (kept in ``state`` when given)."""
 
@@ -46,6 +61,9 @@ class Robots:
         #: Where the files are kept between runs (the crawl's state), or None.
         self.state = state
         self._rules: dict[str, urllib.robotparser.RobotFileParser] = {}
+        #: Origins whose robots.txt refuses nothing (none, or no Disallow with a
+        #: path): their URLs are not matched one by one.
+        self._open: set[str] = set()
         self._locks: dict[str, anyio.Lock] = {}
 
     async def allows(self, url: URL) -> bool:
@@ -53,13 +71,18 @@ class Robots:
         if not crawl_of(url.scheme).robots:
             return True
         origin = f"{url.scheme}://{(url.host or '').lower()}:{url.effective_port}"
+        if origin in self._open:
+            return True
         rules = self._rules.get(origin)
         if rules is None:
             # One fetch per origin: the other workers wait for it rather than ask too.
             async with self._locks.setdefault(origin, anyio.Lock()):
                 rules = self._rules.get(origin)
                 if rules is None:
-                    rules = self._rules[origin] = await self._load(url, origin)
+                    rules, text = await self._load(url, origin)
+                    self._rules[origin] = rules
+                    if text is not None and refuses_nothing(text):
+                        self._open.add(origin)
         return rules.can_fetch(self.user_agent, str(url))
 
     def crawl_delay(self, url: URL) -> float:
@@ -81,21 +104,23 @@ class Robots:
         except (TypeError, ValueError):
             return 0.0
 
-    async def _load(self, url: URL, origin: str) -> urllib.robotparser.RobotFileParser:
-        """The rules kept in the state when fresh, else fetched (and kept when final)."""
+    async def _load(self, url: URL, origin: str,
+                    ) -> tuple[urllib.robotparser.RobotFileParser, str | None]:
+        """The rules kept in the state when fresh, else fetched (and kept when final),
+        with their text (None: the file could not be had, and everything is refused)."""
         rules = urllib.robotparser.RobotFileParser()
         kept = self.state.robots(origin) if self.state is not None else None
         if kept is not None and time.time() - kept[1] < MAX_AGE:
             rules.parse(kept[0].splitlines())
-            return rules
+            return rules, kept[0]
         body = await self._fetch(url)
         if body is None:
             rules.parse(["User-agent: *", "Disallow: /"])  # unreachable: not kept
-            return rules
+            return rules, None
         if self.state is not None:
             self.state.set_robots(origin, body, time.time())
         rules.parse(body.splitlines())
-        return rules
+        return rules, body
 
     async def _fetch(self, url: URL) -> str | None:
         """The file's text ("" when there is none: 4xx); None when it cannot be had."""

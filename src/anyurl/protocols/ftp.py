@@ -253,6 +253,12 @@ class FTPClient:
         first and ask once."""
         return self._reader.pending
 
+    @property
+    def buffered(self) -> int:
+        """Octets received and not yet handed out as replies (a reader that feeds the
+        core while nobody asks bounds itself by this)."""
+        return self._reader.buffered
+
     def next_event(self) -> Event | NeedData:
         """The next reply (or ``ConnectionClosed``), or ``NEED_DATA``; the state follows it."""
         event = self._reader.next_event()

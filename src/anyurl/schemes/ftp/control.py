@@ -51,6 +51,7 @@ from anyurl.protocols.ftp import (
     parse_257,
 )
 from anyurl.schemes.base import FetchOptions, Trace
+from anyurl.schemes.ftp.reader import RECEIVE_SIZE, ControlReader
 from anyurl.url import URL
 
 __all__ = [
@@ -70,7 +71,7 @@ __all__ = [
 
 DEFAULT_PORT = 21
 #: Replies on the control connection are short; a small read is plenty.
-CONTROL_RECEIVE_SIZE = 65536
+CONTROL_RECEIVE_SIZE = RECEIVE_SIZE
 #: How long QUIT and ABOR may take when we are closing anyway.
 GOODBYE_TIMEOUT = 2.0
 
@@ -152,6 +153,8 @@ class Control:
         self.key = key
         self.url = url
         self.core = FTPClient()
+        #: Reads the stream into the core for the connection's life (:mod:`.reader`).
+        self.reader = ControlReader(stream, self.core)
         self.trace: Trace | None = None
         self.home: str | None = None  # what PWD said after login
         #: The CWD segments this connection walked from the login directory (RFC 1738
@@ -175,11 +178,13 @@ class Control:
     async def read_reply(self) -> Reply:
         """The next complete reply; EOF is :class:`ConnectionLost`.
 
-        With nothing buffered it receives before asking the core (one call of the
-        parser per reply, not two: a reply usually comes in one read)."""
+        Replies already received (the loop reader of :mod:`.reader` feeds the core
+        whenever bytes come) are handed out without waiting; with nothing buffered it
+        waits before asking the core (one call of the parser per reply, not two: a
+        reply usually comes in one read)."""
         core = self.core
         if not core.pending and core.state is not State.CLOSED:
-            core.receive_data(await self.stream.receive(CONTROL_RECEIVE_SIZE))
+            await self.reader.fill()
         while True:
             try:
                 event = core.next_event()
@@ -188,7 +193,7 @@ class Control:
                     f"ftp server of {self.url.masked()} broke the protocol: {exc}", url=self.url
                 ) from exc
             if isinstance(event, NeedData):
-                core.receive_data(await self.stream.receive(CONTROL_RECEIVE_SIZE))
+                await self.reader.fill()
                 continue
             if isinstance(event, ConnectionClosed):
                 raise ConnectionLost(
@@ -239,6 +244,7 @@ class Control:
                     await self.command(Command("QUIT"))
             except AnyURLError:
                 pass
+        self.reader.close()
         with anyio.CancelScope(shield=True):
             await self.stream.aclose()
 

@@ -1,0 +1,234 @@
+"""The control connection's reader: its bytes into the core, one registration for its life.
+
+Why: a small file's dialogue is four replies (213, 229, 150, 226), and a reply wait
+through the transport (:meth:`~anyurl.net.transport.Stream.receive`) registers the
+socket with the event loop, makes a future and a cancel scope for the read timeout,
+and unregisters it again: on asyncio that was about a third of anyurl's CPU for a
+1 KiB file (issue 21). A control connection is read for as long as it lives, so
+:class:`ControlReader` keeps what it can:
+
+* **On asyncio with a plain TCP socket** (``Stream.plain_socket``) the socket is
+  registered once with ``loop.add_reader``; the loop calls :meth:`_readable` whenever
+  bytes come, which receives them whole (up to :data:`RECEIVE_SIZE`)
+  and feeds the sans-I/O core (:class:`~anyurl.protocols.ftp.FTPClient`, whose
+  :class:`~anyurl.protocols.replies.ReplyReader` frames replies). A task that needs a
+  reply waits on one future; bytes that come while nobody waits (the 226 while the
+  data connection is read, several replies in one segment) stay in the core and are
+  never lost. The read timeout is one timer per connection, re-armed only when it
+  fires: each wait merely notes its deadline, so a file's replies cost no timer, no
+  cancel scope and no registration, and ``read_timeout`` still means what it meant,
+  no byte for that long while a reply is awaited.
+* **Otherwise** (trio, which has no readiness callbacks; a TLS or tunnelled stream;
+  an event loop without ``add_reader``) each wait is one ``Stream.receive``, as before:
+  the transport's timeouts and error mapping apply unchanged.
+
+Bounded either way: the core refuses a line over ``MAX_LINE`` and a reply over
+``MAX_REPLY``; the loop reader stops reading (removes itself from the loop) when more
+than :data:`PAUSE_AT` bytes wait in the core and nobody is waiting for a reply, and
+starts again at the next wait, so a server that talks without end cannot make memory
+grow while anyurl reads the data connection or keeps the connection idle in the pool.
+
+Errors are the transport's: a reset is mapped by
+:func:`~anyurl.net.transport.stream_error` (``ConnectionLost``), a timeout is
+:meth:`~anyurl.net.transport.Stream.read_timed_out` (``TransferTimeout``, exit 28).
+The reader is closed (:meth:`ControlReader.close`) before its stream is: a socket
+closed while registered would leave the loop watching a number the next socket may
+reuse.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from typing import Protocol
+
+import sniffio
+
+from anyurl.net.transport import Stream, stream_error
+from anyurl.protocols.ftp import FTPClient
+
+__all__ = ["PAUSE_AT", "RECEIVE_SIZE", "ControlReader", "Receiving"]
+
+#: The most bytes one receive on the control connection takes: replies are short, and
+#: a reply split over receives is joined by the core.
+RECEIVE_SIZE = 65536
+#: Bytes the core may hold, nobody waiting for a reply, before the loop reader stops
+#: reading until the next wait (a server that sends endless replies stays bounded).
+PAUSE_AT = 64 * 1024
+#: A timer that fires this close to its deadline counts as at the deadline (the loop
+#: runs timers that are due within its clock's resolution).
+_SLACK = 0.001
+
+
+class Receiving(Protocol):
+    """What the reader needs of a stream on the general path: a receive."""
+
+    async def receive(self, max_bytes: int = 65536) -> bytes: ...
+
+
+class ControlReader:
+    """Moves a control connection's bytes into ``core``; :meth:`fill` waits for more.
+
+    The asyncio path (a reader registered for the connection's life) is chosen at the
+    first wait, when the running loop is known; see the module's docstring for why and
+    for the general path.
+    """
+
+    def __init__(self, stream: Receiving, core: FTPClient):
+        self.stream = stream
+        self.core = core
+        #: None: not decided yet; False: the general path; True: the loop reader.
+        self._registered: bool | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sock: socket.socket | None = None
+        self._fd = -1
+        self._reading = False  # registered with the loop right now
+        self._waiter: asyncio.Future[None] | None = None
+        self._deadline: float | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
+        self._eof = False
+        self._error: OSError | None = None
+
+    # -- waiting -------------------------------------------------------------------------
+
+    async def fill(self) -> None:
+        """Wait until the core has more bytes (or the end of the stream) than before.
+
+        Bytes already fed by the loop reader make this return at once: the caller
+        asks the core first and waits only for ``NEED_DATA``."""
+        if self._registered is None:
+            self._registered = self._start()
+        if not self._registered:
+            self.core.receive_data(await self.stream.receive(RECEIVE_SIZE))
+            return
+        if self._error is not None:
+            raise self._mapped(self._error)
+        if self._eof:
+            return
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._move(loop)  # a pooled connection used from another loop (sync API)
+        elif not self._reading:
+            self._resume()
+        waiter: asyncio.Future[None] = loop.create_future()
+        self._waiter = waiter
+        stream = self.stream
+        assert isinstance(stream, Stream)
+        timeout = stream.read_timeout
+        if timeout is None:
+            self._deadline = None
+        else:
+            deadline = self._deadline = loop.time() + timeout
+            if self._timer is None or self._timer_at > deadline:
+                self._arm(deadline)
+        try:
+            await waiter
+        except TimeoutError:
+            raise stream.read_timed_out() from None
+        finally:
+            self._waiter = None
+        if self._error is not None:
+            raise self._mapped(self._error)
+
+    def _mapped(self, exc: OSError) -> Exception:
+        stream = self.stream
+        assert isinstance(stream, Stream)
+        return stream_error(exc, stream.url, stream.what, "while receiving")
+
+    # -- the loop reader -----------------------------------------------------------------
+
+    def _start(self) -> bool:
+        """Register with the running asyncio loop when the stream is a plain socket."""
+        stream = self.stream
+        if not isinstance(stream, Stream) or sniffio.current_async_library() != "asyncio":
+            return False
+        sock = stream.plain_socket
+        if sock is None:
+            return False
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_reader(sock.fileno(), self._readable)
+        except NotImplementedError:  # a loop without readiness callbacks (proactor)
+            return False
+        self._loop, self._sock, self._fd, self._reading = loop, sock, sock.fileno(), True
+        return True
+
+    def _readable(self) -> None:
+        """The loop's callback: the socket has bytes (or its end); into the core."""
+        sock = self._sock
+        if sock is None:  # pragma: no cover - registered only with a socket
+            return
+        try:
+            data = sock.recv(RECEIVE_SIZE)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            self._error = exc
+            self._stop()
+            self._wake()
+            return
+        self.core.receive_data(data)
+        if not data:
+            self._eof = True
+            self._stop()
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+        elif self.core.buffered > PAUSE_AT and self._reading:
+            self._stop()  # nobody reads: stop until the next wait
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _arm(self, deadline: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        assert self._loop is not None
+        self._timer = self._loop.call_at(deadline, self._expire)
+        self._timer_at = deadline
+
+    def _expire(self) -> None:
+        """The timer: time out a wait past its deadline, else re-arm for the wait's
+        own deadline (or not at all when nobody waits)."""
+        self._timer = None
+        waiter, deadline = self._waiter, self._deadline
+        if waiter is None or waiter.done() or deadline is None:
+            return
+        assert self._loop is not None
+        if self._loop.time() >= deadline - _SLACK:
+            waiter.set_exception(TimeoutError())
+        else:
+            self._arm(deadline)
+
+    def _stop(self) -> None:
+        if self._reading and self._loop is not None:
+            self._loop.remove_reader(self._fd)
+        self._reading = False
+
+    def _resume(self) -> None:
+        assert self._loop is not None
+        self._loop.add_reader(self._fd, self._readable)
+        self._reading = True
+
+    def _move(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._loop is not None and not self._loop.is_closed():
+            self._stop()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._reading = False
+        self._loop = loop
+        self._resume()
+
+    def close(self) -> None:
+        """Unregister from the loop and drop the timer; call before closing the stream."""
+        if self._loop is not None and not self._loop.is_closed():
+            self._stop()
+        self._reading = False
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._registered = False  # a later wait is the stream's own (StreamClosed)

@@ -90,6 +90,17 @@ class ControlReader:
         self._eof = False
         self._error: OSError | None = None
 
+    @property
+    def on_loop(self) -> bool:
+        """Whether the loop reader is in use (asyncio, a plain socket), not a receive
+        per wait; known after the first wait."""
+        return bool(self._registered)
+
+    @property
+    def timer_deadline(self) -> float | None:
+        """The loop time the read timeout's timer is armed for (None: not armed)."""
+        return None if self._timer is None else self._timer_at
+
     # -- waiting -------------------------------------------------------------------------
 
     async def fill(self) -> None:

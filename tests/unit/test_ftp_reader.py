@@ -194,11 +194,12 @@ async def test_the_timer_is_rearmed_for_a_later_wait(pair: Pair) -> None:
     """asyncio's one timer per connection: it fires at the deadline of the wait that
     armed it, and a later wait's deadline is further: it is re-armed, no timeout."""
     control = pair.control
-    pair.peer.sendall(b"220 hi\r\n")
     with using(Timeout(read=1.0)):
-        await control.read_reply()
-        armed = control.reader.timer_deadline
-        assert armed is not None
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(control.read_reply)  # waits: the timer is armed for it
+            await _until(lambda: control.reader.timer_deadline is not None)
+            armed = control.reader.timer_deadline
+            pair.peer.sendall(b"220 hi\r\n")
         await anyio.sleep(0.6)  # the NOOP's deadline is this much after the first one
         async with anyio.create_task_group() as tg:
             tg.start_soon(control.command, Command("NOOP"))

@@ -117,6 +117,24 @@ class ControlReader:
             raise self._mapped(self._error)
         if self._eof:
             return
+        # Bytes already in the socket (a 226 that came with the data's end, before the
+        # loop ran the callback) are taken now: a wait would cost two turns of the loop.
+        sock = self._sock
+        assert sock is not None
+        try:
+            data = sock.recv(RECEIVE_SIZE)
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError as exc:
+            self._error = exc
+            self._stop()
+            raise self._mapped(exc) from exc
+        else:
+            self.core.receive_data(data)
+            if not data:
+                self._eof = True
+                self._stop()
+            return
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
             self._move(loop)  # a pooled connection used from another loop (sync API)

@@ -12,7 +12,9 @@ and unregisters it again: on asyncio that was about a third of anyurl's CPU for 
   bytes come, which receives them whole (up to :data:`RECEIVE_SIZE`)
   and feeds the sans-I/O core (:class:`~anyurl.protocols.ftp.FTPClient`, whose
   :class:`~anyurl.protocols.replies.ReplyReader` frames replies). A task that needs a
-  reply waits on one future; bytes that come while nobody waits (the 226 while the
+  reply receives first (bytes already in the socket, such as a 226 that came with the
+  data's end, cost no wait) and only when that would block waits on one future; bytes
+  that come while nobody waits (the 226 while the
   data connection is read, several replies in one segment) stay in the core and are
   never lost. The read timeout is one timer per connection, re-armed only when it
   fires: each wait merely notes its deadline, so a file's replies cost no timer, no

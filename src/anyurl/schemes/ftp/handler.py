@@ -74,7 +74,11 @@ from anyurl.schemes.ftp.listings import list_directory, listing_links, listing_v
 from anyurl.schemes.ftp.pool import ControlPool
 from anyurl.url import URL, FTPPath
 
-__all__ = ["FTPHandler"]
+__all__ = ["WHOLE_AT_MOST", "FTPHandler"]
+
+#: A file SIZE says is at most this long (in image type) is read whole before
+#: ``open`` returns (:meth:`.data.Transfer.whole`): one read, no streaming per file.
+WHOLE_AT_MOST = 64 * 1024
 
 
 async def _limited(chunks: AsyncIterator[bytes], count: int | None) -> AsyncIterator[bytes]:
@@ -409,6 +413,14 @@ class FTPHandler(SchemeHandler):
         )
         decoder = ASCIIDecoder() if retrieval.mode == "A" else None
         transfer = Transfer(self._release, control, data, decoder, url, final)
+        if decoder is None and info.size is not None and info.size <= WHOLE_AT_MOST:
+            try:
+                whole = await transfer.whole(info, WHOLE_AT_MOST)
+            except BaseException:
+                await transfer.close()  # ABOR and QUIT, as for a body given up
+                raise
+            if whole is not None:
+                return whole
         # Image type on plain TCP may go to anyurl.net.bulk as the raw body.
         return transfer.resource(info, bulk=True)
 

@@ -63,6 +63,7 @@ __all__ = [
     "PoolKey",
     "Stale",
     "connect",
+    "ftp_options",
     "key_for",
     "login_for",
     "refused",
@@ -110,6 +111,15 @@ def login_for(url: URL, config: Config, warn: Callable[[str], None]) -> Login:
     if user is None:
         return Login("anonymous", config.anonymous_password(), None, True)
     return Login(user, password, account, False)
+
+
+_DEFAULT_OPTIONS = FTPOptions()
+
+
+def ftp_options(options: FetchOptions) -> FTPOptions:
+    """``options.get(FTPOptions)``, without building the defaults afresh for each of a
+    file's look-ups when no scheme options were given (they are frozen: one will do)."""
+    return options.get(FTPOptions) if options.schemes else _DEFAULT_OPTIONS
 
 
 class Stale(Exception):
@@ -276,7 +286,7 @@ class Control:
                 password = await _ask_password(url, reply, options, prompted)
             reply = await self.command(Command("PASS", password))
         if reply.code == 332:
-            account = login.account or options.get(FTPOptions).account
+            account = login.account or ftp_options(options).account
             if not isinstance(account, str):
                 raise LoginDenied(
                     f"ftp server of {url.masked()} asks for an account for user "

@@ -64,7 +64,7 @@ class DataChannel:
     """
 
     def __init__(self, connecting: Connecting | None, listener: Listener | None,
-                 stack: AsyncExitStack):
+                 stack: AsyncExitStack | None):
         self._connecting = connecting
         self._stream: Stream | None = None
         self._listener = listener
@@ -84,7 +84,8 @@ class DataChannel:
                 return self._stream
             assert self._listener is not None
             self._stream = await self._listener.accept(timeout)
-            await self._stack.aclose()  # the listener: one connection is all we take
+            if self._stack is not None:
+                await self._stack.aclose()  # the listener: one connection is all we take
             self._listener = None
         return self._stream
 
@@ -94,7 +95,8 @@ class DataChannel:
                 await self._stream.aclose()
             elif self._connecting is not None:
                 await self._connecting.aclose()
-            await self._stack.aclose()
+            if self._stack is not None:
+                await self._stack.aclose()
 
 
 class Transfer:
@@ -234,7 +236,6 @@ async def open_data(
     control: Control, url: URL, *, passive: bool, dialer: Dialer, config: Config
 ) -> DataChannel:
     """A data connection: EPSV, else PASV; or EPRT, else PORT in active mode."""
-    stack = AsyncExitStack()
     if passive:
         host = control.stream.remote_address[0]
         port: int | None = None
@@ -278,7 +279,8 @@ async def open_data(
             read_timeout=config.read_timeout,
             what="the ftp data connection",
         )
-        return DataChannel(connecting, None, stack)
+        return DataChannel(connecting, None, None)
+    stack = AsyncExitStack()  # the listener's, active mode only
     local = control.stream.local_address[0]
     try:
         listener = await stack.enter_async_context(

@@ -65,6 +65,7 @@ from anyurl.schemes.ftp.control import (
     PoolKey,
     Stale,
     connect,
+    ftp_options,
     key_for,
     login_for,
     refused,
@@ -146,7 +147,7 @@ class FTPHandler(SchemeHandler):
         self.stats = {"connections": 0, "reused": 0}
 
     def _passive(self, options: FetchOptions) -> bool:
-        chosen = options.get(FTPOptions).passive
+        chosen = ftp_options(options).passive
         return self.config.ftp_passive if chosen is None else chosen
 
     # -- what the URL asks for ---------------------------------------------------------
@@ -163,7 +164,7 @@ class FTPHandler(SchemeHandler):
                     url=url,
                 )
         try:
-            return retrieval_for(parts, options.get(FTPOptions).ascii)
+            return retrieval_for(parts, ftp_options(options).ascii)
         except LocalProtocolError as exc:
             raise URLError(f"{url.masked()}: {exc}", url=url) from exc
 
@@ -358,7 +359,7 @@ class FTPHandler(SchemeHandler):
             for command in commands:
                 verb = command.verb
                 if command is data_marker:
-                    if options.get(FTPOptions).head and retrieval.mode != "list":
+                    if ftp_options(options).head and retrieval.mode != "list":
                         return await self._head(control, url, retrieval, size)
                     channel = await self._open_data(control, url, options)
                 elif verb == "CWD":

@@ -4,7 +4,8 @@ A :class:`Control` is a transport stream and the sans-I/O core
 (:class:`~anyurl.protocols.ftp.FTPClient`) together, plus what the dialogue taught us
 about the server and the connection's state: the login directory PWD reported, the CWD
 steps walked from it, the TYPE set, and which optional commands (EPSV, EPRT, SIZE, MLSD)
-the server has.
+the server has. Its bytes reach the core through a :class:`~.reader.ControlReader`
+(on asyncio registered with the loop for the connection's life, not per reply).
 
 Login (RFC 1738 3.2.1): the URL's user and password; without a user, ``~/.netrc`` (or
 ``Config.netrc_path``), else ``anonymous`` with ``Config.anonymous_email`` as password

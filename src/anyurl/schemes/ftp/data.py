@@ -13,7 +13,9 @@ A :class:`Transfer` streams the data connection (TYPE A decoded to local line en
 I untouched, or as the raw body :mod:`anyurl.net.bulk` moves in the kernel) and then settles
 the control connection: a transfer whose final reply is not 2yz is
 :class:`~anyurl.errors.PartialTransfer` (18). A transfer that completed gives its control
-connection back for reuse; one cut short sends ABOR and QUIT.
+connection back for reuse; one cut short sends ABOR and QUIT. A small image-type body is
+read whole instead (:meth:`Transfer.whole`), final reply included, and handed on as bytes
+in memory.
 """
 
 from __future__ import annotations

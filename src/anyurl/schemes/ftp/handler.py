@@ -23,9 +23,10 @@ CWD into it works (Lynx's guess: a directory, listed); a transfer that delivers 
 bytes than SIZE announced is :class:`~anyurl.errors.PartialTransfer` (18); a resume past
 the end is :class:`~anyurl.errors.ResumeFailed`, one at the end an empty resource;
 ``-r`` is REST to the first byte and the transfer cut after the last; ``-I`` is SIZE
-and MDTM. A pooled connection that turns out dead (its first reply is EOF or 421) or
-cannot CWD back to its login directory is replaced by a fresh login and the URL
-replayed, once.
+and MDTM. A file SIZE says is small (:data:`WHOLE_AT_MOST`, image type) is read whole,
+226 included, before ``open`` returns (:meth:`.data.Transfer.whole`); others stream.
+A pooled connection that turns out dead (its first reply is EOF or 421) or cannot CWD
+back to its login directory is replaced by a fresh login and the URL replayed, once.
 """
 
 from __future__ import annotations

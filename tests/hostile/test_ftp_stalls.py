@@ -23,11 +23,14 @@ BACKENDS = ["asyncio", "trio"]
 
 
 class StallingServer:
-    """A loopback FTP server that logs anyone in and serves any name as ``data``,
-    except that it never sends the reply ``stall`` names ("150" or "226")."""
+    """A loopback FTP server that logs anyone in and serves any name as ``body``
+    (SIZE says ``size``, else the body's length), except that it never sends the reply
+    ``stall`` names ("150" or "226")."""
 
-    def __init__(self, stall: str):
+    def __init__(self, stall: str, body: bytes = b"data", size: int | None = None):
         self.stall = stall
+        self.body = body
+        self.size = len(body) if size is None else size
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.threads: list[threading.Thread] = []
@@ -72,7 +75,7 @@ class StallingServer:
                 elif verb in (b"TYPE", b"CWD"):
                     conn.sendall(b"200 ok\r\n")
                 elif verb == b"SIZE":
-                    conn.sendall(b"213 4\r\n")
+                    conn.sendall(f"213 {self.size}\r\n".encode())
                 elif verb == b"EPSV":
                     data_listener = socket.create_server(("127.0.0.1", 0))
                     port = data_listener.getsockname()[1]
@@ -82,7 +85,7 @@ class StallingServer:
                         continue  # RETR is never answered
                     conn.sendall(b"150 here it comes\r\n")
                     data, _ = data_listener.accept()
-                    data.sendall(b"data")
+                    data.sendall(self.body)
                     data.close()
                     if self.stall != "226":
                         conn.sendall(b"226 done\r\n")

@@ -8,14 +8,18 @@ iterator. A larger file, TYPE A and a body that is not what SIZE said still stre
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from anyurl.errors import PartialTransfer
 from anyurl.options import FTPOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.ftp.handler import WHOLE_AT_MOST, FTPHandler
+from tests.hostile.test_ftp_stalls import StallingServer
 from tests.integration.test_ftp import base, config, ftp_peers  # noqa: F401
 from tests.peers import data as peer_data
 
@@ -52,3 +56,29 @@ async def test_a_large_file_and_type_a_stream(ftp_peers: Any) -> None:  # noqa: 
             assert res.take_whole() is None
             assert await res.read() == peer_data.expected_bytes("hello.txt").replace(
                 b"\r\n", b"\n")
+
+
+@pytest.mark.parametrize(("sent", "said"), [(100_000, 4), (1024, 2048)])
+async def test_a_body_not_as_size_said_streams_every_byte(tmp_path: Path, sent: int,
+                                                          said: int) -> None:
+    """Longer than SIZE said (and than the limit) or shorter: the bytes read so far
+    come first, then the rest; a raw body is not offered past them (copy_to)."""
+    body = bytes(i % 251 for i in range(sent))
+    target = tmp_path / "out"
+    with StallingServer("none", body, said) as server:
+        async with (
+            Resolver(config(), warn=lambda m: None) as resolver,
+            resolver.open(f"ftp://127.0.0.1:{server.port}/f") as res,
+        ):
+            assert res.take_whole() is None
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT, 0o600)
+            try:
+                if sent < said:
+                    with pytest.raises(PartialTransfer) as caught:
+                        await res.copy_to(fd)
+                    assert (caught.value.received, caught.value.expected) == (sent, said)
+                else:
+                    assert await res.copy_to(fd) == sent
+            finally:
+                os.close(fd)
+    assert target.read_bytes() == body

@@ -227,9 +227,11 @@ class Transfer:
     def resource(self, info: ResourceInfo, *, bulk: bool = False) -> Resource:
         """The transfer as a resource. With ``bulk``, image type on plain TCP also offers
         the data connection as a raw body: its bytes are the file's, to be moved by the
-        kernel up to the server's close (:mod:`anyurl.net.bulk`)."""
+        kernel up to the server's close (:mod:`anyurl.net.bulk`); not after
+        :meth:`whole` read some of them (they are the chunks' to give first)."""
         raw = None
-        if bulk and self.decoder is None and self.data.plain_socket is not None:
+        if (bulk and self.decoder is None and self._read is None
+                and self.data.plain_socket is not None):
             raw = RawBody(self.data, b"", None, self.settle)
         return Resource(info, self.chunks(), on_close=self.close, raw=raw)
 

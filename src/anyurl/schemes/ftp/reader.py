@@ -106,10 +106,12 @@ class ControlReader:
     # -- waiting -------------------------------------------------------------------------
 
     async def fill(self) -> None:
-        """Wait until the core has more bytes (or the end of the stream) than before.
+        """Give the core more bytes (or the end of the stream): what the socket has,
+        else the next bytes the loop reader feeds, waiting for them.
 
-        Bytes already fed by the loop reader make this return at once: the caller
-        asks the core first and waits only for ``NEED_DATA``."""
+        The caller asks the core first and calls this only for ``NEED_DATA`` (or with
+        nothing buffered): bytes the loop reader fed while nobody waited are parsed
+        without a call here."""
         if self._registered is None:
             self._registered = self._start()
         if not self._registered:

@@ -206,3 +206,40 @@ async def test_the_timer_is_rearmed_for_a_later_wait(pair: Pair) -> None:
             # The first deadline passes while the NOOP waits; its own is later.
             await _until(lambda: control.reader.timer_deadline not in (armed, None))
             pair.peer.sendall(b"200 ok\r\n")
+
+
+def test_a_pooled_connection_is_read_from_the_next_event_loop() -> None:
+    """A resolver may outlive ``anyio.run``: the connection's loop reader moves to the
+    loop that waits on it next (the old one is closed)."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    async def connect() -> Control:
+        stream = await connect_tcp("127.0.0.1", server.getsockname()[1], url=URL,
+                                   read_timeout=20.0, what="the ftp control connection")
+        return Control(stream, key_for(URL), URL)
+
+    control = anyio.run(connect, backend="asyncio")
+    peer, _ = server.accept()
+    server.close()
+    try:
+        peer.sendall(b"220 hi\r\n")
+        assert anyio.run(control.read_reply, backend="asyncio").code == 220
+
+        async def noop() -> int:
+            async with anyio.create_task_group() as tg:
+                codes = []
+
+                async def ask() -> None:
+                    codes.append((await control.command(Command("NOOP"))).code)
+
+                tg.start_soon(ask)
+                await _until(lambda: control.reader.timer_deadline is not None)
+                peer.sendall(b"200 ok\r\n")
+            return codes[0]
+
+        assert anyio.run(noop, backend="asyncio") == 200
+        assert control.reader.on_loop
+    finally:
+        control.reader.close()
+        peer.close()
+        anyio.run(control.stream.aclose, backend="asyncio")

@@ -243,3 +243,29 @@ def test_a_pooled_connection_is_read_from_the_next_event_loop() -> None:
         control.reader.close()
         peer.close()
         anyio.run(control.stream.aclose, backend="asyncio")
+
+
+async def test_a_files_step_keeps_the_read_timeout_of_each_wait(pair: Pair) -> None:
+    """Within ``reader.step()`` (one cancel scope for a file's waits on trio) each
+    wait still has ``read_timeout`` from its start, and a stall is exit 28."""
+    control = pair.control
+    pair.peer.sendall(b"220 hi\r\n")
+    await control.read_reply()
+    with using(Timeout(read=0.3)), control.reader.step():
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(control.command, Command("NOOP"))
+            await _until(lambda: _received(pair.peer))
+            await anyio.sleep(0.2)  # most of the first wait's time
+            pair.peer.sendall(b"200 ok\r\n")
+        # The second wait has its own 0.3 s, not what the first one left.
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(control.command, Command("NOOP"))
+            await _until(lambda: _received(pair.peer))
+            await anyio.sleep(0.2)
+            pair.peer.sendall(b"200 ok\r\n")
+    # A stall: the step ends with the read timeout (on trio raised where it ends).
+    with (using(Timeout(read=0.3)),
+          pytest.raises(TransferTimeout, match=r"for 0\.3 seconds") as caught,
+          control.reader.step()):
+        await control.command(Command("NOOP"))
+    assert caught.value.exit_code == 28

@@ -287,7 +287,9 @@ class FTPHandler(SchemeHandler):
         for attempt in (1, 2):
             control, reused = await self._acquire(url, options, fresh=attempt == 2)
             try:
-                return await self._retrieve(control, url, retrieval, offset, options, reused)
+                with control.reader.step():  # on trio: one cancel scope for the file
+                    return await self._retrieve(control, url, retrieval, offset, options,
+                                                reused)
             except Stale as exc:
                 with anyio.CancelScope(shield=True):
                     await control.goodbye()

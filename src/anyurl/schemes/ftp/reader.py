@@ -20,9 +20,14 @@ and unregisters it again: on asyncio that was about a third of anyurl's CPU for 
   fires: each wait merely notes its deadline, so a file's replies cost no timer, no
   cancel scope and no registration, and ``read_timeout`` still means what it meant,
   no byte for that long while a reply is awaited.
-* **Otherwise** (trio, which has no readiness callbacks; a TLS or tunnelled stream;
-  an event loop without ``add_reader``) each wait is one ``Stream.receive``, as before:
-  the transport's timeouts and error mapping apply unchanged.
+* **On trio**, which has no readiness callbacks, a file's dialogue runs in one
+  :meth:`ControlReader.step`: one cancel scope whose deadline each reply wait sets
+  (``read_timeout`` from the wait's start) and lifts again, with the socket received
+  directly and ``trio.lowlevel.wait_readable`` between, instead of a cancel scope
+  per wait; its expiry is the same ``TransferTimeout``, raised where the step ends.
+* **Otherwise** (outside a step on trio, a TLS or tunnelled stream, an event loop
+  without ``add_reader``) each wait is one ``Stream.receive``, as before: the
+  transport's timeouts and error mapping apply unchanged.
 
 Bounded either way: the core refuses a line over ``MAX_LINE`` and a reply over
 ``MAX_REPLY``; the loop reader stops reading (removes itself from the loop) when more
@@ -41,9 +46,13 @@ reuse.
 from __future__ import annotations
 
 import asyncio
+import math
 import socket
-from typing import Protocol
+from contextlib import AbstractContextManager, nullcontext
+from types import TracebackType
+from typing import Any, Protocol
 
+import anyio
 import sniffio
 
 from anyurl.net.transport import Stream, stream_error
@@ -91,6 +100,8 @@ class ControlReader:
         self._timer_at = 0.0
         self._eof = False
         self._error: OSError | None = None
+        #: trio: the cancel scope of the step running (:meth:`step`), else None.
+        self._scope: Any = None
 
     @property
     def on_loop(self) -> bool:
@@ -115,7 +126,10 @@ class ControlReader:
         if self._registered is None:
             self._registered = self._start()
         if not self._registered:
-            self.core.receive_data(await self.stream.receive(RECEIVE_SIZE))
+            if self._scope is not None and self._sock is not None:
+                await self._fill_in_step(self._sock, self._scope)
+            else:
+                self.core.receive_data(await self.stream.receive(RECEIVE_SIZE))
             return
         if self._error is not None:
             raise self._mapped(self._error)
@@ -164,6 +178,44 @@ class ControlReader:
         if self._error is not None:
             raise self._mapped(self._error)
 
+    def step(self) -> AbstractContextManager[None]:
+        """A context for one file's dialogue (SIZE, EPSV, RETR and, for a file read
+        whole, its 226): on trio, one cancel scope for all its reply waits, whose
+        deadline is set at each wait (``read_timeout`` from then, as before) and lifted
+        after it, instead of a cancel scope per wait; elsewhere nothing (asyncio's
+        waits share the connection's timer). Its expiry is the read timeout's
+        :class:`~anyurl.errors.TransferTimeout`, raised where the step ends (inside it
+        the wait is cancelled, as by any deadline: cleanup runs, nothing catches it)."""
+        if self._registered or self._sock is None or self._scope is not None:
+            return nullcontext()
+        return _TrioStep(self)
+
+    async def _fill_in_step(self, sock: socket.socket, scope: Any) -> None:
+        """trio within :meth:`step`: receive what the socket has, else wait for it
+        under the step's scope with this wait's deadline."""
+        import trio
+
+        stream = self.stream
+        assert isinstance(stream, Stream)
+        while True:
+            try:
+                data = sock.recv(RECEIVE_SIZE)
+            except (BlockingIOError, InterruptedError):
+                timeout = stream.read_timeout
+                scope.deadline = math.inf if timeout is None else trio.current_time() + timeout
+                try:
+                    await trio.lowlevel.wait_readable(sock)
+                except trio.ClosedResourceError as exc:
+                    raise stream_error(anyio.ClosedResourceError(), stream.url, stream.what,
+                                       "while receiving") from exc
+                finally:
+                    scope.deadline = math.inf
+                continue
+            except OSError as exc:
+                raise self._mapped(exc) from exc
+            self.core.receive_data(data)
+            return
+
     def _mapped(self, exc: OSError) -> Exception:
         stream = self.stream
         assert isinstance(stream, Stream)
@@ -174,10 +226,13 @@ class ControlReader:
     def _start(self) -> bool:
         """Register with the running asyncio loop when the stream is a plain socket."""
         stream = self.stream
-        if not isinstance(stream, Stream) or sniffio.current_async_library() != "asyncio":
+        if not isinstance(stream, Stream):
             return False
         sock = stream.plain_socket
         if sock is None:
+            return False
+        if sniffio.current_async_library() != "asyncio":
+            self._sock = sock  # trio: read directly within a step (see step())
             return False
         loop = asyncio.get_running_loop()
         try:
@@ -265,3 +320,27 @@ class ControlReader:
             self._timer.cancel()
             self._timer = None
         self._registered = False  # a later wait is the stream's own (StreamClosed)
+
+
+class _TrioStep:
+    """:meth:`ControlReader.step` on trio: one cancel scope, its expiry the read timeout."""
+
+    def __init__(self, reader: ControlReader):
+        import trio
+
+        self.reader = reader
+        self.scope = trio.CancelScope()
+
+    def __enter__(self) -> None:
+        self.scope.__enter__()
+        self.reader._scope = self.scope
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> bool:
+        self.reader._scope = None
+        handled = bool(self.scope.__exit__(kind, exc, tb))
+        if self.scope.cancelled_caught:
+            stream = self.reader.stream
+            assert isinstance(stream, Stream)
+            raise stream.read_timed_out()
+        return handled

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from types import TracebackType
 
@@ -27,8 +28,10 @@ class StallingServer:
     (SIZE says ``size``, else the body's length), except that it never sends the reply
     ``stall`` names ("150" or "226")."""
 
-    def __init__(self, stall: str, body: bytes = b"data", size: int | None = None):
+    def __init__(self, stall: str, body: bytes = b"data", size: int | None = None,
+                 quit_after: float = 0.0):
         self.stall = stall
+        self.quit_after = quit_after  # seconds before QUIT is answered
         self.body = body
         self.size = len(body) if size is None else size
         self.listener = socket.create_server(("127.0.0.1", 0))
@@ -90,6 +93,7 @@ class StallingServer:
                     if self.stall != "226":
                         conn.sendall(b"226 done\r\n")
                 elif verb == b"QUIT":
+                    time.sleep(self.quit_after)
                     conn.sendall(b"221 bye\r\n")
                     return
                 else:

@@ -82,3 +82,12 @@ async def test_a_body_not_as_size_said_streams_every_byte(tmp_path: Path, sent: 
             finally:
                 os.close(fd)
     assert target.read_bytes() == body
+
+
+async def test_a_late_goodbye_is_no_read_timeout_of_the_file() -> None:
+    """Without reuse the login says QUIT as soon as the file is read (inside the file's
+    step on trio): a 221 slower than the read timeout ends the goodbye, not the file."""
+    with StallingServer("none", quit_after=0.6) as server:
+        async with Resolver(config(idle_timeout=0, read_timeout=0.3),
+                            warn=lambda m: None) as resolver:
+            assert await resolver.fetch(f"ftp://127.0.0.1:{server.port}/f") == b"data"

@@ -243,6 +243,7 @@ class Control:
 
     async def goodbye(self, *, abort: bool = False) -> None:
         """ABOR (when a transfer is cut) and QUIT, best effort, then close the stream."""
+        self.reader.leave_step()  # bounded here, never by the file's read timeout
         with anyio.CancelScope(shield=True), anyio.move_on_after(GOODBYE_TIMEOUT):
             try:
                 if abort and self.core.state is not State.CLOSED:

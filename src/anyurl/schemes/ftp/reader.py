@@ -190,6 +190,11 @@ class ControlReader:
             return nullcontext()
         return _TrioStep(self)
 
+    def leave_step(self) -> None:
+        """Wait outside the running step from now on (a goodbye's shielded waits: a
+        QUIT answered late must not expire the file's step once it is over)."""
+        self._scope = None
+
     async def _fill_in_step(self, sock: socket.socket, scope: Any) -> None:
         """trio within :meth:`step`: receive what the socket has, else wait for it
         under the step's scope with this wait's deadline."""

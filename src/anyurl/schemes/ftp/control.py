@@ -191,8 +191,8 @@ class Control:
 
         Replies already received (the loop reader of :mod:`.reader` feeds the core
         whenever bytes come) are handed out without waiting; with nothing buffered it
-        waits before asking the core (one call of the parser per reply, not two: a
-        reply usually comes in one read)."""
+        reads (:meth:`.reader.ControlReader.fill`) before asking the core (one call of
+        the parser per reply, not two: a reply usually comes in one read)."""
         core = self.core
         if not core.pending and core.state is not State.CLOSED:
             await self.reader.fill()

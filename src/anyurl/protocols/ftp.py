@@ -156,6 +156,9 @@ Event = Reply | ConnectionClosed
 # -- commands -----------------------------------------------------------------------------
 
 
+_VERB = re.compile(r"[A-Za-z]{3,4}")
+
+
 @dataclass(frozen=True)
 class Command(CommandLine):
     """One command line: ``verb`` and an optional ``argument``.
@@ -170,7 +173,7 @@ class Command(CommandLine):
 
     def wire(self) -> bytes:
         """The exact octets to send, CRLF included; refuses an embedded line end."""
-        if not re.fullmatch(r"[A-Za-z]{3,4}", self.verb):
+        if not _VERB.fullmatch(self.verb):
             raise FTPCommandError(f"not an FTP command verb: {self.verb!r}")
         if self.argument is None:
             return self.verb.encode("ascii") + b"\r\n"
@@ -252,6 +255,12 @@ class FTPClient:
         can only say ``NEED_DATA`` (unless the connection ended), so a caller may read
         first and ask once."""
         return self._reader.pending
+
+    @property
+    def buffered(self) -> int:
+        """Octets received and not yet handed out as replies (a reader that feeds the
+        core while nobody asks bounds itself by this)."""
+        return self._reader.buffered
 
     def next_event(self) -> Event | NeedData:
         """The next reply (or ``ConnectionClosed``), or ``NEED_DATA``; the state follows it."""

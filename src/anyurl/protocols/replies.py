@@ -144,6 +144,7 @@ class ReplyReader:
                  reply_error: type[RemoteProtocolError] = RemoteProtocolError,
                  command_error: type[LocalProtocolError] = LocalProtocolError):
         self.grammar = grammar
+        self._ftp = grammar is Grammar.FTP
         self.reply_error = reply_error
         self.command_error = command_error
         self.max_line = max_line
@@ -191,7 +192,15 @@ class ReplyReader:
         return strip_telnet(line) if self.grammar is Grammar.FTP else line
 
     def next_event(self) -> Reply | ConnectionClosed | NeedData:
-        """The next complete reply, the close of the connection, or :data:`NEED_DATA`."""
+        """The next complete reply, the close of the connection, or :data:`NEED_DATA`.
+
+        A one-line reply at the front of the buffer (``ddd text``, no Telnet command:
+        all but a few replies of a file's dialogue) is taken in one step; everything
+        else goes line by line through the grammar. Both give the same reply."""
+        if self._code is None and self._buffer:
+            reply = self._one_line()
+            if reply is not None:
+                return reply
         while True:
             raw = self._next_line()
             if raw is None:
@@ -205,6 +214,25 @@ class ReplyReader:
             reply = self._line(raw)
             if reply is not None:
                 return reply
+
+    def _one_line(self) -> Reply | None:
+        """A one-line reply at the front of the buffer, taken whole; None when the
+        front is anything else (the line-by-line grammar decides then)."""
+        buffer = self._buffer
+        end = buffer.find(b"\n")
+        if not 4 <= end <= self.max_line or buffer[3] != 0x20:
+            return None
+        raw = bytes(buffer[:end])
+        if not raw[:3].isdigit() or _IAC in raw or not (self._ftp or raw[0] in b"2345"):
+            return None
+        if end + 1 == len(buffer):
+            buffer.clear()
+        else:
+            del buffer[: end + 1]
+        self._scan_from = 0
+        if raw[-1] == 0x0D:
+            raw = raw[:-1]
+        return Reply(int(raw[:3]), (raw.decode("utf-8", "surrogateescape"),))
 
     def _line(self, raw: bytes) -> Reply | None:
         text = raw.decode("utf-8", "surrogateescape")

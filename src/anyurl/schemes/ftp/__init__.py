@@ -6,6 +6,9 @@ connections, listings; split by idea as the http package is.
                       program the core builds, walked step by step), the pool's user
 ``control``           one control connection: the command/reply dialogue over the
                       core, the login, the CWD steps walked, TYPE, reply errors
+``reader``            the control connection's bytes into the core: on asyncio one
+                      loop reader and one timer for the connection's life, else a
+                      receive per wait; bounded
 ``data``              data connections (EPSV/PASV, EPRT/PORT) and a transfer
                       streamed into a resource or handed on as a raw body
 ``pool``              idle logged-in control connections per login, and expiry

@@ -4,7 +4,8 @@ A :class:`Control` is a transport stream and the sans-I/O core
 (:class:`~anyurl.protocols.ftp.FTPClient`) together, plus what the dialogue taught us
 about the server and the connection's state: the login directory PWD reported, the CWD
 steps walked from it, the TYPE set, and which optional commands (EPSV, EPRT, SIZE, MLSD)
-the server has.
+the server has. Its bytes reach the core through a :class:`~.reader.ControlReader`
+(on asyncio registered with the loop for the connection's life, not per reply).
 
 Login (RFC 1738 3.2.1): the URL's user and password; without a user, ``~/.netrc`` (or
 ``Config.netrc_path``), else ``anonymous`` with ``Config.anonymous_email`` as password
@@ -51,6 +52,7 @@ from anyurl.protocols.ftp import (
     parse_257,
 )
 from anyurl.schemes.base import FetchOptions, Trace
+from anyurl.schemes.ftp.reader import RECEIVE_SIZE, ControlReader
 from anyurl.url import URL
 
 __all__ = [
@@ -62,6 +64,7 @@ __all__ = [
     "PoolKey",
     "Stale",
     "connect",
+    "ftp_options",
     "key_for",
     "login_for",
     "refused",
@@ -70,7 +73,7 @@ __all__ = [
 
 DEFAULT_PORT = 21
 #: Replies on the control connection are short; a small read is plenty.
-CONTROL_RECEIVE_SIZE = 65536
+CONTROL_RECEIVE_SIZE = RECEIVE_SIZE
 #: How long QUIT and ABOR may take when we are closing anyway.
 GOODBYE_TIMEOUT = 2.0
 
@@ -109,6 +112,15 @@ def login_for(url: URL, config: Config, warn: Callable[[str], None]) -> Login:
     if user is None:
         return Login("anonymous", config.anonymous_password(), None, True)
     return Login(user, password, account, False)
+
+
+_DEFAULT_OPTIONS = FTPOptions()
+
+
+def ftp_options(options: FetchOptions) -> FTPOptions:
+    """``options.get(FTPOptions)``, without building the defaults afresh for each of a
+    file's look-ups when no scheme options were given (they are frozen: one will do)."""
+    return options.get(FTPOptions) if options.schemes else _DEFAULT_OPTIONS
 
 
 class Stale(Exception):
@@ -152,6 +164,8 @@ class Control:
         self.key = key
         self.url = url
         self.core = FTPClient()
+        #: Reads the stream into the core for the connection's life (:mod:`.reader`).
+        self.reader = ControlReader(stream, self.core)
         self.trace: Trace | None = None
         self.home: str | None = None  # what PWD said after login
         #: The CWD segments this connection walked from the login directory (RFC 1738
@@ -175,11 +189,13 @@ class Control:
     async def read_reply(self) -> Reply:
         """The next complete reply; EOF is :class:`ConnectionLost`.
 
-        With nothing buffered it receives before asking the core (one call of the
-        parser per reply, not two: a reply usually comes in one read)."""
+        Replies already received (the loop reader of :mod:`.reader` feeds the core
+        whenever bytes come) are handed out without waiting; with nothing buffered it
+        reads (:meth:`.reader.ControlReader.fill`) before asking the core (one call of
+        the parser per reply, not two: a reply usually comes in one read)."""
         core = self.core
         if not core.pending and core.state is not State.CLOSED:
-            core.receive_data(await self.stream.receive(CONTROL_RECEIVE_SIZE))
+            await self.reader.fill()
         while True:
             try:
                 event = core.next_event()
@@ -188,7 +204,7 @@ class Control:
                     f"ftp server of {self.url.masked()} broke the protocol: {exc}", url=self.url
                 ) from exc
             if isinstance(event, NeedData):
-                core.receive_data(await self.stream.receive(CONTROL_RECEIVE_SIZE))
+                await self.reader.fill()
                 continue
             if isinstance(event, ConnectionClosed):
                 raise ConnectionLost(
@@ -227,6 +243,7 @@ class Control:
 
     async def goodbye(self, *, abort: bool = False) -> None:
         """ABOR (when a transfer is cut) and QUIT, best effort, then close the stream."""
+        self.reader.leave_step()  # bounded here, never by the file's read timeout
         with anyio.CancelScope(shield=True), anyio.move_on_after(GOODBYE_TIMEOUT):
             try:
                 if abort and self.core.state is not State.CLOSED:
@@ -239,6 +256,7 @@ class Control:
                     await self.command(Command("QUIT"))
             except AnyURLError:
                 pass
+        self.reader.close()
         with anyio.CancelScope(shield=True):
             await self.stream.aclose()
 
@@ -270,7 +288,7 @@ class Control:
                 password = await _ask_password(url, reply, options, prompted)
             reply = await self.command(Command("PASS", password))
         if reply.code == 332:
-            account = login.account or options.get(FTPOptions).account
+            account = login.account or ftp_options(options).account
             if not isinstance(account, str):
                 raise LoginDenied(
                     f"ftp server of {url.masked()} asks for an account for user "

@@ -13,7 +13,9 @@ A :class:`Transfer` streams the data connection (TYPE A decoded to local line en
 I untouched, or as the raw body :mod:`anyurl.net.bulk` moves in the kernel) and then settles
 the control connection: a transfer whose final reply is not 2yz is
 :class:`~anyurl.errors.PartialTransfer` (18). A transfer that completed gives its control
-connection back for reuse; one cut short sends ABOR and QUIT.
+connection back for reuse; one cut short sends ABOR and QUIT. A small image-type body is
+read whole instead (:meth:`Transfer.whole`), final reply included, and handed on as bytes
+in memory.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ class DataChannel:
     """
 
     def __init__(self, connecting: Connecting | None, listener: Listener | None,
-                 stack: AsyncExitStack):
+                 stack: AsyncExitStack | None):
         self._connecting = connecting
         self._stream: Stream | None = None
         self._listener = listener
@@ -84,7 +86,8 @@ class DataChannel:
                 return self._stream
             assert self._listener is not None
             self._stream = await self._listener.accept(timeout)
-            await self._stack.aclose()  # the listener: one connection is all we take
+            if self._stack is not None:
+                await self._stack.aclose()  # the listener: one connection is all we take
             self._listener = None
         return self._stream
 
@@ -94,7 +97,8 @@ class DataChannel:
                 await self._stream.aclose()
             elif self._connecting is not None:
                 await self._connecting.aclose()
-            await self._stack.aclose()
+            if self._stack is not None:
+                await self._stack.aclose()
 
 
 class Transfer:
@@ -122,12 +126,56 @@ class Transfer:
         self.url = url
         self.received = 0
         self.completed = False
+        #: Bytes :meth:`whole` read and did not keep, for :meth:`chunks` to yield first.
+        self._read: list[bytes] | None = None
+        self._ended = False  # ... and the data connection ended after them
+
+    async def whole(self, info: ResourceInfo, most: int) -> Resource | None:
+        """A small image-type body read whole: the data connection to its end, then
+        the final reply (:meth:`settle`), the control connection given back, and the
+        bytes as :meth:`Resource.of_bytes <anyurl.resource.Resource.of_bytes>` (which
+        the downloader writes without an iterator or a close of its own).
+
+        Why: SIZE said the file is at most ``most`` bytes; streaming it cost two async
+        generators, a raw-body offer, a shielded close and a task step per file, for
+        bytes that came in one read (issue 21). None when the body is not what SIZE
+        said (more than ``most``, or not ``info.size`` bytes): what was read is kept and
+        :meth:`chunks` yields it first, so the resource streams and fails as before.
+        Called before the body was read and without a decoder."""
+        assert self.decoder is None and self._read is None and info.size is not None
+        receive = self.data.receive
+        parts = []
+        got = 0
+        while chunk := await receive(DEFAULT_RECEIVE_SIZE):
+            parts.append(chunk)
+            got += len(chunk)
+            if got > most:
+                self._read = parts
+                return None
+        self._read = parts
+        if got != info.size:
+            self._ended = True
+            return None
+        await self.settle(got)
+        await self.release(self.control)
+        self._read = None
+        body = parts[0] if len(parts) == 1 else b"".join(parts)
+        return Resource.of_bytes(info, body)
 
     async def chunks(self) -> AsyncIterator[bytes]:
-        """The data connection's bytes (decoded in TYPE A), then :meth:`settle`."""
+        """The data connection's bytes (decoded in TYPE A), then :meth:`settle`;
+        bytes :meth:`whole` read already come first."""
         receive = self.data.receive
         decoder = self.decoder
         size = DEFAULT_RECEIVE_SIZE
+        if self._read is not None:
+            read, self._read = self._read, None
+            for chunk in read:
+                self.received += len(chunk)
+                yield chunk
+            if self._ended:
+                await self.settle(self.received)
+                return
         if decoder is None:
             # Image type: hand the kernel's buffers on untouched, no per-byte work.
             while chunk := await receive(size):
@@ -179,9 +227,11 @@ class Transfer:
     def resource(self, info: ResourceInfo, *, bulk: bool = False) -> Resource:
         """The transfer as a resource. With ``bulk``, image type on plain TCP also offers
         the data connection as a raw body: its bytes are the file's, to be moved by the
-        kernel up to the server's close (:mod:`anyurl.net.bulk`)."""
+        kernel up to the server's close (:mod:`anyurl.net.bulk`); not after
+        :meth:`whole` read some of them (they are the chunks' to give first)."""
         raw = None
-        if bulk and self.decoder is None and self.data.plain_socket is not None:
+        if (bulk and self.decoder is None and self._read is None
+                and self.data.plain_socket is not None):
             raw = RawBody(self.data, b"", None, self.settle)
         return Resource(info, self.chunks(), on_close=self.close, raw=raw)
 
@@ -190,7 +240,6 @@ async def open_data(
     control: Control, url: URL, *, passive: bool, dialer: Dialer, config: Config
 ) -> DataChannel:
     """A data connection: EPSV, else PASV; or EPRT, else PORT in active mode."""
-    stack = AsyncExitStack()
     if passive:
         host = control.stream.remote_address[0]
         port: int | None = None
@@ -234,7 +283,8 @@ async def open_data(
             read_timeout=config.read_timeout,
             what="the ftp data connection",
         )
-        return DataChannel(connecting, None, stack)
+        return DataChannel(connecting, None, None)
+    stack = AsyncExitStack()  # the listener's, active mode only
     local = control.stream.local_address[0]
     try:
         listener = await stack.enter_async_context(

@@ -23,9 +23,10 @@ CWD into it works (Lynx's guess: a directory, listed); a transfer that delivers 
 bytes than SIZE announced is :class:`~anyurl.errors.PartialTransfer` (18); a resume past
 the end is :class:`~anyurl.errors.ResumeFailed`, one at the end an empty resource;
 ``-r`` is REST to the first byte and the transfer cut after the last; ``-I`` is SIZE
-and MDTM. A pooled connection that turns out dead (its first reply is EOF or 421) or
-cannot CWD back to its login directory is replaced by a fresh login and the URL
-replayed, once.
+and MDTM. A file SIZE says is small (:data:`WHOLE_AT_MOST`, image type) is read whole,
+226 included, before ``open`` returns (:meth:`.data.Transfer.whole`); others stream.
+A pooled connection that turns out dead (its first reply is EOF or 421) or cannot CWD
+back to its login directory is replaced by a fresh login and the URL replayed, once.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ from anyurl.schemes.ftp.control import (
     PoolKey,
     Stale,
     connect,
+    ftp_options,
     key_for,
     login_for,
     refused,
@@ -74,7 +76,11 @@ from anyurl.schemes.ftp.listings import list_directory, listing_links, listing_v
 from anyurl.schemes.ftp.pool import ControlPool
 from anyurl.url import URL, FTPPath
 
-__all__ = ["FTPHandler"]
+__all__ = ["WHOLE_AT_MOST", "FTPHandler"]
+
+#: A file SIZE says is at most this long (in image type) is read whole before
+#: ``open`` returns (:meth:`.data.Transfer.whole`): one read, no streaming per file.
+WHOLE_AT_MOST = 64 * 1024
 
 
 async def _limited(chunks: AsyncIterator[bytes], count: int | None) -> AsyncIterator[bytes]:
@@ -142,7 +148,7 @@ class FTPHandler(SchemeHandler):
         self.stats = {"connections": 0, "reused": 0}
 
     def _passive(self, options: FetchOptions) -> bool:
-        chosen = options.get(FTPOptions).passive
+        chosen = ftp_options(options).passive
         return self.config.ftp_passive if chosen is None else chosen
 
     # -- what the URL asks for ---------------------------------------------------------
@@ -159,7 +165,7 @@ class FTPHandler(SchemeHandler):
                     url=url,
                 )
         try:
-            return retrieval_for(parts, options.get(FTPOptions).ascii)
+            return retrieval_for(parts, ftp_options(options).ascii)
         except LocalProtocolError as exc:
             raise URLError(f"{url.masked()}: {exc}", url=url) from exc
 
@@ -281,7 +287,9 @@ class FTPHandler(SchemeHandler):
         for attempt in (1, 2):
             control, reused = await self._acquire(url, options, fresh=attempt == 2)
             try:
-                return await self._retrieve(control, url, retrieval, offset, options, reused)
+                with control.reader.step():  # on trio: one cancel scope for the file
+                    return await self._retrieve(control, url, retrieval, offset, options,
+                                                reused)
             except Stale as exc:
                 with anyio.CancelScope(shield=True):
                     await control.goodbye()
@@ -354,7 +362,7 @@ class FTPHandler(SchemeHandler):
             for command in commands:
                 verb = command.verb
                 if command is data_marker:
-                    if options.get(FTPOptions).head and retrieval.mode != "list":
+                    if ftp_options(options).head and retrieval.mode != "list":
                         return await self._head(control, url, retrieval, size)
                     channel = await self._open_data(control, url, options)
                 elif verb == "CWD":
@@ -409,6 +417,14 @@ class FTPHandler(SchemeHandler):
         )
         decoder = ASCIIDecoder() if retrieval.mode == "A" else None
         transfer = Transfer(self._release, control, data, decoder, url, final)
+        if decoder is None and info.size is not None and info.size <= WHOLE_AT_MOST:
+            try:
+                whole = await transfer.whole(info, WHOLE_AT_MOST)
+            except BaseException:
+                await transfer.close()  # ABOR and QUIT, as for a body given up
+                raise
+            if whole is not None:
+                return whole
         # Image type on plain TCP may go to anyurl.net.bulk as the raw body.
         return transfer.resource(info, bulk=True)
 

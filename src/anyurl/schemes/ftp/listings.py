@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable
 
 from anyurl.errors import RemoteFileNotFound
 from anyurl.links import FILE, PAGE, Link, checked
-from anyurl.options import FTPOptions
 from anyurl.protocols.ftp import (
     LISTING_VERBS,
     ASCIIDecoder,
@@ -29,7 +28,7 @@ from anyurl.protocols.ftp import (
 )
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.schemes.ftp.control import Control, refused
+from anyurl.schemes.ftp.control import Control, ftp_options, refused
 from anyurl.schemes.ftp.data import DataChannel, Transfer
 from anyurl.url import URL, FTPPath, quote
 from anyurl.url.charset import UCHAR_PLAIN, display
@@ -44,7 +43,7 @@ _FSEGMENT = UCHAR_PLAIN | frozenset(":@&=")
 def listing_verbs(options: FetchOptions, control: Control | None = None) -> tuple[str, ...]:
     """The listing commands to try in order (``FTPOptions.listing``); MLSD is left
     out on a connection whose server already said it has none."""
-    verbs = LISTING_VERBS[options.get(FTPOptions).listing]
+    verbs = LISTING_VERBS[ftp_options(options).listing]
     if control is not None and control.mlsd is False:
         verbs = tuple(v for v in verbs if v != "MLSD")
     return verbs

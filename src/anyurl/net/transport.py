@@ -60,6 +60,7 @@ __all__ = [
     "Tunnel",
     "connect_tcp",
     "map_error",
+    "on_asyncio",
     "open_listener",
     "open_udp",
     "stream_error",
@@ -73,6 +74,16 @@ DEFAULT_RECEIVE_SIZE = 120 << 10
 
 #: ``write_timeout`` not given: the read timeout bounds sends too.
 _SAME = object()
+
+
+def on_asyncio() -> bool:
+    """Whether the running event loop is asyncio's (else trio's), read from anyio's
+    event-loop token: anyio no longer depends on sniffio, so a fresh install may not
+    have it."""
+    import asyncio
+
+    native = anyio.lowlevel.current_token().native_token
+    return isinstance(native, asyncio.AbstractEventLoop)
 
 
 def _seconds_or_none(value: object) -> float | None:
@@ -271,8 +282,8 @@ class _RawSocketStream(anyio.abc.ByteStream):
 
     The stream keeps the running backend's class (``anyio.lowlevel.current_token()``)
     and calls its waits, checkpoints and cancel scopes directly: every ``anyio.*`` call
-    looks the backend up again through sniffio, and a small FTP file made about 25 of
-    them (issue 21). The class is the same for every event loop of one backend, so a
+    looks the running backend up again, and a small FTP file made about 25 of them
+    (issue 21). The class is the same for every event loop of one backend, so a
     pooled connection may outlive the loop it was made in.
     """
 

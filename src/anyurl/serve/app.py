@@ -529,8 +529,9 @@ async def serve(app: Guard, sock: socket.socket,
                 shutdown: Callable[[], Awaitable[None]] | None = None) -> None:
     """Serve ``app`` on the bound ``sock`` with hypercorn, on the running async library
     (asyncio or trio), until ``shutdown`` returns (default: until cancelled)."""
-    import sniffio
     from hypercorn.config import Config as HypercornConfig
+
+    from anyurl.net.transport import on_asyncio
 
     config = HypercornConfig()
     config.bind = [f"fd://{sock.fileno()}"]
@@ -538,7 +539,7 @@ async def serve(app: Guard, sock: socket.socket,
     config.errorlog = _quiet_log()
     config.graceful_timeout = 1.0
     forever = shutdown or _forever
-    if sniffio.current_async_library() == "trio":
+    if not on_asyncio():  # trio
         from hypercorn.trio import serve as trio_serve
 
         await trio_serve(app, config, shutdown_trigger=forever)  # type: ignore[arg-type]

@@ -53,9 +53,8 @@ from types import TracebackType
 from typing import Any, Protocol
 
 import anyio
-import sniffio
 
-from anyurl.net.transport import Stream, stream_error
+from anyurl.net.transport import Stream, on_asyncio, stream_error
 from anyurl.protocols.ftp import FTPClient
 
 __all__ = ["PAUSE_AT", "RECEIVE_SIZE", "ControlReader", "Receiving"]
@@ -236,7 +235,7 @@ class ControlReader:
         sock = stream.plain_socket
         if sock is None:
             return False
-        if sniffio.current_async_library() != "asyncio":
+        if not on_asyncio():
             self._sock = sock  # trio: read directly within a step (see step())
             return False
         loop = asyncio.get_running_loop()

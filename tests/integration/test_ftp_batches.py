@@ -66,3 +66,23 @@ async def test_remote_time_is_asked_per_file_not_batched(
     assert batches == []
     commands = [line for session in log.sessions() for line in session]
     assert sum(line.startswith("MDTM ") for line in commands) == len(NAMES)
+
+
+@pytest.mark.parametrize("per_host", [1, 2])
+async def test_a_sink_batch_borrows_the_hosts_spare_slots(ftp_peers: Any,  # noqa: F811
+                                                           per_host: int) -> None:
+    """Files to one output (stdout) are written in order; the batch uses the host's
+    spare slots as control connections (``FetchOptions.connections``), and no more."""
+    import io
+
+    names = [f"many/file{i:03d}.txt" for i in range(10)]
+    sink = io.BytesIO()
+    jobs = [Job(base(ftp_peers, "vsftpd") + name) for name in names]
+    async with Resolver(config(), warn=lambda m: None) as resolver:
+        handler = resolver.handler_for(resolver.admit(jobs[0].url))
+        assert isinstance(handler, FTPHandler)
+        results = await Downloader(resolver, DownloadPolicy(per_host=per_host),
+                                   sink=sink).run(jobs)
+        assert handler.stats["connections"] == per_host
+    assert [r.error for r in results] == [None] * len(names)
+    assert sink.getvalue() == b"".join(peer_data.expected_bytes(n) for n in names)

@@ -8,6 +8,7 @@ iterator. A larger file, TYPE A and a body that is not what SIZE said still stre
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -91,3 +92,65 @@ async def test_a_late_goodbye_is_no_read_timeout_of_the_file() -> None:
         async with Resolver(config(idle_timeout=0, read_timeout=0.3),
                             warn=lambda m: None) as resolver:
             assert await resolver.fetch(f"ftp://127.0.0.1:{server.port}/f") == b"data"
+
+
+async def _batch(handler: FTPHandler, urls: list[str], connections: int, *,
+                 stop_after: int | None = None) -> list[bytes | Exception]:
+    from anyurl.url import parse
+
+    got: list[bytes | Exception] = []
+    batch = handler.open_batch([parse(u) for u in urls],
+                               FetchOptions(connections=connections))
+    try:
+        async for _url, outcome in batch:
+            if isinstance(outcome, Exception):
+                got.append(outcome)
+            else:
+                got.append(await outcome.read())
+            if stop_after is not None and len(got) == stop_after:
+                break
+    finally:
+        await batch.aclose()
+    return got
+
+
+@pytest.mark.parametrize("connections", [1, 2, 3])
+async def test_a_batch_goes_over_its_control_connections_in_order(
+        ftp_peers: Any, connections: int) -> None:  # noqa: F811
+    """A host's files are opened ``connections`` at a time on as many logins and handed
+    over in the order given, a missing file failing only itself, a big one streaming."""
+    root = base(ftp_peers, "vsftpd")
+    names = [f"many/file{i:03d}.txt" for i in range(12)]
+    names[4] = "no-such-file.txt"
+    names[7] = peer_data.LARGE_NAME
+    handler = FTPHandler(config())
+    try:
+        got = await _batch(handler, [root + n for n in names], connections)
+    finally:
+        await handler.aclose()
+    for name, outcome in zip(names, got, strict=True):
+        if name == "no-such-file.txt":
+            assert isinstance(outcome, Exception)
+        elif name == peer_data.LARGE_NAME:
+            assert isinstance(outcome, bytes)
+            assert hashlib.sha256(outcome).hexdigest() == peer_data.large_sha256(
+                peer_data.large_size_from_env())
+        else:
+            assert outcome == peer_data.expected_bytes(name), name
+    assert handler.stats["connections"] == connections
+
+
+async def test_a_batch_left_early_closes_what_it_opened_ahead(ftp_peers: Any) -> None:  # noqa: F811
+    root = base(ftp_peers, "vsftpd")
+    handler = FTPHandler(config())
+    try:
+        got = await _batch(handler, [root + f"many/file{i:03d}.txt" for i in range(9)], 3,
+                           stop_after=1)
+        assert got == [peer_data.expected_bytes("many/file000.txt")]
+        # The two files opened beside the first were closed, their logins pooled: the
+        # next batch reuses them instead of logging in again.
+        again = await _batch(handler, [root + f"many/file{i:03d}.txt" for i in range(3)], 3)
+        assert again == [peer_data.expected_bytes(f"many/file{i:03d}.txt") for i in range(3)]
+        assert handler.stats["connections"] == 3
+    finally:
+        await handler.aclose()

@@ -47,8 +47,8 @@ import dataclasses
 import os
 import random as _random
 import time
-from collections.abc import Callable, Iterable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -1306,7 +1306,9 @@ class _Batches:
             assert slot is not None
             options = items[0][0].options or FetchOptions()
             pos = 0
-            async with slot, downloader._global_slots:
+            async with slot, downloader._global_slots, _spare(slot, policy.per_host) as extra:
+                if extra:
+                    options = dataclasses.replace(options, connections=1 + extra)
                 while pos < len(items):
                     batch = handler.open_batch([url for _, url in items[pos:]], options)
                     try:
@@ -1348,14 +1350,16 @@ class _Batches:
             if downloader._global_slots is None:
                 downloader._global_slots = anyio.Semaphore(max(1, downloader.policy.parallel))
             assert slot is not None
-            async with slot, downloader._global_slots:
-                await self._batch(handler, chunk, results, retry)
+            async with slot, downloader._global_slots, \
+                    _spare(slot, downloader.policy.per_host) as extra:
+                await self._batch(handler, chunk, results, retry, 1 + extra)
             for job, url, state, error, started in retry:  # out of the slots: they retake them
                 results[job.index] = await downloader._retry(job, url, state, error, started)
 
     async def _batch(self, handler: Any, chunk: list[tuple[Job, URL]],
                      results: list[TransferResult | None],
-                     retry: list[tuple[Job, URL, _State, AnyURLError, float]]) -> None:
+                     retry: list[tuple[Job, URL, _State, AnyURLError, float]],
+                     connections: int = 1) -> None:
         """One ``open_batch`` over ``chunk`` (again over what is left after an error
         that ended the handler's iterator)."""
         downloader = self.downloader
@@ -1380,6 +1384,8 @@ class _Batches:
                 continue
             items.append((job, url, state))
         options = chunk[0][0].options or FetchOptions()
+        if connections > 1:
+            options = dataclasses.replace(options, connections=connections)
         pos = 0
         while pos < len(items):
             batch = handler.open_batch([url for _, url, _ in items[pos:]], options)
@@ -1409,6 +1415,26 @@ class _Batches:
             finally:
                 with anyio.CancelScope(shield=True):
                     await batch.aclose()
+
+
+@asynccontextmanager
+async def _spare(slot: anyio.Semaphore, per_host: int) -> AsyncIterator[int]:
+    """Within a batch that holds one of a host's ``slot`` s: the others it can take now,
+    without waiting (at most ``per_host - 1``), lent to the batch for its connections
+    (``FetchOptions.connections``) and given back after. A slot another lane holds or
+    waits for stays its own: nothing here waits."""
+    taken = 0
+    try:
+        while taken < per_host - 1:
+            try:
+                slot.acquire_nowait()
+            except anyio.WouldBlock:
+                break
+            taken += 1
+        yield taken
+    finally:
+        for _ in range(taken):
+            slot.release()
 
 
 #: The error a job that was not batched carries into :meth:`Downloader._retry`.

@@ -71,6 +71,11 @@ class FetchOptions:
     #: Set by the HTTP handler when a redirect leaves it through the gate: the URLs
     #: visited so far, so the chain's length and loops are counted across handlers.
     redirect_chain: tuple[URL, ...] = ()
+    #: Connections to the server that :meth:`SchemeHandler.open_batch` may use at once:
+    #: the per-host slots its caller holds for the batch (the downloader lends what a
+    #: host has spare). A handler that cannot pipeline (FTP) opens that many files side
+    #: by side; others ignore it.
+    connections: int = 1
 
     def get(self, kind: type[_O]) -> _O:
         """The options of class ``kind`` that were given, else its defaults; type-checked."""

@@ -1306,7 +1306,8 @@ class _Batches:
             assert slot is not None
             options = items[0][0].options or FetchOptions()
             pos = 0
-            async with slot, downloader._global_slots, _spare(slot, policy.per_host) as extra:
+            async with slot, downloader._global_slots, \
+                    _spare(slot, _lendable(handler, policy.per_host)) as extra:
                 if extra:
                     options = dataclasses.replace(options, connections=1 + extra)
                 while pos < len(items):
@@ -1351,7 +1352,7 @@ class _Batches:
                 downloader._global_slots = anyio.Semaphore(max(1, downloader.policy.parallel))
             assert slot is not None
             async with slot, downloader._global_slots, \
-                    _spare(slot, downloader.policy.per_host) as extra:
+                    _spare(slot, _lendable(handler, downloader.policy.per_host)) as extra:
                 await self._batch(handler, chunk, results, retry, 1 + extra)
             for job, url, state, error, started in retry:  # out of the slots: they retake them
                 results[job.index] = await downloader._retry(job, url, state, error, started)
@@ -1415,6 +1416,12 @@ class _Batches:
             finally:
                 with anyio.CancelScope(shield=True):
                     await batch.aclose()
+
+
+def _lendable(handler: Any, per_host: int) -> int:
+    """The host's slots a batch of ``handler`` may hold: all of them for one that opens
+    several connections a batch, else its one."""
+    return per_host if getattr(handler, "batch_connections", False) else 1
 
 
 @asynccontextmanager

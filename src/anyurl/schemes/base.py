@@ -73,8 +73,8 @@ class FetchOptions:
     redirect_chain: tuple[URL, ...] = ()
     #: Connections to the server that :meth:`SchemeHandler.open_batch` may use at once:
     #: the per-host slots its caller holds for the batch (the downloader lends what a
-    #: host has spare). A handler that cannot pipeline (FTP) opens that many files side
-    #: by side; others ignore it.
+    #: host has spare to a handler with ``batch_connections``). FTP opens that many
+    #: files side by side; others ignore it.
     connections: int = 1
 
     def get(self, kind: type[_O]) -> _O:
@@ -142,6 +142,11 @@ class SchemeHandler(ABC):
     #: the downloader then hands it a host's URLs as batches, and
     #: otherwise opens them one by one over up to ``per_host`` connections.
     batches: ClassVar[bool] = False
+    #: Whether one :meth:`open_batch` opens several connections to its server when
+    #: ``FetchOptions.connections`` allows (FTP, which cannot pipeline): the downloader
+    #: then lends a batch the host's spare slots. A pipelining handler needs one
+    #: connection a batch, and its lanes keep their own slots.
+    batch_connections: ClassVar[bool] = False
 
     def __init__(
         self,

@@ -133,6 +133,8 @@ class FTPHandler(SchemeHandler):
     #: and options per file: 2,000 files of 1 KiB took about 30 % less CPU than one job
     #: at a time (``bench/README.md``).
     batches = True
+    #: A batch opens a round of files on ``FetchOptions.connections`` logins at once.
+    batch_connections = True
 
     def __init__(
         self,

@@ -220,11 +220,17 @@ def _widest_window(trace: list[str]) -> int:
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.012], ids=["near", "far"])
-async def test_the_window_is_as_deep_as_the_path_is_long(delay: float) -> None:
+async def test_the_window_is_as_deep_as_the_path_is_long(
+        delay: float, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a short path a window holds at most NEAR_DEPTH requests (deeper ones met the
     server's 40 ms coalescing stalls); once an answer takes FAR or more, MAX_DEPTH."""
+    from anyurl.schemes.http import handler as http_handler
     from anyurl.schemes.http.pipeline import MAX_DEPTH, NEAR_DEPTH
 
+    if not delay:
+        # "Near" means no answer took FAR: on a loaded machine a loopback answer may
+        # take 5 ms, so the threshold is put out of reach rather than timed.
+        monkeypatch.setattr(http_handler, "FAR", 3600.0)
     counts = Counts()
     trace: list[str] = []
     urls_n = 300

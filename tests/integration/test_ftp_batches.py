@@ -13,6 +13,7 @@ import pytest
 from anyurl.downloads.downloader import Downloader, DownloadPolicy, Job
 from anyurl.resolver import Resolver
 from anyurl.schemes.ftp.handler import FTPHandler
+from tests.integration.batch_sizes import count_batches
 from tests.integration.test_ftp import CommandLog, base, config, ftp_peers  # noqa: F401
 from tests.peers import data as peer_data
 
@@ -27,15 +28,7 @@ def _digest(name: str) -> str:
 
 async def _download(peers: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                     **policy: Any) -> tuple[list[Any], list[int]]:
-    batches: list[int] = []
-    original = FTPHandler.open_batch
-
-    def counting(self: FTPHandler, urls: Any, options: Any) -> Any:
-        urls = list(urls)
-        batches.append(len(urls))
-        return original(self, urls, options)
-
-    monkeypatch.setattr(FTPHandler, "open_batch", counting)
+    batches = count_batches(monkeypatch, FTPHandler)
     jobs = [Job(base(peers, "pyftpdlib") + name, tmp_path / f"{i}-{Path(name).name}")
             for i, name in enumerate(NAMES)]
     async with Resolver(config(), warn=lambda m: None) as resolver:

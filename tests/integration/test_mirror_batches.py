@@ -14,7 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import AsyncGenerator, Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +25,8 @@ from warcio.archiveiterator import ArchiveIterator
 from anyurl.mirror import Mirror, MirrorOptions
 from anyurl.mirror.engine import MANIFEST_NAME, STATE_NAME
 from anyurl.resolver import Resolver
-from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.http.handler import HTTPHandler
-from anyurl.url import URL
+from tests.integration.batch_sizes import count_batches
 from tests.integration.test_http import Reply, ScriptedServer
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -48,16 +47,7 @@ def server() -> Iterator[ScriptedServer]:
 
 def test_many_files_of_one_host_are_pipelined_over_per_host_connections(
         server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    batches: list[int] = []
-    original = HTTPHandler.open_batch
-
-    def counted(self: HTTPHandler, urls: Iterable[URL], options: FetchOptions,
-                ) -> AsyncGenerator[Any, None]:
-        urls = list(urls)
-        batches.append(len(urls))
-        return original(self, urls, options)
-
-    monkeypatch.setattr(HTTPHandler, "open_batch", counted)
+    batches = count_batches(monkeypatch, HTTPHandler)
     out = tmp_path / "m"
 
     async def crawl() -> Any:
@@ -208,16 +198,7 @@ def test_a_partial_file_leaves_the_batch_and_is_continued(
     part = staged_part(tree, targets[7])
     part.parent.mkdir(parents=True)
     part.write_bytes(body[:400])
-    batches: list[int] = []
-    original = HTTPHandler.open_batch
-
-    def counted(self: HTTPHandler, urls: Iterable[URL], options: FetchOptions,
-                ) -> AsyncGenerator[Any, None]:
-        urls = list(urls)
-        batches.append(len(urls))
-        return original(self, urls, options)
-
-    monkeypatch.setattr(HTTPHandler, "open_batch", counted)
+    batches = count_batches(monkeypatch, HTTPHandler)
 
     async def run() -> Any:
         async with Resolver() as resolver:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.integration.batch_sizes import count_batches
 from tests.peers import data
 
 pytestmark = [pytest.mark.integration]
@@ -283,28 +284,15 @@ def test_a_task_pipelines_its_hosts_urls_and_stays_in_its_tree(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A task's URLs reach the handler as batches (pipelined on the host's connections),
     not one request each; a link planted in the output directory is not followed."""
-    from collections.abc import AsyncGenerator, Iterable
-
     from anyurl.mirror.scale import _run_shard, _safe, _Task
-    from anyurl.schemes.base import FetchOptions
     from anyurl.schemes.http.handler import HTTPHandler
-    from anyurl.url import URL
     from tests.integration.test_http import Reply, ScriptedServer
 
     server = ScriptedServer()
     try:
         for i in range(40):
             server.routes[f"/f{i:02d}"] = lambda q, i=i: Reply(body=f"file {i}\n".encode())
-        batches: list[int] = []
-        original = HTTPHandler.open_batch
-
-        def counted(self: HTTPHandler, urls: Iterable[URL], options: FetchOptions,
-                    ) -> AsyncGenerator[Any, None]:
-            urls = list(urls)
-            batches.append(len(urls))
-            return original(self, urls, options)
-
-        monkeypatch.setattr(HTTPHandler, "open_batch", counted)
+        batches = count_batches(monkeypatch, HTTPHandler)
         out = tmp_path / "out"
         urls = tuple(server.url(f"/f{i:02d}") for i in range(40))
         rows = _run_shard(_Task(urls, os.fspath(out), {}, 0, 2, 8))

@@ -4,17 +4,27 @@ from __future__ import annotations
 
 import anyio
 
-from anyurl.downloads.downloader import _lendable, _spare
+from anyurl.downloads.downloader import _spare
 from anyurl.schemes.ftp.handler import FTPHandler
 from anyurl.schemes.http.handler import HTTPHandler
 from anyurl.schemes.news.handler import NewsHandler
 
 
+def _held(handler: type, per_host: int) -> int:
+    """The slots a batch of ``handler`` holds, its own and those lent, all being free."""
+    async def main() -> int:
+        slot = anyio.Semaphore(per_host)
+        async with slot, _spare(slot, handler, per_host) as extra:
+            return 1 + extra
+
+    return anyio.run(main)
+
+
 def test_only_a_handler_that_opens_several_connections_a_batch_borrows() -> None:
     # A pipelining handler's lanes keep one slot each, so two lanes still run at once.
-    assert _lendable(HTTPHandler, 4) == 1
-    assert _lendable(NewsHandler, 4) == 1
-    assert _lendable(FTPHandler, 4) == 4
+    assert _held(HTTPHandler, 4) == 1
+    assert _held(NewsHandler, 4) == 1
+    assert _held(FTPHandler, 4) == 4
 
 
 def test_spare_takes_what_is_free_without_waiting_and_gives_it_back() -> None:
@@ -22,7 +32,7 @@ def test_spare_takes_what_is_free_without_waiting_and_gives_it_back() -> None:
         slot = anyio.Semaphore(3)
         async with slot:  # the batch's own
             await slot.acquire()  # another lane holds one
-            async with _spare(slot, 3) as extra:
+            async with _spare(slot, FTPHandler, 3) as extra:
                 assert extra == 1  # the one left, not the other lane's
                 assert slot.value == 0
             assert slot.value == 1

@@ -1307,7 +1307,7 @@ class _Batches:
             options = items[0][0].options or FetchOptions()
             pos = 0
             async with slot, downloader._global_slots, \
-                    _spare(slot, _lendable(handler, policy.per_host)) as extra:
+                    _spare(slot, handler, policy.per_host) as extra:
                 if extra:
                     options = dataclasses.replace(options, connections=1 + extra)
                 while pos < len(items):
@@ -1352,7 +1352,7 @@ class _Batches:
                 downloader._global_slots = anyio.Semaphore(max(1, downloader.policy.parallel))
             assert slot is not None
             async with slot, downloader._global_slots, \
-                    _spare(slot, _lendable(handler, downloader.policy.per_host)) as extra:
+                    _spare(slot, handler, downloader.policy.per_host) as extra:
                 await self._batch(handler, chunk, results, retry, 1 + extra)
             for job, url, state, error, started in retry:  # out of the slots: they retake them
                 results[job.index] = await downloader._retry(job, url, state, error, started)
@@ -1418,21 +1418,18 @@ class _Batches:
                     await batch.aclose()
 
 
-def _lendable(handler: Any, per_host: int) -> int:
-    """The host's slots a batch of ``handler`` may hold: all of them for one that opens
-    several connections a batch, else its one."""
-    return per_host if getattr(handler, "batch_connections", False) else 1
-
-
 @asynccontextmanager
-async def _spare(slot: anyio.Semaphore, per_host: int) -> AsyncIterator[int]:
-    """Within a batch that holds one of a host's ``slot`` s: the others it can take now,
-    without waiting (at most ``per_host - 1``), lent to the batch for its connections
-    (``FetchOptions.connections``) and given back after. A slot another lane holds or
-    waits for stays its own: nothing here waits."""
+async def _spare(slot: anyio.Semaphore, handler: Any, per_host: int) -> AsyncIterator[int]:
+    """Within a batch of ``handler`` that holds one of a host's ``slot`` s: the others
+    it can take now, without waiting (at most ``per_host - 1``), lent to the batch for
+    its connections (``FetchOptions.connections``) and given back after. Only a handler
+    that opens several connections a batch (``batch_connections``: FTP) borrows; a
+    pipelining one's lanes keep a slot each. A slot another lane holds or waits for
+    stays its own: nothing here waits."""
+    wanted = per_host - 1 if getattr(handler, "batch_connections", False) else 0
     taken = 0
     try:
-        while taken < per_host - 1:
+        while taken < wanted:
             try:
                 slot.acquire_nowait()
             except anyio.WouldBlock:

@@ -81,8 +81,8 @@ def shard_key(url: str) -> str:
     A plain ``scheme://host[:port]/...`` of section 3.1's common syntax is read with
     string operations (the caller of a cluster of 32,000 URLs would spend a second
     parsing them); anything else (a user, an IPv6 literal, an escape, another scheme)
-    goes through the parser. Either way the key
-    only places the URL: the worker's resolver admits it through the gate.
+    goes through the parser. Either way the key only places the URL: the worker's
+    resolver admits it through the gate.
     """
     from anyurl.url.parse import IP_SCHEMES
 
@@ -130,22 +130,22 @@ def assign(urls: Iterable[str], workers: list[str]) -> dict[str, list[str]]:
     """
     hosts = _by_host(urls)
     return {worker: [url for host in owned for url in hosts[host]]
-            for worker, owned in _place(hosts, workers).items()}
+            for worker, owned in _place({h: len(u) for h, u in hosts.items()},
+                                        workers).items()}
 
 
-def _place(hosts: dict[str, list[str]], workers: list[str]) -> dict[str, list[str]]:
-    """Worker address -> the hosts it owns (see :func:`assign`), workers without any left
-    out."""
+def _place(work: dict[str, int], workers: list[str]) -> dict[str, list[str]]:
+    """Worker address -> the hosts it owns, from each host's amount of ``work`` (see
+    :func:`assign`); workers without any are left out."""
     if not workers:
         raise ValueError("the Dask cluster has no workers")
     ordered = sorted(set(workers))
     load = dict.fromkeys(ordered, 0)
     owned: dict[str, list[str]] = {w: [] for w in ordered}
-    for host in sorted(hosts, key=lambda h: (-len(hosts[h]),
-                                             hashlib.sha256(h.encode()).digest())):
+    for host in sorted(work, key=lambda h: (-work[h], hashlib.sha256(h.encode()).digest())):
         worker = min(ordered, key=lambda w: (load[w], w))
         owned[worker].append(host)
-        load[worker] += len(hosts[host])
+        load[worker] += work[host]
     return {w: h for w, h in owned.items() if h}
 
 
@@ -265,7 +265,8 @@ def fetch_many_dask(
         workers = list(client.scheduler_info()["workers"])
         futures = []
         hosts = _by_host(urls)  # each URL's key once
-        for worker, owned in _place(hosts, workers).items():
+        for worker, owned in _place({h: len(u) for h, u in hosts.items()},
+                                    workers).items():
             for host in owned:
                 previous: Any = None
                 for piece in chunks(hosts[host], chunk):
@@ -343,7 +344,7 @@ def mirror_dask(
         reports: list[dict[str, Any]] = []
         while pending:
             futures = []
-            owners = assign(list(pending), workers)
+            owners = _place(dict.fromkeys(pending, 1), workers)  # a crawl a host
             for worker, hosts in owners.items():
                 for host in hosts:
                     urls, found = pending[host]

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from anyurl.errors import OptionError
+from anyurl.scheme_policy import SchemePolicy
 from anyurl.timeouts import Timeout, TimeoutTypes
 
 # A library is silent unless its application configures logging: without a handler of
@@ -93,6 +94,10 @@ class Config:
     mail_from: str | None = None
     #: Ports allowed although they belong to another protocol (section 6).
     allowed_ports: frozenset[int] = frozenset()
+    #: The schemes this run may open, checked at the gate for every URL (typed,
+    #: redirected, followed, a mirror's link): curl's ``--proto``. In a config file, a
+    #: string of curl's syntax (``protocols = "-file,-telnet"``).
+    protocols: SchemePolicy = field(default_factory=SchemePolicy)
     #: scheme -> HTTP gateway URL for indirect access (section 4).
     gateways: dict[str, str] = field(default_factory=dict)
     #: Read the gateways of the environment too (``<scheme>_proxy``, ``all_proxy``,
@@ -201,4 +206,6 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
                               ) from None
     if "allowed_ports" in data:
         data["allowed_ports"] = frozenset(int(x) for x in data["allowed_ports"])
+    if isinstance(data.get("protocols"), str):
+        data["protocols"] = SchemePolicy.parse(data["protocols"])
     return Config(**data)

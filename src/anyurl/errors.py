@@ -10,6 +10,7 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     │   └── UnsupportedHost          3    file://otherhost/ and the like
     ├── UnsupportedScheme            1  no handler for the scheme
     ├── PolicyRefused                7  a port of another protocol (RFC 1738 section 6)
+    │   └── SchemeRefused            1    a scheme this run may not open (--proto)
     ├── NetworkError                 7  (base for transport failures)
     │   ├── HostNotResolved          6
     │   ├── ConnectFailed            7
@@ -67,6 +68,7 @@ __all__ = [
     "RemoteAccessDenied",
     "RemoteFileNotFound",
     "ResumeFailed",
+    "SchemeRefused",
     "ServerError",
     "StreamClosed",
     "TLSCertificateError",
@@ -181,6 +183,13 @@ class PolicyRefused(AnyURLError):
     """Refused before any byte was sent: a port reserved for another protocol."""
 
     exit_code = 7
+
+
+class SchemeRefused(PolicyRefused):
+    """A scheme this run may not open (curl's ``--proto``; its exit code, 1, is curl's
+    CURLE_UNSUPPORTED_PROTOCOL), refused at the gate before any byte was sent."""
+
+    exit_code = 1
 
 
 class NetworkError(AnyURLError):

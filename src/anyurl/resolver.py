@@ -34,7 +34,7 @@ import anyio
 
 from anyurl import registry
 from anyurl.config import Config
-from anyurl.errors import AnyURLError, UnsupportedScheme
+from anyurl.errors import AnyURLError, SchemeRefused, UnsupportedScheme
 from anyurl.net.ports import check_port
 from anyurl.net.routing import Gateway, gateway_for
 from anyurl.net.transport import Dialer
@@ -156,6 +156,7 @@ class Resolver:
         spec = registry.spec_for(parsed.scheme)
         if self.config.file_ftp_fallback and spec is not None and spec.remote_fallback:
             parsed = spec.remote_fallback(parsed) or parsed
+        self._check_scheme(parsed)
         port = parsed.effective_port
         if port is not None and parsed.host:
             warning = check_port(
@@ -166,6 +167,17 @@ class Resolver:
                 self._warned_ports.add(where)  # once per resolver, not per URL or retry
                 self.note(warning)  # a note, not a warning: such ports are common
         return parsed
+
+    def _check_scheme(self, url: URL) -> None:
+        """The run's scheme policy (:mod:`anyurl.scheme_policy`), for every URL admitted:
+        the one typed and every one a handler or the mirror derives from it."""
+        policy = self.config.protocols
+        if not policy.allows(url.scheme):
+            allowed = policy.names(self.schemes)
+            raise SchemeRefused(
+                f"{url.masked()}: {url.scheme}: URLs are not allowed in this run"
+                + (f" (allowed: {', '.join(allowed)})" if allowed else ""),
+                url=url, hint=policy.hint)
 
     def gateway_for(self, url: URL) -> Gateway | None:
         """The gateway routing of RFC 1738 section 4 for ``url`` (None: direct)."""

@@ -48,6 +48,7 @@ from anyurl.cli.get_request import (
     read_request,
     read_url_list,
 )
+from anyurl.cli.policy_flags import add_policy_flags
 from anyurl.cli.scheme_options import add_scheme_arguments
 from anyurl.cli.suggest import looks_like_a_word, suggest
 from anyurl.cli.terminal import wanted
@@ -279,8 +280,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        "scheme, host and port only, as curl does)")
     proto.add_argument("--strict", action="store_true", help="parse URLs strictly")
     proto.add_argument("--search", metavar="TEXT", help="search term for gopher type 7")
-    proto.add_argument("--allow-port", metavar="PORT", type=int, action="append", default=[],
-                       help="allow a port that belongs to another protocol (section 6)")
+    add_policy_flags(proto)
     proto.add_argument("--connect-timeout", type=float, metavar="SECONDS")
     proto.add_argument("--read-timeout", type=float, metavar="SECONDS",
                        help="fail when one read waits longer than SECONDS")

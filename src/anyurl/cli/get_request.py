@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from anyurl.cli.common import print_error, print_warning
+from anyurl.cli.policy_flags import apply_policy_flags
 from anyurl.cli.scheme_options import apply_to_config, byte_range, cookie_jar, scheme_options
 from anyurl.cli.suggest import JSON_DATA
 from anyurl.config import Config, load_config
@@ -226,11 +227,9 @@ def build_config(args: argparse.Namespace) -> Config:
         value = getattr(args, name, None)
         if value is not None:
             changes[name] = value
-    if args.allow_port:
-        changes["allowed_ports"] = config.allowed_ports | frozenset(args.allow_port)
     if args.file_ftp_fallback:
         changes["file_ftp_fallback"] = True
-    return apply_to_config(args, config.replace(**changes))
+    return apply_to_config(args, apply_policy_flags(args, config.replace(**changes)))
 
 
 def read_url_list(text: str) -> list[str]:

@@ -77,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run(args_list, build_parser())
     install_log_handler()
+    args_list = _join_dash_values(args_list)
     parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
     args, rest = parser.parse_known_args(args_list)
     if rest and getattr(args, "urls", None) is not None \
@@ -99,6 +100,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         return _report_unexpected(exc)
     return status
+
+
+#: Options whose value often begins with "-" as curl users write it (``--proto -file``);
+#: argparse would take such a value for an option of its own.
+_DASH_VALUED = frozenset({"--proto"})
+
+
+def _join_dash_values(args: list[str]) -> list[str]:
+    """``--proto -file`` as ``--proto=-file``, so argparse takes the value as curl does."""
+    joined: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] in _DASH_VALUED and i + 1 < len(args) and args[i + 1] != "--":
+            joined.append(f"{args[i]}={args[i + 1]}")
+            i += 2
+            continue
+        if args[i] == "--":
+            joined.extend(args[i:])
+            break
+        joined.append(args[i])
+        i += 1
+    return joined
 
 
 def _meant(first: str) -> str | None:

@@ -24,6 +24,7 @@ from anyurl.cli.common import (
     print_error,
     print_warning,
 )
+from anyurl.cli.policy_flags import add_policy_flags, apply_policy_flags
 from anyurl.cli.terminal import wanted
 from anyurl.errors import Aborted, AnyURLError
 from anyurl.options import HTTPOptions
@@ -134,8 +135,7 @@ def add_parser(sub: Any) -> None:
                    help="fail when one read waits longer than SECONDS")
     r.add_argument("-m", "--max-time", type=float, metavar="SECONDS",
                    help="fail a transfer that takes longer than SECONDS (exit 28)")
-    r.add_argument("--allow-port", metavar="PORT", type=int, action="append", default=[],
-                   help="allow a port that belongs to another protocol (section 6)")
+    add_policy_flags(r)
     p.add_argument("-s", "--silent", action="store_true",
                    help="no progress and no messages but errors")
     p.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio",
@@ -299,9 +299,7 @@ def _config(args: argparse.Namespace, config: Config) -> Config:
         value = getattr(args, name, None)
         if value is not None:
             changes[name] = value
-    if args.allow_port:
-        changes["allowed_ports"] = config.allowed_ports | frozenset(args.allow_port)
-    return config.replace(**changes)
+    return apply_policy_flags(args, config.replace(**changes))
 
 
 def _http_options(args: argparse.Namespace, cookies: CookieFile | None) -> HTTPOptions:

@@ -27,6 +27,7 @@ examples:
 def add_parser(sub: Any) -> None:
     """Add ``anyurl serve`` to the subcommands."""
     from anyurl.cli.get_cmd import parse_size
+    from anyurl.cli.policy_flags import add_policy_flags
 
     p = sub.add_parser(
         "serve", help="a local web gateway: every scheme in a web browser, or a WARC replayed",
@@ -42,8 +43,7 @@ def add_parser(sub: Any) -> None:
                    help="serve file: URLs (this machine's files) too")
     p.add_argument("--allow-host", metavar="NAME:PORT", action="append", default=[],
                    help="also accept this Host header (a name the gateway is reached by)")
-    p.add_argument("--allow-port", metavar="PORT", type=int, action="append", default=[],
-                   help="allow this port although it belongs to another protocol")
+    add_policy_flags(p)
     p.add_argument("--max-size", type=parse_size, default=256 * 1024 * 1024, metavar="BYTES",
                    help="bytes of one response at most (K, M, G suffixes; default 256M)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     """``anyurl serve``: bind, print the ready URL, serve until interrupted."""
     import anyio
 
+    from anyurl.cli.policy_flags import apply_policy_flags
     from anyurl.config import load_config
     from anyurl.errors import OptionError
 
@@ -83,8 +84,7 @@ def run(args: argparse.Namespace) -> int:
                           hint="pip install 'anyurl[serve]'") from None
     from anyurl.serve.app import TOKEN_PARAM, ServeOptions, bind, build_app, serve
     config = load_config(args.config)
-    if args.allow_port:
-        config = config.replace(allowed_ports=config.allowed_ports | frozenset(args.allow_port))
+    config = apply_policy_flags(args, config)
     for number, name in ((args.max_size, "--max-size"), (args.max_requests, "--max-requests")):
         if number < 1:
             raise OptionError(f"{name} must be at least 1")

@@ -243,9 +243,19 @@ class Gateway:
         if self.options.warcs:
             self.archive = await anyio.to_thread.run_sync(
                 lambda: Archive(self.options.warcs, max_size=self.options.max_size))
-        async with Resolver(self.options.config) as resolver:
+        async with Resolver(self._config()) as resolver:
             self.resolver = resolver
             yield
+
+    def _config(self) -> Config:
+        """The run's config: without ``--allow-file`` its scheme policy refuses ``file:``
+        at the resolver's gate, so a ``file:`` URL a handler derives (a Prospero access
+        method, a redirect, a Gopher ``URL:`` item) is refused as one typed is."""
+        config = self.options.config
+        if self.options.allow_file:
+            return config
+        return config.replace(protocols=config.protocols.refusing(
+            "file", hint="Start anyurl serve with --allow-file to serve file: URLs."))
 
     # -- the target of a request -------------------------------------------------------
 
@@ -262,14 +272,9 @@ class Gateway:
         return target + ("?" + kept if kept else "")
 
     def _admit(self, text: str) -> URL:
-        """``text`` through the resolver's gate, and the gateway's own rule on ``file:``."""
+        """``text`` through the resolver's gate (its scheme policy: :meth:`_config`)."""
         assert self.resolver is not None
-        url = self.resolver.admit(text)
-        if url.scheme == "file" and not self.options.allow_file:
-            raise PolicyRefused(
-                f"{url.masked()}: the gateway does not serve this machine's files",
-                hint="Start anyurl serve with --allow-file to serve file: URLs.")
-        return url
+        return self.resolver.admit(text)
 
     # -- pages -------------------------------------------------------------------------
 

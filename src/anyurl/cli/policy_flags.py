@@ -1,0 +1,40 @@
+"""The gate's policy flags, the same in every command that opens URLs.
+
+``--allow-port`` (RFC 1738 section 6: a port of another protocol) and ``--proto``
+(curl's: the schemes this run may open) both set policy that the resolver's gate
+applies to every URL, typed or derived; ``get``, ``mirror`` and ``serve`` add them here
+so that their names, help and meaning cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from anyurl.config import Config
+from anyurl.scheme_policy import SchemePolicy
+
+__all__ = ["add_policy_flags", "apply_policy_flags"]
+
+
+def add_policy_flags(group: argparse._ActionsContainer) -> None:
+    """Add ``--allow-port`` and ``--proto`` to ``group``."""
+    group.add_argument("--allow-port", metavar="PORT", type=int, action="append", default=[],
+                       help="allow a port that belongs to another protocol (section 6)")
+    group.add_argument("--proto", metavar="PROTOCOLS", action="append", default=[],
+                       help="the schemes this run may open, for every URL (redirects, "
+                       "follows and a mirror's links too), in curl's syntax: "
+                       "'=http,https', '-file', '-all,+gopher'")
+
+
+def apply_policy_flags(args: argparse.Namespace, config: Config) -> Config:
+    """``config`` with the command line's ``--allow-port`` and ``--proto``."""
+    changes: dict[str, Any] = {}
+    if args.allow_port:
+        changes["allowed_ports"] = config.allowed_ports | frozenset(args.allow_port)
+    policy: SchemePolicy = config.protocols
+    for text in args.proto:
+        policy = SchemePolicy.parse(text, policy)
+    if policy != config.protocols:
+        changes["protocols"] = policy
+    return config.replace(**changes) if changes else config

@@ -234,3 +234,22 @@ def test_gopher_plus_views_where_asked(peers: Any, tmp_path: Path) -> None:
     r = mirror("-o", str(without), "--include", "*hello.txt*", peer.url("1/"))
     assert r.returncode == 0, r.stderr
     assert not list(without.rglob("*.attributes"))  # only where asked
+
+
+@pytest.mark.parametrize("peer_name", ["vsftpd", "pure-ftpd"])
+def test_a_listing_resumes_into_the_directory_a_killed_run_made(
+        peers: Any, tmp_path: Path, peer_name: str) -> None:
+    # A listing named without its '/' (a symlink in LIST, a start URL typed so) is saved
+    # at its name, then moved into its directory as '.listing' once it is known to be
+    # a listing; a run killed after the move (children already written below it) left
+    # that directory where the URL's file would go. The resumed run saves into it.
+    peer = peers[peer_name]
+    base = tmp_path / "ftp" / f"{peer.host}_{peer.port}"
+    (base / "pub" / "nested").mkdir(parents=True)
+    r = mirror("-o", str(tmp_path), peer.url("pub"))
+    assert r.returncode == 0, r.stderr
+    got = {k: sha(v) for k, v in files_under(base / "pub").items()}
+    assert got == expected_tree(peers, "pub/")
+    assert (base / "pub" / ".listing").is_file()
+    urls = [e["url"] for e in manifest(tmp_path)]
+    assert len(urls) == len(set(urls))

@@ -516,7 +516,7 @@ class Mirror:
              watch: _RedirectWatch) -> _MirrorJob:
         # A refresh writes where the last fetch saved (a listing moved into its directory).
         target = self.root / previous.file if previous is not None and previous.file \
-            else local_path(self.root, url)
+            else _unless_a_directory(local_path(self.root, url), url.scheme)
         return _MirrorJob(self._login(url), target, options, named_by_user=False,
                           tree=self.root, watch=watch)
 
@@ -817,6 +817,24 @@ def _warc_record(url: URL) -> str:
     """How the WARC records ``url``'s transfers (its descriptor's ``warc_record``)."""
     spec = spec_for(url.scheme)
     return spec.warc_record if spec is not None else "resource"
+
+
+def _unless_a_directory(path: Path, scheme: str) -> Path:
+    """``path``, or its directory's index when a directory is already there.
+
+    A listing named without its ``/`` (an FTP symlink in ``LIST``, a start URL typed so)
+    is saved at its name and moved into its directory once it is known to be a listing
+    (:func:`_into_directory`); a run killed after that move, with files of the listing
+    below it, leaves the directory where the URL's file would go. Its resumed fetch goes
+    into that directory, as the first run's did, instead of failing on it. Only the last
+    component is looked at (never followed): the write itself walks the tree safely.
+    """
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            return path / index_name(scheme)
+    except OSError:
+        pass
+    return path
 
 
 def _is_page(info: ResourceInfo) -> bool:

@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 
@@ -253,3 +254,33 @@ def test_a_listing_resumes_into_the_directory_a_killed_run_made(
     assert (base / "pub" / ".listing").is_file()
     urls = [e["url"] for e in manifest(tmp_path)]
     assert len(urls) == len(set(urls))
+
+
+@pytest.mark.parametrize("peer_name", ["vsftpd", "pure-ftpd"])
+def test_each_ftp_file_keeps_its_own_dialogue_in_the_warc(
+        peers: Any, tmp_path: Path, peer_name: str) -> None:
+    # Files of one FTP host are opened side by side on the host's spare connections
+    # (--per-host 4): each file's SIZE/RETR/150 must land in its own metadata record,
+    # never in the record of the file opened beside it.
+    from warcio.archiveiterator import ArchiveIterator
+
+    warc = tmp_path / "ftp.warc.gz"
+    peer = peers[peer_name]
+    r = mirror("-o", str(tmp_path / "m"), "--per-host", "4", "-Z", "4",
+               "--warc", str(warc), peer.url("pub/"))
+    assert r.returncode == 0, r.stderr
+    resources: set[str] = set()
+    dialogues: dict[str, str] = {}
+    with open(warc, "rb") as f:
+        for record in ArchiveIterator(f):
+            uri = record.rec_headers.get_header("WARC-Target-URI")
+            if record.rec_type == "resource":
+                resources.add(uri)
+            elif record.rec_type == "metadata":
+                dialogues[uri] = record.content_stream().read().decode()
+    by_name = {unquote(u): u for u in resources}
+    files = [by_name[peer.url("pub/" + path)] for path in expected_tree(peers, "pub/")]
+    for uri in files:
+        name = unquote(uri.rsplit("/", 1)[1])
+        retrs = [line for line in dialogues.get(uri, "").splitlines() if "RETR " in line]
+        assert retrs and all(line.endswith(f"RETR {name}") for line in retrs), (uri, retrs)

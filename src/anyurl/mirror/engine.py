@@ -517,14 +517,20 @@ class Mirror:
         # A refresh writes where the last fetch saved (a listing moved into its directory).
         target = self.root / previous.file if previous is not None and previous.file \
             else _unless_a_directory(local_path(self.root, url), url.scheme)
-        return _MirrorJob(self._login(url), target, options, named_by_user=False,
-                          tree=self.root, watch=watch)
+        job = _MirrorJob(self._login(url), target, options, named_by_user=False,
+                         tree=self.root, watch=watch)
+        self._trace.watches[str(job.url)] = watch  # until the fetch ends (_Trace.of)
+        return job
 
     async def _fetch(self, url: URL,
                      previous: Previous | None = None) -> tuple[TransferResult, _RedirectWatch]:
         watch = _RedirectWatch(url, [], self.options.trace)
         options = self._fetch_options(url, previous, self._trace)
-        return await self.downloader.transfer(self._job(url, previous, options, watch)), watch
+        job = self._job(url, previous, options, watch)
+        try:
+            return await self.downloader.transfer(job), watch
+        finally:
+            self._trace.watches.pop(str(job.url), None)
 
     async def _fetch_many(self, todo: list[tuple[Entry, URL]], lanes: int,
                           ) -> list[tuple[TransferResult, _RedirectWatch]]:
@@ -561,8 +567,12 @@ class Mirror:
             jobs.append(job)
             watches.append((i, watch))
         if jobs:
-            for (i, watch), result in zip(watches, await self.downloader.run(jobs),
-                                          strict=True):
+            try:
+                results = await self.downloader.run(jobs)
+            finally:
+                for job in jobs:
+                    self._trace.watches.pop(str(job.url), None)
+            for (i, watch), result in zip(watches, results, strict=True):
                 fetched[i] = (result, watch)
         if alone:
             queue = iter(alone)
@@ -933,6 +943,8 @@ class _Trace:
 
     def __init__(self, echo: Callable[[str], None] | None):
         self.echo = echo
+        #: The watch of each URL of the batches under way, for :meth:`of`.
+        self.watches: dict[str, _RedirectWatch] = {}
 
     def __call__(self, line: str) -> None:
         watch = _WATCH.get()
@@ -940,6 +952,13 @@ class _Trace:
             watch(line)  # which echoes it
         elif self.echo is not None:
             self.echo(line)
+
+    def of(self, url: URL) -> Callable[[str], None]:
+        """The trace of ``url``'s own dialogue (``FetchOptions.for_url``): a handler that
+        opens several URLs side by side names the URL each line is of, since the task
+        that reports it may not be the one its job was opened in."""
+        watch = self.watches.get(str(url))
+        return self if watch is None else watch
 
 
 class _Events(DownloadEvents):

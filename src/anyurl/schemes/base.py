@@ -85,6 +85,18 @@ class FetchOptions:
                 return given
         return kind()
 
+    def for_url(self, url: URL) -> FetchOptions:
+        """These options with the trace of ``url``'s own dialogue.
+
+        A handler that works on several URLs at once (FTP's side-by-side round of a
+        batch) calls this for each, so each URL's lines reach its own record whatever
+        runs beside it: a trace that keeps a dialogue per URL (the mirror's, for its
+        WARC metadata records) has ``of(url)``, which gives that URL's trace. Any other
+        trace is kept as it is.
+        """
+        of = getattr(self.trace, "of", None)
+        return self if of is None else dataclasses.replace(self, trace=of(url))
+
     def with_scheme(self, *given: SchemeOptions) -> FetchOptions:
         """A copy with ``given`` replacing options of the same classes."""
         kinds = {type(g) for g in given}

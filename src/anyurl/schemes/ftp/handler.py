@@ -196,8 +196,8 @@ class FTPHandler(SchemeHandler):
         outcomes: list[Resource | AnyURLError | None] = [None] * len(urls)
 
         async def one(k: int) -> None:
-            try:
-                outcomes[k] = await self.open(urls[k], options)
+            try:  # each file's dialogue is its own, whatever opens beside it
+                outcomes[k] = await self.open(urls[k], options.for_url(urls[k]))
             except AnyURLError as exc:
                 outcomes[k] = exc
 

@@ -570,8 +570,8 @@ class Mirror:
             try:
                 results = await self.downloader.run(jobs)
             finally:
-                for job in jobs:
-                    self._trace.watches.pop(str(job.url), None)
+                for done in jobs:
+                    self._trace.watches.pop(str(done.url), None)
             for (i, watch), result in zip(watches, results, strict=True):
                 fetched[i] = (result, watch)
         if alone:

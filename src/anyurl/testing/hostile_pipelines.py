@@ -132,13 +132,16 @@ def _nntp_answer(verb: bytes, args: list[bytes], count: int) -> bytes:
             + b".\r\n")
 
 
-def nntp_extra_article(after: int, count: int = 8, asked: Asked | None = None, *,
-                       extra_line: bytes = b"220 0 <extra@pipe.test>") -> Behaviour:
+def nntp_extra_article(after: int | None, count: int = 8, asked: Asked | None = None,
+                       *, extra_line: bytes | None = b"220 0 <extra@pipe.test>",
+                       ) -> Behaviour:
     """An NNTP server of ``count`` articles in :data:`NNTP_GROUP` whose answer to the
-    ARTICLE for article ``after`` is followed, in the same write, by ``extra_line`` and
-    an article of :data:`EXTRA`. Commands that arrived together are answered in one
-    write."""
+    ARTICLE for article ``after`` (None: for every article) is followed, in the same
+    write, by ``extra_line`` (None: the same ``220`` line again, an article answered
+    twice) and an article of :data:`EXTRA`. Commands that arrived together are
+    answered in one write."""
     asked = asked if asked is not None else Asked()
+    wanted = None if after is None else (str(after).encode(), _message_id(after).encode())
 
     def run(peer: _Peer) -> None:
         asked.connected()
@@ -152,16 +155,17 @@ def nntp_extra_article(after: int, count: int = 8, asked: Asked | None = None, *
             if verb == b"QUIT":
                 peer.send(bytes(out) + b"205 bye\r\n")
                 return
-            out += _nntp_answer(verb, args, count)
-            if verb == b"ARTICLE" and args and args[0] in (str(after).encode(),
-                                                            _message_id(after).encode()):
-                out += extra_line + b"\r\nSubject: extra\r\n\r\n" + EXTRA + b"\r\n.\r\n"
+            answer = _nntp_answer(verb, args, count)
+            out += answer
+            if answer.startswith(b"220") and (wanted is None or args[0] in wanted):
+                first = answer[:answer.index(b"\r\n")] if extra_line is None else extra_line
+                out += first + b"\r\nSubject: extra\r\n\r\n" + EXTRA + b"\r\n.\r\n"
             if b"\n" not in peer._buffer:
                 if not peer.send(bytes(out)):
                     return
                 out.clear()
 
-    return Behaviour("nntp-extra-article", "nntp", run, path=f"/{NNTP_GROUP}/{after}",
+    return Behaviour("nntp-extra-article", "nntp", run, path=f"/{NNTP_GROUP}/{after or 1}",
                      description=nntp_extra_article.__doc__ or "")
 
 

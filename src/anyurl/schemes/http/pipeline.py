@@ -400,6 +400,15 @@ class PipelinedConnection:
                 self.finished = True
         self.current = None
 
+    def out_of_step(self) -> bool:
+        """Whether bytes wait that no request asked for: to be asked when every
+        response sent for is read (a window answered), before more requests go.
+
+        A response beyond the requests written means the server answered one of them
+        twice, or answered something else: the responses read in that window may
+        each belong to the request before them (STYLE 26; see the handler's batch)."""
+        return bool(self.reader.buffer) or self.stream.bytes_waiting()
+
     async def aclose(self) -> None:
         """Close the stream."""
         self.finished = True

@@ -506,6 +506,13 @@ class HTTPHandler(SchemeHandler):
           answers HTTP/1.0, is remembered (:attr:`serial_routes`) and served one
           request at a time by :meth:`open` from then on, starting with the URLs
           still unanswered.
+        * A response nobody asked for (bytes still there once a window's last response
+          is read, :meth:`.pipeline.PipelinedConnection.out_of_step`) means the window's
+          answers may each be the one before's: its small bodies and errors, held until
+          then, are dropped, the window is asked again one request at a time on a new
+          connection, and the route is served that way from then on (the same
+          :attr:`serial_routes`). What this cannot see is in :mod:`.pipeline`'s
+          docstring.
         * What a response means is :meth:`open`'s: a redirect goes, as it was
           answered, to the one redirect loop (:meth:`_follow`), which asks its target
           on a connection of its own and applies its rules (the gate, credentials

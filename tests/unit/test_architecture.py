@@ -362,6 +362,7 @@ CROSS = {
     ("https", "testing/hostile.py"), ("nntp", "testing/hostile.py"),
     ("gopher", "testing/hostile.py"), ("wais", "testing/prospero.py"),
     ("prospero", "serve/replay.py"),
+    ("http", "testing/hostile_pipelines.py"), ("nntp", "testing/hostile_pipelines.py"),
 }
 #: Over the limit of three files outside the package, on purpose: the gateways of
 #: section 4 are HTTP servers (``net/routing.py``, ``schemes/gateway.py``), so http and

@@ -213,6 +213,22 @@ class Stream:
                 OSError) as exc:
             raise _stream_error(exc, self.url, self.what, "while sending") from exc
 
+    def bytes_waiting(self) -> bool:
+        """Whether the peer has sent bytes not received yet, asked without waiting.
+
+        Only a plain TCP socket is looked at (a peek of one byte): under TLS the socket
+        also carries the TLS layer's own records (a session ticket after the
+        handshake), so False there. The peer's close (a peek of nothing) is no byte.
+        A client asks it where no answer is due (STYLE 26): bytes then answer nothing,
+        and the connection is out of step."""
+        sock = self.plain_socket
+        if sock is None:
+            return False
+        try:
+            return bool(sock.recv(1, socket.MSG_PEEK | getattr(socket, "MSG_DONTWAIT", 0)))
+        except OSError:  # nothing there (EAGAIN), or reset: the next read says which
+            return False
+
     def unreceive(self, data: bytes) -> None:
         """Put ``data`` back in front of the stream: the next receives return it first.
 

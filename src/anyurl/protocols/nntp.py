@@ -372,6 +372,13 @@ class NNTPClient:
         self._move("send" if self.state is State.IDLE else "pipeline")
         return data
 
+    @property
+    def unsolicited(self) -> bool:
+        """Whether bytes arrived that no command owed answers: NNTP sends nothing
+        unasked after the greeting, so the dialogue is out of step (a response the
+        next command would be matched with answers something else)."""
+        return self.state is State.IDLE and bool(self._buffer)
+
     def unanswered(self) -> list[Command]:
         """The commands sent that got no response line, oldest first (see the module
         docstring): after a close, what may be sent again on a new connection."""

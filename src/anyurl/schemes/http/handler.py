@@ -40,7 +40,7 @@ import dataclasses
 import ssl
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator
 from contextlib import aclosing
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -430,6 +430,12 @@ class HTTPHandler(SchemeHandler):
         route when the server picks ``h2`` by ALPN; otherwise the connection is HTTP/1.1.
         """
         pooled = self.pool.take(route, http2=http2)
+        while pooled is not None and pooled.http_version == "1.1" \
+                and pooled.stream.bytes_waiting():
+            # An idle HTTP/1.1 connection with bytes waiting is out of step (STYLE 26):
+            # they would be taken for the next request's response.
+            await pooled.aclose()
+            pooled = self.pool.take(route, http2=http2)
         if pooled is not None:
             pooled.stream.url = url
             if trace:
@@ -500,6 +506,13 @@ class HTTPHandler(SchemeHandler):
           answers HTTP/1.0, is remembered (:attr:`serial_routes`) and served one
           request at a time by :meth:`open` from then on, starting with the URLs
           still unanswered.
+        * A response nobody asked for (bytes still there once a window's last response
+          is read, :meth:`.pipeline.PipelinedConnection.out_of_step`) means the window's
+          answers may each be the one before's: its small bodies and errors, held until
+          then, are dropped, the window is asked again one request at a time on a new
+          connection, and the route is served that way from then on (the same
+          :attr:`serial_routes`). What this cannot see is in :mod:`.pipeline`'s
+          docstring.
         * What a response means is :meth:`open`'s: a redirect goes, as it was
           answered, to the one redirect loop (:meth:`_follow`), which asks its target
           on a connection of its own and applies its rules (the gate, credentials
@@ -587,6 +600,9 @@ class HTTPHandler(SchemeHandler):
         sent_at: float | None = None
         keep = False
         templates: dict[tuple[str, str | None, int | None], _Template | None] = {}
+        # The window's outcomes not handed over yet: a small body or an error is held
+        # until the window is answered with nothing after it (see open_batch).
+        held: deque[tuple[_Step, Resource | AnyURLError]] = deque()
         # A plain 200's body is taken whole out of the read buffer (no content coding
         # to undo: none sent, or decoding off) when it is small and already read.
         undo_codings = http.decode_content
@@ -596,7 +612,9 @@ class HTTPHandler(SchemeHandler):
                     if pipe is not None:
                         await pipe.aclose()
                         pipe = None
-                    todo.extendleft(reversed(inflight))
+                    # What the window answered is asked again, one request at a time.
+                    todo.extendleft(reversed([*(s for s, _ in held), *inflight]))
+                    held.clear()
                     inflight.clear()
                     while todo:
                         step = todo.popleft()
@@ -654,12 +672,16 @@ class HTTPHandler(SchemeHandler):
                     inflight.popleft()
                     await pipe.aclose()
                     pipe = None
+                    for item in _release(held):
+                        yield item
                     yield step.url, exc
                     continue
                 except AnyURLError as exc:  # closed or broken before this response
                     answered = pipe.answered or pipe.cycles
                     await pipe.aclose()
                     pipe = None
+                    for item in _release(held):  # what came before the close stands
+                        yield item
                     todo.extendleft(reversed(inflight))
                     inflight.clear()
                     if answered:
@@ -673,7 +695,7 @@ class HTTPHandler(SchemeHandler):
                 if response is None:  # a request that could not be written
                     inflight.popleft()
                     assert step.error is not None
-                    yield step.url, step.error
+                    held.append((step, step.error))
                     continue
                 whole: bytes | None = None
                 if response.status == 200 and method == "GET":
@@ -711,19 +733,36 @@ class HTTPHandler(SchemeHandler):
                         [(k, mask_header(k, v)) for k, v in step.headers],
                         "body": None}
                 if whole is not None:
-                    small = _small_resource(step.url, response, index, whole, reused, sent)
-                    yield step.url, small
-                    small.withdraw(partial(moved_on, step.url))  # unread: as a stream's is
+                    held.append((step, _small_resource(step.url, response, index, whole,
+                                                       reused, sent)))
                 else:
                     outcome = await self._pipelined_outcome(step.url, exchange, response,
                                                             options, method, sent)
-                    yield step.url, outcome
+                    if isinstance(outcome, Resource):  # a stream: handed over now
+                        for item in _release(held):
+                            yield item
+                        yield step.url, outcome
                     await pipe.drain()
+                    if not isinstance(outcome, Resource):
+                        held.append((step, outcome))
+                if not pipe.finished and (not inflight or not keep) and pipe.out_of_step():
+                    # Bytes with no request outstanding: this window's answers may each
+                    # be the one before's. Asked again one at a time (the top of the loop).
+                    self._mis_answered(route, trace, "it sent a response nobody asked for")
+                    todo.extendleft(reversed([*(s for s, _ in held), *inflight]))
+                    held.clear()
+                    inflight.clear()
+                    continue
+                if not inflight or not keep or pipe.finished:
+                    for item in _release(held):
+                        yield item
                 if not keep or pipe.finished:
                     await pipe.aclose()
                     pipe = None
                     todo.extendleft(reversed(inflight))
                     inflight.clear()
+            for item in _release(held):
+                yield item
         finally:
             if pipe is not None:
                 with anyio.CancelScope(shield=True):
@@ -742,7 +781,7 @@ class HTTPHandler(SchemeHandler):
         """Back to the pool as an h11 connection when it stands between responses."""
         current = pipe.current
         if (clean and not pipe.finished and (current is None or current.done)
-                and not pipe.reader.buffer and not pipe.reader.eof):
+                and not pipe.reader.eof and not pipe.out_of_step()):
             conn = HTTP11Connection(pipe.stream, pipe.key)
             conn.cycles = pipe.cycles
             await self.pool.keep(conn)
@@ -1134,6 +1173,17 @@ def _tls_settings(http: HTTPOptions) -> tuple[object, ...]:
 
 _DEFAULT_TLS = _tls_settings(HTTPOptions())
 
+
+
+def _release(held: deque[tuple[_Step, Resource | AnyURLError]],
+             ) -> Iterator[tuple[URL, Resource | AnyURLError]]:
+    """Hand ``held`` over in order, emptying it; a body in memory not read by the time
+    the next is asked for is withdrawn, as a stream's is."""
+    while held:
+        step, outcome = held.popleft()
+        yield step.url, outcome
+        if isinstance(outcome, Resource):
+            outcome.withdraw(partial(moved_on, step.url))
 
 
 def _small_resource(url: URL, response: Response, index: dict[str, str], data: bytes,

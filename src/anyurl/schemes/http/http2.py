@@ -52,7 +52,8 @@ import h2.events
 import h2.exceptions
 import h2.settings
 from h2.errors import ErrorCodes
-from hyperframe.frame import Frame, GoAwayFrame
+from h2.stream import StreamClosedBy
+from hyperframe.frame import DataFrame, Frame, GoAwayFrame, HeadersFrame
 
 from anyurl.errors import AnyURLError, ConnectionLost, PartialTransfer, ProtocolError
 from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Stream
@@ -130,14 +131,36 @@ def response_head(headers: Iterable[tuple[bytes | str, bytes | str]]) -> Respons
 
 
 class ClientConnection(h2.connection.H2Connection):
-    """h2's connection, but one that keeps reading after the server's GOAWAY.
+    """h2's connection, but one that keeps reading after the server's GOAWAY, and that
+    refuses a stream's frames once the server has ended it.
 
     h2 moves to its closed state on GOAWAY and raises on every later frame, although
     the streams up to the GOAWAY's last-stream-id are still being answered (nginx says
     GOAWAY after ``keepalive_requests`` streams, then answers those it took). Here the
     GOAWAY is only reported (``ConnectionTerminated``); the caller opens no stream
     after it, and decides what the unprocessed streams become.
+
+    HEADERS or DATA on a stream the server already ended (END_STREAM) answer nothing:
+    RFC 9113 5.1 lets (RFC 7540 5.1 made) that a connection error of type
+    STREAM_CLOSED, and it is one here. h2 4 only resets the stream while it still
+    remembers it, dropping the bytes: they reach no other stream either way (streams
+    are told apart by id, and an id is never used twice), but a server that sends a
+    response nobody asked for is out of step, and its connection is not trusted with
+    more requests. A frame on a stream the client never opened is h2's own connection
+    error already; late DATA on a stream *we* reset is expected and stays h2's
+    business (it is counted against the window and dropped).
     """
+
+    def _receive_frame(self, frame: Frame) -> list[h2.events.Event]:
+        sid = frame.stream_id
+        if (sid and isinstance(frame, DataFrame | HeadersFrame)
+                and self._stream_closed_by(sid) is StreamClosedBy.RECV_END_STREAM):
+            error = h2.exceptions.ProtocolError(
+                f"{type(frame).__name__[:-5].upper()} on stream {sid} after the server "
+                "ended it")
+            error.error_code = ErrorCodes.STREAM_CLOSED
+            raise error
+        return super()._receive_frame(frame)
 
     def _receive_goaway_frame(
         self, frame: GoAwayFrame

@@ -27,6 +27,25 @@ ended within a buffer, both of which a pipelining client needs; so no new depend
 
 The batch logic (windows, re-sending, remembering servers that mis-answer) lives with
 the handler (:meth:`~.handler.HTTPHandler.open_batch`).
+
+A response belongs to a request (issue 29)
+------------------------------------------
+HTTP/1.1 has no request identifiers: the n-th response answers the n-th request, and a
+server that answers one request twice (or a smuggled response) shifts every later
+body onto the URL after its own. What can be told: a window is written only when the
+last is answered, so when its last response has been read nothing may follow it
+(:meth:`PipelinedConnection.out_of_step`: the read buffer, and on a plain socket a
+peek at the kernel's); a response in excess of the window shows there, wherever in
+the window it came, because every later answer moved one place on. The handler holds
+a window's small bodies and errors until that check passes; when it fails, the window
+is asked again one request at a time on a new connection and the route is served that
+way from then on. What cannot be told: an extra response that arrives after that
+check (it is then taken for the next window's first request; the shift then shows at
+the end of a later window, or when the idle connection is taken from the pool, but
+the bodies handed over meanwhile are wrong), a response in a window that also carries
+a body too big to hold (a streamed body is handed over as it comes, before its window
+is checked), bytes still encrypted under TLS (only the decrypted buffer is looked at),
+and answers in the wrong order in the right number. ``--no-pipeline`` is the remedy.
 """
 
 from __future__ import annotations
@@ -399,6 +418,15 @@ class PipelinedConnection:
             except (AnyURLError, Malformed):
                 self.finished = True
         self.current = None
+
+    def out_of_step(self) -> bool:
+        """Whether bytes wait that no request asked for: to be asked when every
+        response sent for is read (a window answered), before more requests go.
+
+        A response beyond the requests written means the server answered one of them
+        twice, or answered something else: the responses read in that window may
+        each belong to the request before them (STYLE 26; see the handler's batch)."""
+        return bool(self.reader.buffer) or self.stream.bytes_waiting()
 
     async def aclose(self) -> None:
         """Close the stream."""

@@ -97,22 +97,26 @@ def _replan(steps: Iterable[_Step]) -> deque[_Step]:
 
 
 def _answers(step: _Step, reply: Response) -> bool:
-    """Whether ``reply`` can be the answer to ``step``: a 220 names the article asked for.
+    """Whether ``reply`` can be the answer to ``step``: a 220 (to 223) names the
+    article asked for.
 
-    Servers put the number (0 when asked by message-id) and the message-id in a 220; a
-    pipelined answer naming another article means the server lost count of our
-    commands. Other codes cannot be told apart (a 423 names nothing)."""
+    RFC 3977 6.2.1.2 puts in a 220 the number asked for (or, asked by message-id, 0 or
+    the number in the group) and the message-id (asked by it: the one asked for). A
+    pipelined answer naming another article, or none, means the server lost count of
+    our commands, or sent one answer more than asked (STYLE 26): the article numbers
+    and message-ids tie a response to its command, not its position. What cannot be
+    told: an unasked 220 that names exactly the next article asked for, and codes
+    that name nothing (a 423, a 430)."""
     if step.url is None:  # GROUP: a 211 names the group
         args = reply.arguments
         return reply.code != 211 or len(args) < 4 or args[3] == step.group
-    if reply.code != 220:
+    if reply.code not in (220, 221, 222, 223):
         return True
     info = parse_article_reply(reply)
     if step.number is not None:
-        return info.number in (0, step.number)
+        return info.number == step.number
     assert step.target is not None and step.target.message_id is not None
-    return info.message_id is None or info.message_id == message_id_argument(
-        step.target.message_id)
+    return info.message_id == message_id_argument(step.target.message_id)
 
 
 def _for_url(error: AnyURLError, url: URL) -> AnyURLError:
@@ -209,6 +213,18 @@ async def run_batch(
                 session.core.set_newline(newline)
                 answered = 0
                 depth = 1
+            if not inflight and answered and (session.core.unsolicited
+                                              or session.stream.bytes_waiting()):
+                # Bytes with no command owed answer nothing: the connection is out of
+                # step. What is left goes on a new one, one command at a time.
+                if key not in serial:
+                    serial.add(key)
+                    warn(f"{session.what()} sent a response nobody asked for; "
+                         "pipelining with it is off")
+                await session.goodbye()
+                session = None
+                todo = _replan(todo)
+                continue
             # Fill the window: one write for all the commands it takes.
             window = 1 if key in serial else depth
             wire = bytearray()

@@ -251,10 +251,11 @@ class NewsHandler(SchemeHandler):
           answered none of them is not replaced: the URLs left get its error. An
           article whose body was cut is not sent again; its resource raises
           :class:`PartialTransfer` while being read.
-        * A server that mis-answers (a 220 for another article number or message-id
-          than the one asked, or silence past the read timeout with commands
-          pipelined) is remembered for this handler's life and served one command at
-          a time from then on, starting with a new connection.
+        * A server that mis-answers (a 220 that does not name the article number or
+          message-id asked for, bytes arriving with no command owed, or silence past
+          the read timeout with commands pipelined) is remembered for this handler's
+          life and served one command at a time from then on, starting with a new
+          connection; an article already handed over was named by its 220.
         * Closing the iterator early (``aclose``, ``break``) sends QUIT and closes the
           connection; resources already yielded and not read must not be read after.
         """

@@ -167,7 +167,12 @@ def test_http_refresh_asks_conditionally_and_records_revisits(
     assert second.returncode == 0, second.stderr
     assert second.stderr.count("> If-None-Match:") >= 5
     assert second.stderr.count("< HTTP/1.1 304") == 4  # every page but the changed one
+    # A 304 ends at its head (RFC 9112 6.3): the connection is kept for the next request
+    # (before, each 304 cost a new one). At most --per-host connections, plus one a
+    # robots.txt or a listing may open.
+    assert second.stderr.count("* connecting to ") <= 3, second.stderr
     assert "0 new, 2 changed, 4 unchanged" in second.stderr  # the index page changed too
+    assert "(2 now, 4 not modified)" in second.stderr  # bodies fetched; 304s apart
     saved = next(out.glob("http/*/refresh-*/page3.txt"))
     assert saved.read_bytes() == b"page three, changed\n"
     assert saved.stat().st_mtime == 1_700_000_000  # Last-Modified kept

@@ -256,7 +256,8 @@ def run(args: argparse.Namespace) -> int:
         _print_skipped(summary.links_found, summary.links_skipped)
         _print_refresh(summary)
         print(f"anyurl: mirror of {len(urls) or 'the stored URLs'} start URL(s) in "
-              f"{args.output_dir}: {summary.done} done ({summary.fetched_now} now), "
+              f"{args.output_dir}: {summary.done} done "
+              f"({_now(summary.fetched_now, summary.not_modified_now)}), "
               f"{summary.failed} failed, {human_bytes(summary.bytes)}", file=sys.stderr)
         if summary.cdxj is not None:
             print(f"anyurl: CDXJ index: {summary.cdxj}", file=sys.stderr)
@@ -348,9 +349,15 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
                       f"{outcomes.get('unchanged', 0)} unchanged, "
                       f"{report.get('gone', 0)} no longer listed", file=sys.stderr)
             print(f"anyurl: {report['root']} on {report['worker']}: {report['done']} done "
-                  f"({report['fetched_now']} now), {report['failed']} failed, "
+                  f"({_now(report['fetched_now'], report.get('not_modified_now', 0))}), "
+                  f"{report['failed']} failed, "
                   f"{human_bytes(report['bytes'])}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _now(fetched: int, not_modified: int) -> str:
+    """``3 now`` (bodies fetched in this run), and the 304s that cost no body."""
+    return f"{fetched} now" + (f", {not_modified} not modified" if not_modified else "")
 
 
 def _print_failures(errors: list[tuple[str, str]], count: int, where: str) -> None:

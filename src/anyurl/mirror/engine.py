@@ -151,7 +151,10 @@ class MirrorSummary:
     done: int = 0
     failed: int = 0
     bytes: int = 0
+    #: URLs whose body this run fetched (a 304's saved file is not counted here).
     fetched_now: int = 0
+    #: URLs a server answered with ``304 Not Modified`` this run: checked, not fetched.
+    not_modified_now: int = 0
     #: URLs that failed in this run (each is in the state, with its error).
     failed_now: int = 0
     #: The first :data:`ERRORS_KEPT` failures of this run as (URL, message): a sample to
@@ -680,7 +683,7 @@ class Mirror:
                 written = await self._revisit(url.masked(), refers, head)
                 end = (str(written.file), written.end)
             self._mark(Unchanged(entry.url), end)
-        self._summary.fetched_now += 1
+        self._summary.not_modified_now += 1
 
     def _manifest(self, line: dict[str, object]) -> None:
         """A line for ``manifest.jsonl``, appended by :meth:`_flush` (never through a

@@ -190,10 +190,16 @@ class HTTP11Connection:
         self.bypassed = _keep_alive(response)
 
     async def discard(self, response: Response) -> None:
-        """Read and drop a short body (to keep the connection); give up a long one."""
+        """Read and drop a short body (to keep the connection); give up a long one.
+
+        A response that has no body by its status (RFC 9112 section 6.3: 1xx, 204, 304)
+        ends at its head, whatever its headers say: h11 knows, so it is drained (at once)
+        and the connection kept; a refresh's 304s then share one connection.
+        """
         length = response.header("content-length")
         small = length is not None and length.isdigit() and int(length) <= DRAIN_LIMIT
-        if not small and response.header("transfer-encoding") is None:
+        bodiless = response.status < 200 or response.status in (204, 304)
+        if not (small or bodiless) and response.header("transfer-encoding") is None:
             self.keep_alive = False
             return
         received = 0

@@ -13,6 +13,8 @@ import re
 import socket
 from typing import Any
 
+import anyio
+import anyio.abc
 import pytest
 
 from anyurl.config import Config
@@ -332,10 +334,18 @@ async def test_loopback_plus_close_framing(peers) -> None:
     assert body == STREAM  # the "." line inside a +-2 body is data
 
 
-async def test_loopback_dots_unstuffed(peers) -> None:
-    for url in ("0/dots.txt", "0/dots.txt%09%09+"):
-        body, _ = await fetch(peers["gopherplus"].url(url))
-        assert body == b".\r\n..\r\n.leading dot\r\nno dot\r\n...three\r\n"
+async def test_loopback_dots_unstuffed_after_a_plus_dot_header(peers) -> None:
+    """A "+-1" header says the server frames as RFC 1436 does: its stuffed dots go."""
+    body, _ = await fetch(peers["gopherplus"].url("0/dots.txt%09%09+"))
+    assert body == b".\r\n..\r\n.leading dot\r\nno dot\r\n...three\r\n"
+
+
+async def test_loopback_gopher0_document_kept_as_sent(peers) -> None:
+    """Without a header a document is kept as sent (issue 29: gophernicus and pygopherd
+    do not stuff, so un-stuffing would change their files): a stuffing server's doubled
+    dots stay, and only its last "." line before the close is the terminator."""
+    body, _ = await fetch(peers["gopherplus"].url("0/dots.txt"))
+    assert body == b"..\r\n...\r\n..leading dot\r\nno dot\r\n....three\r\n"
 
 
 async def test_loopback_binary_plus_length(peers) -> None:
@@ -406,6 +416,30 @@ async def test_html_url_item_is_a_link() -> None:
 async def test_text_that_never_ends_times_out(peers) -> None:
     with pytest.raises(TransferTimeout):
         await fetch(peers["gopherplus"].url("0/slow"), config=Config(read_timeout=0.5))
+
+
+async def test_text_whose_dot_line_is_followed_by_silence_ends_there() -> None:
+    """A server that ends a text with "." as RFC 1436 says but then keeps the connection
+    open: the read timeout after the "." line is the end of the text, not an error."""
+    release = anyio.Event()
+
+    async def handle(stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            await stream.receive()
+            await stream.send(b"text\r\n.\r\n")
+            await release.wait()
+
+    async with await anyio.create_tcp_listener(local_host="127.0.0.1") as listener, \
+            anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, handle)
+        port = listener.extra(anyio.abc.SocketAttribute.local_port)
+        trace: list[str] = []
+        body, _ = await fetch(f"gopher://127.0.0.1:{port}/0/held", trace=trace,
+                              config=Config(read_timeout=0.3))
+        release.set()
+        tg.cancel_scope.cancel()
+    assert body == b"text\r\n"
+    assert "* the server sent a '.' line and then nothing: taken as the end" in trace
 
 
 # -- in-process loopback server: the exact bytes sent -------------------------------------------

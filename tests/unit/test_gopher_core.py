@@ -137,21 +137,51 @@ FEEDS = [pytest.param(lambda d: [d], id="one-chunk"), pytest.param(bytewise, id=
 
 FRAMING_CASES = [
     pytest.param(Framing.DOT, False, b"line 1\r\n..dot\r\n.\r\n",
-                 [Data(b"line 1\r\n.dot\r\n"), EndOfData(14)], id="text-unstuffed"),
+                 [Data(b"line 1\r\n.dot\r\n"), EndOfData(14)], id="listing-unstuffed"),
     pytest.param(Framing.DOT, False, b"a\n.b\n.\n", [Data(b"a\nb\n"), EndOfData(4)],
-                 id="text-lf-only"),
-    pytest.param(Framing.DOT, False, b".\r\n", [EndOfData(0)], id="text-empty"),
+                 id="listing-lf-only"),
+    pytest.param(Framing.DOT, False, b".\r\n", [EndOfData(0)], id="listing-empty"),
     pytest.param(Framing.DOT, False, b"no terminator\r\n",
                  [Data(b"no terminator\r\n"), EndOfData(15, None, False)],
-                 id="text-closed-without-dot"),
+                 id="listing-closed-without-dot"),
     pytest.param(Framing.DOT, False, b"partial line",
-                 [Data(b"partial line"), EndOfData(12, None, False)], id="text-no-line-end"),
+                 [Data(b"partial line"), EndOfData(12, None, False)], id="listing-no-line-end"),
     pytest.param(Framing.DOT, False, b"x\r\n.", [Data(b"x\r\n"), EndOfData(3)],
-                 id="text-dot-then-close"),
+                 id="listing-dot-then-close"),
     pytest.param(Framing.DOT, False, b"x\r\n.\r\nafter", [Data(b"x\r\n"), EndOfData(3)],
-                 id="text-ignores-after-terminator"),
+                 id="listing-ignores-after-terminator"),
     pytest.param(Framing.DOT, False, b"a.b\r\n\r\n.\r\n", [Data(b"a.b\r\n\r\n"), EndOfData(7)],
-                 id="text-inner-dots-kept"),
+                 id="listing-inner-dots-kept"),
+    # A document (Framing.TEXT): a lone "." ends it only as the last line before the close,
+    # and nothing is unstuffed (gophernicus and pygopherd send files as stored).
+    pytest.param(Framing.TEXT, False, b"a\r\n.\r\nb\r\n",
+                 [Data(b"a\r\n.\r\nb\r\n"), EndOfData(9, None, False)], id="text-dot-in-middle"),
+    pytest.param(Framing.TEXT, False, b"a\r\n.\r\n", [Data(b"a\r\n"), EndOfData(3)],
+                 id="text-dot-last-before-close"),
+    pytest.param(Framing.TEXT, False, b"a\n.\n", [Data(b"a\n"), EndOfData(2)],
+                 id="text-dot-last-lf-only"),
+    pytest.param(Framing.TEXT, False, b".\r\n", [EndOfData(0)], id="text-empty"),
+    pytest.param(Framing.TEXT, False, b".\r\n.\r\n", [Data(b".\r\n"), EndOfData(3)],
+                 id="text-two-dot-lines"),
+    pytest.param(Framing.TEXT, False, b"..\r\n.x\r\n",
+                 [Data(b"..\r\n.x\r\n"), EndOfData(8, None, False)], id="text-not-unstuffed"),
+    pytest.param(Framing.TEXT, False, b"x\r\n.", [Data(b"x\r\n."), EndOfData(4, None, False)],
+                 id="text-dot-without-line-end-kept"),
+    pytest.param(Framing.TEXT, False, b"x\r\n.\r",
+                 [Data(b"x\r\n.\r"), EndOfData(5, None, False)], id="text-dot-cr-kept"),
+    pytest.param(Framing.TEXT, False, b"a.\r\nb.\n",
+                 [Data(b"a.\r\nb.\n"), EndOfData(7, None, False)], id="text-dot-not-at-line-start"),
+    pytest.param(Framing.TEXT, False, b"no terminator", [Data(b"no terminator"),
+                                                        EndOfData(13, None, False)],
+                 id="text-closed-without-dot"),
+    pytest.param(Framing.TEXT, True, b"+-1\r\n..x\r\n.\r\ny\r\n",
+                 [PlusHeader(-1), Data(b".x\r\n"), EndOfData(4)],
+                 id="text-plus-dot-is-rfc-framing"),
+    pytest.param(Framing.TEXT, True, b"+-2\r\nx\r\n.\r\ny\r\n",
+                 [PlusHeader(-2), Data(b"x\r\n.\r\ny\r\n"), EndOfData(9)], id="text-plus-close"),
+    pytest.param(Framing.TEXT, True, b".\r\nafter\r\n",
+                 [Data(b".\r\nafter\r\n"), EndOfData(10, None, False)],
+                 id="text-gopher0-answer-to-plus-request"),
     pytest.param(Framing.CLOSE, False, b"\x00.\r\n\xff", [Data(b"\x00.\r\n\xff"), EndOfData(5)],
                  id="binary-until-close"),
     pytest.param(Framing.CLOSE, True, b"+5\r\nhello", [PlusHeader(5), Data(b"hello"),
@@ -206,6 +236,70 @@ def test_text_split_at_every_position() -> None:
         assert got == [Data(b"one\r\n.two\r\nthree\r\n\r\n"), EndOfData(20)], cut
 
 
+def test_document_split_at_every_position() -> None:
+    """Issue 29: a "." line in the middle of a document is content wherever the reads
+    cut it; only the last line before the close is the terminator."""
+    body = b"one\r\n.\r\n..two\r\n.\n.\r\n\r\n."
+    for wire, expected in ((body, body), (body + b"\r\n.\r\n", body + b"\r\n")):
+        for cut in range(len(wire) + 1):
+            for second in range(cut, len(wire) + 1):
+                reader = ResponseReader(Framing.TEXT)
+                got = events(reader, [wire[:cut], wire[cut:second], wire[second:]])
+                terminated = wire != body
+                assert got == [Data(expected), EndOfData(len(expected), None, terminated)], (
+                    cut, second)
+
+
+def document_with_dot_lines(size: int) -> bytes:
+    """About ``size`` bytes of HTML-like text with a lone "." line every few lines, as
+    Debian's socat.html has (gophernicus sends it as stored)."""
+    lines = [b"<p>line %d of the page</p>\n" % i if i % 7 else b".\n" for i in range(size // 20)]
+    return b"".join(lines)
+
+
+@pytest.mark.parametrize("boundary", [12_288, 4096, 65_536])
+def test_document_dot_line_at_a_read_boundary(boundary: int) -> None:
+    """The reads of issue 29 (a "." line right at 12,288 bytes) lose nothing: every cut
+    at and around the boundary, whatever the line end is split from."""
+    doc = document_with_dot_lines(3 * boundary)
+    dot = doc.index(b"\n.\n", boundary - 40) + 1
+    for start in range(dot - 2, dot + 4):
+        chunks = [doc[i : i + boundary] for i in range(0, len(doc), boundary)]
+        shifted = [doc[:start]] + [doc[i : i + boundary]
+                                   for i in range(start, len(doc), boundary)]
+        for feed in (chunks, shifted):
+            reader = ResponseReader(Framing.TEXT)
+            assert events(reader, feed) == [Data(doc), EndOfData(len(doc), None, False)]
+
+
+def test_document_chunks_pass_through_and_hold_at_most_a_dot_line() -> None:
+    """Bounded memory: a chunk passes on as received (the same object) unless it ends in
+    what may be the terminator; only that line (3 bytes at most) is held back."""
+    reader = ResponseReader(Framing.TEXT)
+    chunk = document_with_dot_lines(1 << 16) + b"end\r\n"
+    reader.receive_data(chunk)
+    event = reader.next_event()
+    assert isinstance(event, Data) and event.data is chunk
+    reader.receive_data(b"more\r\n.\r\n")
+    assert reader.next_event() == Data(b"more\r\n")
+    assert reader.next_event() is NEED_DATA and reader.holds_terminator
+    reader.receive_data(b"x")
+    assert reader.next_event() == Data(b".\r\nx")
+    assert not reader.holds_terminator
+    reader.receive_data(b"\n.\r\n")
+    assert reader.next_event() == Data(b"\n")
+    reader.receive_data(b"")
+    assert reader.next_event() == EndOfData(len(chunk) + 11, None, True)
+
+
+def test_menu_ends_at_its_dot_line_without_waiting_for_the_close() -> None:
+    """A menu's lone "." cannot be an item: it is the end at once (gophernicus sends it)."""
+    reader = ResponseReader(Framing.DOT)
+    reader.receive_data(b"iinfo\t\terror.host\t1\r\n.\r\n")
+    assert reader.next_event() == Data(b"iinfo\t\terror.host\t1\r\n")
+    assert reader.next_event() == EndOfData(21)
+
+
 def test_binary_chunks_pass_through_without_copy() -> None:
     reader = ResponseReader(Framing.CLOSE)
     chunk = bytes(1 << 20)
@@ -233,8 +327,10 @@ def test_header_with_meaningless_size_is_protocol_error() -> None:
 def test_framing_for_type() -> None:
     assert framing_for_type("9") is Framing.CLOSE
     assert framing_for_type("I") is Framing.CLOSE
-    assert framing_for_type("0") is Framing.DOT
+    assert framing_for_type("0") is Framing.TEXT
+    assert framing_for_type("h") is Framing.TEXT
     assert framing_for_type("1") is Framing.DOT
+    assert framing_for_type("7") is Framing.DOT
 
 
 # -- menus --------------------------------------------------------------------------------------

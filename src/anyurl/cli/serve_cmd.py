@@ -46,6 +46,9 @@ def add_parser(sub: Any) -> None:
     add_policy_flags(p)
     p.add_argument("--max-size", type=parse_size, default=256 * 1024 * 1024, metavar="BYTES",
                    help="bytes of one response at most (K, M, G suffixes; default 256M)")
+    p.add_argument("--max-page", type=parse_size, default=16 * 1024 * 1024, metavar="BYTES",
+                   help="bytes of a listing shown as a page at most; a larger one is offered "
+                   "as raw bytes (default 16M)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                    help="seconds one request may take (default 120)")
     p.add_argument("--max-requests", type=int, default=8, metavar="N",
@@ -85,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
     from anyurl.serve.app import TOKEN_PARAM, ServeOptions, bind, build_app, serve
     config = load_config(args.config)
     config = apply_policy_flags(args, config)
-    for number, name in ((args.max_size, "--max-size"), (args.max_requests, "--max-requests")):
+    for number, name in ((args.max_size, "--max-size"), (args.max_page, "--max-page"),
+                         (args.max_requests, "--max-requests")):
         if number < 1:
             raise OptionError(f"{name} must be at least 1")
     if args.timeout <= 0:
@@ -99,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
     token = None if args.no_token else secrets.token_urlsafe(24)
     options = ServeOptions(host=args.host, port=port, token=token,
                            allow_file=args.allow_file, allowed_hosts=tuple(args.allow_host),
-                           max_size=args.max_size, timeout=args.timeout,
+                           max_size=args.max_size, max_page=args.max_page,
+                           timeout=args.timeout,
                            max_requests=args.max_requests, warcs=tuple(args.warc),
                            config=config)
     if args.warc:

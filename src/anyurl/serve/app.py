@@ -5,6 +5,10 @@ Every request passes :class:`Guard` first, the door of the gateway:
 * **Host.** A request whose ``Host`` is not one of the gateway's own addresses is
   refused (403): a web page on another site cannot reach the gateway through a name it
   controls that resolves to 127.0.0.1 (DNS rebinding).
+* **Another site.** A request a browser marks ``Sec-Fetch-Site: cross-site`` or
+  ``same-site`` is refused (403): the token cookie is sent with every request to
+  127.0.0.1, whatever its port, so a page of another local server (same-site: ports do
+  not make sites) could otherwise use the gateway with the user's cookie.
 * **Token.** Unless the gateway runs with ``token=None`` (``--no-token``), a request must
   carry the token: in the ``anyurl_token`` query parameter (the ready URL printed at
   start, as notebook servers print theirs; it is then set as a cookie and the browser is
@@ -16,9 +20,20 @@ Every request passes :class:`Guard` first, the door of the gateway:
   ``curl -x http://127.0.0.1:PORT -U anyurl:TOKEN`` sends it, or Bearer), else the
   answer is ``407``. They get the resource's bytes, as a proxy returns them.
 
+Every answer leaves the door with the pages' security headers (a policy without
+scripts, ``nosniff``, no referrer, no caching) unless it set its own: a refusal, a
+redirect and a ``500`` as much as a page.
+
 Then every URL goes through the resolver (port policy, registry, gateways), ``file:``
 only when the gateway was told so; each request is limited in bytes (``max_size``), time
 (``timeout``) and number at once (``max_requests``: more get ``429``).
+
+A page is rendered in a worker thread (``anyio.to_thread``), never on the event loop: a
+600 KB Gopher menu is work that grows with its size, and on the loop it held every other
+request (``/`` included) until it was done. The render gets what is left of the request's
+``timeout`` (a ``504`` after; the thread, which cannot be stopped, finishes unseen), and a
+listing larger than ``max_page`` is not rendered at all: the answer (``413``) points at its
+raw bytes.
 """
 
 from __future__ import annotations
@@ -26,21 +41,23 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import functools
 import hmac
 import logging
 import math
+import re
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qsl, quote, urlencode
+from urllib.parse import quote
 
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from anyurl.config import Config
 from anyurl.errors import (
@@ -91,6 +108,8 @@ class ServeOptions:
     allowed_hosts: tuple[str, ...] = ()
     #: Bytes of one response at most (a page's listing or a download).
     max_size: int = 256 * 1024 * 1024
+    #: Bytes of a listing rendered as a page at most; a larger one is offered raw.
+    max_page: int = 16 * 1024 * 1024
     #: Seconds one request may take, opening and transfer together.
     timeout: float = 120.0
     #: Requests served at once; more are answered 429.
@@ -143,6 +162,26 @@ class Guard:
         if scope["type"] != "http":
             await self.app.asgi(scope, receive, send)
             return
+        started = False
+
+        async def secured(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                message = _with_security_headers(message)
+            await send(message)
+
+        try:
+            await self._door(scope, receive, secured)
+        except Exception:
+            if not started:  # an answer all the same, with the headers, then the log
+                await _page(html.error_page(
+                    "", "The gateway failed on this request.",
+                    "The gateway's log says why."), 500)(scope, receive, secured)
+            raise
+
+    async def _door(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The checks of the module's docstring, in order, then the gateway."""
         request = Request(scope, receive)
         raw_path: bytes = scope.get("raw_path") or scope["path"].encode()
         if not raw_path.startswith(b"/"):  # absolute form: a proxy request
@@ -165,6 +204,13 @@ class Guard:
                 f"anyurl serve: refused a request for host {host!r}: this gateway "
                 "answers only to its own address (DNS rebinding)\n", 403,
                 media_type="text/plain")(scope, receive, send)
+            return
+        site = (request.headers.get("sec-fetch-site") or "").strip().lower()
+        if site in ("cross-site", "same-site"):
+            await _page(html.error_page(
+                "", f"Refused a request from another site (Sec-Fetch-Site: {site}).",
+                "Open the gateway's pages from its own address, not from another page."),
+                403)(scope, receive, send)
             return
         if self.options.token is not None:
             given = request.query_params.get(TOKEN_PARAM)
@@ -210,10 +256,11 @@ class Guard:
                           send: Send) -> None:
         """The token was in the URL: keep it as a cookie and send the browser to the
         same address without it (so it stays out of the address bar and history)."""
-        kept = [(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1"),
-                                             keep_blank_values=True) if k != TOKEN_PARAM]
+        query = _without_token(scope.get("query_string", b"").decode("latin-1"))
         raw_path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
-        location = raw_path + ("?" + urlencode(kept) if kept else "")
+        if raw_path.startswith(("//", "/\\")):
+            raw_path = "/." + raw_path  # a path here, never another host's address
+        location = raw_path + ("?" + query if query else "")
         response = RedirectResponse(location, 303)
         response.set_cookie(cookie_name(self.port), str(self.options.token), httponly=True,
                             samesite="strict", path="/")
@@ -266,9 +313,7 @@ class Gateway:
         raw: str = (request.scope.get("raw_path") or request.scope["path"].encode()).decode(
             "latin-1")
         target = raw[len(prefix):]
-        query = request.scope.get("query_string", b"").decode("latin-1")
-        kept = "&".join(p for p in query.split("&") if p and
-                        not p.startswith(TOKEN_PARAM + "="))
+        kept = _without_token(request.scope.get("query_string", b"").decode("latin-1"))
         return target + ("?" + kept if kept else "")
 
     def _admit(self, text: str) -> URL:
@@ -289,10 +334,17 @@ class Gateway:
             "or open http://this-address/<URL>."))
 
     async def go(self, request: Request) -> Response:
-        """The bar's target: the page of the URL typed."""
+        """The bar's target: the page of the URL typed. Only a URL with its scheme: the
+        gateway's path of ``/evil.com`` would be ``//evil.com``, another host's address
+        to a browser (an open redirect)."""
         text = (request.query_params.get("url") or "").strip()
         if not text:
             return RedirectResponse("/", 303)
+        if _SCHEME.match(text) is None:
+            return _page(html.error_page(
+                text, f"{text!r} is not a URL: it has no scheme.",
+                "Type the whole URL, with its scheme: gopher://host/1/, ftp://host/pub/, "
+                "news:group ..."), 400)
         return RedirectResponse(html.gateway_href(quote(text, safe=_URL_SAFE)), 303)
 
     async def search(self, request: Request) -> Response:
@@ -314,11 +366,12 @@ class Gateway:
             if notice is not None:
                 return _page(html.notice_page(url, notice))
             if self.archive is not None:
+                deadline = anyio.current_time() + self.options.timeout
                 capture = await anyio.to_thread.run_sync(self.archive.read, url)
                 info, body = capture.info, capture.body
                 if not _is_page(info):
                     return _download(info, body)
-                return _page(self._render(info, body, captured=capture.date))
+                return await self._page_of(info, body, deadline, captured=capture.date)
             return await self._live(url, page=True)
         except AnyURLError as exc:
             return _error(text, exc)
@@ -378,7 +431,7 @@ class Gateway:
             if page and _is_page(resource.info):
                 with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
                     body = await resource.read(limit=self.options.max_size)
-                return _page(self._render(resource.info, body))
+                return await self._page_of(resource.info, body, deadline)
             release = False
             return _Streamed(resource, stack, self, deadline, attachment=attachment)
         except TimeoutError:
@@ -394,8 +447,29 @@ class Gateway:
                                f"{self.options.timeout:g} seconds",
                                hint="Raise anyurl serve --timeout.")
 
+    async def _page_of(self, info: ResourceInfo, body: bytes, deadline: float, *,
+                       captured: str | None = None) -> Response:
+        """The page of a listing, rendered in a worker thread by ``deadline`` so that the
+        event loop serves other requests meanwhile; a listing over ``max_page`` bytes is
+        refused (413) with the address of its raw bytes instead."""
+        limit = self.options.max_page
+        if len(body) > limit:
+            return _error(str(info.url), FileSizeExceeded(
+                f"{info.url.masked()} is {len(body)} bytes, more than the gateway shows "
+                f"as a page ({limit})",
+                hint=f"Download its bytes at {html.raw_href(str(info.url))}, or raise "
+                "anyurl serve --max-page."), status=413)
+        render = functools.partial(self._render, info, body, captured=captured)
+        try:
+            with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+                text = await anyio.to_thread.run_sync(render, abandon_on_cancel=True)
+        except TimeoutError:
+            raise self._timeout(info.url) from None
+        return _page(text)
+
     def _render(self, info: ResourceInfo, body: bytes, *, captured: str | None = None) -> str:
-        """A page of ``info``'s resource as its handler renders it and finds its links."""
+        """A page of ``info``'s resource as its handler renders it and finds its links
+        (in a worker thread: it reads nothing but its arguments and the registry)."""
         assert self.resolver is not None
         handler = self.resolver.handler_for(info.url)
         text = handler.render(info, body)
@@ -410,6 +484,23 @@ class Gateway:
 #: Characters kept as they are when a typed URL becomes a gateway path (what a URL may
 #: hold); anything else (a space, a quote) is %-escaped.
 _URL_SAFE = "!#$%&'()*+,-./:;=?@[]_~"
+#: A URL's scheme and its colon (RFC 1738 2.1), which a typed URL must start with.
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def _without_token(query: str) -> str:
+    """``query`` as sent, less the token parameter: every other byte kept (a search's
+    ``gophers%20fox`` stays that, not a form's ``gophers+fox=``)."""
+    return "&".join(part for part in query.split("&")
+                    if part.partition("=")[0] != TOKEN_PARAM)
+
+
+def _with_security_headers(message: Message) -> Message:
+    """A response head with the pages' security headers it does not set itself."""
+    headers = list(message.get("headers", []))
+    present = {bytes(name).lower() for name, _ in headers}
+    headers += [(name, value) for name, value in _SECURITY_HEADERS if name not in present]
+    return {**message, "headers": headers}
 
 
 def _is_page(info: ResourceInfo) -> bool:
@@ -425,6 +516,8 @@ def _page(text: str, status: int = 200) -> Response:
 
 _PAGE_HEADERS = {"Content-Security-Policy": html.PAGE_CSP, "X-Content-Type-Options": "nosniff",
                  "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+_SECURITY_HEADERS = [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                     for k, v in _PAGE_HEADERS.items()]
 
 
 def _error(text: str, exc: AnyURLError, status: int | None = None) -> Response:

@@ -6,12 +6,19 @@ long URL and are removed. A line break right after a hyphen is ambiguous, since 
 typesetter may have added the hyphen: the URL keeps it, and ``FoundURL.alternatives``
 offers the reading without it. Bare URLs of the known schemes (the registry's: built-in
 and plug-in) are found too, less the punctuation that ends a sentence.
+
+The work is linear in the text: a rendered Gopher menu of 600 KB holds 10,000 wrapped URLs
+and as many bare matches inside them, and ``anyurl serve`` links every one on a page.
+Wrapped spans are found in order and bare matches come in order, so one walk over both
+says which bare match lies inside a wrapper (comparing each with every span found before
+took 55 s there).
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from anyurl.errors import URLSyntaxError
@@ -53,10 +60,32 @@ def _normalise(candidate: str) -> str | None:
 
 
 def _trim(bare: str) -> str:
-    while bare and (bare[-1] in _TRAILING or (bare[-1] == ")" and bare.count("(") <
-                                                bare.count(")"))):
-        bare = bare[:-1]
-    return bare
+    """``bare`` less the punctuation that ends a sentence, and a ``)`` that closes a
+    parenthesis opened before the URL; the parentheses are counted once, not per cut."""
+    opened, closed = bare.count("("), bare.count(")")
+    end = len(bare)
+    while end:
+        last = bare[end - 1]
+        if last == ")" and opened < closed:
+            closed -= 1
+        elif last not in _TRAILING:
+            break
+        end -= 1
+    return bare[:end]
+
+
+def _outside(spans: list[tuple[int, int]],
+             matches: Iterator[re.Match[str]]) -> Iterator[re.Match[str]]:
+    """The ``matches`` that start in none of ``spans``; both are in order of their start
+    (spans do not overlap), so one pointer walks the spans once for all matches."""
+    i = 0
+    for m in matches:
+        start = m.start()
+        while i < len(spans) and spans[i][1] <= start:
+            i += 1
+        if i < len(spans) and spans[i][0] <= start:
+            continue
+        yield m
 
 
 def find_urls(text: str) -> list[FoundURL]:
@@ -79,9 +108,7 @@ def find_urls(text: str) -> list[FoundURL]:
                 alternatives = (alt,)
         found.append(FoundURL(url, m.start(), m.end(), True, alternatives))
         taken.append((m.start(), m.end()))
-    for m in _bare(tuple(names())).finditer(text):
-        if any(a <= m.start() < b for a, b in taken):
-            continue
+    for m in _outside(taken, _bare(tuple(names())).finditer(text)):
         bare = _trim(m.group(0))
         url = _normalise(bare)
         if url is not None:

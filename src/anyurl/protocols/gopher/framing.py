@@ -1,21 +1,37 @@
 """How a Gopher response ends, which the response does not say: the framing rules.
 
-* a gopher0 menu or text item ends at a line holding only ``.``; every other line that
-  starts with ``.`` carries one stuffed dot to remove (RFC 1436 appendix). Servers may
-  also just close, and that is a normal end, not an error;
+* a gopher0 menu (and a Gopher+ attribute block) ends at a line holding only ``.``; every
+  other line that starts with ``.`` carries one stuffed dot to remove (RFC 1436
+  appendix). A menu line always has a type and TABs, so a lone ``.`` cannot be an item:
+  it is the end even if the server keeps the connection open. Servers may also just
+  close, and that is a normal end, not an error;
+* a document (text, HTML, every type that is neither a menu nor binary) ends when the
+  server closes. Real servers send a file as it is stored: gophernicus and pygopherd
+  neither end it with ``.`` nor double the dots of lines that start with one, so a file
+  holding a line ``.`` (``socat.html`` in Debian's /usr/share/doc does, many times) or
+  ``..`` (reStructuredText, troff) would be cut or changed by the RFC's reading. Here a
+  lone ``.`` line is the terminator only when it is the last line before the close (a
+  server that follows the RFC closes right after it), and nothing is unstuffed: every
+  byte before the close is kept. The cost is on the other side: a gopher0 server that
+  does double leading dots shows ``..`` where the file has ``.``, visibly and without
+  loss;
 * binary items (``9``, ``5``, ``g``, ``I``, ``s`` ...) have no terminator: they end when
   the server closes;
 * a Gopher+ response (asked for with a Gopher+ string) starts with a header line that
-  overrides both rules: ``+<n>`` exactly n bytes, ``+-1`` dot-terminated (unstuffed as
-  gopher0 text), ``+-2`` until close, and ``--1`` / ``--2`` an error body framed the
-  same way. A gopher0 server that ignores the Gopher+ string answers without a header,
-  so a first line that is not exactly a header means "no header", and the item type
-  decides the framing as for gopher0.
+  overrides these rules: ``+<n>`` exactly n bytes, ``+-1`` dot-terminated and unstuffed
+  (the server says it frames as RFC 1436 does: UMN gopherd answers text so; the servers
+  that send files as stored answer ``+n`` or ``+-2``, or no header), ``+-2`` until close,
+  and ``--1`` / ``--2`` an error body framed the same way. A gopher0 server that ignores the
+  Gopher+ string answers without a header, so a first line that is not exactly a
+  header means "no header", and the item type decides the framing as for gopher0.
 
 :class:`ResponseReader` implements this as a small state machine in the h11 style:
 ``receive_data(bytes)`` (``b""`` at end of stream), then ``next_event()`` until it
 returns :data:`NEED_DATA`. Text is kept as the server sent it (CR LF is not rewritten);
-only the terminator and the stuffed dots are removed. The body comes as the shared
+only the terminator (and, in dot framing, the stuffed dots) is removed. A document's chunks pass on
+as received: only a chunk's last line, when it could be the terminator (``.``, ``.\r``,
+``.\r\n``, ``.\n`` at a line start), waits for the next read to say whether more
+follows, so memory does not grow with the body. The body comes as the shared
 :class:`~anyurl.protocols.common.Data` and
 :class:`~anyurl.protocols.common.EndOfData` events (``announced`` is a ``+n`` header's
 size; ``terminated`` False when the server closed without the ``.`` line).
@@ -97,14 +113,18 @@ Event = PlusHeader | Data | EndOfData | PlusError
 class Framing(enum.Enum):
     """How a body ends."""
 
-    DOT = "dot"  #: at a line holding only "."; stuffed dots removed
+    DOT = "dot"  #: a menu, attribute block or +-1 body: at a lone "."; stuffed dots removed
+    TEXT = "text"  #: a document: at the close; a last line "." before it dropped, no unstuffing
     CLOSE = "close"  #: when the server closes
     LENGTH = "length"  #: after exactly n bytes (Gopher+ ``+n``)
 
 
 def framing_for_type(gophertype: str) -> Framing:
-    """Framing of a gopher0 answer (no Gopher+ header): binary types until close, else dot."""
-    return Framing.CLOSE if gophertype in BINARY_TYPES else Framing.DOT
+    """Framing of a gopher0 answer (no Gopher+ header): menus end at ".", binary types
+    at the close, documents at the close less a last "." line."""
+    if gophertype in MENU_TYPES:
+        return Framing.DOT
+    return Framing.CLOSE if gophertype in BINARY_TYPES else Framing.TEXT
 
 
 class ReaderState(enum.Enum):
@@ -132,7 +152,8 @@ class ResponseReader:
         self.framing: Framing = fallback
         self.header: int | None = None
         self._buf = bytearray()
-        self._chunks: deque[bytes] = deque()  # CLOSE/LENGTH bodies, as received: no copy
+        self._chunks: deque[bytes] = deque()  # TEXT/CLOSE/LENGTH bodies, as received: no copy
+        self._held = b""  # TEXT: a last line that may be the terminator, until more comes
         self._eof = False
         self._line_start = True
         self._received = 0
@@ -235,6 +256,8 @@ class ResponseReader:
             if ended:
                 return self._end()
             return NEED_DATA
+        if self.framing is Framing.TEXT:
+            return self._read_text()
         if self._chunks:
             chunk = self._chunks.popleft()
             if self.framing is Framing.LENGTH:
@@ -255,6 +278,43 @@ class ResponseReader:
                 self._terminated = False
             return self._end()
         return NEED_DATA
+
+    @property
+    def holds_terminator(self) -> bool:
+        """A document's last line so far is ``.`` and its line end: the body is complete
+        if the server sends nothing more (for a caller whose read timed out)."""
+        return self.framing is Framing.TEXT and self._held in (b".\r\n", b".\n") \
+            and not self._chunks
+
+    def _read_text(self) -> Data | EndOfData | NeedData:
+        """A document: each chunk passes on as received, less a last line that may be
+        the terminator; that line waits for the next chunk (then it is content) or for
+        the close (then it was the end, if it was whole)."""
+        while self._chunks:
+            data = self._chunks.popleft()
+            line_start = self._line_start
+            if self._held:
+                data, line_start = self._held + data, True
+            keep = _terminator_tail(data, line_start)
+            if keep:
+                data, self._held = data[:-keep], data[-keep:]
+            else:
+                self._held = b""
+            if data:
+                self._line_start = data[-1] == 0x0A
+                self._received += len(data)
+                return Data(data)
+        if not self._eof:
+            return NEED_DATA
+        held, self._held = self._held, b""
+        if held in (b".\r\n", b".\n"):
+            return self._end()
+        self._terminated = False
+        if held:  # "." or ".\r" and then the close: a file's last bytes, kept
+            self._received += len(held)
+            self._pending_end = True
+            return Data(held)
+        return self._end()
 
     def _unstuff(self) -> tuple[bytes, bool]:
         """Dot-terminated framing over the buffer: (unstuffed bytes, terminator seen).
@@ -323,6 +383,20 @@ class ResponseReader:
         self._buf.clear()
         self._chunks.clear()
         return _parse_error(body)
+
+
+#: The ends of a chunk that may be the start of a terminator line, by their last byte.
+_TAILS: Final = {0x0A: (b".\r\n", b".\n"), 0x0D: (b".\r",), 0x2E: (b".",)}
+
+
+def _terminator_tail(data: bytes, line_start: bool) -> int:
+    """How many of ``data``'s last bytes are a line (at a line start: after a LF, or
+    at ``data``'s start if ``line_start``) that is a prefix of ``.\r\n`` or ``.\n``."""
+    for tail in _TAILS.get(data[-1], ()) if data else ():
+        if data.endswith(tail):
+            before = len(data) - len(tail)
+            return len(tail) if (data[before - 1] == 0x0A if before else line_start) else 0
+    return 0
 
 
 def _parse_error(body: bytes) -> PlusError:

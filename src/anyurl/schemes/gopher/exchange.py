@@ -24,6 +24,7 @@ from anyurl.errors import (
     ProtocolError,
     RemoteFileNotFound,
     ServerError,
+    TransferTimeout,
 )
 from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Dialer, Stream
 from anyurl.protocols.gopher import (
@@ -96,7 +97,7 @@ class Exchange:
                     url=self.url,
                 ) from None
             if isinstance(event, NeedData):
-                self.reader.receive_data(await self.stream.receive(DEFAULT_RECEIVE_SIZE))
+                self.reader.receive_data(await self._receive())
                 continue
             if isinstance(event, PlusHeader):
                 self.header = event.size
@@ -105,6 +106,19 @@ class Exchange:
                 self.trace(f"< -{'-1' if self.reader.framing is Framing.DOT else '-2'} "
                            f"{event.first_line} {event.message}".rstrip())
             return event
+
+
+    async def _receive(self) -> bytes:
+        """The next bytes; the close (``b""``) also when a document's last line is
+        ``.`` and the server then sends nothing until the read timeout: a server that
+        ends texts as RFC 1436 says but keeps the connection open is done."""
+        try:
+            return await self.stream.receive(DEFAULT_RECEIVE_SIZE)
+        except TransferTimeout:
+            if not self.reader.holds_terminator:
+                raise
+            self.trace("* the server sent a '.' line and then nothing: taken as the end")
+            return b""
 
 
 async def send(dialer: Dialer, config: Config, url: URL, wire: bytes, options: FetchOptions,

@@ -185,7 +185,9 @@ class GopherHandler(SchemeHandler):
                                   gopher_plus=True)
             return await attributes(exchange, self.warn)
         is_menu = gtype in MENU_TYPES and (plus is None or plus == "+" or "menu" in plus)
-        framing = Framing.DOT if is_menu else framing_for_type(gtype)
+        # A menu asked for in another view (Gopher+ "+text/plain") is a document.
+        framing = (Framing.DOT if is_menu else
+                   Framing.TEXT if gtype in MENU_TYPES else framing_for_type(gtype))
         exchange = await send(self.dialer, self.config, url, wire, options, framing,
                               gopher_plus=plus is not None)
         if is_menu:

@@ -216,6 +216,10 @@ class Mirror:
         self._summary = MirrorSummary()
         #: Every fetch's trace: each line goes to the watch of the URL it is about.
         self._trace = _Trace(options.trace)
+        #: What this run saved at each directory index (``d/index.html``): a second URL
+        #: saved there (``d/`` and ``d/index.html``) is asked for as a refresh of it
+        #: (:meth:`_as_alias`). Index files only: bounded by the directories, not URLs.
+        self._index_saved: dict[str, Previous] = {}
         #: Outcomes and manifest lines of finished URLs, written by :meth:`_flush`.
         self._pending: list[Done | Unchanged | Failed] = []
         self._pending_end: tuple[str, int] | None = None
@@ -424,7 +428,7 @@ class Mirror:
                 # time as when it was saved has not changed: neither is fetched again.
                 self._mark(Unchanged(entry.url))
                 continue
-            todo.append((entry, url))
+            todo.append((self._as_alias(entry, url), url))
         if not todo:
             return
         host = (todo[0][1].host or "").lower()
@@ -433,6 +437,7 @@ class Mirror:
             wait = max(wait, self.robots.crawl_delay(todo[0][1]))
         if wait or len(todo) == 1:
             for entry, url in todo:
+                entry = self._as_alias(entry, url)  # after what this batch kept
                 await self._polite(host, wait)
                 self._host_busy[host] = self._host_busy.get(host, 0) + 1
                 try:
@@ -450,7 +455,19 @@ class Mirror:
             fetched = await self._fetch_many(todo, lanes)
         finally:
             self._host_busy[host] -= lanes
-        for (entry, url), (result, watch) in zip(todo, fetched, strict=True):
+        later: list[tuple[Entry, URL]] = []
+        for (entry, url), outcome in zip(todo, fetched, strict=True):
+            if outcome is None:
+                later.append((entry, url))
+            else:
+                await self._handle(state, entry, url, *outcome)
+        for entry, url in later:  # saved where another of the batch was: after it
+            entry = self._as_alias(entry, url)
+            self._host_busy[host] = self._host_busy.get(host, 0) + 1
+            try:
+                result, watch = await self._fetch(url, entry.previous)
+            finally:
+                self._host_busy[host] -= 1
             await self._handle(state, entry, url, result, watch)
 
     async def _handle(self, state: CrawlState, entry: Entry, url: URL,
@@ -515,6 +532,23 @@ class Mirror:
             options = without_origin_headers(options)
         return options
 
+    def _as_alias(self, entry: Entry, url: URL) -> Entry:
+        """``entry`` as a refresh of what this run already saved where it goes.
+
+        ``d/`` and ``d/index.html`` are one file under two names (a redirect-free alias,
+        wget's ``index.html``): the second is asked for conditionally with the first's
+        validators, so a ``304`` (or the same digest, where the server gives none) says
+        it is the same file, which is then listed once in the manifest and archived as a
+        ``revisit`` of the first's record instead of fetched and listed again.
+        """
+        if entry.previous is not None:
+            return entry
+        target = _unless_a_directory(local_path(self.root, url), url.scheme)
+        if target.name != index_name(url.scheme):
+            return entry
+        saved = self._index_saved.get(os.fsdecode(target.relative_to(self.root)))
+        return entry if saved is None else dataclasses.replace(entry, previous=saved)
+
     def _job(self, url: URL, previous: Previous | None, options: FetchOptions,
              watch: _RedirectWatch) -> _MirrorJob:
         # A refresh writes where the last fetch saved (a listing moved into its directory).
@@ -536,14 +570,15 @@ class Mirror:
             self._trace.watches.pop(str(job.url), None)
 
     async def _fetch_many(self, todo: list[tuple[Entry, URL]], lanes: int,
-                          ) -> list[tuple[TransferResult, _RedirectWatch]]:
+                          ) -> list[tuple[TransferResult, _RedirectWatch] | None]:
         """Fetch one server's URLs (in the order of ``todo``) over up to ``lanes``
         connections: as one run of the downloader, whose batches reach the handler's
         ``open_batch`` together, each job's trace lines reaching its own watch
         (:class:`_Trace`). A refresh's conditional requests (headers of their own per
-        URL, shown by ``-v``) go one by one, ``lanes`` at a time, and so does a URL
-        saved where another of the batch is (``d/`` and ``d/index.html``): the
-        downloader refuses two jobs of one run writing one file."""
+        URL, shown by ``-v``) go one by one, ``lanes`` at a time. A URL saved where
+        another of the batch is (``d/`` and ``d/index.html``) is not fetched here (None
+        in its place): the caller asks for it once the other is kept, as its alias
+        (:meth:`_as_alias`); the downloader refuses two jobs of one run writing one file."""
         fetched: list[tuple[TransferResult, _RedirectWatch] | None] = [None] * len(todo)
         jobs: list[Job] = []
         watches: list[tuple[int, _RedirectWatch]] = []
@@ -564,8 +599,8 @@ class Mirror:
             target = job.target
             assert target is not None
             if target in targets:
-                alone.append(i)
-                continue
+                self._trace.watches.pop(str(job.url), None)
+                continue  # None: the caller's, after the one saved there
             targets.add(target)
             jobs.append(job)
             watches.append((i, watch))
@@ -588,7 +623,7 @@ class Mirror:
             async with anyio.create_task_group() as tg:
                 for _ in range(min(lanes, len(alone))):
                     tg.start_soon(lane)
-        return [item for item in fetched if item is not None]
+        return fetched
 
     def _login(self, url: URL) -> URL:
         """``url`` with ``-u``'s login when it is of a start URL's server and names none
@@ -636,8 +671,6 @@ class Mirror:
         previous = entry.previous
         outcome = NEW if previous is None else (
             UNCHANGED if previous.sha256 == digest else CHANGED)
-        if page:
-            await self._follow(state, entry, url, info, path)
         relative = os.fsdecode(path.relative_to(self.root))
         if outcome != UNCHANGED:
             self._manifest({"url": info.url.masked(), "file": relative,
@@ -662,6 +695,13 @@ class Mirror:
                 end = (str(written.file), written.end)
             self._mark(Done(entry.url, relative, size, digest, info.kind, outcome, saved),
                        end)
+        if path.name == index:  # before its links are found: they may name it again
+            self._index_saved[relative] = Previous(
+                sha256=digest, size=size, kind=info.kind, file=relative, etag=saved.etag,
+                last_modified=saved.last_modified, content_type=info.content_type,
+                warc=saved.warc)
+        if page:  # once its records are written, so an alias's revisit can refer to them
+            await self._follow(state, entry, url, info, path)
         self._summary.fetched_now += 1
 
     async def _not_modified(self, state: CrawlState, entry: Entry, url: URL,

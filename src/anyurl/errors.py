@@ -100,6 +100,12 @@ class AnyURLError(Exception):
     #: Seconds the server asked the client to wait before trying again (an HTTP 429 or
     #: 503 with ``Retry-After``), or None; the downloader's retries honour it.
     retry_after: float | None = None
+    #: The server's error answer, for an archive (error responses are archives too):
+    #: ``request`` (as sent: method, target, http_version, headers), ``status``,
+    #: ``reason``, ``headers``, and ``body``, the error page when it was read whole
+    #: within the handler's drain limit (else None). Set by handlers that have one (an
+    #: HTTP 404); nothing prints it.
+    answer: dict[str, object] | None = None
 
     def __init__(self, message: str, *, url: object | None = None, hint: str | None = None,
                  remedy: tuple[str, ...] | None = None):

@@ -488,6 +488,12 @@ class Mirror:
                 except (AnyURLError, OSError) as exc:
                     self._failed(state, entry.url, _local(url, exc))
                 return
+            if result.error.status is not None:
+                try:  # the server answered: its answer is an archive too
+                    await self._error_answer(state, entry, url, result.error)
+                except (AnyURLError, OSError) as exc:
+                    self._failed(state, entry.url, _local(url, exc))
+                return
             self._failed(state, entry.url, result.error)
             return
         try:
@@ -639,8 +645,9 @@ class Mirror:
         return any(server == (r.scheme, (r.host or "").lower(), r.effective_port)
                    for r in self.scope.roots)
 
-    def _failed(self, state: CrawlState, url: str, error: AnyURLError) -> None:
-        self._mark(Failed(url, error.exit_code, str(error)))
+    def _failed(self, state: CrawlState, url: str, error: AnyURLError,
+                warc_end: tuple[str, int] | None = None) -> None:
+        self._mark(Failed(url, error.exit_code, str(error)), warc_end)
         summary = self._summary
         summary.failed_now += 1
         if not summary.first_exit_code:
@@ -805,6 +812,43 @@ class Mirror:
             self._mark(Done(entry.url, None, 0, None, "redirect",
                             NEW if entry.previous is None else UNCHANGED), end)
         self._summary.fetched_now += 1
+
+    async def _error_answer(self, state: CrawlState, entry: Entry, url: URL,
+                            error: AnyURLError) -> None:
+        """An error answer (an HTTP 404, a 500 after its retries): a manifest line that
+        says it is one (``"kind": "error"``, its status, no file), and with ``--warc``
+        its request and response records as wget and Heritrix write them, the error
+        page as the server sent it (``AnyURLError.body``) when it was read whole."""
+        answer = error.answer or {}
+        body = answer.get("body")
+        payload = body if isinstance(body, bytes) else b""
+        self._manifest({"url": url.masked(), "file": None, "size": len(payload),
+                        "sha256": None, "kind": "error", "status": error.status,
+                        "error": str(error),
+                        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        request = answer.get("request")
+        if self._warc is None or not isinstance(request, dict) \
+                or _warc_record(url) != "response":
+            self._failed(state, entry.url, error)
+            return
+        warc = self._warc
+        headers = answer.get("headers")
+
+        def write() -> Written:
+            warc.write_http(url.masked(), method=request["method"],
+                            request_target=request["target"],
+                            http_version=request["http_version"],
+                            request_headers=list(request["headers"]), request_body=None,
+                            status=int(str(answer.get("status"))),
+                            reason=str(answer.get("reason") or ""),
+                            response_headers=list(headers) if isinstance(headers, list) else [],
+                            payload=payload)
+            assert warc.last is not None
+            return warc.last
+
+        async with self._warc_lock:  # the records and the state's note of them, in order
+            written = await anyio.to_thread.run_sync(write)
+            self._failed(state, entry.url, error, (str(written.file), written.end))
 
     async def _archive_redirect(self, info: ResourceInfo, dialogue: list[str]) -> Written:
         """The WARC records of a redirect: a ``response`` with the 3xx head (no body was

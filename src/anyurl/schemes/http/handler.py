@@ -475,10 +475,12 @@ class HTTPHandler(SchemeHandler):
         """Back to the pool if the exchange ended cleanly, else closed."""
         await self.pool.release(conn)
 
-    async def _discard(self, conn: Connection, response: Response) -> None:
-        """Drop a body nobody wants (a redirect's, an error page) and release the connection."""
-        await conn.discard(response)
+    async def _discard(self, conn: Connection, response: Response) -> bytes | None:
+        """Drop a body nobody wants (a redirect's, an error page) and release the
+        connection; the body when it was read whole (``Connection.discard``)."""
+        body = await conn.discard(response)
         await self._release(conn)
+        return body
 
     # -- batches (pipelined) ---------------------------------------------------------
 
@@ -912,8 +914,12 @@ class HTTPHandler(SchemeHandler):
         elif status == 416 and options.offset and not ranged:
             return await self._range_not_satisfiable(final, conn, response, options)
         elif status >= 300 and not options.get(HTTPOptions).keep_error_body:
-            await self._discard(conn, response)
-            raise status_error(final, response)
+            error = status_error(final, response)
+            body = await self._discard(conn, response)  # a short page, for archives
+            error.answer = {"request": sent, "status": response.status,
+                            "reason": response.reason, "headers": list(response.headers),
+                            "body": body}
+            raise error
         elif status == 206:  # a range nobody asked for: the start is not the file's
             await conn.aclose()
             raise ProtocolError(

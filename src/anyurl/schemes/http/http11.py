@@ -189,7 +189,7 @@ class HTTP11Connection:
             yield data
         self.bypassed = _keep_alive(response)
 
-    async def discard(self, response: Response) -> None:
+    async def discard(self, response: Response) -> bytes | None:
         """Read and drop a short body (to keep the connection); give up a long one.
 
         A response that has no body by its status (RFC 9112 section 6.3: 1xx, 204, 304)
@@ -201,7 +201,8 @@ class HTTP11Connection:
         bodiless = response.status < 200 or response.status in (204, 304)
         if not (small or bodiless) and response.header("transfer-encoding") is None:
             self.keep_alive = False
-            return
+            return None
+        pieces: list[bytes] = []
         received = 0
         try:
             while True:
@@ -210,11 +211,13 @@ class HTTP11Connection:
                     received += len(event.data)
                     if received > DRAIN_LIMIT:
                         self.keep_alive = False
-                        return
+                        return None
+                    pieces.append(bytes(event.data))
                 elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
-                    return
+                    return b"".join(pieces)
         except AnyURLError:
             self.keep_alive = False
+        return None
 
     @property
     def reusable(self) -> bool:

@@ -358,19 +358,21 @@ class H2Connection:
                 self._ended = True
                 raise self._reset(event)
 
-    async def discard(self, response: Response) -> None:
-        """Drop the rest of the current stream (RST_STREAM CANCEL); the connection stays."""
+    async def discard(self, response: Response) -> bytes | None:
+        """Drop the rest of the current stream (RST_STREAM CANCEL); the connection stays.
+        Nothing of the body is kept (None)."""
         if self._ended or self._stream_id is None:
-            return
+            return None
         self._ended = True
         try:
             self.h2.reset_stream(self._stream_id, ErrorCodes.CANCEL)
         except h2.exceptions.StreamClosedError:
-            return  # the server had ended it; its last events wait unread, then skipped
+            return None  # the server had ended it; its last events wait unread, then skipped
         try:
             await self._flush()
         except AnyURLError:
             self._broken = True
+        return None
 
     @property
     def reusable(self) -> bool:

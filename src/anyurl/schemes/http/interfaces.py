@@ -76,8 +76,11 @@ class Connection(Protocol):
         """The body of ``response`` as it arrives; a short one is PartialTransfer."""
         ...
 
-    async def discard(self, response: Response) -> None:
-        """Drop the rest of ``response``'s body: cheaply, or by giving up the connection."""
+    async def discard(self, response: Response) -> bytes | None:
+        """Drop the rest of ``response``'s body: cheaply, or by giving up the connection.
+
+        The body when it was read whole (a short error page, which an archive keeps);
+        None when it was given up or never read (a reset stream, a long body)."""
         ...
 
     @property

@@ -393,9 +393,11 @@ class StreamExchange:
             hint="Read each resource of open_batch before asking for the next.")
         yield b""  # pragma: no cover - an async generator, as body() promises
 
-    async def discard(self, response: Response) -> None:
-        """Drop the body (a redirect's, an error page): a reset, the connection stays."""
+    async def discard(self, response: Response) -> bytes | None:
+        """Drop the body (a redirect's, an error page): a reset, the connection stays;
+        nothing of it is kept (None)."""
         self.finish()
+        return None
 
     def finish(self) -> None:
         """Done with this response: whatever is left is dropped."""

@@ -398,15 +398,17 @@ class PipelinedConnection:
         self.cycles += 1
         return data
 
-    async def drain(self) -> None:
+    async def drain(self) -> bytes | None:
         """Read and drop what is left of the current body (up to :data:`DRAIN_LIMIT`;
-        beyond it, or on any failure, the connection is finished)."""
+        beyond it, or on any failure, the connection is finished). The body when it
+        was all read here, else None."""
         exchange = self.current
         if exchange is None:
-            return
+            return None
         exchange.detached = True
         if exchange.offered and not exchange.started and not exchange.done:
             self.finished = True
+        kept: list[bytes] | None = None if exchange.started or exchange.done else []
         if not exchange.done and not self.finished:
             dropped = 0
             try:
@@ -414,10 +416,15 @@ class PipelinedConnection:
                     dropped += len(piece)
                     if dropped > DRAIN_LIMIT:
                         self.finished = True
+                        kept = None
                         break
+                    if kept is not None:
+                        kept.append(bytes(piece))
             except (AnyURLError, Malformed):
                 self.finished = True
+                kept = None
         self.current = None
+        return None if kept is None else b"".join(kept)
 
     def out_of_step(self) -> bool:
         """Whether bytes wait that no request asked for: to be asked when every
@@ -510,9 +517,10 @@ class Exchange:
         raise moved_on(self.url)
         yield b""  # pragma: no cover - an async generator, as body() promises
 
-    async def discard(self, response: Response) -> None:
-        """Drop the body (a redirect's, an error page): the batch drains it."""
-        await self.pipe.drain()
+    async def discard(self, response: Response) -> bytes | None:
+        """Drop the body (a redirect's, an error page): the batch drains it, and gives
+        it back when it was read whole (an error page for an archive)."""
+        return await self.pipe.drain()
 
     def raw_body(self, response: Response) -> tuple[bytes, int] | None:
         """(bytes already read, bytes still on the socket) of a counted body of at least

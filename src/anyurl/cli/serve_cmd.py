@@ -26,7 +26,7 @@ examples:
 
 def add_parser(sub: Any) -> None:
     """Add ``anyurl serve`` to the subcommands."""
-    from anyurl.cli.get_cmd import parse_size
+    from anyurl.cli.numbers import listen_port, parse_size, port_number, positive_int, seconds
 
     p = sub.add_parser(
         "serve", help="a local web gateway: every scheme in a web browser, or a WARC replayed",
@@ -35,20 +35,20 @@ def add_parser(sub: Any) -> None:
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
+    p.add_argument("--port", type=listen_port, default=0, help="the port (default: a free one)")
     p.add_argument("--no-token", action="store_true",
                    help="serve without a token (anyone who can reach the port may use it)")
     p.add_argument("--allow-file", action="store_true",
                    help="serve file: URLs (this machine's files) too")
     p.add_argument("--allow-host", metavar="NAME:PORT", action="append", default=[],
                    help="also accept this Host header (a name the gateway is reached by)")
-    p.add_argument("--allow-port", metavar="PORT", type=int, action="append", default=[],
+    p.add_argument("--allow-port", metavar="PORT", type=port_number, action="append", default=[],
                    help="allow this port although it belongs to another protocol")
     p.add_argument("--max-size", type=parse_size, default=256 * 1024 * 1024, metavar="BYTES",
                    help="bytes of one response at most (K, M, G suffixes; default 256M)")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=seconds, default=120.0, metavar="SECONDS",
                    help="seconds one request may take (default 120)")
-    p.add_argument("--max-requests", type=int, default=8, metavar="N",
+    p.add_argument("--max-requests", type=positive_int, default=8, metavar="N",
                    help="requests served at once; more are answered 429 (default 8)")
     p.add_argument("--warc", metavar="FILE", action="append", default=[], type=Path,
                    help="replay this WARC file (repeat for several) instead of the network")

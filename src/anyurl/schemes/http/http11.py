@@ -17,6 +17,7 @@ import h11
 
 from anyurl.errors import AnyURLError, ConnectionLost, PartialTransfer, ProtocolError
 from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Stream
+from anyurl.numbers import ascii_int
 from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.interfaces import Body, Response
 from anyurl.schemes.http.routes import Route
@@ -192,7 +193,8 @@ class HTTP11Connection:
     async def discard(self, response: Response) -> None:
         """Read and drop a short body (to keep the connection); give up a long one."""
         length = response.header("content-length")
-        small = length is not None and length.isdigit() and int(length) <= DRAIN_LIMIT
+        size = None if length is None else ascii_int(length.strip(" \t"), max_digits=19)
+        small = size is not None and size <= DRAIN_LIMIT
         if not small and response.header("transfer-encoding") is None:
             self.keep_alive = False
             return

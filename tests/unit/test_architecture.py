@@ -369,6 +369,8 @@ CROSS = {
     ("ftp", "testing/hostile.py"), ("http", "testing/hostile.py"),
     ("https", "testing/hostile.py"), ("nntp", "testing/hostile.py"),
     ("gopher", "testing/hostile.py"), ("wais", "testing/prospero.py"),
+    ("gopher", "testing/hostile_numbers.py"), ("http", "testing/hostile_numbers.py"),
+    ("nntp", "testing/hostile_numbers.py"),
     ("prospero", "serve/replay.py"),
 }
 #: Over the limit of three files outside the package, on purpose: the gateways of

@@ -79,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
         import starlette  # noqa: F401
         import warcio  # noqa: F401  (the replay of archives)
     except ImportError as exc:
-        raise OptionError(f"anyurl serve needs {exc.name}, which is not installed",
-                          hint="pip install 'anyurl[serve]'") from None
+        raise OptionError.missing_extra("anyurl serve", exc.name, "serve") from None
     from anyurl.serve.app import TOKEN_PARAM, ServeOptions, bind, build_app, serve
     config = load_config(args.config)
     if args.allow_port:

@@ -81,6 +81,7 @@ from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL, mask, parse
+from anyurl.url.model import masked_position
 
 if TYPE_CHECKING:
     from anyurl.cli.progress import TransferProgress
@@ -802,7 +803,9 @@ def not_a_url(text: str, exc: URLSyntaxError) -> URLError:
     if hint is None and looks_like_a_word(text):
         hint = "A URL starts with its scheme (http://, ftp://, ...); 'anyurl --help' " \
                "lists the commands."
-    return URLError(f"{mask(text)!r} is not a URL: {exc.message}", hint=hint)
+    shown = masked_position(text, exc.position)  # where the problem is in what is shown
+    return URLError(f"{mask(text)!r} is not a URL: {exc.problem} at position {shown}",
+                    hint=hint)
 
 
 @functools.cache

@@ -22,7 +22,9 @@ from anyurl.url.model import masked_position
     pytest.param("http://u:pw@host", "http://u:****@host", id="no-path"),
     pytest.param("http://u:pw@host:8080/p?q=a@b", "http://u:****@host:8080/p?q=a@b",
                  id="port-and-query"),
-    pytest.param("http://host:80/a@b", "http://host:80/a@b", id="no-login"),
+    pytest.param("http://host/a@b", "http://host/a@b", id="no-login"),
+    # an '@' after "host:port/": "80/a" may be a password holding '/' (it is never shown)
+    pytest.param("http://host:80/a@b", "http://host:****@b", id="port-or-password"),
     pytest.param("http://[::1]:8/a@b", "http://[::1]:8/a@b", id="ipv6"),
     pytest.param("ftp://user@host/a:b@c", "ftp://user@host/a:b@c", id="user-only"),
     pytest.param("mailto:a@b.example", "mailto:a@b.example", id="no-authority"),

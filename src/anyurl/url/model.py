@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from anyurl.numbers import is_ascii_digits
 from anyurl.registry import DEFAULT_PORTS, spec_for
 from anyurl.url.charset import UCHAR_PLAIN, display, quote
 from anyurl.url.views import GenericPart
@@ -179,9 +178,10 @@ def _password_span(text: str) -> tuple[int, int] | None:
     RFC 1738 3.1: the login follows ``//`` and ends at the first ``/``; within it, the
     user and password end at its last ``@`` (as the parser reads it: a password may hold
     an unescaped ``@``), and the password starts after the user's ``:``. An ``@`` in the
-    path is the path's (``/~a@b``). Text that does not parse may hold a password with an
-    unescaped ``/``: when what follows the ``:`` before the first ``/`` is no port, the
-    password is taken to run to the first ``@`` after it, so it is masked too.
+    path is the path's (``/~a@b``). A login with no ``@`` before the first ``/`` but a
+    ``:`` may still be a password holding an unescaped ``/`` (``ftp://u:pa/ss@h/``, or
+    ``u:8080/@h``, which reads as a port too): then the text to the first ``@`` after
+    it is masked, as what may be a password is never shown.
     """
     scheme_end = text.find("://")
     if scheme_end < 0:
@@ -193,13 +193,8 @@ def _password_span(text: str) -> tuple[int, int] | None:
     if at >= 0:
         colon = text.find(":", start, at)
         return None if colon < 0 else (colon + 1, at)
-    colon = text.rfind(":", start, login_end)
-    if colon < 0 or _is_port(text[colon + 1 : login_end]):
+    colon = text.find(":", start, login_end)
+    if colon < 0 or text.startswith("[", start):  # an IPv6 host: no login before it
         return None
     at = text.find("@", login_end)
-    return None if at < 0 else (text.find(":", start, login_end) + 1, at)
-
-
-def _is_port(text: str) -> bool:
-    """``:port`` of a host, or the bracket of an IPv6 address: no password."""
-    return text == "" or text.endswith("]") or is_ascii_digits(text)
+    return None if at < 0 else (colon + 1, at)

@@ -197,15 +197,154 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
             f"config file {str(p)!r} has an unknown setting {key!r}{others}",
             hint=f"Did you mean {meant[0]!r}?" if meant else
             "The settings are Config's fields (docs/api.md).")
-    if isinstance(data.get("timeout"), dict):  # a [timeout] table: connect, read ...
+    return Config(**_checked(p, data))
+
+
+# -- the file's values, checked against Config's fields -------------------------------------
+#
+# A value of the wrong type used to be taken as it was: ``retry = "3"`` failed deep in
+# the downloader as an internal error, ``ftp_passive = "no"`` was true (a non-empty
+# string). Each value is checked when the file is read, against the type its field is
+# annotated with, so the run stops before any transfer (exit 2) naming the file, the key
+# and what it expects. Sizes and rates take the command line's spellings (``2M``,
+# ``500K``), read by the one reader both use (anyurl.numbers).
+
+
+class _Refused(ValueError):
+    """A value a setting cannot take (the message says what it expects)."""
+
+
+def _string(value: object) -> object:
+    if not isinstance(value, str):
+        raise _Refused("a string")
+    return value
+
+
+def _number(value: object, what: str, *, least: float = 0, integral: bool = False) -> float:
+    kinds = (int,) if integral else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not least <= value < 1e300:
+        raise _Refused(what)
+    return value
+
+
+def _seconds(value: object) -> float:
+    return _number(value, "a number of seconds, 0 or more")
+
+
+def _count(value: object) -> object:
+    return _number(value, "a whole number, 0 or more", integral=True)
+
+
+def _positive(value: object) -> object:
+    return _number(value, "a whole number, 1 or more", least=1, integral=True)
+
+
+def _boolean(value: object) -> object:
+    if not isinstance(value, bool):
+        raise _Refused("true or false (without quotes)")
+    return value
+
+
+def _ports(value: object) -> object:
+    what = "a list of ports (whole numbers 1-65535), such as [6000]"
+    if not isinstance(value, list):
+        raise _Refused(what)
+    ports = frozenset(int(_number(port, what, least=1, integral=True)) for port in value)
+    if any(port > 65535 for port in ports):
+        raise _Refused(what)
+    return ports
+
+
+def _table(value: object) -> object:
+    what = 'a table of strings, such as [gateways] wais = "http://gw.example:8001/"'
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise _Refused(what)
+    return value
+
+
+def _size(value: object) -> object:
+    from anyurl.numbers import byte_size
+
+    size = byte_size(value) if isinstance(value, str) else None
+    if size is None:
+        return int(_number(value, "a size in bytes, or such as 500K or 2M", integral=True))
+    return size
+
+
+def _rate(value: object) -> object:
+    from anyurl.numbers import byte_rate
+
+    rate = byte_rate(value) if isinstance(value, str) else None
+    if rate is None:
+        what = "bytes a second above 0, or a rate such as 500K or 2M"
+        return float(_number(value, what, least=1e-300))
+    return rate
+
+
+def _protocols(value: object) -> object:
+    if not isinstance(value, str):
+        raise _Refused('a string of curl\'s --proto syntax, such as "-file,-telnet"')
+    try:
+        return SchemePolicy.parse(value)
+    except OptionError as exc:
+        raise _Refused(f"a string of curl's --proto syntax ({exc.message})") from None
+
+
+def _jitter(value: object) -> object:
+    if value not in ("equal", "full", "none"):
+        raise _Refused('"equal", "full" or "none"')
+    return value
+
+
+def _ip_version(value: object) -> object:
+    if isinstance(value, bool) or value not in (4, 6):
+        raise _Refused("4 or 6")
+    return value
+
+
+def _timeout(value: object) -> object:
+    if not isinstance(value, dict):
+        return _seconds(value)
+    try:
+        return Timeout(**{k: _seconds(v) for k, v in value.items()})
+    except TypeError as exc:
+        raise _Refused(f"a [timeout] table of connect, read, write, pool and total ({exc})"
+                       ) from None
+
+
+#: How a file's value is read, by the type Config's field is annotated with.
+_BY_TYPE: dict[str, Any] = {
+    "str": _string, "str | None": _string,
+    "float": _seconds, "float | None": _seconds,
+    "int": _count, "int | None": _count,
+    "bool": _boolean,
+    "frozenset[int]": _ports,
+    "dict[str, str]": _table,
+}
+#: Settings whose values are narrower than their type, or spelled otherwise.
+_BY_NAME: dict[str, Any] = {
+    "parallel": _positive, "per_host": _positive, "retry_jitter": _jitter,
+    "ip_version": _ip_version, "limit_rate": _rate, "max_filesize": _size,
+    "timeout": _timeout, "protocols": _protocols,
+}
+
+
+def _reader(name: str, annotation: object) -> Any:
+    return _BY_NAME.get(name) or _BY_TYPE[str(annotation)]
+
+
+def _checked(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with each value read as its Config field wants it; OptionError (exit 2)
+    naming the file, the key and what it expects for the first value that is not."""
+    types = {f.name: f.type for f in dataclasses.fields(Config)}
+    types["timeout"] = "timeout"
+    out: dict[str, Any] = {}
+    for key, value in data.items():
         try:
-            data["timeout"] = Timeout(**data["timeout"])
-        except TypeError as exc:
-            raise OptionError(f"config file {str(p)!r}: [timeout] {exc}",
-                              hint="Its keys are connect, read, write, pool and total."
-                              ) from None
-    if "allowed_ports" in data:
-        data["allowed_ports"] = frozenset(int(x) for x in data["allowed_ports"])
-    if isinstance(data.get("protocols"), str):
-        data["protocols"] = SchemePolicy.parse(data["protocols"])
-    return Config(**data)
+            out[key] = _reader(key, types[key])(value)
+        except _Refused as exc:
+            shown = value if not isinstance(value, dict | list) else type(value).__name__
+            raise OptionError(
+                f"config file {str(path)!r}: {key} = {shown!r} is not {exc}",
+                hint="The settings and their types are Config's (docs/api.md).") from None
+    return out

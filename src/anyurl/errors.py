@@ -158,6 +158,15 @@ class OptionError(AnyURLError, TypeError):
 
     exit_code = 2
 
+    @classmethod
+    def missing_extra(cls, what: str, module: str | None, extra: str) -> OptionError:
+        """``what`` needs ``module``, of the ``extra`` that is not installed: one wording
+        and one hint (``pip install 'anyurl[extra]'``) for every optional dependency, so
+        a base install answers each option that needs one with what to install, never
+        with the ImportError or LookupError the missing package would raise."""
+        return cls(f"{what} needs {module or extra}, which is not installed",
+                   hint=f"pip install 'anyurl[{extra}]'")
+
 
 class URLError(AnyURLError):
     """The URL cannot be used as written (curl's CURLE_URL_MALFORMAT)."""

@@ -107,3 +107,67 @@ def test_the_base_install_mirrors(base_site: Path, peers: Any, tmp_path: Path) -
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     saved = next(out.rglob("readme.txt"))
     assert saved.read_bytes() == data.expected_bytes("pub/readme.txt")
+
+
+# -- options that need an extra: the pip command, never an internal error ----------------------
+
+#: Every option of the command line that needs an extra, with the extra it names.
+EXTRA_OPTIONS = [
+    pytest.param(["get", "--backend", "trio", "{url}"], "trio", id="get-backend-trio"),
+    pytest.param(["mirror", "--backend", "trio", "-o", "{tmp}/m", "{url}"], "trio",
+                 id="mirror-backend-trio"),
+    pytest.param(["serve", "--backend", "trio", "--port", "0"], "trio",
+                 id="serve-backend-trio"),
+    pytest.param(["demo", "--backend", "trio"], "trio", id="demo-backend-trio"),
+    pytest.param(["get", "--dask", "tcp://127.0.0.1:9", "-O", "--output-dir", "{tmp}",
+                  "{url}"], "dask", id="get-dask"),
+    pytest.param(["mirror", "--dask", "tcp://127.0.0.1:9", "-o", "{tmp}/m", "{url}"], "dask",
+                 id="mirror-dask"),
+    pytest.param(["get", "--warc", "{tmp}/a.warc", "-o", "{tmp}/out", "{url}"], "warc",
+                 id="get-warc"),
+    pytest.param(["mirror", "--warc", "{tmp}/a.warc", "-o", "{tmp}/m", "{url}"], "warc",
+                 id="mirror-warc"),
+    pytest.param(["mirror", "--warc", "{tmp}/a.warc", "--warc-cdx", "-o", "{tmp}/m",
+                  "{url}"], "warc", id="mirror-warc-cdx"),
+    pytest.param(["serve", "--port", "0"], "serve", id="serve"),
+]
+
+
+@pytest.mark.parametrize(("argv", "extra"), EXTRA_OPTIONS)
+def test_an_option_that_needs_an_extra_names_it(base_site: Path, tmp_path: Path,
+                                                argv: list[str], extra: str) -> None:
+    page = tmp_path / "f.txt"
+    page.write_bytes(b"here\n")
+    args = [a.format(url=page.as_uri(), tmp=tmp_path) for a in argv]
+    done = _anyurl(base_site, *args)
+    err = done.stderr.decode(errors="replace")
+    assert "internal error" not in err and "Traceback" not in err, err
+    assert f"pip install 'anyurl[{extra}]'" in err, err
+    assert done.returncode == 2, err  # OptionError: what was asked cannot be done here
+
+
+def test_http2_on_the_base_install_names_its_extra(base_site: Path) -> None:
+    """``--http2`` without h2 warns with the pip command and falls back to HTTP/1.1."""
+    import http.server
+    import threading
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", "3")
+            self.end_headers()
+            self.wfile.write(b"ok\n")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        port = server.server_address[1]
+        done = _anyurl(base_site, "get", "--http2", "--allow-port", str(port),
+                       f"http://127.0.0.1:{port}/x")
+        server.shutdown()
+    err = done.stderr.decode(errors="replace")
+    assert "internal error" not in err, err
+    assert (done.returncode, done.stdout) == (0, b"ok\n"), err
+    assert "pip install 'anyurl[http2]'" in err, err

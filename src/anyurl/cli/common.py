@@ -12,14 +12,23 @@ import logging
 import re
 import sys
 
-from anyurl.errors import AnyURLError
+from anyurl.errors import AnyURLError, OptionError
 
-__all__ = ["COMMANDS", "WarningLine", "error_line", "error_text", "escape_controls",
-           "human_bytes", "print_error", "print_warning"]
+__all__ = ["COMMANDS", "EXTRAS", "WarningLine", "error_line", "error_text", "escape_controls",
+           "human_bytes", "print_error", "print_warning", "require_extras"]
 
 PROG = "anyurl"
 #: The subcommands; any other first word is a URL (``anyurl URL`` is ``anyurl get URL``).
 COMMANDS = ("parse", "extract", "get", "mirror", "demo", "serve")
+
+#: Options that need an extra, checked before a command runs (:func:`require_extras`):
+#: (the namespace's attribute, the value that needs it or None for any, the module to
+#: import, the extra that brings it, the option as the user wrote it). ``--warc``,
+#: ``serve`` and ``--http2`` ask where they import (the same OptionError.missing_extra).
+EXTRAS = (
+    ("backend", "trio", "trio", "trio", "--backend trio"),
+    ("dask", None, "distributed", "dask", "--dask"),
+)
 
 #: C0 controls, DEL and C1 controls (ESC and CSI start terminal escape sequences).
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -74,3 +83,19 @@ class WarningLine(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         """Print one record as the command line prints its warnings (controls escaped)."""
         print_warning(record.getMessage())
+
+
+def require_extras(args: object) -> None:
+    """OptionError (exit 2, with the ``pip install`` that helps) when an option of
+    ``args`` needs an extra that is not installed: without it, anyio's ``LookupError``
+    for a missing trio, or Dask's ``ModuleNotFoundError``, would end the run as an
+    internal error, and only after the URLs were read."""
+    import importlib
+
+    for attribute, value, module, extra, option in EXTRAS:
+        given = getattr(args, attribute, None)
+        if given and (value is None or given == value):
+            try:
+                importlib.import_module(module)
+            except ImportError as exc:
+                raise OptionError.missing_extra(option, exc.name or module, extra) from None

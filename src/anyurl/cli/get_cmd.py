@@ -48,6 +48,13 @@ from anyurl.cli.get_request import (
     read_request,
     read_url_list,
 )
+from anyurl.cli.numbers import (
+    non_negative_int,
+    parse_rate,
+    parse_size,
+    positive_int,
+    seconds,
+)
 from anyurl.cli.policy_flags import add_policy_flags
 from anyurl.cli.scheme_options import add_scheme_arguments
 from anyurl.cli.suggest import looks_like_a_word, suggest
@@ -74,6 +81,7 @@ from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL, mask, parse
+from anyurl.url.model import masked_position
 
 if TYPE_CHECKING:
     from anyurl.cli.progress import TransferProgress
@@ -125,38 +133,6 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is negative")
-    return value
-
-
-_RATE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)[bB]?\s*")
-_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
-
-
-def parse_rate(text: str) -> float:
-    """``--limit-rate``: bytes per second, with an optional K, M or G suffix (1024-based)."""
-    m = _RATE.fullmatch(text)
-    if not m or float(m.group(1)) <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a rate such as 500K or 2M")
-    return float(m.group(1)) * _UNITS[m.group(2).lower()]
-
-
-def parse_size(text: str) -> int:
-    """``--max-filesize``: bytes, with an optional K, M or G suffix (1024-based)."""
-    m = _RATE.fullmatch(text)
-    if not m:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 500K or 2M")
-    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -212,22 +188,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     out.add_argument("--no-progress", action="store_true",
                      help="no progress bars (they are drawn only when stderr is a terminal)")
     many = p.add_argument_group("many URLs, retries, limits")
-    many.add_argument("-Z", "--parallel", type=_positive_int, metavar="N",
+    many.add_argument("-Z", "--parallel", type=positive_int, metavar="N",
                       help="transfers at once (default: 'parallel' of the config, 4)")
     many.add_argument("--dask", metavar="ADDRESS",
                       help="fetch on the Dask cluster whose scheduler is at ADDRESS "
                       "(tcp://host:8786), each host on one worker; needs -O and an "
                       "--output-dir every worker can write (pip install 'anyurl[dask]')")
-    many.add_argument("--per-host", type=_positive_int, metavar="N",
+    many.add_argument("--per-host", type=positive_int, metavar="N",
                       help="transfers at once to one host (default: 'per_host', 2)")
-    many.add_argument("--retry", type=_non_negative_int, metavar="N",
+    many.add_argument("--retry", type=non_negative_int, metavar="N",
                       help="retry a transfer that failed transiently (timeout, lost "
                       "connection, short transfer, HTTP 408/429/5xx, FTP 4xx) up to N times, "
                       "resuming where the scheme allows")
-    many.add_argument("--retry-delay", type=float, metavar="SECONDS",
+    many.add_argument("--retry-delay", type=seconds, metavar="SECONDS",
                       help="wait before the first retry (default 1); each further wait "
                       "doubles, up to --retry-max-delay (default 60)")
-    many.add_argument("--retry-max-delay", type=float, metavar="SECONDS",
+    many.add_argument("--retry-max-delay", type=seconds, metavar="SECONDS",
                       help="the longest wait between attempts (default 60), a server's "
                       "Retry-After (429, 503) included")
     many.add_argument("--retry-all-errors", action="store_true", default=None,
@@ -237,7 +213,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                       help="spread each wait so that clients do not retry in step: 'equal' "
                       "(the default: half the wait plus a random part of the other half), "
                       "'full' (a random part of it), 'none' (the exact doubled wait, as curl)")
-    many.add_argument("--stall-timeout", type=float, metavar="SECONDS",
+    many.add_argument("--stall-timeout", type=seconds, metavar="SECONDS",
                       help="fail (exit 28, retried) when no byte arrives for SECONDS")
     many.add_argument("--limit-rate", type=parse_rate, metavar="RATE",
                       help="cap each transfer at RATE bytes per second (500K, 2M)")
@@ -281,10 +257,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     proto.add_argument("--strict", action="store_true", help="parse URLs strictly")
     proto.add_argument("--search", metavar="TEXT", help="search term for gopher type 7")
     add_policy_flags(proto)
-    proto.add_argument("--connect-timeout", type=float, metavar="SECONDS")
-    proto.add_argument("--read-timeout", type=float, metavar="SECONDS",
+    proto.add_argument("--connect-timeout", type=seconds, metavar="SECONDS")
+    proto.add_argument("--read-timeout", type=seconds, metavar="SECONDS",
                        help="fail when one read waits longer than SECONDS")
-    proto.add_argument("-m", "--max-time", type=float, metavar="SECONDS",
+    proto.add_argument("-m", "--max-time", type=seconds, metavar="SECONDS",
                        help="fail an attempt that takes longer than SECONDS (exit 28)")
     proto.add_argument("--file-ftp-fallback", action="store_true",
                        help="retry file://otherhost/ URLs as ftp://otherhost/")
@@ -556,7 +532,7 @@ class _Heads:
         return "".join(f"{line}\r\n" for line in lines).encode("utf-8", "surrogateescape")
 
 
-_HTTP_STATUS = re.compile(r"HTTP/\d(\.\d)? \d{3}")
+_HTTP_STATUS = re.compile(r"HTTP/[0-9](\.[0-9])? [0-9]{3}")
 
 
 class _Archive:
@@ -825,7 +801,9 @@ def not_a_url(text: str, exc: URLSyntaxError) -> URLError:
     if hint is None and looks_like_a_word(text):
         hint = "A URL starts with its scheme (http://, ftp://, ...); 'anyurl --help' " \
                "lists the commands."
-    return URLError(f"{mask(text)!r} is not a URL: {exc.message}", hint=hint)
+    shown = masked_position(text, exc.position)  # where the problem is in what is shown
+    return URLError(f"{mask(text)!r} is not a URL: {exc.problem} at position {shown}",
+                    hint=hint)
 
 
 @functools.cache

@@ -25,6 +25,7 @@ from anyurl.cli.scheme_options import apply_to_config, byte_range, cookie_jar, s
 from anyurl.cli.suggest import JSON_DATA
 from anyurl.config import Config, load_config
 from anyurl.errors import AnyURLError, FileExists
+from anyurl.numbers import ascii_int, is_ascii_digits
 from anyurl.options import HTTPOptions, SchemeOptions
 
 if TYPE_CHECKING:
@@ -137,9 +138,8 @@ def read_request(args: argparse.Namespace) -> GetRequest | int:
     given, json_data = split_json_data(args.json, list(args.urls))
     resume_from = None
     if args.resume is not None and args.resume != "-":
-        if args.resume.isdigit():  # ``-C OFFSET``, as curl
-            resume_from = int(args.resume)
-        else:  # ``-C URL``: the flag without its optional '-', followed by the first URL
+        resume_from = ascii_int(args.resume)  # ``-C OFFSET``, as curl
+        if resume_from is None:  # ``-C URL``: the flag without its optional '-', then a URL
             given = [args.resume, *given]
     resume = args.resume is not None
     try:
@@ -277,7 +277,7 @@ def guess_scheme(text: str) -> str | None:
     head = text.split("/", 1)[0]
     if "://" in text or not _SCHEMELESS.match(text) or "." not in head:
         return None
-    if ":" in head and not head.rsplit(":", 1)[1].isdigit():
+    if ":" in head and not is_ascii_digits(head.rsplit(":", 1)[1]):
         return None  # "scheme:rest" with a scheme of its own (mailto:, news:)
     from anyurl.registry import specs
 

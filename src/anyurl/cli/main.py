@@ -91,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        from anyurl.cli.common import require_extras
+
+        require_extras(args)
         status: int = args.func(args)
     except KeyboardInterrupt:
         print_error(Aborted("interrupted"))

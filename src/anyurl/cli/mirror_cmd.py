@@ -24,6 +24,13 @@ from anyurl.cli.common import (
     print_error,
     print_warning,
 )
+from anyurl.cli.numbers import (
+    non_negative_int,
+    parse_rate,
+    parse_size,
+    positive_int,
+    seconds,
+)
 from anyurl.cli.policy_flags import add_policy_flags, apply_policy_flags
 from anyurl.cli.terminal import wanted
 from anyurl.errors import Aborted, AnyURLError
@@ -64,7 +71,7 @@ def add_parser(sub: Any) -> None:
                    help="where to start (none: resume the crawl in -o DIR)")
     p.add_argument("-o", "--output-dir", metavar="DIR", default=".",
                    help="the mirror's directory (default: the current one)")
-    p.add_argument("--depth", type=int, metavar="N",
+    p.add_argument("--depth", type=non_negative_int, metavar="N",
                    help="follow links at most N deep (default: no limit)")
     p.add_argument("--include", metavar="PATTERN", action="append", default=[],
                    help="only URLs matching this shell pattern (repeatable)")
@@ -80,15 +87,15 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--render", action="store_true",
                    help="also save a rendering beside each menu (gophermap.txt: text with "
                    "URLs); the raw listing is always kept")
-    p.add_argument("-Z", "--parallel", type=int, default=4, metavar="N",
+    p.add_argument("-Z", "--parallel", type=positive_int, default=4, metavar="N",
                    help="transfers at once (default 4)")
-    p.add_argument("--per-host", type=int, default=2, metavar="N",
+    p.add_argument("--per-host", type=positive_int, default=2, metavar="N",
                    help="transfers at once to one host (default 2)")
-    p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+    p.add_argument("--wait", type=seconds, default=0.0, metavar="SECONDS",
                    help="pause between two requests to one host (default none: at most "
                    "--per-host connections to a host, and a robots.txt Crawl-delay is "
                    "honoured)")
-    p.add_argument("--retry", type=int, default=3, metavar="N",
+    p.add_argument("--retry", type=non_negative_int, default=3, metavar="N",
                    help="retry a transient failure up to N times, with backoff (default 3)")
     p.add_argument("--retry-failed", action="store_true",
                    help="try the URLs that failed in an earlier run again")
@@ -130,10 +137,10 @@ def add_parser(sub: Any) -> None:
                    help="https: do not verify the server's certificate")
     r.add_argument("--cacert", metavar="FILE", help="https: trust the CA certificates in FILE")
     r.add_argument("--capath", metavar="DIR", help="https: trust the CA certificates in DIR")
-    r.add_argument("--connect-timeout", type=float, metavar="SECONDS")
-    r.add_argument("--read-timeout", type=float, metavar="SECONDS",
+    r.add_argument("--connect-timeout", type=seconds, metavar="SECONDS")
+    r.add_argument("--read-timeout", type=seconds, metavar="SECONDS",
                    help="fail when one read waits longer than SECONDS")
-    r.add_argument("-m", "--max-time", type=float, metavar="SECONDS",
+    r.add_argument("-m", "--max-time", type=seconds, metavar="SECONDS",
                    help="fail a transfer that takes longer than SECONDS (exit 28)")
     add_policy_flags(r)
     p.add_argument("-s", "--silent", action="store_true",
@@ -185,7 +192,6 @@ def _line(counts: dict[str, int]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """``anyurl mirror``: crawl, and return the exit status (0, or the first failure's)."""
-    from anyurl.cli.get_cmd import parse_rate, parse_size
     from anyurl.cli.get_request import guess_scheme, login_from
     from anyurl.config import load_config
     from anyurl.mirror import Mirror, MirrorOptions

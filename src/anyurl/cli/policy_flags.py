@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from anyurl.cli.numbers import port_number
 from anyurl.config import Config
 from anyurl.scheme_policy import SchemePolicy
 
@@ -19,7 +20,8 @@ __all__ = ["add_policy_flags", "apply_policy_flags"]
 
 def add_policy_flags(group: argparse._ActionsContainer) -> None:
     """Add ``--allow-port`` and ``--proto`` to ``group``."""
-    group.add_argument("--allow-port", metavar="PORT", type=int, action="append", default=[],
+    group.add_argument("--allow-port", metavar="PORT", type=port_number, action="append",
+                       default=[],
                        help="allow a port that belongs to another protocol (section 6)")
     group.add_argument("--proto", metavar="PROTOCOLS", action="append", default=[],
                        help="the schemes this run may open, for every URL (redirects, "

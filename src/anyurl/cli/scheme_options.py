@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from anyurl.cli.numbers import seconds
 from anyurl.config import Config
+from anyurl.numbers import ascii_int
 from anyurl.options import AnswerSource, FTPOptions, HTTPOptions, SchemeOptions
 
 if TYPE_CHECKING:
@@ -110,7 +112,7 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--telnet-no-login", action="store_true",
                    help="telnet: do not type the URL's user and password into the server's "
                    "prompts (RFC 1738 3.8 makes them advice only)")
-    g.add_argument("--idle", type=float, metavar="SECONDS",
+    g.add_argument("--idle", type=seconds, metavar="SECONDS",
                    help="telnet: end the session after the server is quiet this long")
     g.add_argument("--follow", action="store_true",
                    help="prospero: fetch the object through its first usable access method")
@@ -375,10 +377,10 @@ def byte_range(text: str | None) -> tuple[int, int | None] | None:
     """``-r FIRST-[LAST]`` as (first, last or None); ValueError for anything else."""
     if text is None:
         return None
-    first, dash, last = text.strip().partition("-")
-    if not dash or not first.isdigit() or (last and not last.isdigit()):
+    first_text, dash, last = text.strip().partition("-")
+    first, end = ascii_int(first_text), ascii_int(last) if last else None
+    if not dash or first is None or (last and end is None):
         raise ValueError(f"-r {text!r}: a range is FIRST-LAST or FIRST- (bytes, from 0)")
-    end = int(last) if last else None
-    if end is not None and end < int(first):
+    if end is not None and end < first:
         raise ValueError(f"-r {text!r}: the last byte comes before the first")
-    return int(first), end
+    return first, end

@@ -26,7 +26,7 @@ examples:
 
 def add_parser(sub: Any) -> None:
     """Add ``anyurl serve`` to the subcommands."""
-    from anyurl.cli.get_cmd import parse_size
+    from anyurl.cli.numbers import listen_port, parse_size, positive_int, seconds
     from anyurl.cli.policy_flags import add_policy_flags
 
     p = sub.add_parser(
@@ -36,7 +36,7 @@ def add_parser(sub: Any) -> None:
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=0, help="the port (default: a free one)")
+    p.add_argument("--port", type=listen_port, default=0, help="the port (default: a free one)")
     p.add_argument("--no-token", action="store_true",
                    help="serve without a token (anyone who can reach the port may use it)")
     p.add_argument("--allow-file", action="store_true",
@@ -49,9 +49,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--max-page", type=parse_size, default=16 * 1024 * 1024, metavar="BYTES",
                    help="bytes of a listing shown as a page at most; a larger one is offered "
                    "as raw bytes (default 16M)")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=seconds, default=120.0, metavar="SECONDS",
                    help="seconds one request may take (default 120)")
-    p.add_argument("--max-requests", type=int, default=8, metavar="N",
+    p.add_argument("--max-requests", type=positive_int, default=8, metavar="N",
                    help="requests served at once; more are answered 429 (default 8)")
     p.add_argument("--warc", metavar="FILE", action="append", default=[], type=Path,
                    help="replay this WARC file (repeat for several) instead of the network")
@@ -83,8 +83,7 @@ def run(args: argparse.Namespace) -> int:
         import starlette  # noqa: F401
         import warcio  # noqa: F401  (the replay of archives)
     except ImportError as exc:
-        raise OptionError(f"anyurl serve needs {exc.name}, which is not installed",
-                          hint="pip install 'anyurl[serve]'") from None
+        raise OptionError.missing_extra("anyurl serve", exc.name, "serve") from None
     from anyurl.serve.app import TOKEN_PARAM, ServeOptions, bind, build_app, serve
     config = load_config(args.config)
     config = apply_policy_flags(args, config)

@@ -1530,7 +1530,7 @@ def remote_time(info: ResourceInfo) -> float | None:
     ``Last-Modified``, or an ftp ``MDTM`` (``info.extra["modified"]``, the same date
     format); None when it gave none or not a date."""
     value = info.header("last-modified") or info.extra.get("modified")
-    if not isinstance(value, str) or not value:
+    if not isinstance(value, str) or not value or not value.isascii():  # dates: ASCII
         return None
     import email.utils  # -R only: the email package costs every start 7 ms
 

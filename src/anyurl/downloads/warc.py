@@ -68,8 +68,7 @@ try:  # the `warc` extra: a library user who never writes WARC need not install 
     from warcio.timeutils import datetime_to_iso_date
     from warcio.warcwriter import WARCWriter
 except ImportError as _missing:
-    raise OptionError(f"WARC output needs {_missing.name}, which is not installed",
-                      hint="pip install 'anyurl[warc]'") from None
+    raise OptionError.missing_extra("WARC output", _missing.name, "warc") from None
 
 from anyurl import __version__
 from anyurl.resource import ResourceInfo
@@ -634,8 +633,7 @@ def write_cdxj(warcs: Sequence[str | os.PathLike[str]], target: str | os.PathLik
     try:
         from cdxj_indexer.main import write_cdx_index  # type: ignore[import-untyped]
     except ImportError as exc:
-        raise OptionError(f"the CDXJ index needs {exc.name}, which is not installed",
-                          hint="pip install 'anyurl[warc]'") from None
+        raise OptionError.missing_extra("the CDXJ index", exc.name, "warc") from None
 
     out = Path(target)
     partial = out.with_name(out.name + ".part")

@@ -70,6 +70,7 @@ from anyurl.mirror.refresh import (
 from anyurl.mirror.robots import Robots
 from anyurl.mirror.scope import Scope, canonical
 from anyurl.mirror.state import CrawlState, Done, Entry, Failed, Saved, Unchanged
+from anyurl.numbers import ascii_int
 from anyurl.options import FTPOptions, GopherOptions, HTTPOptions, SchemeOptions
 from anyurl.registry import spec_for
 from anyurl.request import with_login
@@ -979,10 +980,8 @@ class _RedirectWatch:
             return None, []
         version_status_reason = lines[start][2:].split(" ", 2)
         reason = version_status_reason[2] if len(version_status_reason) > 2 else ""
-        try:
-            status: tuple[int, str] | None = (int(version_status_reason[1]), reason)
-        except (IndexError, ValueError):
-            status = None
+        code = ascii_int(version_status_reason[1]) if len(version_status_reason) > 1 else None
+        status: tuple[int, str] | None = None if code is None else (code, reason)
         headers = []
         for line in lines[start + 1:]:
             if line.startswith("< ") and ":" in line:

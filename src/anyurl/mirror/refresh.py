@@ -81,7 +81,7 @@ def unchanged_by_listing(previous: Previous, size: int | None, modified: float |
 
 def http_time(value: str | None) -> float | None:
     """POSIX seconds of an HTTP date (``Last-Modified``), None when it is not one."""
-    if not value:
+    if not value or not value.isascii():  # the email package reads other scripts' digits
         return None
     try:
         return email.utils.parsedate_to_datetime(value).timestamp()

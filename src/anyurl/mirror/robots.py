@@ -23,6 +23,7 @@ import anyio
 from anyurl.errors import AnyURLError, RemoteFileNotFound
 from anyurl.mirror.paths import crawl_of
 from anyurl.mirror.state import CrawlState
+from anyurl.numbers import is_ascii_digits
 from anyurl.resolver import Resolver
 from anyurl.url import URL
 
@@ -111,7 +112,7 @@ class Robots:
         rules = urllib.robotparser.RobotFileParser()
         kept = self.state.robots(origin) if self.state is not None else None
         if kept is not None and time.time() - kept[1] < MAX_AGE:
-            rules.parse(kept[0].splitlines())
+            rules.parse(_ascii_numbers(kept[0]))
             return rules, kept[0]
         body = await self._fetch(url)
         if body is None:
@@ -119,7 +120,7 @@ class Robots:
             return rules, None
         if self.state is not None:
             self.state.set_robots(origin, body, time.time())
-        rules.parse(body.splitlines())
+        rules.parse(_ascii_numbers(body))
         return rules, body
 
     async def _fetch(self, url: URL) -> str | None:
@@ -134,3 +135,25 @@ class Robots:
             if isinstance(exc, RemoteFileNotFound) or 400 <= status < 500:
                 return ""  # no robots.txt: everything is allowed
             return None
+
+
+#: The fields urllib.robotparser reads numbers from, with ``int()``.
+_NUMBER_FIELDS = ("crawl-delay", "request-rate")
+
+
+def _ascii_numbers(text: str) -> list[str]:
+    """``text``'s lines without a ``Crawl-delay`` or ``Request-rate`` whose numbers are not
+    ASCII digits (at most 18 of them): urllib.robotparser tests them with ``isdigit()``
+    and converts them with ``int()``, so ``Crawl-delay: ²`` raised ValueError from the
+    parse (a mirror stopped there, and again on each resume: the file is kept) and
+    ``Crawl-delay: ٣`` was taken as 3. Such a line is ignored, as the parser ignores any
+    other value that is not a number."""
+    kept = []
+    for line in text.splitlines():
+        field, colon, value = line.partition(":")
+        if colon and field.strip().lower() in _NUMBER_FIELDS:
+            numbers = value.split("#", 1)[0].strip().split("/")
+            if not all(is_ascii_digits(n.strip()) and len(n.strip()) <= 18 for n in numbers):
+                continue
+        kept.append(line)
+    return kept

@@ -84,6 +84,7 @@ def shard_key(url: str) -> str:
     goes through the parser. Either way the key only places the URL: the worker's
     resolver admits it through the gate.
     """
+    from anyurl.numbers import is_ascii_digits
     from anyurl.url.parse import IP_SCHEMES
 
     scheme, sep, rest = url.partition("://")
@@ -91,7 +92,7 @@ def shard_key(url: str) -> str:
         authority = rest.split("/", 1)[0]
         host, colon, port = authority.partition(":")
         if (host and not _NOT_PLAIN.search(authority)
-                and (not colon or (port.isdigit() and port.isascii()))):
+                and (not colon or (is_ascii_digits(port) and len(port) <= 5))):
             from anyurl.registry import default_port
 
             scheme = scheme.lower()

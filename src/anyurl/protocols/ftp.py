@@ -59,6 +59,7 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from anyurl.numbers import ascii_int, is_ascii_digits
 from anyurl.protocols.common import (
     NEED_DATA,
     CommandLine,
@@ -316,9 +317,8 @@ class FTPClient:
 
 # -- reply parsers ------------------------------------------------------------------------
 
-_PASV = re.compile(r"(\d{1,3}),(\d{1,3}),(\d{1,3}),(\d{1,3}),(\d{1,3}),(\d{1,3})")
-_EPSV = re.compile(r"\((.)\1\1(\d{1,5})\1\)")
-_SIZE = re.compile(r"\d+")
+_PASV = re.compile(r"(\d{1,3}),(\d{1,3}),(\d{1,3}),(\d{1,3}),(\d{1,3}),(\d{1,3})", re.ASCII)
+_EPSV = re.compile(r"\((.)\1\1(\d{1,5})\1\)", re.ASCII)
 
 
 def parse_227(reply: Reply) -> tuple[str, int]:
@@ -375,11 +375,12 @@ def parse_213_size(reply: Reply) -> int | None:
     cost (and, past 4300, an error) a server must not be able to impose.
     """
     text = reply.text.strip()
-    if not _SIZE.fullmatch(text):
+    if not is_ascii_digits(text):
         return None
-    if len(text) > MAX_SIZE_DIGITS:
+    size = ascii_int(text, max_digits=MAX_SIZE_DIGITS)
+    if size is None:
         raise FTPReplyError(f"a SIZE reply of {len(text)} digits: {reply.line[:40]!r}...")
-    return int(text)
+    return size
 
 
 def format_port(host: str, port: int) -> str:
@@ -595,7 +596,7 @@ def fact_size(entry: ListEntry) -> int | None:
     """An MLSD entry's ``size`` fact in bytes (RFC 3659 7.5.7), None when absent or not
     a number."""
     value = dict(entry.facts).get("size", "")
-    return int(value) if value.isdigit() else None
+    return ascii_int(value, max_digits=MAX_SIZE_DIGITS)
 
 
 def fact_time(entry: ListEntry) -> float | None:
@@ -603,7 +604,8 @@ def fact_time(entry: ListEntry) -> float | None:
     POSIX seconds, None when absent or not a time."""
     value = dict(entry.facts).get("modify", "")
     whole, _, fraction = value.partition(".")
-    if len(whole) != 14 or not whole.isdigit() or (fraction and not fraction.isdigit()):
+    if len(whole) != 14 or not is_ascii_digits(whole) or (
+            fraction and not is_ascii_digits(fraction)):
         return None
     try:
         moment = datetime.datetime.strptime(whole, "%Y%m%d%H%M%S").replace(

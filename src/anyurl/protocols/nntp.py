@@ -68,6 +68,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from anyurl.numbers import ascii_int
 from anyurl.protocols.common import (
     NEED_DATA,
     CommandLine,
@@ -441,9 +442,9 @@ class NNTPClient:
             return NEED_DATA
         text = line.decode("utf-8", "surrogateescape")
         code_text = text[:3]
-        if len(text) < 3 or not code_text.isdigit() or (len(text) > 3 and text[3] not in " \t"):
+        code = ascii_int(code_text)
+        if len(text) < 3 or code is None or (len(text) > 3 and text[3] not in " \t"):
             raise NNTPReplyError(f"not an NNTP response line: {text[:80]!r}")
-        code = int(code_text)
         greeting = self.state is State.GREETING
         head = self.command
         verb = head.verb if head is not None and not greeting else ""
@@ -532,15 +533,19 @@ class GroupInfo:
         return self.count == 0 or self.high < self.low or self.high == 0
 
 
+#: Article numbers and counts are below 2**63 (RFC 3977 6.1.1): 19 digits; one more is
+#: room for a leading zero, and a longer run is no number a server may send.
+NUMBER_DIGITS = 20
+
+
 def parse_group(response: Response) -> GroupInfo:
     """The count, low and high water marks and name of a 211 reply to GROUP."""
     args = response.arguments
     if response.code != 211 or len(args) < 3:
         raise NNTPReplyError(f"not a GROUP reply: {response.line!r}")
-    try:
-        count, low, high = (int(a) for a in args[:3])
-    except ValueError:
-        raise NNTPReplyError(f"GROUP reply without numbers: {response.line!r}") from None
+    count, low, high = (ascii_int(a, max_digits=NUMBER_DIGITS) for a in args[:3])
+    if count is None or low is None or high is None:
+        raise NNTPReplyError(f"GROUP reply without numbers: {response.line!r}")
     return GroupInfo(count, low, high, args[3] if len(args) > 3 else "")
 
 
@@ -555,7 +560,7 @@ class ArticleReply:
 def parse_article_reply(response: Response) -> ArticleReply:
     """The article number and Message-ID of a 220-223 reply (0 and None when absent)."""
     args = response.arguments
-    number = int(args[0]) if args and args[0].isdigit() else 0
+    number = (ascii_int(args[0], max_digits=NUMBER_DIGITS) if args else None) or 0
     message_id = args[1] if len(args) > 1 and args[1].startswith("<") else None
     return ArticleReply(number, message_id)
 
@@ -587,7 +592,7 @@ def _int_or_none(text: str) -> int | None:
     text = text.strip()
     if text.startswith(":"):  # "Bytes: 123" style is not standard; ":bytes" labels are
         text = text[1:]
-    return int(text) if text.isdigit() else None
+    return ascii_int(text, max_digits=NUMBER_DIGITS)
 
 
 def parse_overview_line(line: bytes | str) -> OverviewEntry:
@@ -595,11 +600,12 @@ def parse_overview_line(line: bytes | str) -> OverviewEntry:
     text = line.decode("utf-8", "surrogateescape") if isinstance(line, bytes) else line
     text = text.rstrip("\r\n")
     fields = text.split("\t")
-    if not fields[0].strip().isdigit():
+    number = ascii_int(fields[0].strip(), max_digits=NUMBER_DIGITS)
+    if number is None:
         raise NNTPReplyError(f"overview line without an article number: {text[:80]!r}")
     fields += [""] * (8 - len(fields))
     return OverviewEntry(
-        number=int(fields[0]),
+        number=number,
         subject=fields[1],
         from_=fields[2],
         date=fields[3],
@@ -632,10 +638,10 @@ def parse_active_line(line: bytes | str) -> ActiveEntry:
     parts = text.split()
     if len(parts) < 3:
         raise NNTPReplyError(f"not a LIST ACTIVE line: {text[:80]!r}")
-    try:
-        high, low = int(parts[1]), int(parts[2])
-    except ValueError:
-        raise NNTPReplyError(f"not a LIST ACTIVE line: {text[:80]!r}") from None
+    high = ascii_int(parts[1], max_digits=NUMBER_DIGITS)
+    low = ascii_int(parts[2], max_digits=NUMBER_DIGITS)
+    if high is None or low is None:
+        raise NNTPReplyError(f"not a LIST ACTIVE line: {text[:80]!r}")
     return ActiveEntry(parts[0], high, low, parts[3] if len(parts) > 3 else "")
 
 

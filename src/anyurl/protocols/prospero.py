@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from anyurl.numbers import ascii_int
 from anyurl.protocols.common import (
     CoreProtocolError,
     LocalProtocolError,
@@ -529,9 +530,10 @@ def collect(responses: list[Response]) -> ObjectInfo:
 
 def split_host_port(host: str) -> tuple[str, int | None]:
     """``MERMAID.MICRO.UMN.EDU(150)`` -> ("MERMAID.MICRO.UMN.EDU", 150)."""
-    m = re.fullmatch(r"(.*?)\((\d+)\)", host.strip())
-    if m:
-        return m.group(1), int(m.group(2))
+    m = re.fullmatch(r"(.*?)\(([0-9]+)\)", host.strip())
+    port = ascii_int(m.group(2), max_digits=5) if m else None
+    if m and port is not None:
+        return m.group(1), port
     return host.strip(), None
 
 

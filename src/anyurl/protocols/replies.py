@@ -29,6 +29,7 @@ import enum
 import re
 from dataclasses import dataclass
 
+from anyurl.numbers import is_ascii_digits
 from anyurl.protocols.common import (
     NEED_DATA,
     ConnectionClosed,
@@ -223,7 +224,7 @@ class ReplyReader:
         if not 4 <= end <= self.max_line or buffer[3] != 0x20:
             return None
         raw = bytes(buffer[:end])
-        if not raw[:3].isdigit() or _IAC in raw or not (self._ftp or raw[0] in b"2345"):
+        if not is_ascii_digits(raw[:3]) or _IAC in raw or not (self._ftp or raw[0] in b"2345"):
             return None
         if end + 1 == len(buffer):
             buffer.clear()

@@ -36,6 +36,7 @@ import re
 import struct
 from dataclasses import dataclass, field
 
+from anyurl.numbers import ascii_int
 from anyurl.protocols.common import (
     NEED_DATA,
     ConnectionClosed,
@@ -325,10 +326,10 @@ class WAISConnection:
         if len(self._buf) >= HEADER_LENGTH:
             header = bytes(self._buf[:HEADER_LENGTH])
             digits = header[:10]
-            if not digits.isdigit():
+            length = ascii_int(digits)
+            if length is None:
                 raise WAISReplyError(
                     f"WAIS header {header!r} does not start with a 10-digit length")
-            length = int(digits)
             if length > self.max_message:
                 raise WAISReplyError(f"WAIS message of {length} octets is larger than allowed")
             if chr(header[10]).lower() != "z":
@@ -754,7 +755,7 @@ def _with_terms(request: SearchRequest, query: bytes) -> SearchRequest:
 # -- document ids in URLs ---------------------------------------------------------------------
 
 _WPATH_SAFE = UCHAR_PLAIN
-_LYNX_RECORDS = re.compile(r"(?:\d+=[^;]*;)+")
+_LYNX_RECORDS = re.compile(r"(?:[0-9]{1,9}=[^;]*;)+")  # ASCII record types, int() safe
 
 
 def docid_to_wpath(docid: bytes) -> str:

@@ -30,6 +30,7 @@ from typing import Any
 from warcio.archiveiterator import ArchiveIterator
 
 from anyurl.errors import AnyURLError, FileSizeExceeded, RemoteFileNotFound, URLError
+from anyurl.numbers import ascii_int
 from anyurl.resource import ResourceExtra, ResourceInfo
 from anyurl.url import URL, FTPPath, GopherPath, NewsPart, NNTPPath, WAISPath, parse
 
@@ -125,7 +126,7 @@ class Archive:
                     _surt, date, blob = line.rstrip("\n").split(" ", 2)
                     fields: dict[str, Any] = json.loads(blob)
                     file = (index.parent / str(fields["filename"])).resolve()
-                    offset = int(fields["offset"])
+                    offset = _cdxj_offset(fields["offset"])
                     url = str(fields["url"])
                 except (ValueError, KeyError):
                     continue  # a line this reader does not know: not ours to replay
@@ -220,7 +221,7 @@ class Archive:
                 found["headers"] = tuple((k.lower(), v) for k, v in http.headers)
                 found["content_type"] = http.get_header("Content-Type")
                 code, _, reason = str(http.statusline or "").partition(" ")
-                found["status"] = int(code) if code.isdigit() else None
+                found["status"] = ascii_int(code, max_digits=3)
                 found["reason"] = reason or None
             found["body"] = self._payload(entry, record)
             if record.rec_type == "resource":
@@ -305,3 +306,15 @@ def _filename(url: URL) -> str | None:
 
     name = unquote((url.path or "").rstrip("/").rsplit("/", 1)[-1])
     return name or None
+
+
+def _cdxj_offset(value: object) -> int:
+    """A CDXJ line's ``offset``: cdxj-indexer writes ASCII digits in a string (a JSON
+    number is taken too). ValueError otherwise, so the line is skipped as unknown
+    rather than seeking to ``int("+5")``, ``int("٣")`` or a negative place."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    number = ascii_int(value) if isinstance(value, str) else None
+    if number is None:
+        raise ValueError(f"offset {value!r} is not a decimal number")
+    return number

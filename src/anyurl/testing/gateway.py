@@ -15,6 +15,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from anyurl.numbers import ascii_int
 from anyurl.testing._server import ThreadedListener, block_until_interrupted, command_line
 
 __all__ = ["Gateway", "Seen"]
@@ -89,7 +90,10 @@ class Gateway:
             return
         host, _, port = authority.rpartition(":")
         try:
-            upstream = socket.create_connection((host.strip("[]"), int(port)), timeout=10)
+            number = ascii_int(port, max_digits=5)
+            if number is None:
+                raise OSError(f"no port in {authority!r}")
+            upstream = socket.create_connection((host.strip("[]"), number), timeout=10)
         except OSError:
             conn.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
             conn.close()

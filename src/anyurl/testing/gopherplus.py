@@ -42,6 +42,7 @@ from pathlib import Path
 import anyio
 import anyio.abc
 
+from anyurl.numbers import ascii_int
 from anyurl.testing._server import command_line, open_tcp, serve_until_interrupted
 
 __all__ = ["ADMIN", "BINARY", "CATALOGUE", "GopherPlusServer", "main", "serve_gopherplus"]
@@ -182,7 +183,8 @@ class GopherPlusServer:
             if not await more():
                 return []
         header, _, body = bytes(buf).partition(b"\n")
-        size = int(header.strip()[1:] or b"-1")
+        count = header.strip()[1:]  # +-1, +-2 or +n (a non-number: an empty block)
+        size = -1 if count in (b"", b"-1") else (ascii_int(count, max_digits=12) or 0)
         buf[:] = body
         if size >= 0:
             while len(buf) < size and await more():

@@ -52,10 +52,12 @@ class Asked:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def connected(self) -> None:
+        """A connection was accepted."""
         with self._lock:
             self.connections += 1
 
     def asked(self, what: bytes) -> None:
+        """``what`` (a request's path, a command) was asked."""
         with self._lock:
             self.requests.append(what)
 

@@ -18,6 +18,7 @@ import anyio
 import anyio.abc
 import h11
 
+from anyurl.numbers import ascii_int
 from anyurl.testing._server import command_line, open_task, serve_tcp, serve_until_interrupted
 
 __all__ = ["serve_http"]
@@ -76,10 +77,11 @@ async def _respond(conn: h11.Connection, stream: anyio.abc.ByteStream, root: Pat
                ("Last-Modified", formatdate(path.stat().st_mtime, usegmt=True))]
     for name, value in request.headers:
         if name == b"range" and value.startswith(b"bytes="):
-            first, _, last = value[6:].decode().partition("-")
-            if first.isdigit():
-                start = int(first)
-                end = min(size, int(last) + 1) if last.isdigit() else size
+            first, _, last = value[6:].decode("latin-1").partition("-")
+            asked, up_to = ascii_int(first, max_digits=19), ascii_int(last, max_digits=19)
+            if asked is not None:
+                start = asked
+                end = min(size, up_to + 1) if up_to is not None else size
                 if start >= size:
                     await _send(conn, stream, h11.Response(status_code=416, headers=[
                         ("Content-Range", f"bytes */{size}"), ("Content-Length", "0")]))

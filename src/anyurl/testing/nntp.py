@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import anyio
 import anyio.abc
 
+from anyurl.numbers import ascii_int
 from anyurl.testing._server import SessionServer, command_line, serve_until_interrupted
 
 __all__ = [
@@ -189,8 +190,8 @@ class _Connection:
             if self.current is None:
                 return None, "420 Current article number is invalid"
             number = self.current
-        elif spec.isdigit():
-            number = int(spec)
+        elif (asked := ascii_int(spec, max_digits=20)) is not None:
+            number = asked
         else:
             return None, "501 Syntax error"
         for art in self.articles():
@@ -353,11 +354,11 @@ class _Connection:
         arts = self.articles()
         spec = args[0] if args else (str(self.current) if self.current else "")
         low_text, dash, high_text = spec.partition("-")
-        if not low_text.isdigit() or (high_text and not high_text.isdigit()):
+        low, high_given = ascii_int(low_text, max_digits=20), ascii_int(high_text, max_digits=20)
+        if low is None or (high_text and high_given is None):
             await self.reply("501 Syntax error")
             return
-        low = int(low_text)
-        high = int(high_text) if high_text else (1 << 62 if dash else low)
+        high = high_given if high_given is not None else (1 << 62 if dash else low)
         chosen = [a for a in arts if low <= a.number <= high]
         if not chosen:
             await self.reply("423 No articles in that range")

@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 import anyio
 import anyio.abc
 
+from anyurl.numbers import ascii_int
 from anyurl.protocols.ardp import (
     DEFAULT_WINDOW,
     FLAG_ACK_REQUESTED,
@@ -493,8 +494,11 @@ async def serve_prospero(
 
 
 def _hostport_arg(text: str) -> tuple[str, int]:
-    host, _, port = text.rpartition(":")
-    return host, int(port)
+    host, _, port_text = text.rpartition(":")
+    port = ascii_int(port_text, max_digits=5)
+    if port is None:
+        raise ValueError(f"{text!r} is not HOST:PORT")  # argparse: a usage error
+    return host, port
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import anyio
 import anyio.abc
 
+from anyurl.numbers import ascii_int
 from anyurl.protocols.wais import (
     NEED_DATA,
     ConnectionClosed,
@@ -222,9 +223,9 @@ class WAISServer:
             elif use == b"wt":
                 wtype = term.term.decode("latin-1")
             elif use == b"wb" and relation == b"ro":
-                start = int(term.term)
+                start = ascii_int(term.term, max_digits=12) or 0
             elif use == b"wb" and relation == b"rl":
-                end = int(term.term)
+                end = ascii_int(term.term, max_digits=12)
         doc = next((d for d in self.documents if d.docid == docid), None)
         if doc is None or (wtype is not None and wtype.upper() != doc.wtype):
             what = "document" if doc is None else f"type {wtype} of the document"

@@ -150,23 +150,51 @@ class URL:
 
 
 def mask(url: URL | str) -> str:
-    """Mask the password of a URL, or of URL text that may not even parse."""
+    """Mask the password of a URL, or of URL text that may not even parse; every other
+    part is kept as written."""
     if isinstance(url, URL):
         return url.masked()
     text = str(url)
+    span = _password_span(text)
+    return text if span is None else text[: span[0]] + PASSWORD_MASK + text[span[1] :]
+
+
+def masked_position(text: str, position: int) -> int:
+    """``position`` (an index into ``text``, as :class:`~anyurl.errors.URLSyntaxError`
+    gives it) as an index into ``mask(text)``, the text a message shows: after the
+    password it moves by the mask's length against the password's; inside it, it is the
+    mask's first character."""
+    span = _password_span(text)
+    if span is None or position < span[0]:
+        return position
+    if position < span[1]:
+        return span[0]
+    return position + len(PASSWORD_MASK) - (span[1] - span[0])
+
+
+def _password_span(text: str) -> tuple[int, int] | None:
+    """Where the password of URL text is (start, end), or None when it has none.
+
+    RFC 1738 3.1: the login follows ``//`` and ends at the first ``/``; within it, the
+    user and password end at its last ``@`` (as the parser reads it: a password may hold
+    an unescaped ``@``), and the password starts after the user's ``:``. An ``@`` in the
+    path is the path's (``/~a@b``). A login with no ``@`` before the first ``/`` but a
+    ``:`` may still be a password holding an unescaped ``/`` (``ftp://u:pa/ss@h/``, or
+    ``u:8080/@h``, which reads as a port too): then the text to the first ``@`` after
+    it is masked, as what may be a password is never shown.
+    """
     scheme_end = text.find("://")
     if scheme_end < 0:
-        return text
+        return None
     start = scheme_end + 3
-    # The last "@": a password may hold "/", "?" or "#" unescaped (the text need not
-    # parse), so nothing before the last "@" can be trusted to end the login part.
-    at = text.rfind("@", start)
-    if at < 0:
-        return text
-    colon = text.find(":", start, at)
-    if colon < 0:
-        return text
     slash = text.find("/", start)
-    if 0 <= slash < colon:
-        return text  # the ":" is in the path, not in a login
-    return text[: colon + 1] + PASSWORD_MASK + text[at:]
+    login_end = len(text) if slash < 0 else slash
+    at = text.rfind("@", start, login_end)
+    if at >= 0:
+        colon = text.find(":", start, at)
+        return None if colon < 0 else (colon + 1, at)
+    colon = text.find(":", start, login_end)
+    if colon < 0 or text.startswith("[", start):  # an IPv6 host: no login before it
+        return None
+    at = text.find("@", login_end)
+    return None if at < 0 else (colon + 1, at)

@@ -33,6 +33,7 @@ import re
 from collections.abc import Sequence
 
 from anyurl.errors import URLSyntaxError
+from anyurl.numbers import ascii_int, is_ascii_digits
 from anyurl.registry import spec_for
 from anyurl.url.charset import (
     ALPHA,
@@ -66,7 +67,7 @@ _NEWS_GROUP = re.compile(r"[A-Za-z][A-Za-z0-9\-.+_]*\Z")
 _WIRE_BREAK = re.compile("%0[0dDaA]|\x00")
 _PATH_START = re.compile("[/?]")
 #: A wpath in Lynx's record form (``1=host;2=/db;3=...;``), which holds raw slashes.
-_LYNX_RECORDS = re.compile(r"(?:\d+=[^;]*;)+")
+_LYNX_RECORDS = re.compile(r"(?:[0-9]{1,9}=[^;]*;)+")  # ASCII record types, int() safe
 #: The schemes anyurl speaks, whose parts reach a server (or a file name) decoded.
 WIRE_SCHEMES = IP_SCHEMES | {"mailto", "news"}
 #: What :meth:`_Parser.check_wire` calls the part after the host, per scheme.
@@ -354,13 +355,13 @@ class _Parser:
             if digits == "":
                 if self.strict:
                     raise self.fail("empty port after ':'", rest + 1)
-            elif not digits.isdigit() or not digits.isascii():
+            elif not is_ascii_digits(digits):
                 bad = next(i for i, c in enumerate(digits) if c not in DIGIT)
                 raise self.fail("port must be decimal digits", rest + 1 + bad)
             else:
-                port = int(digits)
-                if not 0 < port < 65536:
-                    raise self.fail(f"port {port} is out of range 1-65535", rest + 1)
+                port = ascii_int(digits.lstrip("0") or "0", max_digits=6)
+                if port is None or not 0 < port < 65536:
+                    raise self.fail(f"port {digits[:8]} is out of range 1-65535", rest + 1)
         return host, port
 
     def check_host(self, scheme: str, host: str, start: int) -> None:
@@ -408,7 +409,7 @@ class _Parser:
                 raise self.fail("an nntp URL needs a newsgroup name", start)
             if not _NEWS_GROUP.match(group):
                 raise self.fail(f"{group!r} is not a newsgroup name", start + _group_error(group))
-            if sep and not (article.isdigit() and article.isascii()):
+            if sep and not is_ascii_digits(article):
                 raise self.fail("the article must be a decimal number", start + len(group) + 1)
             self.check_chars(start, end, UCHAR_PLAIN | frozenset("/"), "the nntp path")
             return url.replace(path=self.norm(raw))
@@ -459,7 +460,7 @@ class _Parser:
         if len(pieces) > 3:
             slash = start + len(pieces[0]) + len(pieces[1]) + len(pieces[2]) + 2
             wpath = "/".join(pieces[2:])
-            cern = pieces[2].isdigit() and pieces[2].isascii()
+            cern = is_ascii_digits(pieces[2])
             tail = "/".join(pieces[3:])
             if self.strict or not (_LYNX_RECORDS.fullmatch(wpath) or (
                     cern and ("/" not in tail or _LYNX_RECORDS.fullmatch(tail)))):
@@ -562,12 +563,13 @@ def _describe(ch: str) -> str:
 def _strict_host_error(host: str) -> tuple[str, int] | None:
     """Section 5's ``hostname | hostnumber``; the problem and its offset, or None."""
     labels = host.split(".")
-    if all(label.isdigit() and label.isascii() for label in labels):
+    if all(is_ascii_digits(label) for label in labels):
         if len(labels) != 4:
             return ("a host number is four decimal groups separated by '.'", 0)
         offset = 0
         for label in labels:
-            if int(label) > 255:
+            octet = ascii_int(label.lstrip("0") or "0", max_digits=3)
+            if octet is None or octet > 255:
                 return (f"{label} is not an octet of a host number", offset)
             offset += len(label) + 1
         return None
@@ -596,7 +598,7 @@ def _lenient_host_error(host: str) -> tuple[str, int] | None:
     # one trailing dot is the root's ("example.org."); a second is an empty label
     labels = (host[:-1] if host.endswith(".") else host).split(".")
     offset = 0
-    numeric = all(label.isdigit() for label in labels)
+    numeric = all(is_ascii_digits(label) for label in labels)
     for n, label in enumerate(labels):
         if label == "":
             return ("empty label in host name", offset)
@@ -611,7 +613,8 @@ def _lenient_host_error(host: str) -> tuple[str, int] | None:
         if len(labels) != 4:
             return ("a host number is four decimal groups separated by '.'", 0)
         for label in labels:
-            if int(label) > 255:
+            octet = ascii_int(label.lstrip("0") or "0", max_digits=3)
+            if octet is None or octet > 255:
                 return (f"{label} is not an octet of a host number", offset)
             offset += len(label) + 1
     return None

@@ -45,6 +45,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Final
 
+from anyurl.numbers import ascii_int
 from anyurl.protocols.common import (
     NEED_DATA,
     Data,
@@ -406,10 +407,10 @@ def _parse_error(body: bytes) -> PlusError:
         lines.pop()
     first = lines[0] if lines else ""
     code: int | None = None
-    m = re.match(r"(\d+)\s*(.*)", first)
+    m = re.match(r"([0-9]+)\s*(.*)", first)
     rest = first
     if m:
-        code, rest = int(m.group(1)), m.group(2)
+        code, rest = ascii_int(m.group(1), max_digits=9), m.group(2)
     admin_match = re.search(r"<([^<>]*)>", rest)
     admin = admin_match.group(1) if admin_match else (rest or None)
     message = " ".join(line for line in lines[1:] if line)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from anyurl.numbers import ascii_int
 from anyurl.protocols.gopher.errors import GopherReplyError
 from anyurl.url import quote
 from anyurl.url.charset import RESERVED, UCHAR_PLAIN, display
@@ -114,14 +115,14 @@ def parse_menu_line(raw: bytes, primary_type: str | None = None) -> MenuItem:
         return MenuItem("i", line.replace("\t", " "), malformed=bool(line))
     first, selector, host, port_text, *extra = fields
     gtype, name = first[0], first[1:]
-    port_text = port_text.strip()
-    if not port_text.isdigit() or int(port_text) > 65535:
+    port = ascii_int(port_text.strip(), max_digits=5)
+    if port is None or port > 65535:
         if gtype == "i":
             return MenuItem("i", name, selector, host.strip(), None, None, tuple(extra))
         return MenuItem("i", line.replace("\t", " "), malformed=True)
     plus = extra[0].strip() if extra and extra[0].strip() in ("+", "?") else None
     return MenuItem(
-        type=gtype, display=name, selector=selector, host=host.strip(), port=int(port_text),
+        type=gtype, display=name, selector=selector, host=host.strip(), port=port,
         plus=plus, extra=tuple(extra),
         primary_type=primary_type if gtype == "+" else None,
     )

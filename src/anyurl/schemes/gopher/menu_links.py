@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from anyurl.links import FILE, PAGE, Link, checked
+from anyurl.numbers import is_ascii_digits
 from anyurl.protocols.gopher import GopherReplyError, parse_attributes, parse_menu
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.gopher.render import render_menu
@@ -107,7 +108,7 @@ def view_links(info: ResourceInfo, body: bytes) -> list[Link]:
     text = body
     if text.startswith(b"+"):  # the Gopher+ header line of the raw answer
         first, _, rest = text.partition(b"\n")
-        if first.strip(b"+-\r").isdigit():
+        if is_ascii_digits(first.strip(b"+-\r")):
             text = rest
     try:
         attrs = parse_attributes(text)

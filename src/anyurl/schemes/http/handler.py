@@ -70,6 +70,7 @@ from anyurl.errors import (
 from anyurl.net.bulk import RawBody
 from anyurl.net.tls import make_ssl_context
 from anyurl.net.transport import DIRECT, Dialer
+from anyurl.numbers import ascii_int, is_ascii_digits
 from anyurl.options import HTTPOptions
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
@@ -1010,8 +1011,8 @@ class HTTPHandler(SchemeHandler):
             unit, _, rest = text.partition(" ")
             span, _, total_text = rest.partition("/")
             first_text, _, last_text = span.partition("-")
-            first, last = int(first_text), int(last_text)
-            total = None if total_text.strip() == "*" else int(total_text)
+            first, last = _range_number(first_text), _range_number(last_text)
+            total = None if total_text.strip() == "*" else _range_number(total_text)
             if unit.lower() != "bytes":
                 raise ValueError(unit)
         except ValueError:
@@ -1039,14 +1040,15 @@ class HTTPHandler(SchemeHandler):
         text = response.header("content-range") or ""
         total_text = text.rpartition("/")[2].strip()
         await self._discard(conn, response)
-        if total_text.isdigit() and int(total_text) == options.offset:
+        total = ascii_int(total_text, max_digits=19)
+        if total == options.offset:
             # What we have is the whole file: nothing left to transfer.
             info = ResourceInfo(url=url, size=0, total_size=options.offset,
                                 offset=options.offset, filename=_filename(url, response),
                                 extra={"status": 416, "status_line": response.status_line,
                                        "already_complete": True})
             return Resource(info, _empty())
-        size = f"; the file has {total_text} bytes" if total_text.isdigit() else ""
+        size = f"; the file has {total} bytes" if total is not None else ""
         raise ResumeFailed(
             f"{url.masked()} answered '{response.status_line}' to a resume from byte "
             f"{options.offset}{size}",
@@ -1265,8 +1267,11 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     if value is None:
         return None
     text = value.strip()
-    if text.isdigit():
-        return float(text)
+    if is_ascii_digits(text):
+        seconds = ascii_int(text, max_digits=18)  # longer: more than any retry waits
+        return float("inf") if seconds is None else float(seconds)
+    if not text.isascii():  # the email package reads other scripts' digits in a date
+        return None
     import email.utils  # an HTTP date: rare, and the email package costs every start
 
     try:
@@ -1274,6 +1279,15 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     return max(0.0, when - (time.time() if now is None else now))
+
+
+def _range_number(text: str) -> int:
+    """A ``Content-Range`` position or length: ASCII digits (RFC 9110 14.4); ValueError
+    for anything else, ``+5`` or ``٣`` too, which ``int()`` alone would take."""
+    number = ascii_int(text.strip(" \t"), max_digits=19)
+    if number is None:
+        raise ValueError(text)
+    return number
 
 
 def _status_error(url: URL, response: Response) -> AnyURLError:

@@ -17,6 +17,7 @@ import h11
 
 from anyurl.errors import AnyURLError, ConnectionLost, PartialTransfer, ProtocolError
 from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Stream
+from anyurl.numbers import ascii_int
 from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.interfaces import Body, Response
 from anyurl.schemes.http.routes import Route
@@ -197,7 +198,8 @@ class HTTP11Connection:
         and the connection kept; a refresh's 304s then share one connection.
         """
         length = response.header("content-length")
-        small = length is not None and length.isdigit() and int(length) <= DRAIN_LIMIT
+        size = None if length is None else ascii_int(length.strip(" \t"), max_digits=19)
+        small = size is not None and size <= DRAIN_LIMIT
         bodiless = response.status < 200 or response.status in (204, 304)
         if not (small or bodiless) and response.header("transfer-encoding") is None:
             self.keep_alive = False

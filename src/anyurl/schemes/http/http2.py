@@ -57,6 +57,7 @@ from hyperframe.frame import DataFrame, Frame, GoAwayFrame, HeadersFrame
 
 from anyurl.errors import AnyURLError, ConnectionLost, PartialTransfer, ProtocolError
 from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Stream
+from anyurl.numbers import ascii_int
 from anyurl.schemes.http.interfaces import Body, Response
 from anyurl.schemes.http.routes import Route
 
@@ -120,9 +121,9 @@ def response_head(headers: Iterable[tuple[bytes | str, bytes | str]]) -> Respons
         name = raw_name.decode("latin-1") if isinstance(raw_name, bytes) else raw_name
         value = raw_value.decode("latin-1") if isinstance(raw_value, bytes) else raw_value
         if name == ":status":
-            if not (len(value) == 3 and value.isdigit()):
+            status = ascii_int(value) if len(value) == 3 else None
+            if status is None:
                 raise ValueError(f"invalid :status {value!r}")
-            status = int(value)
         elif not name.startswith(":"):
             fields.append((name.lower(), value))
     if status is None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from anyurl.net.transport import Stream
+from anyurl.numbers import ascii_int
 from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.routes import Route
 
@@ -50,7 +51,7 @@ class Response:
         if self.header("transfer-encoding") is not None:
             return None
         value = self.header("content-length")
-        return int(value) if value is not None and value.strip().isdigit() else None
+        return None if value is None else ascii_int(value.strip(" \t"), max_digits=19)
 
 
 class Connection(Protocol):

@@ -62,6 +62,7 @@ from anyurl.errors import (
     StreamClosed,
 )
 from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Stream
+from anyurl.numbers import is_ascii_digits
 from anyurl.schemes.http.interfaces import Response
 from anyurl.schemes.http.routes import Route
 from anyurl.url import URL
@@ -127,7 +128,7 @@ def parse_head(head: bytes) -> Response:
         raise Malformed(f"not a header line: {bad[:80]!r}")
     version, _, rest = lines[0].partition(" ")
     code, _, reason = rest.partition(" ")
-    if version not in ("HTTP/1.1", "HTTP/1.0") or len(code) != 3 or not code.isdigit():
+    if version not in ("HTTP/1.1", "HTTP/1.0") or len(code) != 3 or not is_ascii_digits(code):
         raise Malformed(f"not an HTTP/1.x status line: {lines[0][:80]!r}")
     headers: list[tuple[str, str]] = []
     append = headers.append
@@ -217,7 +218,7 @@ class ResponseReader:
             self._chunk_state = "size"
             return
         if lengths:
-            if len(lengths) > 1 or not all(v.isdigit() and v.isascii() for v in lengths):
+            if len(lengths) > 1 or not all(is_ascii_digits(v) and len(v) < 20 for v in lengths):
                 raise Malformed(f"a Content-Length of {sorted(lengths)!r}")
             self.mode = "length"
             self.left = int(next(iter(lengths)))
@@ -381,7 +382,7 @@ class PipelinedConnection:
         per-response :class:`Exchange` and body iterator: small responses arrive many
         to a read, and each such object costs more than parsing the head.
         """
-        if length is None or len(length) > 6 or not (length.isascii() and length.isdigit()):
+        if length is None or len(length) > 6 or not is_ascii_digits(length):
             return None
         n = int(length)
         reader = self.reader

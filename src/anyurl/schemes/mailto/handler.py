@@ -44,6 +44,7 @@ from email.utils import formatdate, make_msgid
 import anyio
 
 from anyurl.errors import AnyURLError, ConnectionLost, ProtocolError, ServerError, URLError
+from anyurl.numbers import ascii_int
 from anyurl.options import MailtoOptions
 from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.smtp import (
@@ -83,15 +84,14 @@ class _Request:
 
 def _parse_relay(text: str) -> tuple[str, int]:
     text = text.strip()
-    m = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\](?::(\d+))?|([^:\[\]]+)(?::(\d+))?", text)
-    if m is None:
+    m = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\](?::([0-9]+))?|([^:\[\]]+)(?::([0-9]+))?", text)
+    port = ascii_int(m.group(2) or m.group(4) or "25", max_digits=5) if m else None
+    if m is None or port is None or not 0 < port < 65536:
         raise AnyURLError(
             f"cannot read the SMTP relay {text!r}",
             hint="Write it host:port, e.g. smtp_relay = \"localhost:25\".",
         )
-    host = m.group(1) or m.group(3)
-    port = int(m.group(2) or m.group(4) or 25)
-    return host, port
+    return m.group(1) or m.group(3), port
 
 
 def _helo_name() -> str:

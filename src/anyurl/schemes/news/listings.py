@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 
 from anyurl.errors import ProtocolError
 from anyurl.links import FILE, PAGE, Link, checked
+from anyurl.numbers import is_ascii_digits
 from anyurl.options import NewsOptions
 from anyurl.protocols.common import RemoteProtocolError
 from anyurl.protocols.nntp import (
@@ -260,7 +261,7 @@ def render_listing(info: ResourceInfo, body: bytes) -> str | None:
     if info.kind != "directory" or info.content_type != "text/plain":
         return None
     server = str(info.extra.get("server") or "")
-    host, _, port = server.rpartition(":") if server.rpartition(":")[2].isdigit() \
+    host, _, port = server.rpartition(":") if is_ascii_digits(server.rpartition(":")[2]) \
         else (server, "", "")
     if not host:
         return None

@@ -22,6 +22,7 @@ from typing import Literal
 
 from anyurl.config import Config
 from anyurl.errors import URLError
+from anyurl.numbers import ascii_int
 from anyurl.options import NewsOptions
 from anyurl.protocols.nntp import Command, message_id_argument
 from anyurl.schemes.base import FetchOptions
@@ -77,14 +78,16 @@ def _split_server(text: str) -> tuple[str, int | None]:
         if end < 0:
             raise ValueError(f"unclosed '[' in news server {text!r}")
         rest = text[end + 1 :]
-        if rest and not (rest.startswith(":") and rest[1:].isdigit()):
+        port = ascii_int(rest[1:], max_digits=5) if rest.startswith(":") else None
+        if rest and port is None:
             raise ValueError(f"bad port in news server {text!r}")
-        return text[1:end], int(rest[1:]) if rest else None
+        return text[1:end], port
     if text.count(":") == 1:
-        host, port = text.split(":")
-        if not port.isdigit():
+        host, port_text = text.split(":")
+        port = ascii_int(port_text, max_digits=5)
+        if port is None:
             raise ValueError(f"bad port in news server {text!r}")
-        return host, int(port)
+        return host, port
     return text, None
 
 

@@ -46,6 +46,7 @@ from anyurl.errors import (
 )
 from anyurl.links import FILE, Link, checked
 from anyurl.net.transport import Stream
+from anyurl.numbers import ascii_int
 from anyurl.options import WAISOptions
 from anyurl.protocols import wais
 from anyurl.protocols.wais import (
@@ -100,9 +101,9 @@ def _parse(url: URL) -> _Request:
                        url=url)
     wtype = decode(segments[1])
     rest = segments[2:]
-    length = None
-    if len(rest) >= 2 and rest[0].isdigit():
-        length, rest = int(rest[0]), rest[1:]
+    length = ascii_int(rest[0]) if len(rest) >= 2 else None  # CERN's length segment
+    if length is not None:
+        rest = rest[1:]
     return _Request(database, None, wtype or None, wais.wpath_to_docid("/".join(rest)), length)
 
 

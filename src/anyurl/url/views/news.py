@@ -8,7 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from anyurl.numbers import ascii_int
 from anyurl.url.charset import decode, display
+
+#: RFC 3977 6.1.1: an article number is below 2**63, at most 19 digits.
+ARTICLE_DIGITS = 19
 
 __all__ = ["NNTPPath", "NewsPart", "news_part", "nntp_path"]
 
@@ -49,5 +53,5 @@ def nntp_path(path: str | None) -> NNTPPath:
     if not path:
         return NNTPPath(None, None)
     group, sep, article = path.partition("/")
-    number = int(article) if sep and article.isdigit() else None
+    number = ascii_int(article, max_digits=ARTICLE_DIGITS) if sep else None
     return NNTPPath(decode(group), number)

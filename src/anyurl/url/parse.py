@@ -46,7 +46,7 @@ from anyurl.url.charset import (
     escape_unsafe,
 )
 from anyurl.url.model import URL
-from anyurl.url.views import gopher_plus_problem, split_ftp_path
+from anyurl.url.views import gopher_plus_problem, split_ftp_path, split_gopher_path
 
 __all__ = ["IP_SCHEMES", "parse", "unwrap"]
 
@@ -62,6 +62,8 @@ _ANY_WHITESPACE = re.compile("[ \t\r\n\f\v]")
 _LOGIN_CHARS = UCHAR_PLAIN | frozenset(";?&=")
 _FSEGMENT = UCHAR_PLAIN | frozenset("?:@&=")
 _HSEGMENT = UCHAR_PLAIN | frozenset(";:@&=")
+#: Section 5's one ``search`` rule, the http, gopher and wais search alike: no ``/``, no ``?``.
+_SEARCH = UCHAR_PLAIN | frozenset(";:@&=")
 _NEWS_GROUP = re.compile(r"[A-Za-z][A-Za-z0-9\-.+_]*\Z")
 #: An encoded CR, LF or NUL, or a raw NUL (lenient mode would escape it to %00).
 _WIRE_BREAK = re.compile("%0[0dDaA]|\x00")
@@ -401,7 +403,7 @@ class _Parser:
             for seg_start, seg_end in _segments(start, hpath_end, s, "/"):
                 self.check_chars(seg_start, seg_end, _HSEGMENT, "the http path")
             if q >= 0:
-                self.check_chars(hpath_end + 1, end, _HSEGMENT, "the http search part")
+                self.check_chars(hpath_end + 1, end, _SEARCH, "the http search part")
             return url.replace(path=self.norm(raw))
         if scheme == "nntp":
             group, sep, article = raw.partition("/")
@@ -419,6 +421,8 @@ class _Parser:
             return url.replace(path=self.norm(raw))
         if scheme == "wais":
             return self.wais(url, start, end, raw)
+        if scheme == "gopher":
+            return self.gopher(url, start, end, raw)
         if scheme == "prospero":
             semi = raw.find(";")
             ppath_end = end if semi < 0 else start + semi
@@ -436,9 +440,34 @@ class _Parser:
                     path += (f";{self.norm(s[f_start:eq], fieldchars)}"
                              f"={self.norm(s[eq + 1:f_end], fieldchars)}")
             return url.replace(path=path)
-        # gopher and other schemes: the url-path is *xchar.
+        # other schemes: the url-path is *xchar.
         self.check_chars(start, end, XCHAR_PLAIN, "the url-path")
         return url.replace(path=self.norm(raw))
+
+    def gopher(self, url: URL, start: int, end: int, raw: str) -> URL:
+        """``gtype selector [%09 search [%09 gopher+_string]]``: ``*xchar`` but the search.
+
+        Section 5 writes the gopher search with the very ``search`` rule of http's
+        (``uchar`` and ``;:@&=``), so strict mode refuses a raw ``/`` or ``?`` there
+        (issue 29), in text order with the ``xchar`` checks of the other parts so the
+        first problem is the one named. Lenient mode writes them ``%2F`` and ``%3F``:
+        the search reaches the server decoded, so the escape changes nothing it is sent.
+        """
+        gtype, selector, search, _ = split_gopher_path(raw)
+        if search is None:
+            self.check_chars(start, end, XCHAR_PLAIN, "the url-path")
+            return url.replace(path=self.norm(raw))
+        search_start = start + len(gtype) + len(selector) + len("%09")
+        search_end = search_start + len(search)
+        self.check_chars(start, search_start, XCHAR_PLAIN, "the url-path")
+        self.check_chars(search_start, search_end, _SEARCH, "the gopher search")
+        self.check_chars(search_end, end, XCHAR_PLAIN, "the url-path")
+        path = self.norm(raw)
+        if not self.strict:
+            gtype, selector, search, plus = split_gopher_path(path)
+            path = (f"{gtype}{selector}%09{escape_unsafe(search or '', _SEARCH)}"
+                    + ("" if plus is None else f"%09{plus}"))
+        return url.replace(path=path)
 
     def wais(self, url: URL, start: int, end: int, raw: str) -> URL:
         """``/database``, ``/database?search`` or ``/database/wtype/wpath``, in both modes.
@@ -471,12 +500,17 @@ class _Parser:
             for piece in pieces:
                 self.check_chars(pos, pos + len(piece), UCHAR_PLAIN, "the wais path")
                 pos += len(piece) + 1
-            if q:
-                self.check_chars(start + len(db) + 1, end, XCHAR_PLAIN, "the wais search")
+            if q:  # section 5's one search rule, as http's (issue 29)
+                self.check_chars(start + len(db) + 1, end, _SEARCH, "the wais search")
         # Lenient mode keeps a wpath's reserved characters as written: the forms real
         # clients wrote (Lynx's "1=host;2=db;..." records, CERN's
-        # /wtype/length/wpath) carry meaning in them that the WAIS handler reads.
-        return url.replace(path=self.norm(raw))
+        # /wtype/length/wpath) carry meaning in them that the WAIS handler reads. A
+        # search's '/' and '?' it writes %2F and %3F: the search is sent decoded.
+        path = self.norm(raw)
+        if q and not self.strict:
+            db, _, search = path.partition("?")
+            path = f"{db}?{escape_unsafe(search, _SEARCH)}"
+        return url.replace(path=path)
 
     def finish_file(self, url: URL, start: int, end: int, fragment: str | None,
                     path: str | None = None) -> URL:

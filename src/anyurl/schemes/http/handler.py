@@ -163,6 +163,271 @@ class _Template:
     masked: list[tuple[str, str]]
 
 
+#: What a batch hands over for each URL, in order.
+_Outcome = tuple[URL, Resource | AnyURLError]
+
+
+class _PipelineRun:
+    """One route's pipelined batch (:meth:`HTTPHandler._pipelined`): the state of its
+    loop, and each turn of the loop cut where it decides something.
+
+    Every hand-over is a ``yield`` of an async generator the loop yields on at once,
+    so the caller sees the outcomes in the same order and at the same moments as
+    from one function: a streamed body is read before the connection moves past it,
+    and :func:`_release` withdraws a body in memory only once the caller moved on.
+    """
+
+    def __init__(self, handler: HTTPHandler, route: Route, urls: list[URL],
+                 options: FetchOptions, method: str):
+        self.handler = handler
+        self.route = route
+        self.options = options
+        self.http = options.get(HTTPOptions)
+        self.trace = options.trace
+        self.method = method
+        self.todo: deque[_Step] = deque(_Step(url) for url in urls)
+        self.inflight: deque[_Step] = deque()
+        self.pipe: PipelinedConnection | None = None
+        self.depth = 1
+        self.cap = NEAR_DEPTH  # until a round trip shows a long path
+        self.sent_at: float | None = None
+        self.keep = False
+        self.templates: dict[tuple[str, str | None, int | None], _Template | None] = {}
+        # The window's outcomes not handed over yet: a small body or an error is held
+        # until the window is answered with nothing after it (see open_batch).
+        self.held: deque[tuple[_Step, Resource | AnyURLError]] = deque()
+
+    def prepare(self, step: _Step) -> None:
+        """``step``'s request bytes, or its error (:meth:`HTTPHandler._prepare`)."""
+        self.handler._prepare(step, self.route, self.options, self.http, self.method,
+                              self.templates)
+
+    def mis_answered(self, why: str) -> None:
+        """The route is served one request at a time from now on."""
+        self.handler._mis_answered(self.route, self.trace, why)
+
+    def ask_again(self) -> None:
+        """What the window answered, and what it still owes, goes back to be asked."""
+        self.todo.extendleft(reversed([*(s for s, _ in self.held), *self.inflight]))
+        self.held.clear()
+        self.inflight.clear()
+
+    async def drop_pipe(self) -> None:
+        """Close the connection; the next turn opens another."""
+        if self.pipe is not None:
+            await self.pipe.aclose()
+            self.pipe = None
+
+    async def serially(self) -> AsyncGenerator[_Outcome, None]:
+        """The route mis-answered: the window's URLs and the rest, one request at a time."""
+        await self.drop_pipe()
+        self.ask_again()
+        while self.todo:
+            step = self.todo.popleft()
+            yield step.url, await self.handler._open_one(step.url, self.options)
+
+    async def turn(self) -> AsyncGenerator[_Outcome, None]:
+        """Connect if need be, send a window, read its first answer and act on it."""
+        if self.pipe is None:
+            failed = await self.connect()
+            if failed is not None:
+                step = self.todo.popleft()
+                yield step.url, failed  # the next URL tries its own connection
+                return
+        pipe = self.pipe
+        assert pipe is not None
+        step, wire = self.window()
+        pipe.stream.url = step.url
+        try:
+            response = await self.head(pipe, step, wire)
+        except Malformed as exc:
+            self.mis_answered(f"its bytes are not a response ({exc})")
+            return
+        except TransferTimeout as exc:
+            if step.behind or len(self.inflight) > 1:
+                self.mis_answered("it did not answer pipelined requests")
+                return
+            self.inflight.popleft()
+            await self.drop_pipe()
+            for item in _release(self.held):
+                yield item
+            yield step.url, exc
+            return
+        except AnyURLError as exc:  # closed or broken before this response
+            async with aclosing(self.broken(pipe, exc)) as items:
+                async for item in items:
+                    yield item
+            return
+        if response is None:  # a request that could not be written
+            self.inflight.popleft()
+            assert step.error is not None
+            self.held.append((step, step.error))
+            return
+        async with aclosing(self.answered(pipe, step, response)) as items:
+            async for item in items:
+                yield item
+
+    async def connect(self) -> AnyURLError | None:
+        """A connection to pipeline on, or why the first URL's connection failed."""
+        first = self.todo[0]
+        if first.data is None and first.error is None:
+            # Before connecting, as open() does (its warnings come first).
+            self.prepare(first)
+        try:
+            self.pipe = await self.handler._pipe(self.route, first.url, self.trace)
+        except AnyURLError as exc:
+            return exc
+        self.depth = 1
+        return None
+
+    def window(self) -> tuple[_Step, bytearray]:
+        """The window's requests as one write, and the step whose answer comes first.
+
+        A new window only when the last is answered: a server that drops a request it
+        received along with another (it reads one per read) then stays silent and is
+        caught by the read timeout; had more requests followed, their answers would
+        have been taken for the dropped one's.
+        """
+        wire = bytearray()
+        while self.todo and (not self.inflight or wire) and len(self.inflight) < self.depth:
+            step = self.todo.popleft()
+            if step.data is None:
+                self.prepare(step)
+            self.inflight.append(step)
+            step.behind = len(self.inflight) > 1
+            if step.error is None:
+                wire += step.data or b""
+                if self.trace:
+                    self.trace(f"> {self.method} {masked_target(step.url, self.route)} "
+                               f"HTTP/1.1{' (pipelined)' if step.behind else ''}")
+        return self.inflight[0], wire
+
+    async def head(self, pipe: PipelinedConnection, step: _Step,
+                   wire: bytearray) -> Response | None:
+        """Send ``wire``, read ``step``'s response head (None: ``step`` was not sent).
+
+        A window's first answer measures the path's round trip, which sets how wide
+        windows may open.
+        """
+        if wire:
+            await pipe.stream.send(bytes(wire))
+            self.sent_at = time.monotonic()
+        if step.error is not None:
+            return None
+        response = await pipe.head()
+        if self.sent_at is not None and not step.behind:
+            far = time.monotonic() - self.sent_at >= FAR
+            self.cap = MAX_DEPTH if far else NEAR_DEPTH
+        self.sent_at = None
+        return response
+
+    async def broken(self, pipe: PipelinedConnection,
+                     exc: AnyURLError) -> AsyncGenerator[_Outcome, None]:
+        """The connection closed or broke before a response: what came before stands;
+        the window is sent again on a new one if this one answered anything, else
+        its first URL has the error."""
+        answered = pipe.answered or pipe.cycles
+        await self.drop_pipe()
+        for item in _release(self.held):  # what came before the close stands
+            yield item
+        self.todo.extendleft(reversed(self.inflight))
+        self.inflight.clear()
+        if answered:
+            if self.trace:
+                self.trace("* the server closed the connection with requests "
+                           "unanswered; sending them again on a new one")
+            return
+        step = self.todo.popleft()
+        yield step.url, exc
+
+    async def answered(self, pipe: PipelinedConnection, step: _Step,
+                       response: Response) -> AsyncGenerator[_Outcome, None]:
+        """``step``'s response: held (a small body, an error) or handed over (a
+        stream); then the window's end is checked for bytes nobody asked for."""
+        whole, index, reused = self.small_body(pipe, response)
+        exchange: Exchange | None = None
+        if whole is None:
+            try:
+                exchange = pipe.exchange(response, self.method, step.url)
+            except Malformed as exc:
+                self.mis_answered(f"its framing is ambiguous ({exc})")
+                return
+        self.inflight.popleft()
+        self.read_keep_alive(step, response)
+        sent = self.sent(step)
+        if whole is not None:
+            self.held.append((step, _small_resource(step.url, response, index, whole,
+                                                    reused, sent)))
+        else:
+            assert exchange is not None
+            outcome = await self.handler._pipelined_outcome(
+                step.url, exchange, response, self.options, self.method, sent)
+            if isinstance(outcome, Resource):  # a stream: handed over now
+                for item in _release(self.held):
+                    yield item
+                yield step.url, outcome
+            await pipe.drain()
+            if not isinstance(outcome, Resource):
+                self.held.append((step, outcome))
+        if not pipe.finished and (not self.inflight or not self.keep) and pipe.out_of_step():
+            # Bytes with no request outstanding: this window's answers may each be the
+            # one before's. Asked again one at a time (the next turn).
+            self.mis_answered("it sent a response nobody asked for")
+            self.ask_again()
+            return
+        if not self.inflight or not self.keep or pipe.finished:
+            for item in _release(self.held):
+                yield item
+        if not self.keep or pipe.finished:
+            await self.drop_pipe()
+            self.todo.extendleft(reversed(self.inflight))
+            self.inflight.clear()
+
+    def small_body(self, pipe: PipelinedConnection,
+                   response: Response) -> tuple[bytes | None, dict[str, str], bool]:
+        """A plain 200's whole body when it is small and already read, the head as a
+        dict, and whether the connection was reused; (None, {}, False) otherwise.
+
+        Taken out of the read buffer only with no content coding to undo (none sent,
+        or decoding off); a name given twice goes the general way (the reader decides
+        what two lengths mean).
+        """
+        if response.status != 200 or self.method != "GET":
+            return None, {}, False
+        index = dict(response.headers)
+        if (len(index) != len(response.headers) or "transfer-encoding" in index
+                or (self.http.decode_content and index.get("content-encoding"))):
+            return None, index, False
+        reused = pipe.cycles > 0
+        return pipe.whole_body(index.get("content-length")), index, reused
+
+    def read_keep_alive(self, step: _Step, response: Response) -> None:
+        """Keep-alive opens the window; HTTP/1.0 ends pipelining on the route.
+
+        Once a request sent behind another was answered rightly, the server
+        pipelines: the window opens wide (a round trip per window is what a long path
+        costs); until then, it doubles.
+        """
+        self.keep = keeps_alive(response)
+        if self.keep:
+            self.depth = self.cap if step.behind else min(self.cap, self.depth * 2)
+        elif response.http_version != "1.1":
+            self.handler.serial_routes.add(self.route)  # HTTP/1.0: nothing to pipeline
+        if self.trace:
+            self.trace(f"< {response.status_line}")
+            for k, v in response.headers:
+                self.trace(f"< {k}: {v}")
+
+    def sent(self, step: _Step) -> dict[str, Any]:
+        """The request as the resource's metadata shows it (passwords masked)."""
+        return {"method": self.method,
+                "target": step.shown_target or masked_target(step.url, self.route),
+                "http_version": "1.1",
+                "headers": list(step.masked) if step.masked is not None else
+                [(k, mask_header(k, v)) for k, v in step.headers],
+                "body": None}
+
+
 class HTTPHandler(SchemeHandler):
     """http: and https: URLs, and the HTTP side of gateways (see the module docstring)."""
 
@@ -541,7 +806,17 @@ class HTTPHandler(SchemeHandler):
                 async for item in items:
                     yield item
             return
-        tls_settings = _tls_settings(http)
+        async with aclosing(self._by_route(urls, options, method, _tls_settings(http))) \
+                as items:
+            async for item in items:
+                yield item
+
+    async def _by_route(
+        self, urls: Iterable[URL], options: FetchOptions, method: str,
+        tls_settings: tuple[object, ...],
+    ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
+        """Consecutive URLs of one route as one :meth:`_route_batch`, in order; a URL
+        the router refuses has its error in its place."""
         group: list[URL] = []
         key: Route | None = None
         for url in urls:
@@ -592,184 +867,25 @@ class HTTPHandler(SchemeHandler):
     async def _pipelined(
         self, route: Route, urls: list[URL], options: FetchOptions, method: str
     ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
-        """One route's URLs over a pipelined connection (see :meth:`open_batch`)."""
-        http = options.get(HTTPOptions)
-        trace = options.trace
-        todo: deque[_Step] = deque(_Step(url) for url in urls)
-        inflight: deque[_Step] = deque()
-        pipe: PipelinedConnection | None = None
-        depth = 1
-        cap = NEAR_DEPTH  # until a round trip shows a long path
-        sent_at: float | None = None
-        keep = False
-        templates: dict[tuple[str, str | None, int | None], _Template | None] = {}
-        # The window's outcomes not handed over yet: a small body or an error is held
-        # until the window is answered with nothing after it (see open_batch).
-        held: deque[tuple[_Step, Resource | AnyURLError]] = deque()
-        # A plain 200's body is taken whole out of the read buffer (no content coding
-        # to undo: none sent, or decoding off) when it is small and already read.
-        undo_codings = http.decode_content
+        """One route's URLs over a pipelined connection (see :meth:`open_batch`).
+
+        The loop's state and each of its turns are :class:`_PipelineRun`'s; here are
+        the loop and the end that gives the connection back (to the pool when it
+        stands clean between responses) however the caller leaves.
+        """
+        run = _PipelineRun(self, route, urls, options, method)
         try:
-            while todo or inflight:
-                if route in self.serial_routes:
-                    if pipe is not None:
-                        await pipe.aclose()
-                        pipe = None
-                    # What the window answered is asked again, one request at a time.
-                    todo.extendleft(reversed([*(s for s, _ in held), *inflight]))
-                    held.clear()
-                    inflight.clear()
-                    while todo:
-                        step = todo.popleft()
-                        yield step.url, await self._open_one(step.url, options)
-                    return
-                if pipe is None:
-                    if todo[0].data is None and todo[0].error is None:
-                        # Before connecting, as open() does (its warnings come first).
-                        self._prepare(todo[0], route, options, http, method, templates)
-                    try:
-                        pipe = await self._pipe(route, todo[0].url, trace)
-                    except AnyURLError as exc:
-                        step = todo.popleft()
-                        yield step.url, exc  # the next URL tries its own connection
-                        continue
-                    depth = 1
-                # A new window only when the last is answered: a server that drops a
-                # request it received along with another (it reads one per read) then
-                # stays silent and is caught by the read timeout; had more requests
-                # followed, their answers would have been taken for the dropped one's.
-                # One write for all the requests of a window.
-                wire = bytearray()
-                while todo and (not inflight or wire) and len(inflight) < depth:
-                    step = todo.popleft()
-                    if step.data is None:
-                        self._prepare(step, route, options, http, method, templates)
-                    inflight.append(step)
-                    step.behind = len(inflight) > 1
-                    if step.error is None:
-                        wire += step.data or b""
-                        if trace:
-                            trace(f"> {method} {masked_target(step.url, route)} HTTP/1.1"
-                                  f"{' (pipelined)' if step.behind else ''}")
-                step = inflight[0]
-                pipe.stream.url = step.url
-                response: Response | None = None
-                try:
-                    if wire:
-                        await pipe.stream.send(bytes(wire))
-                        sent_at = time.monotonic()
-                    if step.error is None:
-                        response = await pipe.head()
-                        if sent_at is not None and not step.behind:
-                            # the path's round trip, read off a window's first answer
-                            cap = MAX_DEPTH if time.monotonic() - sent_at >= FAR \
-                                else NEAR_DEPTH
-                        sent_at = None
-                except Malformed as exc:
-                    self._mis_answered(route, trace, f"its bytes are not a response ({exc})")
-                    continue
-                except TransferTimeout as exc:
-                    if step.behind or len(inflight) > 1:
-                        self._mis_answered(route, trace, "it did not answer pipelined requests")
-                        continue
-                    inflight.popleft()
-                    await pipe.aclose()
-                    pipe = None
-                    for item in _release(held):
+            while run.todo or run.inflight:
+                turn = run.serially() if route in self.serial_routes else run.turn()
+                async with aclosing(turn) as items:
+                    async for item in items:
                         yield item
-                    yield step.url, exc
-                    continue
-                except AnyURLError as exc:  # closed or broken before this response
-                    answered = pipe.answered or pipe.cycles
-                    await pipe.aclose()
-                    pipe = None
-                    for item in _release(held):  # what came before the close stands
-                        yield item
-                    todo.extendleft(reversed(inflight))
-                    inflight.clear()
-                    if answered:
-                        if trace:
-                            trace("* the server closed the connection with requests "
-                                  "unanswered; sending them again on a new one")
-                        continue
-                    step = todo.popleft()
-                    yield step.url, exc
-                    continue
-                if response is None:  # a request that could not be written
-                    inflight.popleft()
-                    assert step.error is not None
-                    held.append((step, step.error))
-                    continue
-                whole: bytes | None = None
-                if response.status == 200 and method == "GET":
-                    # The head looked up in one pass; a name given twice goes the
-                    # general way (the reader decides what two lengths mean).
-                    index = dict(response.headers)
-                    if (len(index) == len(response.headers)
-                            and "transfer-encoding" not in index
-                            and not (undo_codings and index.get("content-encoding"))):
-                        reused = pipe.cycles > 0
-                        whole = pipe.whole_body(index.get("content-length"))
-                if whole is None:
-                    try:
-                        exchange = pipe.exchange(response, method, step.url)
-                    except Malformed as exc:
-                        self._mis_answered(route, trace, f"its framing is ambiguous ({exc})")
-                        continue
-                inflight.popleft()
-                keep = keeps_alive(response)
-                if keep:
-                    # Once a request sent behind another was answered rightly, the
-                    # server pipelines: open the window wide (a round trip per window
-                    # is what a long path costs); until then, double it.
-                    depth = cap if step.behind else min(cap, depth * 2)
-                elif response.http_version != "1.1":
-                    self.serial_routes.add(route)  # HTTP/1.0: nothing to pipeline
-                if trace:
-                    trace(f"< {response.status_line}")
-                    for k, v in response.headers:
-                        trace(f"< {k}: {v}")
-                sent = {"method": method,
-                        "target": step.shown_target or masked_target(step.url, route),
-                        "http_version": "1.1",
-                        "headers": list(step.masked) if step.masked is not None else
-                        [(k, mask_header(k, v)) for k, v in step.headers],
-                        "body": None}
-                if whole is not None:
-                    held.append((step, _small_resource(step.url, response, index, whole,
-                                                       reused, sent)))
-                else:
-                    outcome = await self._pipelined_outcome(step.url, exchange, response,
-                                                            options, method, sent)
-                    if isinstance(outcome, Resource):  # a stream: handed over now
-                        for item in _release(held):
-                            yield item
-                        yield step.url, outcome
-                    await pipe.drain()
-                    if not isinstance(outcome, Resource):
-                        held.append((step, outcome))
-                if not pipe.finished and (not inflight or not keep) and pipe.out_of_step():
-                    # Bytes with no request outstanding: this window's answers may each
-                    # be the one before's. Asked again one at a time (the top of the loop).
-                    self._mis_answered(route, trace, "it sent a response nobody asked for")
-                    todo.extendleft(reversed([*(s for s, _ in held), *inflight]))
-                    held.clear()
-                    inflight.clear()
-                    continue
-                if not inflight or not keep or pipe.finished:
-                    for item in _release(held):
-                        yield item
-                if not keep or pipe.finished:
-                    await pipe.aclose()
-                    pipe = None
-                    todo.extendleft(reversed(inflight))
-                    inflight.clear()
-            for item in _release(held):
+            for item in _release(run.held):
                 yield item
         finally:
-            if pipe is not None:
+            if run.pipe is not None:
                 with anyio.CancelScope(shield=True):
-                    await self._end_pipe(pipe, clean=keep and not inflight)
+                    await self._end_pipe(run.pipe, clean=run.keep and not run.inflight)
 
     async def _pipe(self, route: Route, url: URL, trace: Trace | None) -> PipelinedConnection:
         """A pooled HTTP/1.1 connection (at a clean boundary) or a new one, to pipeline on."""

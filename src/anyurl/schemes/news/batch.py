@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -189,152 +190,234 @@ async def run_batch(
 ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
     """One server's articles over one pipelined connection (replaced as
     ``NewsHandler.open_batch`` says): ``connect`` opens one, ``serial`` holds the servers
-    served one command at a time (the handler's, for its life), ``warn`` says so."""
+    served one command at a time (the handler's, for its life), ``warn`` says so.
+
+    The loop's state and each of its turns are :class:`_Batch`'s; here are the loop
+    and the goodbye on the connection however the caller leaves."""
     if not items:
         return
-    first_url, first = items[0]
-    key = (first.host, first.port)
-    todo = _plan(items)
-    inflight: deque[_Step] = deque()
-    failed_groups: dict[str, tuple[Response, URL]] = {}
-    session: Session | None = None
-    login = False
-    newline = b"\r\n" if options.raw else b"\n"
+    batch = _Batch(items, options, connect, serial, warn)
     try:
-        while todo or inflight:
-            if session is None:
-                try:
-                    session = await connect(first_url, first, options, login=login)
-                except AnyURLError as exc:
-                    for step in (*inflight, *todo):
-                        if step.url is not None:
-                            yield step.url, exc
-                    return
-                session.core.set_newline(newline)
-                answered = 0
-                depth = 1
-            if not inflight and answered and (session.core.unsolicited
-                                              or session.stream.bytes_waiting()):
-                # Bytes with no command owed answer nothing: the connection is out of
-                # step. What is left goes on a new one, one command at a time.
-                if key not in serial:
-                    serial.add(key)
-                    warn(f"{session.what()} sent a response nobody asked for; "
-                         "pipelining with it is off")
-                await session.goodbye()
-                session = None
-                todo = _replan(todo)
-                continue
-            # Fill the window: one write for all the commands it takes.
-            window = 1 if key in serial else depth
-            wire = bytearray()
-            while todo and len(inflight) < window and session.core.can_pipeline():
-                step = todo.popleft()
-                failed = failed_groups.get(step.group or "")
-                if failed is not None and step.url is None:
-                    continue  # that group's GROUP was refused: nothing to select
-                if failed is not None and step.number is not None:
-                    step.refused = failed[0]
-                else:
-                    wire += session.core.pipeline(step.command)
-                    if session.trace is not None:
-                        session.trace(f"> {step.command.display()}")
-                inflight.append(step)
-            if not inflight:
-                continue
-            step = inflight[0]
-            session.url = step.url or session.url
-            lost: AnyURLError | None = None
-            reply: Response | None = None
-            try:
-                if wire:
-                    await session.stream.send(bytes(wire))
-                if step.refused is None:
-                    reply = await session.response()
-            except AnyURLError as exc:  # closed, timed out, or not NNTP
-                lost = exc
-            if lost is None and step.refused is not None:
-                inflight.popleft()  # answered here: its group was refused
-                assert step.url is not None
-                yield step.url, error(session, step.refused,
-                                            f"GROUP {step.group}")
-                continue
-            if reply is not None and reply.code == 400:  # the server is leaving
-                lost = error(session, reply, step.command.display())
-            if reply is not None and lost is None and reply.code == 480 \
-                    and not session.authenticated:
-                if len(inflight) == 1 and session.core.state is State.IDLE:
-                    try:
-                        await authenticate(session, options, proactive=False)
-                    except AnyURLError as exc:
-                        lost = exc
-                    else:
-                        todo.appendleft(inflight.popleft())
-                        continue
-                else:
-                    # Pipelined commands met a login demand: a new connection logs
-                    # in first (progress of a kind: the next connection differs).
-                    login, answered = True, answered + 1
-                    lost = LoginDenied(
-                        f"{session.what()} asked for a login in the middle of a "
-                        f"batch, at {session.url.masked()}", url=session.url)
-            if reply is not None and lost is None and not _answers(step, reply):
-                lost = ProtocolError(f"{session.what()} answered "
-                                     f"{step.command.display()} for "
-                                     f"{session.url.masked()} with another article: "
-                                     f"{reply.line}", url=session.url)
-                if key in serial:  # even one at a time: that URL fails
-                    inflight.popleft()
-                    assert step.url is not None
-                    yield step.url, lost
-                else:  # lost count of what we pipelined: one at a time from now on
-                    serial.add(key)
-                    warn(f"{session.what()} answered {step.command.display()} "
-                              f"with {reply.line!r}; pipelining with it is off")
-                answered += 1
-            if isinstance(lost, TransferTimeout) and len(session.core.owed) > 1 \
-                    and key not in serial:
-                # Silence with commands pipelined: a server that throws away what
-                # follows a command (RFC 3977 3.5 warns of them). One at a time.
-                serial.add(key)
-                warn(f"{session.what()} did not answer pipelined commands; "
-                          "pipelining with it is off")
-                answered += 1
-            if lost is not None:
-                left = [s for s in (*inflight, *todo) if s.url is not None]
-                await session.goodbye()
-                session = None
-                inflight.clear()
-                if answered == 0:  # nothing came back on that connection: give up
-                    for s in left:
-                        assert s.url is not None
-                        yield s.url, _for_url(lost, s.url)
-                    return
-                todo = _replan(left)
-                continue
-            assert reply is not None
-            inflight.popleft()
-            if step.url is None:  # GROUP
-                if reply.code != 211:
-                    failed_groups[step.group or ""] = (reply, session.url)
-                continue
-            answered += 1
-            if reply.code != 220:
-                yield step.url, error(session, reply, step.command.display())
-                continue
-            depth = min(MAX_DEPTH, depth * 2)
-            body = _Body(session, step.url)
-            resource = Resource(_article_info(step, reply), body.chunks())
-            yield step.url, resource
-            if not await body.finish():  # the connection broke in (or after) it
-                left = [s for s in (*inflight, *todo) if s.url is not None]
-                await session.goodbye()
-                session = None
-                inflight.clear()
-                todo = _replan(left)
+        while batch.todo or batch.inflight:
+            async with aclosing(batch.turn()) as outcomes:
+                async for item in outcomes:
+                    yield item
     finally:
-        if session is not None:
-            await session.goodbye()
+        if batch.session is not None:
+            await batch.session.goodbye()
+
+
+_Outcome = tuple[URL, Resource | AnyURLError]
+
+
+class _Batch:
+    """The state of :func:`run_batch`'s loop, and each turn of it cut where it decides.
+
+    Every hand-over is a ``yield`` of an async generator the loop yields on at once, so
+    the caller sees the outcomes in the same order and at the same moments as from one
+    function: an article streams from the connection until the caller asks for the
+    next outcome, and only then is the rest of it read and dropped.
+    """
+
+    def __init__(self, items: list[tuple[URL, Target]], options: FetchOptions,
+                 connect: Connect, serial: set[tuple[str, int]],
+                 warn: Callable[[str], None]):
+        self.first_url, self.first = items[0]
+        self.key = (self.first.host, self.first.port)
+        self.options = options
+        self.connect = connect
+        self.serial = serial
+        self.warn = warn
+        self.todo = _plan(items)
+        self.inflight: deque[_Step] = deque()
+        self.failed_groups: dict[str, tuple[Response, URL]] = {}
+        self.session: Session | None = None
+        self.login = False
+        self.answered = 0  # answers on the current connection (0: it answered nothing)
+        self.depth = 1
+        self.newline = b"\r\n" if options.raw else b"\n"
+
+    def give_up(self) -> None:
+        """Nothing more to ask: the loop ends."""
+        self.todo.clear()
+        self.inflight.clear()
+
+    async def drop_session(self) -> list[_Step]:
+        """Say goodbye on the connection; the article steps still owed an answer."""
+        left = [s for s in (*self.inflight, *self.todo) if s.url is not None]
+        if self.session is not None:
+            await self.session.goodbye()
+            self.session = None
+        self.inflight.clear()
+        return left
+
+    async def turn(self) -> AsyncGenerator[_Outcome, None]:
+        """Connect if need be, send a window, read its first answer and act on it."""
+        if self.session is None:
+            try:
+                self.session = await self.connect(self.first_url, self.first, self.options,
+                                                  login=self.login)
+            except AnyURLError as exc:
+                for step in (*self.inflight, *self.todo):
+                    if step.url is not None:
+                        yield step.url, exc
+                self.give_up()
+                return
+            self.session.core.set_newline(self.newline)
+            self.answered = 0
+            self.depth = 1
+        session = self.session
+        if not self.inflight and self.answered and (session.core.unsolicited
+                                                    or session.stream.bytes_waiting()):
+            await self.out_of_step(session)
+            return
+        wire = self.fill(session)
+        if not self.inflight:
+            return
+        step = self.inflight[0]
+        session.url = step.url or session.url
+        lost, reply = await self.first_reply(session, step, wire)
+        if lost is None and step.refused is not None:
+            self.inflight.popleft()  # answered here: its group was refused
+            assert step.url is not None
+            yield step.url, error(session, step.refused, f"GROUP {step.group}")
+            return
+        if reply is not None and reply.code == 400:  # the server is leaving
+            lost = error(session, reply, step.command.display())
+        if reply is not None and lost is None and reply.code == 480 \
+                and not session.authenticated:
+            lost = await self.login_demanded(session)
+            if lost is None:
+                self.todo.appendleft(self.inflight.popleft())  # asked again, logged in
+                return
+        if reply is not None and lost is None and not _answers(step, reply):
+            lost = self.another_article(session, step, reply)
+            if self.key in self.serial:  # even one at a time: that URL fails
+                self.inflight.popleft()
+                assert step.url is not None
+                yield step.url, lost
+            else:  # lost count of what we pipelined: one at a time from now on
+                self.serial.add(self.key)
+                self.warn(f"{session.what()} answered {step.command.display()} "
+                          f"with {reply.line!r}; pipelining with it is off")
+            self.answered += 1
+        self.silent(session, lost)
+        if lost is not None:
+            async with aclosing(self.lose(lost)) as outcomes:
+                async for item in outcomes:
+                    yield item
+            return
+        assert reply is not None
+        async with aclosing(self.answer(session, step, reply)) as outcomes:
+            async for item in outcomes:
+                yield item
+
+    async def out_of_step(self, session: Session) -> None:
+        """Bytes with no command owed answer nothing: the connection is out of step.
+        What is left goes on a new one, one command at a time."""
+        if self.key not in self.serial:
+            self.serial.add(self.key)
+            self.warn(f"{session.what()} sent a response nobody asked for; "
+                      "pipelining with it is off")
+        await session.goodbye()
+        self.session = None
+        self.todo = _replan(self.todo)
+
+    def fill(self, session: Session) -> bytearray:
+        """Fill the window: one write for all the commands it takes (a GROUP refused
+        before is not sent again, and its articles are answered with its refusal)."""
+        window = 1 if self.key in self.serial else self.depth
+        wire = bytearray()
+        while self.todo and len(self.inflight) < window and session.core.can_pipeline():
+            step = self.todo.popleft()
+            failed = self.failed_groups.get(step.group or "")
+            if failed is not None and step.url is None:
+                continue  # that group's GROUP was refused: nothing to select
+            if failed is not None and step.number is not None:
+                step.refused = failed[0]
+            else:
+                wire += session.core.pipeline(step.command)
+                if session.trace is not None:
+                    session.trace(f"> {step.command.display()}")
+            self.inflight.append(step)
+        return wire
+
+    @staticmethod
+    async def first_reply(session: Session, step: _Step,
+                          wire: bytearray) -> tuple[AnyURLError | None, Response | None]:
+        """Send ``wire`` and read ``step``'s reply (none for a step its group's
+        refusal answers), or how the connection failed."""
+        try:
+            if wire:
+                await session.stream.send(bytes(wire))
+            if step.refused is None:
+                return None, await session.response()
+        except AnyURLError as exc:  # closed, timed out, or not NNTP
+            return exc, None
+        return None, None
+
+    async def login_demanded(self, session: Session) -> AnyURLError | None:
+        """A 480: log in now if nothing else is owed (None: logged in, ask again),
+        else the error that sends the batch to a new connection that logs in first."""
+        if len(self.inflight) == 1 and session.core.state is State.IDLE:
+            try:
+                await authenticate(session, self.options, proactive=False)
+            except AnyURLError as exc:
+                return exc
+            return None
+        # Pipelined commands met a login demand: a new connection logs in first
+        # (progress of a kind: the next connection differs).
+        self.login, self.answered = True, self.answered + 1
+        return LoginDenied(f"{session.what()} asked for a login in the middle of a "
+                           f"batch, at {session.url.masked()}", url=session.url)
+
+    @staticmethod
+    def another_article(session: Session, step: _Step, reply: Response) -> ProtocolError:
+        """The error of a reply that names another article than ``step`` asked for."""
+        return ProtocolError(f"{session.what()} answered {step.command.display()} for "
+                             f"{session.url.masked()} with another article: {reply.line}",
+                             url=session.url)
+
+    def silent(self, session: Session, lost: AnyURLError | None) -> None:
+        """Silence with commands pipelined: a server that throws away what follows a
+        command (RFC 3977 3.5 warns of them). One at a time from now on."""
+        if isinstance(lost, TransferTimeout) and len(session.core.owed) > 1 \
+                and self.key not in self.serial:
+            self.serial.add(self.key)
+            self.warn(f"{session.what()} did not answer pipelined commands; "
+                      "pipelining with it is off")
+            self.answered += 1
+
+    async def lose(self, lost: AnyURLError) -> AsyncGenerator[_Outcome, None]:
+        """The connection is done: what is left goes on a new one, unless this one
+        answered nothing (then every URL left has the error)."""
+        left = await self.drop_session()
+        if self.answered == 0:  # nothing came back on that connection: give up
+            for s in left:
+                assert s.url is not None
+                yield s.url, _for_url(lost, s.url)
+            self.give_up()
+            return
+        self.todo = _replan(left)
+
+    async def answer(self, session: Session, step: _Step,
+                     reply: Response) -> AsyncGenerator[_Outcome, None]:
+        """``step``'s reply: a GROUP's remembered if refused, an error handed over, an
+        article streamed from the connection until the caller moves on."""
+        self.inflight.popleft()
+        if step.url is None:  # GROUP
+            if reply.code != 211:
+                self.failed_groups[step.group or ""] = (reply, session.url)
+            return
+        self.answered += 1
+        if reply.code != 220:
+            yield step.url, error(session, reply, step.command.display())
+            return
+        self.depth = min(MAX_DEPTH, self.depth * 2)
+        body = _Body(session, step.url)
+        yield step.url, Resource(_article_info(step, reply), body.chunks())
+        if not await body.finish():  # the connection broke in (or after) it
+            self.todo = _replan(await self.drop_session())
 
 
 def _article_info(step: _Step, reply: Response) -> ResourceInfo:

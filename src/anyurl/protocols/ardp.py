@@ -557,25 +557,8 @@ class ARDPClient:
         except ARDPReplyError as exc:
             self._events.append(PacketIgnored(str(exc)))
             return
-        if header.cid != self.cid:
-            if header.cid == swap_cid(self.cid):
-                # Prospero 5.3's dirsrv sends the id byte-swapped after its first window
-                # (a server bug): the same request's packets, accepted.
-                self.swapped_packets += 1
-                if self.swapped_packets == 1:
-                    self._events.append(PacketIgnored(
-                        f"connection id {header.cid:#06x} is ours ({self.cid:#06x}) "
-                        "byte-swapped, as Prospero 5.3's dirsrv sends it after its first "
-                        "window: accepted"))
-            else:
-                if not self.unexpected_packets:
-                    self.unexpected_after = len(self.reply.packets)
-                self.unexpected_packets += 1
-                self.unexpected_cid = header.cid
-                self._events.append(
-                    PacketIgnored(f"connection id {header.cid} is not ours ({self.cid})")
-                )
-                return
+        if not self._ours(header.cid):
+            return
         progress = fresh = False
         if header.window is not None:
             self.peer_window = max(1, min(header.window, MAX_WINDOW))
@@ -675,6 +658,28 @@ class ARDPClient:
         return NEED_DATA
 
     # -- internals --------------------------------------------------------------------------
+
+    def _ours(self, cid: int) -> bool:
+        """Whether a packet with connection id ``cid`` belongs to our request; one that
+        does not is counted and reported."""
+        if cid == self.cid:
+            return True
+        if cid == swap_cid(self.cid):
+            # Prospero 5.3's dirsrv sends the id byte-swapped after its first window
+            # (a server bug): the same request's packets, accepted.
+            self.swapped_packets += 1
+            if self.swapped_packets == 1:
+                self._events.append(PacketIgnored(
+                    f"connection id {cid:#06x} is ours ({self.cid:#06x}) "
+                    "byte-swapped, as Prospero 5.3's dirsrv sends it after its first "
+                    "window: accepted"))
+            return True
+        if not self.unexpected_packets:
+            self.unexpected_after = len(self.reply.packets)
+        self.unexpected_packets += 1
+        self.unexpected_cid = cid
+        self._events.append(PacketIgnored(f"connection id {cid} is not ours ({self.cid})"))
+        return False
 
     def _wait_deadline(self, *, asked_to_wait: bool, fresh: bool) -> None:
         """Start the waits' deadline at the first wait, lift it at a new reply packet.

@@ -20,18 +20,23 @@ many URLs is shared by them (``anyurl get -b/-c``, ``anyurl mirror -b/-c``).
 from __future__ import annotations
 
 import email.message
+import functools
+import ipaddress
 import os
+import re
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 import warnings
-from collections.abc import Iterable
-from http.cookiejar import CookieJar, LoadError, MozillaCookieJar
+from collections.abc import Callable, Iterable
+from http.cookiejar import Cookie, CookieJar, DefaultCookiePolicy, MozillaCookieJar
 
 from anyurl.errors import OptionError
 from anyurl.url import URL
 
-__all__ = ["CURL_HEADER", "CookieFile", "cookie_header", "store_cookies"]
+__all__ = ["CURL_HEADER", "CookieFile", "CurlCookiePolicy", "cookie_header", "refusal",
+           "store_cookies"]
 
 #: The first lines of a cookie jar as curl 7.88 writes it (``-c FILE``).
 CURL_HEADER = (
@@ -41,6 +46,106 @@ CURL_HEADER = (
 )
 
 _HTTPONLY_PREFIX = "#HttpOnly_"
+
+#: What no field of a kept cookie may hold: a TAB splits the jar file's line, the other
+#: control characters (curl's ``invalid_octets``, TAB added as curl 8 does) end up in
+#: later requests' ``Cookie`` header or on a terminal.
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
+
+#: The first line of a Netscape cookie file, as :class:`MozillaCookieJar` asks for it.
+_MAGIC = re.compile(r"#( Netscape)? HTTP Cookie File")
+
+
+def _ip_host(host: str) -> bool:
+    """Whether ``host`` (as a URL or the policy names it, IPv6 in brackets or not) is an
+    address, which only a cookie domain equal to it may match."""
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+@functools.cache
+def _suffixes() -> Callable[[str], bool]:
+    """The Public Suffix List's test, read once per process (0.1 s) and only when a
+    cookie names a domain."""
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList().is_public
+
+
+def _controls_inside(set_cookie: str) -> bool:
+    """Whether a ``Set-Cookie`` value holds a control character, or a TAB anywhere but
+    around its ``;``-separated parts (the whitespace RFC 6265 allows there): such a
+    cookie is dropped whole, as the policy would percent-escape a path's and keep it."""
+    return any(_CONTROLS.search(part.strip(" \t")) for part in set_cookie.split(";"))
+
+
+def _has_controls(cookie: Cookie) -> bool:
+    """Whether a field the jar file writes holds a TAB or a control character."""
+    return any(_CONTROLS.search(field or "")
+               for field in (cookie.name, cookie.value, cookie.domain, cookie.path))
+
+
+def refusal(cookie: Cookie, host: str) -> str | None:
+    """Why a cookie set by a response from ``host`` is not kept, or None when it may be.
+
+    A cookie whose ``Domain`` is the host itself, when the host is an address or a
+    public suffix (``localhost``), is made a host-only cookie instead, as RFC 6265 5.3
+    step 5 says: it goes back to that host alone.
+    """
+    if _has_controls(cookie):
+        return "a TAB or a control character"
+    if not cookie.domain_specified:
+        return None
+    host = host.lower()
+    domain = cookie.domain.lstrip(".").lower()
+    if domain != host.strip("[]"):
+        if _ip_host(host):
+            return f"the domain {domain!r} is not the address {host}"
+        if _suffixes()(domain):
+            return f"the domain {domain!r} is a public suffix"
+        return None
+    if _ip_host(host) or _suffixes()(domain):
+        # The domain the standard policy gives a host-only cookie: its ``erhn``, which
+        # adds ``.local`` to a name without a dot (``localhost``, ``[::1]``).
+        cookie.domain = host if "." in host else host + ".local"
+        cookie.domain_specified = cookie.domain_initial_dot = False
+    return None
+
+
+def _bare(domain: str) -> str:
+    """A cookie's domain as an address is written in a URL's host: no dot before it, and
+    an IPv6 address without its brackets and the ``.local`` the policy gives it."""
+    domain = domain.lstrip(".").lower()
+    if domain.startswith("[") and domain.endswith("].local"):
+        domain = domain[:-len(".local")]
+    return domain.strip("[]")
+
+
+def _policy_host(request: urllib.request.Request) -> str:
+    """The host a policy's request is for, lower case, an IPv6 address without brackets."""
+    return urllib.parse.urlsplit(request.full_url).hostname or ""
+
+
+class CurlCookiePolicy(DefaultCookiePolicy):
+    """The standard policy with curl's rule for an address: a cookie goes to an IP host
+    only when its domain is that address (the standard tail match sends a domain
+    ``.0.0.1`` to every address ending so), and is kept from one only then. A jar file
+    written before this rule may still hold such a domain."""
+
+    def set_ok_domain(self, cookie: Cookie, request: urllib.request.Request) -> bool:
+        host = _policy_host(request)
+        if _ip_host(host) and _bare(cookie.domain) != host:
+            return False
+        return super().set_ok_domain(cookie, request)
+
+    def return_ok_domain(self, cookie: Cookie, request: urllib.request.Request) -> bool:
+        host = _policy_host(request)
+        if _ip_host(host) and _bare(cookie.domain) != host:
+            return False
+        return super().return_ok_domain(cookie, request)
 
 
 def _request(url: URL) -> urllib.request.Request:
@@ -66,7 +171,8 @@ class _Response:
         for name, value in headers:
             # RFC 6265 5.2: a set-cookie-string without '=' in its name-value pair is
             # ignored entirely (curl does; http.cookiejar alone keeps a nameless cookie).
-            if name.lower() == "set-cookie" and "=" in value.split(";", 1)[0]:
+            if (name.lower() == "set-cookie" and "=" in value.split(";", 1)[0]
+                    and not _controls_inside(value)):
                 self._message[name] = value
 
     def info(self) -> email.message.Message:
@@ -76,38 +182,52 @@ class _Response:
 def store_cookies(jar: CookieJar, url: URL, headers: Iterable[tuple[str, str]]) -> None:
     """Keep the cookies a response to ``url`` sets (``Set-Cookie``), as the policy allows
     (a cookie for another domain, say, is refused). ``Set-Cookie2`` (RFC 2965, obsoleted
-    by RFC 6265 and sent by no current server) is ignored, as curl ignores it."""
+    by RFC 6265 and sent by no current server) is ignored, as curl ignores it.
+
+    Before the jar's policy, :func:`refusal` drops what curl would, whatever the jar's
+    policy is: a library user's plain :class:`CookieJar` is kept to the same rules."""
     response = _Response(headers)
-    if response.info().get_all("set-cookie"):
-        jar.extract_cookies(response, _request(url))  # type: ignore[arg-type]
+    if not response.info().get_all("set-cookie"):
+        return
+    request = _request(url)
+    for cookie in jar.make_cookies(response, request):  # type: ignore[arg-type]
+        if refusal(cookie, url.host or "") is None:
+            jar.set_cookie_if_ok(cookie, request)
 
 
 class CookieFile(MozillaCookieJar):
-    """A cookie jar read from and written to a Netscape cookie file as curl does."""
+    """A cookie jar read from and written to a Netscape cookie file as curl does, under
+    :class:`CurlCookiePolicy` unless given another policy."""
 
-    def load_curl(self, filename: str, *, junk_session: bool = False) -> None:
+    def __init__(self, policy: DefaultCookiePolicy | None = None) -> None:
+        super().__init__(policy=policy or CurlCookiePolicy())
+
+    def load_curl(self, filename: str, *, junk_session: bool = False,
+                  warn: Callable[[str], None] | None = None) -> None:
         """Add the cookies of ``filename`` (curl's ``-b FILE``): a cookie with expiry
         ``0`` is a session cookie, as curl writes them; with ``junk_session`` (curl's
-        ``-j``) session cookies are dropped; expired ones always are. A file that is not
-        a cookie file is an :class:`OptionError` naming it."""
-        try:
-            with warnings.catch_warnings():  # the stdlib warns with a traceback, then raises
-                warnings.simplefilter("ignore")
-                # Expired and session cookies are sorted out below, once curl's 0 is read.
-                self.load(filename, ignore_discard=True, ignore_expires=True)
-        except (LoadError, AssertionError, ValueError):
-            raise OptionError(
-                f"{filename!r} is not a cookie file in the Netscape format curl writes "
-                "(a '# Netscape HTTP Cookie File' line, then one line of 7 tab-separated "
-                "fields per cookie)",
-                hint="Give NAME=VALUE, or a file curl or anyurl wrote with -c.") from None
-        for cookie in self:
-            if cookie.expires == 0:  # curl's session cookie, not one that expired in 1970
-                cookie.expires = None
-                cookie.discard = True
+        ``-j``) session cookies are dropped; expired ones always are. A file that does
+        not start as a cookie file is an :class:`OptionError` naming it; a line of one
+        that is no cookie (not 7 fields, a bad expiry, a control character) is skipped
+        and ``warn`` (:func:`warnings.warn` by default) told, as one bad line must not
+        lose the others, nor stop every later run of ``-b F -c F``."""
+        say = warn or (lambda message: warnings.warn(message, stacklevel=3))
+        with open(filename, encoding="utf-8", errors="surrogateescape") as f:
+            if not _MAGIC.match(f.readline()):
+                raise OptionError(
+                    f"{filename!r} is not a cookie file in the Netscape format curl "
+                    "writes (a '# Netscape HTTP Cookie File' line, then one line of 7 "
+                    "tab-separated fields per cookie)",
+                    hint="Give NAME=VALUE, or a file curl or anyurl wrote with -c.")
+            for number, line in enumerate(f, start=2):
+                try:
+                    cookie = _cookie_of_line(line)
+                except ValueError as e:
+                    say(f"{filename}:{number}: not a cookie line ({e}); skipped")
+                    continue
+                if cookie is not None and not (junk_session and cookie.discard):
+                    self.set_cookie(cookie)
         self.clear_expired_cookies()
-        if junk_session:
-            self.clear_session_cookies()
 
     def save_curl(self, filename: str) -> None:
         """Write every cookie of the jar that has not expired, session cookies too, in
@@ -118,7 +238,9 @@ class CookieFile(MozillaCookieJar):
         now = int(time.time())
         lines = [CURL_HEADER]
         for cookie in self:
-            if cookie.is_expired(now):
+            # A cookie a program put in the jar itself is not checked: one that would
+            # break its line is left out.
+            if cookie.is_expired(now) or _has_controls(cookie):
                 continue
             domain = cookie.domain
             if cookie.has_nonstandard_attr("HttpOnly"):
@@ -147,3 +269,41 @@ class CookieFile(MozillaCookieJar):
         except BaseException:
             os.unlink(tmp)
             raise
+
+
+def _cookie_of_line(line: str) -> Cookie | None:
+    """The cookie of one line of a Netscape cookie file, None for a comment or a blank
+    line; a :class:`ValueError` saying why a line is none. Expiry ``0`` is curl's
+    session cookie, not one that expired in 1970."""
+    line = line.rstrip("\r\n")
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:  # read with surrogateescape: no header could carry them
+        raise ValueError("bytes that are not UTF-8") from None
+    rest: dict[str, str] = {}
+    if line.startswith(_HTTPONLY_PREFIX):
+        rest["HttpOnly"] = ""
+        line = line[len(_HTTPONLY_PREFIX):]
+    if not line.strip() or line.lstrip().startswith(("#", "$")):
+        return None
+    fields = line.split("\t")
+    if len(fields) != 7:
+        raise ValueError(f"{len(fields)} tab-separated fields, not 7")
+    domain, tailmatch, path, secure, expires, name, value = fields
+    if any(_CONTROLS.search(field) for field in fields):
+        raise ValueError("a control character")
+    if not domain or tailmatch not in ("TRUE", "FALSE") or secure not in ("TRUE", "FALSE"):
+        raise ValueError("no domain, or a flag neither TRUE nor FALSE")
+    if not expires.isascii() or not expires.isdigit():
+        raise ValueError(f"expiry {expires!r} is no number of seconds")
+    when: int | None = int(expires) or None
+    optional: str | None = value
+    if name == "":  # 'Set-Cookie: foo', which curl keeps as a value without a name
+        name, optional = value, None
+    # curl writes a domain cookie's domain with or without its dot; the policy asks
+    # for one when the cookie is a domain cookie.
+    if tailmatch == "TRUE" and not domain.startswith("."):
+        domain = "." + domain
+    specified = domain.startswith(".")
+    return Cookie(0, name, optional, None, False, domain, specified, specified, path,
+                  False, secure == "TRUE", when, when is None, None, None, rest)

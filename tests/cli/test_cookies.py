@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from http.cookiejar import Cookie, CookieJar
 from pathlib import Path
 
 import pytest
@@ -130,7 +131,7 @@ def test_secure_cookies_go_over_https_only() -> None:
 
 def test_not_a_cookie_file_names_it(tmp_path: Path) -> None:
     bad = tmp_path / "cookies.txt"
-    bad.write_text("# Netscape HTTP Cookie File\nnot\ta cookie line\n")
+    bad.write_text("not\ta cookie line\n")
     with pytest.raises(OptionError, match=r"cookies\.txt"):
         CookieFile().load_curl(str(bad))
     r = anyurl("-b", str(bad), "http://127.0.0.1:9/")
@@ -167,3 +168,104 @@ def test_mirror_shares_its_jar(server: ScriptedServer, tmp_path: Path) -> None:
     cookies = {q.path: q.headers.get("cookie") for q in server.requests}
     assert cookies["/"] == "old=0" and cookies["/x"] == "old=0; m=1"
     assert "\tm\t1" in jar.read_text() and "\told\t0" in jar.read_text()
+
+
+def test_a_domain_of_an_address_must_be_that_address() -> None:
+    jar = CookieFile()
+    store_cookies(jar, parse("http://127.0.0.1/"), [
+        ("Set-Cookie", "tail=1; Domain=0.0.1"), ("Set-Cookie", "dot=2; Domain=.0.0.1"),
+        ("Set-Cookie", "own=3; Domain=127.0.0.1"), ("Set-Cookie", "plain=4")])
+    assert cookie_header(jar, parse("http://10.0.0.1/")) is None
+    assert cookie_header(jar, parse("http://127.0.0.1/")) == "own=3; plain=4"
+    # A jar file written before the rule may hold such a domain: it is not sent on.
+    old = CookieFile()
+    old.set_cookie(Cookie(0, "old", "5", None, False, ".0.0.1", True, True, "/", False,
+                          False, None, True, None, None, {}))
+    assert cookie_header(old, parse("http://10.0.0.1/")) is None
+
+
+def test_the_rules_hold_for_a_plain_jar_too() -> None:
+    jar = CookieJar()
+    store_cookies(jar, parse("http://127.0.0.1/"), [("Set-Cookie", "tail=1; Domain=0.0.1"),
+                                                    ("Set-Cookie", "tab=a\tb")])
+    assert list(jar) == []
+
+
+@pytest.mark.parametrize(("host", "domain"), [("foo.github.io", "github.io"),
+                                              ("www.example.com.au", "com.au"),
+                                              ("a.b.example.co.uk", ".co.uk")])
+def test_a_public_suffix_is_no_cookie_domain(host: str, domain: str) -> None:
+    jar = CookieFile()
+    store_cookies(jar, parse(f"http://{host}/"), [("Set-Cookie", f"s=1; Domain={domain}")])
+    assert list(jar) == []
+    store_cookies(jar, parse(f"http://{host}/"), [("Set-Cookie", f"own=1; Domain={host}")])
+    assert cookie_header(jar, parse(f"http://{host}/")) == "own=1"
+
+
+def test_a_public_suffix_that_is_the_host_sets_a_host_only_cookie() -> None:
+    jar = CookieFile()
+    store_cookies(jar, parse("http://localhost/"), [("Set-Cookie", "l=1; Domain=localhost")])
+    assert cookie_header(jar, parse("http://localhost/")) == "l=1"
+    assert cookie_header(jar, parse("http://sub.localhost/")) is None
+
+
+@pytest.mark.parametrize("header", ["t=a\tb", "t=a\x01b", "t\x1b=1", "t=1; Path=/\x7f",
+                                    "t=1; Path=/a\tb", "t=1\x00"])
+def test_a_cookie_with_a_control_character_is_dropped(header: str, tmp_path: Path) -> None:
+    jar = CookieFile()
+    store_cookies(jar, parse("http://example.org/"), [("Set-Cookie", header),
+                                                      ("Set-Cookie", "ok=1;\tPath=/")])
+    assert [c.name for c in jar] == ["ok"]
+    jar.save_curl(str(tmp_path / "jar.txt"))
+    again = CookieFile()
+    again.load_curl(str(tmp_path / "jar.txt"))
+    assert [(c.name, c.value) for c in again] == [("ok", "1")]
+
+
+def test_a_cookie_a_program_sets_with_a_tab_is_left_out_of_the_file(tmp_path: Path) -> None:
+    jar = CookieFile()
+    for name, value in (("bad", "a\tb"), ("ok", "1")):
+        jar.set_cookie(Cookie(0, name, value, None, False, "example.org", False, False,
+                              "/", False, False, None, True, None, None, {}))
+    jar.save_curl(str(tmp_path / "jar.txt"))
+    lines = (tmp_path / "jar.txt").read_text().splitlines()
+    assert [line.split("\t")[5] for line in lines if "\t" in line] == ["ok"]
+
+
+def test_a_bad_line_of_a_jar_is_skipped_with_a_warning(server: ScriptedServer,
+                                                       tmp_path: Path) -> None:
+    jar = tmp_path / "jar.txt"
+    jar.write_text(CURL_HEADER
+                   + "127.0.0.1\tFALSE\t/\tFALSE\t0\tfirst\t1\n"
+                   + "127.0.0.1\tFALSE\t/\tFALSE\t0\tbroken\ta\tb\n"
+                   + "127.0.0.1\tFALSE\t/\tFALSE\tsoon\tdate\t1\n"
+                   + "127.0.0.1\tFALSE\t/\tFALSE\t0\tbell\t\x07\n"
+                   + "127.0.0.1\tTRUE\t/\tFALSE\t0\tlast\t2\n")
+    messages: list[str] = []
+    loaded = CookieFile()
+    loaded.load_curl(str(jar), warn=messages.append)
+    assert sorted(c.name for c in loaded) == ["first", "last"]
+    assert [m.split(":")[1] for m in messages] == ["6", "7", "8"]
+    with pytest.warns(UserWarning) as warned:
+        CookieFile().load_curl(str(jar))
+    assert [str(w.message).split(":")[1] for w in warned] == ["6", "7", "8"]
+    # The command warns, sends the good lines, and writes the jar back whole.
+    before = len(server.requests)
+    r = anyurl("-b", str(jar), "-c", str(jar), "-o", "/dev/null", server.url("/x"))
+    assert r.returncode == 0 and b"jar.txt:6" in r.stderr, r.stderr
+    assert server.requests[before].headers.get("cookie") == "first=1; last=2"
+    assert "broken" not in jar.read_text()
+    r = anyurl("-b", str(jar), "-o", "/dev/null", server.url("/x"))
+    assert r.returncode == 0 and r.stderr == b""
+
+
+def test_a_server_cannot_set_a_cookie_for_other_addresses(server: ScriptedServer,
+                                                          tmp_path: Path) -> None:
+    server.routes["/ip"] = lambda r: Reply(headers=[
+        ("Set-Cookie", "wide=1; Domain=0.0.1"), ("Set-Cookie", "ctl=a\x1b[2Jb"),
+        ("Set-Cookie", "good=1")], body=b"ok")
+    jar = tmp_path / "jar.txt"
+    r = anyurl("-c", str(jar), "-o", "/dev/null", server.url("/ip"))
+    assert r.returncode == 0, r.stderr
+    cookies = [line.split("\t") for line in jar.read_text().splitlines() if "\t" in line]
+    assert [(c[0], c[5]) for c in cookies] == [("127.0.0.1", "good")]

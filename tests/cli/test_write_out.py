@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_curl_options import anyurl, curl
-from tests.integration.test_http import ScriptedServer, fixed, redirect
+from tests.integration.test_http import Reply, ScriptedServer, fixed, redirect
 from tests.peers.pytest_plugin import Peers
 
 pytestmark = pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
@@ -75,3 +75,29 @@ def test_an_unknown_variable_is_refused_before_connecting(server: ScriptedServer
     assert r.returncode == 2 and r.stdout == b""
     assert variable.encode() in r.stderr and b"%{num_redirects}" in r.stderr
     assert server.requests == []
+
+
+@pytest.mark.parametrize("raw", [
+    b"HTTP/1.1 404 Gone\x1b[2J\x07\r\nContent-Type: text/x\x9b31m\r\nContent-Length: 0\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/x\x9b31m\x1b]0;t\r\nContent-Length: 1\r\n\r\nx",
+])
+def test_text_of_the_server_or_the_url_is_written_inert(server: ScriptedServer,
+                                                        tmp_path: Path, raw: bytes) -> None:
+    server.routes["/c"] = lambda r: Reply(raw=raw)
+    target = tmp_path / "name\x1b[31m\x9b"
+    fmt = "%{content_type}|%{errormsg}|%{filename_effective}|%{url_effective}|%{url}\\n"
+    r = anyurl("-s", "-o", str(target), "-w", fmt, server.url("/c"))
+    assert r.returncode in (0, 22), r.stderr
+    line = r.stdout.decode()
+    assert line.endswith("\n") and line.count("\n") == 1  # the template's \n stays
+    assert not any(ch < " " or "\x7f" <= ch <= "\x9f" for ch in line[:-1]), line
+    content_type, errormsg, filename, _, _ = line[:-1].split("|")
+    assert filename.endswith("name\\x1b[31m\\x9b")
+    if r.returncode == 22:  # no content_type: the transfer failed; its reason is shown
+        assert "Gone\\x1b[2J\\x07" in errormsg
+        return
+    assert content_type == "text/x\\x9b31m\\x1b]0;t"
+    # %{json} was inert already: every control a \uNNNN.
+    r = anyurl("-s", "-o", str(target), "-w", "%{json}", server.url("/c"))
+    assert json.loads(r.stdout)["content_type"] == "text/x\x9b31m\x1b]0;t"
+    assert all(32 <= byte < 127 for byte in r.stdout)

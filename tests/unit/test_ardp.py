@@ -22,6 +22,7 @@ from anyurl.protocols.ardp import (
     State,
     Transmit,
     WaitCapped,
+    WaitDeadline,
     ack_packet,
     build_header,
     fragment,
@@ -258,10 +259,48 @@ def test_wait_raises_the_timeout_and_resets_retries() -> None:
     client.start()
     events(client)
     client.receive_datagram(build_header(cid=CID, seq=0, total=0, received_through=1, wait=30))
-    assert events(client) == [SetTimer(30.0)]
+    assert events(client) == [WaitDeadline(ardp.MAX_SERVER_WAIT), SetTimer(30.0)]
     assert client.retries_left == 0 and client.timeout == 30.0
     client.receive_datagram(build_header(cid=CID, seq=0, total=0, received_through=1, wait=0))
     assert events(client) == [SetTimer(0.2)]
+
+
+def test_the_waits_of_a_request_share_one_deadline() -> None:
+    """Issue 29: each wait is capped, and resets the retries; a server answering every
+    retransmission with a wait must still not hold the request past one deadline."""
+    client = ARDPClient(CID, b"GET\n", timeout=0.2, retries=1, max_wait=3.0)
+    client.start()
+    events(client)
+    deadlines = []
+    for _ in range(5):  # each retransmission answered with the longest wait
+        client.receive_datagram(build_header(cid=CID, seq=0, total=0, received_through=1,
+                                             wait=65535))
+        deadlines += [e for e in events(client) if isinstance(e, WaitDeadline)]
+        client.timer_expired()
+        assert client.state is State.WAITING and client.retries_left == 0
+        events(client)
+    assert deadlines == [WaitDeadline(3.0)]  # set once, never extended
+    client.wait_deadline_passed()
+    gave_up = events(client)
+    assert len(gave_up) == 1 and isinstance(gave_up[0], GaveUp)
+    assert gave_up[0].waited == 3.0 and gave_up[0].attempts == 6
+    assert client.state is State.FAILED
+
+
+def test_a_reply_packet_lifts_the_waits_deadline() -> None:
+    client = ARDPClient(CID, b"GET\n", timeout=0.2, max_wait=3.0)
+    client.start()
+    events(client)
+    client.receive_datagram(build_header(cid=CID, seq=0, total=0, received_through=1, wait=2))
+    assert WaitDeadline(3.0) in events(client)
+    client.receive_datagram(build_header(cid=CID, seq=1, total=3) + b"a")
+    assert WaitDeadline(None) in events(client)
+    client.wait_deadline_passed()  # a deadline the driver had not yet forgotten: nothing
+    assert events(client) == [] and client.state is State.WAITING
+    # The last packet of a window carries "wait 0" with its data: progress, no deadline.
+    client.receive_datagram(build_header(cid=CID, seq=2, total=3, received_through=1, wait=0,
+                                         flags=ardp.FLAG_ACK_REQUESTED) + b"b")
+    assert not any(isinstance(e, WaitDeadline) for e in events(client))
 
 
 def test_refused_option_fails_the_request() -> None:
@@ -313,7 +352,7 @@ def test_a_server_wait_is_capped() -> None:
     events(client)
     client.receive_datagram(
         build_header(cid=CID, seq=0, total=0, received_through=1, wait=65535))
-    assert events(client) == [WaitCapped(65535, 60.0), SetTimer(60.0)]
+    assert events(client) == [WaitCapped(65535, 60.0), WaitDeadline(60.0), SetTimer(60.0)]
     client.timer_expired()
     assert isinstance(events(client)[0], GaveUp)
 
@@ -324,7 +363,8 @@ def test_the_default_cap_is_the_documented_maximum() -> None:
     events(client)
     client.receive_datagram(
         build_header(cid=CID, seq=0, total=0, received_through=1, wait=65535))
-    assert events(client) == [WaitCapped(65535, MAX_SERVER_WAIT), SetTimer(MAX_SERVER_WAIT)]
+    assert events(client) == [WaitCapped(65535, MAX_SERVER_WAIT), WaitDeadline(MAX_SERVER_WAIT),
+                              SetTimer(MAX_SERVER_WAIT)]
 
 
 def numbered_packets(cid: int, total: int, first: int = 1) -> list[bytes]:

@@ -293,3 +293,19 @@ def test_bad_wais_urls(url: str) -> None:
 def test_plan() -> None:
     lines = WAISHandler(Config()).plan(parse("wais://h/db?x"), FetchOptions())
     assert lines[0].startswith("Init") and "seed words 'x'" in lines[1]
+
+
+@pytest.mark.parametrize(("lead", "wrong"), [
+    (b"", b"\xb5"), (b"0", b"\x06"), (b"\r\n\x00 0000000001", b"y"), (b"\r\n000", b"x"),
+    (b"", b"HTTP/1.0")])
+def test_a_start_that_is_no_wais_header_raises_before_the_header_is_whole(
+        lead: bytes, wrong: bytes) -> None:
+    """Issue 29: a short answer of another protocol is not waited on for 25 octets;
+    padding and a header's possible start still wait for the rest, octet by octet."""
+    conn = WAISConnection()
+    for octet in lead:
+        conn.receive_data(bytes([octet]))
+        assert conn.next_event() is NEED_DATA
+    conn.receive_data(wrong)
+    with pytest.raises(WAISReplyError):
+        conn.next_event()

@@ -945,7 +945,8 @@ def write_out(template: str, result: TransferResult, *, redirects: int = 0,
     """curl's ``-w``: the template with ``%{variable}``, ``%%`` and ``\\n`` replaced
     (the variables of :data:`WRITE_OUT_VARIABLES`; :func:`read_write_out` refused the
     others). Times have six decimals and a missing value is empty, as curl prints them;
-    ``%{json}`` is every variable as one JSON object."""
+    ``%{json}`` is every variable as one JSON object. Control characters of a value are
+    written ``\\xNN`` (:func:`escape_controls`); the template's own ``\\n`` stays."""
     values = write_out_values(result, redirects=redirects, start_transfer=start_transfer)
     escapes = {"%%": "%", "\\n": "\n", "\\r": "\r", "\\t": "\t", "\\\\": "\\"}
 
@@ -962,6 +963,9 @@ def write_out(template: str, result: TransferResult, *, redirects: int = 0,
             return f"{value:03d}"
         if isinstance(value, float):
             return f"{value:.6f}"
-        return "" if value is None else str(value)
+        # Text a server or a URL chose (a Content-Type, a reply in errormsg, a name
+        # from -J or the URL) reaches the terminal inert, as the error line does;
+        # %{json} needs nothing: json.dumps writes every control as \uNNNN.
+        return "" if value is None else escape_controls(str(value))
 
     return WRITE_OUT_PATTERN.sub(one, template)

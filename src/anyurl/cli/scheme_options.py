@@ -163,7 +163,8 @@ def cookie_jar(args: argparse.Namespace, warn: Any = None) -> CookieFile | None:
             if warn is not None and name != args.cookie_jar:
                 warn(f"-b {name!r}: no such cookie file; no cookies read from it")
             continue
-        jar.load_curl(name, junk_session=args.junk_session_cookies)
+        jar.load_curl(name, junk_session=args.junk_session_cookies,
+                      warn=warn or (lambda message: None))
     return jar
 
 

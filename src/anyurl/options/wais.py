@@ -17,3 +17,7 @@ class WAISOptions(SchemeOptions):
 
     #: The most documents a search asks the server for.
     max_documents: int = 100
+    #: Seconds the server has to answer our Init, at most the read timeout: a server of
+    #: Z39.50-1995 (yaz) takes WAIS' 1988 Init for a partial message and never answers,
+    #: so waiting the whole read timeout (60 s) for it only delays the same failure.
+    init_timeout: float = 10.0

@@ -29,6 +29,9 @@ and answers with events from :meth:`~ARDPClient.next_event`:
 * :class:`SetTimer` -- the *intention* to be woken after that many seconds: the driver
   re-arms one timer (each ``SetTimer`` replaces the previous one) and calls
   :meth:`~ARDPClient.timer_expired` if it fires before the reply is complete;
+* :class:`WaitDeadline` -- a second, longer clock: the server asked us to wait, and the
+  request's waits share one deadline; the driver calls
+  :meth:`~ARDPClient.wait_deadline_passed` when it passes (``None``: forget it);
 * :class:`MessageReceived` -- the reassembled reply;
 * :class:`Refused`, :class:`Redirected`, :class:`QueueStatus`, :class:`GaveUp`,
   :class:`WaitCapped`, :class:`PacketIgnored` (a datagram that was not for us or not
@@ -39,7 +42,11 @@ timeout doubles each time, three retries; a "wait" from the server raises the ti
 least that value (at most ``max_wait``: the caller's read timeout, else
 :data:`MAX_SERVER_WAIT`; a longer one is reported as :class:`WaitCapped`) and resets the
 retry count; progress (a new reply packet) also resets the
-retry count, so a long reply over a slow link is not abandoned halfway. Retransmitted
+retry count, so a long reply over a slow link is not abandoned halfway. Capping each wait
+is not enough: a server answering every retransmission with "wait" (or "wait 0") would
+reset the retries for ever, so the first wait starts one deadline of ``max_wait`` for all
+of them (:class:`WaitDeadline`), which only a new reply packet lifts; when it passes, the
+request gives up (:class:`GaveUp` with ``waited``). Retransmitted
 request packets carry our received-through count, which tells the server which reply
 packets to send again. Packets flagged 0x80 are acknowledged at once with the 9-octet
 ACK ``09 cid 0000 0000 rt`` so that a windowed server can continue.
@@ -94,6 +101,7 @@ __all__ = [
     "State",
     "Transmit",
     "WaitCapped",
+    "WaitDeadline",
     "ack_packet",
     "build_header",
     "fragment",
@@ -392,6 +400,17 @@ class SetTimer:
 
 
 @dataclass(frozen=True)
+class WaitDeadline:
+    """Call :meth:`ARDPClient.wait_deadline_passed` after ``seconds`` unless another
+    ``WaitDeadline`` comes first; ``None`` forgets the deadline (a reply packet came).
+
+    Separate from :class:`SetTimer`, which every wait re-arms: this one is set once, by
+    the first of a run of waits, so the server cannot extend it."""
+
+    seconds: float | None
+
+
+@dataclass(frozen=True)
 class MessageReceived:
     """The whole reply, packets concatenated in sequence order."""
 
@@ -445,6 +464,8 @@ class GaveUp:
     unexpected_packets: int = 0
     unexpected_cid: int | None = None
     unexpected_after: int = 0
+    #: The deadline (s) of the server's waits when it was that which ran out, else None.
+    waited: float | None = None
 
 
 @dataclass(frozen=True)
@@ -456,7 +477,7 @@ class PacketIgnored:
 
 Event = (
     Transmit | SetTimer | MessageReceived | Refused | Redirected | QueueStatus | GaveUp
-    | PacketIgnored | WaitCapped
+    | PacketIgnored | WaitCapped | WaitDeadline
 )
 
 
@@ -509,6 +530,8 @@ class ARDPClient:
         self.unexpected_packets = 0
         self.unexpected_cid: int | None = None
         self.unexpected_after = 0
+        #: Whether a :class:`WaitDeadline` is running (a wait came, no reply packet since).
+        self.wait_deadline_running = False
         self._events: list[Event] = []
         self._request_total = len(fragment(message, cid, max_payload=max_payload))
         self._sent_through = 0  # highest request packet sent so far
@@ -534,26 +557,9 @@ class ARDPClient:
         except ARDPReplyError as exc:
             self._events.append(PacketIgnored(str(exc)))
             return
-        if header.cid != self.cid:
-            if header.cid == swap_cid(self.cid):
-                # Prospero 5.3's dirsrv sends the id byte-swapped after its first window
-                # (a server bug): the same request's packets, accepted.
-                self.swapped_packets += 1
-                if self.swapped_packets == 1:
-                    self._events.append(PacketIgnored(
-                        f"connection id {header.cid:#06x} is ours ({self.cid:#06x}) "
-                        "byte-swapped, as Prospero 5.3's dirsrv sends it after its first "
-                        "window: accepted"))
-            else:
-                if not self.unexpected_packets:
-                    self.unexpected_after = len(self.reply.packets)
-                self.unexpected_packets += 1
-                self.unexpected_cid = header.cid
-                self._events.append(
-                    PacketIgnored(f"connection id {header.cid} is not ours ({self.cid})")
-                )
-                return
-        progress = False
+        if not self._ours(header.cid):
+            return
+        progress = fresh = False
         if header.window is not None:
             self.peer_window = max(1, min(header.window, MAX_WINDOW))
         if header.received_through is not None:
@@ -592,7 +598,7 @@ class ARDPClient:
             self._events.append(_queue_status(header.option_data))
         if header.seq != 0:
             if self.reply.add(header, payload):
-                progress = True
+                progress = fresh = True
                 self.retries_left = self.retries
             else:
                 self._events.append(PacketIgnored(f"duplicate packet {header.seq}"))
@@ -610,8 +616,21 @@ class ARDPClient:
             self._events.append(
                 Transmit((ack_packet(self.cid, self.reply.received_through),), "ack")
             )
+        self._wait_deadline(asked_to_wait=header.wait is not None, fresh=fresh)
         if progress:
             self._events.append(SetTimer(self.timeout))
+
+    def wait_deadline_passed(self) -> None:
+        """The :class:`WaitDeadline` ran out: the server's waits took the whole of it."""
+        if self.state is not State.WAITING or not self.wait_deadline_running:
+            return
+        self.state = State.FAILED
+        self.wait_deadline_running = False
+        self._events.append(
+            GaveUp(self.attempts, len(self.reply.packets), self.reply.total,
+                   self.unexpected_packets, self.unexpected_cid, self.unexpected_after,
+                   waited=self.max_wait)
+        )
 
     def timer_expired(self) -> None:
         """The last :class:`SetTimer` ran out without a complete reply."""
@@ -639,6 +658,41 @@ class ARDPClient:
         return NEED_DATA
 
     # -- internals --------------------------------------------------------------------------
+
+    def _ours(self, cid: int) -> bool:
+        """Whether a packet with connection id ``cid`` belongs to our request; one that
+        does not is counted and reported."""
+        if cid == self.cid:
+            return True
+        if cid == swap_cid(self.cid):
+            # Prospero 5.3's dirsrv sends the id byte-swapped after its first window
+            # (a server bug): the same request's packets, accepted.
+            self.swapped_packets += 1
+            if self.swapped_packets == 1:
+                self._events.append(PacketIgnored(
+                    f"connection id {cid:#06x} is ours ({self.cid:#06x}) "
+                    "byte-swapped, as Prospero 5.3's dirsrv sends it after its first "
+                    "window: accepted"))
+            return True
+        if not self.unexpected_packets:
+            self.unexpected_after = len(self.reply.packets)
+        self.unexpected_packets += 1
+        self.unexpected_cid = cid
+        self._events.append(PacketIgnored(f"connection id {cid} is not ours ({self.cid})"))
+        return False
+
+    def _wait_deadline(self, *, asked_to_wait: bool, fresh: bool) -> None:
+        """Start the waits' deadline at the first wait, lift it at a new reply packet.
+
+        A datagram with both (the last packet of a window carries ``wait 0``) is
+        progress, and starts nothing."""
+        if fresh:
+            if self.wait_deadline_running:
+                self.wait_deadline_running = False
+                self._events.append(WaitDeadline(None))
+        elif asked_to_wait and not self.wait_deadline_running:
+            self.wait_deadline_running = True
+            self._events.append(WaitDeadline(self.max_wait))
 
     def _send_window(self, reason: str, *, resend: bool) -> None:
         """Send request packets the server may accept now (its rt + window).

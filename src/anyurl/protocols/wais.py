@@ -289,13 +289,23 @@ class Message:
         return self.apdu[2] if len(self.apdu) > 2 else -1
 
 
+#: What may come before a message's header and is skipped (freeWAIS reads up to a '0').
+_PADDING = b"\r\n\t\0 "
+#: The start of a header as far as it came: up to ten digits, or ten and the 'z'.
+_HEADER_START = re.compile(rb"[0-9]{0,10}|[0-9]{10}[zZ]")
+
+
 class WAISConnection:
     """Frames WAIS messages on a byte stream (client or server side).
 
     ``receive_data(b"")`` signals end of stream. :meth:`next_event` returns a
     :class:`Message`, :class:`ConnectionClosed` or ``NEED_DATA``; a header whose length is
-    not ten digits raises :class:`WAISReplyError`. As the freeWAIS client does, octets before
-    the first ``'0'`` (the start of the zero-padded length) are skipped.
+    not ten digits raises :class:`WAISReplyError`. Line ends, NULs and spaces before the
+    first ``'0'`` (the start of the zero-padded length) are skipped, as the freeWAIS client
+    skips them; any other octet there, or a start that cannot become a header (not digits,
+    no ``'z'`` after ten of them), is no WAIS message and raises at once, however few
+    octets came: a server of another protocol (Z39.50-1995's BER, a banner) that sent a
+    short answer and waits would otherwise be waited on for the rest of a header.
     """
 
     def __init__(self, *, max_message: int = 64 * 1024 * 1024):
@@ -321,8 +331,14 @@ class WAISConnection:
         if self._buf and self._buf[0] != 0x30:
             start = self._buf.find(b"0")
             drop = len(self._buf) if start < 0 else start
+            junk = bytes(self._buf[:drop])
+            if junk.strip(_PADDING):
+                raise WAISReplyError(f"{junk[:16]!r} where a WAIS message's header belongs")
             self.skipped += drop
             del self._buf[:drop]
+        if len(self._buf) < HEADER_LENGTH and not _HEADER_START.fullmatch(self._buf[:11]):
+            raise WAISReplyError(
+                f"{bytes(self._buf)!r} does not start a WAIS header (ten digits, then 'z')")
         if len(self._buf) >= HEADER_LENGTH:
             header = bytes(self._buf[:HEADER_LENGTH])
             digits = header[:10]

@@ -45,7 +45,8 @@ Errors: ``FAILURE NOT-FOUND ...`` :class:`RemoteFileNotFound` (78); ``NOT-AUTHOR
 ``AUTHENTICATION-REQUIRED`` :class:`RemoteAccessDenied` (9); other FAILUREs
 :class:`ServerError` (22); ``ERROR`` and ``VERSION-NOT-SUPPORTED`` :class:`ProtocolError`
 (8); connection refused (ARDP option 1) :class:`ConnectFailed` (7); no complete reply after
-every retry :class:`TransferTimeout` (28).
+every retry, or a server that keeps asking to wait for longer than the read timeout in
+all (one deadline for its waits, not one per wait), :class:`TransferTimeout` (28).
 """
 
 from __future__ import annotations
@@ -443,18 +444,25 @@ async def _drive(
     client: ardp.ARDPClient, datagrams: Datagrams, url: URL, target: _Target,
     trace: Trace | None,
 ) -> bytes:
-    """Run one ARDP exchange over ``datagrams``: the client's events, the timer, the socket."""
+    """Run one ARDP exchange over ``datagrams``: the client's events, its two clocks (the
+    retransmission timer, and the deadline the server's waits share), the socket."""
     client.start()
     deadline: float | None = None
+    waits_end: float | None = None
     while True:
         event = client.next_event()
         if event is ardp.NEED_DATA:
             now = anyio.current_time()
+            if waits_end is not None and now >= waits_end:
+                waits_end = None
+                client.wait_deadline_passed()
+                continue
             if deadline is not None and now >= deadline:
                 deadline = None
                 client.timer_expired()
                 continue
-            got = await datagrams.receive(None if deadline is None else deadline - now)
+            nearest = min((t for t in (deadline, waits_end) if t is not None), default=None)
+            got = await datagrams.receive(None if nearest is None else nearest - now)
             if got is not None:
                 client.receive_datagram(got[0])
             continue
@@ -466,6 +474,9 @@ async def _drive(
                 await datagrams.send(datagram)
         elif isinstance(event, ardp.SetTimer):
             deadline = anyio.current_time() + event.seconds
+        elif isinstance(event, ardp.WaitDeadline):
+            waits_end = (None if event.seconds is None
+                         else anyio.current_time() + event.seconds)
         elif isinstance(event, ardp.MessageReceived):
             if trace is not None and event.packets > 1:
                 trace(f"* ARDP: reply reassembled from {event.packets} packets")
@@ -499,6 +510,14 @@ def _gave_up(event: ardp.GaveUp, client: ardp.ARDPClient, url: URL,
     that came with another connection id."""
     where = f"the Prospero server at {target.host}:{target.port} (UDP)"
     of = f" of {event.total_packets}" if event.total_packets else ""
+    if event.waited is not None:
+        return TransferTimeout(
+            f"{where} kept asking to wait and sent no reply to {url.masked()} within "
+            f"{event.waited:g} s (the read timeout, shared by all its waits); "
+            f"{event.attempts} attempts",
+            url=url,
+            hint="The server is busy: try again later.",
+        )
     if event.unexpected_packets:
         shown = (f"{event.unexpected_cid:#06x}" if event.unexpected_cid is not None
                  else "another")

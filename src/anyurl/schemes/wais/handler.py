@@ -23,7 +23,10 @@ The loop ends at the first short (or empty) chunk, or at a diagnostic after the 
 chunk. Errors: a diagnostic instead of results
 :class:`RemoteFileNotFound` (78) for a missing database or document, :class:`ServerError`
 (22) otherwise; an InitResponse refusing us :class:`LoginDenied` (67); bytes that are not
-WAIS :class:`ProtocolError` (8); the connection closing mid-answer :class:`ConnectionLost`.
+WAIS :class:`ProtocolError` (8), a short answer too, at once; the connection closing
+mid-answer :class:`ConnectionLost`; no answer to the Init within
+``WAISOptions.init_timeout`` (10 s, at most the read timeout) :class:`TransferTimeout`
+(28) saying the server may not speak WAIS: a Z39.50-1995 server never answers it.
 
 Through ``Config.gateways["wais"]`` the resolver sends wais: URLs to an HTTP gateway
 instead; that is the gateway handler's business, not this module's.
@@ -42,6 +45,7 @@ from anyurl.errors import (
     ProtocolError,
     RemoteFileNotFound,
     ServerError,
+    TransferTimeout,
     URLError,
 )
 from anyurl.links import FILE, Link, checked
@@ -165,6 +169,31 @@ class _Session:
             return reply
 
 
+def _init_seconds(stream: Stream, options: FetchOptions) -> float:
+    """The Init's own deadline: ``WAISOptions.init_timeout``, at most the read timeout."""
+    seconds = float(options.get(WAISOptions).init_timeout)
+    read = stream.read_timeout
+    return min(seconds, read) if read is not None and read > 0 else seconds
+
+
+async def _init(session: _Session, seconds: float) -> InitResponse | SearchResponse:
+    """Send the Init and read its answer within ``seconds``.
+
+    A server that does not answer WAIS' Init is most likely no WAIS server: Z39.50-1995
+    servers (yaz) read the 1988 header as the start of a BER message and wait for the
+    rest. Its silence is reported as that, not as a slow server to give more time."""
+    url = session.url
+    try:
+        with anyio.fail_after(seconds):
+            return await session.exchange(wais.init_apdu(), "Init")
+    except TimeoutError:  # ours, or the read timeout's TransferTimeout when they coincide
+        raise TransferTimeout(
+            f"the server of {url.masked()} did not answer WAIS' Init within {seconds:g} s: "
+            "it may not speak WAIS (Z39.50-1988); a Z39.50-1995 server such as yaz never "
+            "answers it", url=url,
+            hint="Check that the host and port are a WAIS server's.") from None
+
+
 def _describe(reply: InitResponse | SearchResponse) -> str:
     if isinstance(reply, InitResponse):
         return (f"InitResponse: {'accepted' if reply.accepted else 'refused'}, maximum "
@@ -226,15 +255,15 @@ class WAISHandler(SchemeHandler):
     def _max_documents(self, options: FetchOptions) -> int:
         return options.get(WAISOptions).max_documents
 
-    async def _connect(self, url: URL, trace: Trace | None) -> tuple[_Session, InitResponse]:
+    async def _connect(self, url: URL, options: FetchOptions) -> tuple[_Session, InitResponse]:
         stream = await self.dialer.connect_tcp(
             url.connect_host, url.effective_port or wais.DEFAULT_PORT, url=url,
             connect_timeout=self.config.connect_timeout,
             read_timeout=self.config.read_timeout, what="the WAIS connection",
         )
-        session = _Session(stream, url, trace)
+        session = _Session(stream, url, options.trace)
         try:
-            init = await session.exchange(wais.init_apdu(), "Init")
+            init = await _init(session, _init_seconds(stream, options))
             if not isinstance(init, InitResponse):
                 raise ProtocolError(
                     f"the WAIS server of {url.masked()} answered Init with a SearchResponse",
@@ -251,7 +280,7 @@ class WAISHandler(SchemeHandler):
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
         request = _parse(url)
-        session, init = await self._connect(url, options.trace)
+        session, init = await self._connect(url, options)
         try:
             if request.docid is None:
                 return await self._search(url, request, session, options)
@@ -309,7 +338,7 @@ class WAISHandler(SchemeHandler):
     async def _probe(self, url: URL, request: _Request,
                      options: FetchOptions) -> SearchResponse | None:
         """A one-word search of the database, to learn whether it exists at all."""
-        session, _ = await self._connect(url, options.trace)
+        session, _ = await self._connect(url, options)
         try:
             apdu = wais.search_apdu(encode_wire(request.database), b"a", max_documents=1)
             reply = await session.exchange(apdu, f"Search 'a' in {request.database!r} "

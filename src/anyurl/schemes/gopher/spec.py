@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec, directory_of
 from anyurl.url.model import URL
 from anyurl.url.segments import has_dot_segment
@@ -27,9 +29,32 @@ def _start_prefix(url: URL) -> str:
     return directory_of(key)
 
 
+#: gophernicus writes a directory's selector (a menu's, type 1) with each byte outside
+#: its safe set as ``#`` and three octal digits (``/日本/`` is ``/#346#227#245#346#234#254/``,
+#: ``/a b/`` is ``/a#040b/``) but its files' selectors raw (``/日本/a.txt``): a menu's
+#: selector written wholly so is read back, so that a menu and its items land in one
+#: directory of the mirror.
+_OCTAL = re.compile(r"#([0-3][0-7]{2})")
+
+
+def _menu_name(selector: str) -> str:
+    """A menu's ``selector`` with gophernicus's ``#ooo`` escapes decoded, when every
+    ``#`` in it is one and the bytes they make are UTF-8; else as written."""
+    if "#" not in selector or selector.count("#") != len(_OCTAL.findall(selector)):
+        return selector
+    try:
+        raw = selector.encode("utf-8")
+        decoded = _OCTAL.sub(lambda m: chr(int(m.group(1), 8)), raw.decode("latin-1"))
+        return decoded.encode("latin-1").decode("utf-8")
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return selector
+
+
 def _tree_path(url: URL) -> tuple[list[str], bool]:
     parts = _parts(url)
     selector = parts.selector
+    if parts.gophertype == "1":
+        selector = _menu_name(selector)
     segments = selector.split("/")
     plus = parts.gopher_plus
     if plus and segments:  # a Gopher+ request: beside the item, never over it

@@ -44,6 +44,42 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 
+# Another apt (unattended-upgrades at boot, a second install) may hold the dpkg lock:
+# wait for it, up to ANYURL_APT_LOCK_WAIT seconds, instead of failing at once; if it is
+# still held then, say which process holds it.
+APT_LOCK_WAIT=${ANYURL_APT_LOCK_WAIT:-600}
+LOCKS=(/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock
+       /var/cache/apt/archives/lock)
+
+lock_holders() {
+    local fd pid target lock
+    for fd in /proc/[0-9]*/fd/*; do
+        target=$(readlink "$fd" 2>/dev/null) || continue
+        for lock in "${LOCKS[@]}"; do
+            if [ "$target" = "$lock" ]; then
+                pid=${fd#/proc/}; pid=${pid%%/*}
+                printf '%s (pid %s) holds %s\n' "$(tr '\0\n' '  ' <"/proc/$pid/cmdline" 2>/dev/null)" \
+                    "$pid" "$lock"
+            fi
+        done
+    done | sort -u
+}
+
+apt_get() {
+    local status=0
+    apt-get -o DPkg::Lock::Timeout="$APT_LOCK_WAIT" "$@" || status=$?
+    if [ "$status" -ne 0 ]; then
+        local holders
+        holders=$(lock_holders)
+        if [ -n "$holders" ]; then
+            log "apt-get $1 failed after waiting up to ${APT_LOCK_WAIT}s for the package lock:"
+            printf '%s\n' "$holders" | while read -r line; do log "  $line"; done
+            log "wait for it to finish (or stop it), then run this script again"
+        fi
+    fi
+    return "$status"
+}
+
 daemon_pids() {
     local d
     for d in "${DAEMONS[@]}"; do pgrep -x "$d" || true; done | sort -n
@@ -74,10 +110,10 @@ if [ ${#missing_apt[@]} -gt 0 ] || [ ! -x "$pure_ftpd_bin" ]; then
 
     if [ ${#missing_apt[@]} -gt 0 ]; then
         log "apt-get install ${missing_apt[*]}"
-        if ! apt-get install -y -q --no-install-recommends "${missing_apt[@]}"; then
+        if ! apt_get install -y -q --no-install-recommends "${missing_apt[@]}"; then
             log "apt-get install failed; running apt-get update and trying again"
-            apt-get update -q
-            apt-get install -y -q --no-install-recommends "${missing_apt[@]}"
+            apt_get update -q
+            apt_get install -y -q --no-install-recommends "${missing_apt[@]}"
         fi
     fi
 
@@ -85,7 +121,7 @@ if [ ${#missing_apt[@]} -gt 0 ] || [ ! -x "$pure_ftpd_bin" ]; then
         log "unpacking pure-ftpd into $OPT/pure-ftpd"
         tmp=$(mktemp -d)
         chmod 755 "$tmp"  # apt-get download runs as _apt
-        (cd "$tmp" && { apt-get download -q pure-ftpd || { apt-get update -q && apt-get download -q pure-ftpd; }; })
+        (cd "$tmp" && { apt_get download -q pure-ftpd || { apt_get update -q && apt_get download -q pure-ftpd; }; })
         mkdir -p "$OPT/pure-ftpd"
         dpkg-deb -x "$tmp"/pure-ftpd_*.deb "$OPT/pure-ftpd"
         rm -rf "$tmp"

@@ -21,6 +21,7 @@ import anyurl.errors as errors
 from anyurl.cli.common import error_text
 from anyurl.cli.hints import CLI_FOR_HINT, CLI_HINTS, library_words
 from anyurl.errors import AnyURLError, OptionError
+from tests.cli.devices import null_device
 from tests.cli.test_curl_options import anyurl, curl
 from tests.integration.test_http import Reply, ScriptedServer, fixed
 
@@ -130,7 +131,7 @@ def test_retry_on_a_500_in_cli_words(server: ScriptedServer) -> None:
 def test_a_short_body_in_cli_words(server: ScriptedServer) -> None:
     server.routes["/short"] = lambda rq: Reply(
         raw=b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + b"x" * 600, close=True)
-    r = anyurl("-o", "/dev/null", server.url("/short"))
+    r = anyurl("-o", null_device(), server.url("/short"))
     err = r.stderr.decode()
     assert r.returncode == 18 and "600 of 1000" in err
     assert "-C" in err and "resume=True" not in err and library_words(err) == []

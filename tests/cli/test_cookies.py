@@ -18,6 +18,7 @@ import pytest
 from anyurl.cookies import CURL_HEADER, CookieFile, cookie_header, store_cookies
 from anyurl.errors import OptionError
 from anyurl.url import parse
+from tests.cli.devices import null_device
 from tests.cli.test_curl_options import _env, anyurl, curl
 from tests.integration.test_http import Reply, ScriptedServer, fixed, redirect
 
@@ -45,7 +46,7 @@ def server() -> ScriptedServer:
 
 def _cookie_sent(server: ScriptedServer, run: object, *args: str) -> str | None:
     before = len(server.requests)
-    r = run("-sS", "-o", "/dev/null", *args)  # type: ignore[operator]
+    r = run("-sS", "-o", null_device(), *args)  # type: ignore[operator]
     assert r.returncode == 0, r.stderr
     return server.requests[before].headers.get("cookie")
 
@@ -105,13 +106,13 @@ def test_cookie_header_of_the_user_stays_with_its_origin(server: ScriptedServer)
                           (anyurl, ["-H", "Cookie: token=secret"]),
                           (anyurl, ["-b", "token=secret"])):
             before = len(other.requests)
-            r = run("-sS", "-L", "-o", "/dev/null", *args, server.url("/away"))
+            r = run("-sS", "-L", "-o", null_device(), *args, server.url("/away"))
             assert r.returncode == 0, r.stderr
             assert server.requests[-1].headers.get("cookie") == "token=secret"
             assert "cookie" not in other.requests[before].headers, (run.__name__, args)
         # --location-trusted sends them on.
         before = len(other.requests)
-        r = anyurl("-sS", "-L", "--location-trusted", "-o", "/dev/null", "-b", "token=secret",
+        r = anyurl("-sS", "-L", "--location-trusted", "-o", null_device(), "-b", "token=secret",
                    server.url("/away"))
         assert r.returncode == 0 and other.requests[before].headers["cookie"] == "token=secret"
     finally:
@@ -142,15 +143,15 @@ def test_missing_cookie_file_starts_an_empty_jar(server: ScriptedServer,
                                                  tmp_path: Path) -> None:
     jar = tmp_path / "jar.txt"
     # The usual idiom of a first run: -b and -c the same file, which is not there yet.
-    r = anyurl("-b", str(jar), "-c", str(jar), "-o", "/dev/null", server.url("/set"))
+    r = anyurl("-b", str(jar), "-c", str(jar), "-o", null_device(), server.url("/set"))
     assert r.returncode == 0 and r.stderr == b""
     assert "\tsess\tabc" in jar.read_text()
-    r = anyurl("-b", str(tmp_path / "nope.txt"), "-o", "/dev/null", server.url("/x"))
+    r = anyurl("-b", str(tmp_path / "nope.txt"), "-o", null_device(), server.url("/x"))
     assert r.returncode == 0 and b"nope.txt" in r.stderr
 
 
 def test_unwritable_cookie_jar_is_23(server: ScriptedServer, tmp_path: Path) -> None:
-    r = anyurl("-c", str(tmp_path / "no" / "jar.txt"), "-o", "/dev/null", server.url("/set"))
+    r = anyurl("-c", str(tmp_path / "no" / "jar.txt"), "-o", null_device(), server.url("/set"))
     assert r.returncode == 23 and b"jar.txt" in r.stderr
 
 
@@ -251,11 +252,11 @@ def test_a_bad_line_of_a_jar_is_skipped_with_a_warning(server: ScriptedServer,
     assert [str(w.message).split(":")[1] for w in warned] == ["6", "7", "8"]
     # The command warns, sends the good lines, and writes the jar back whole.
     before = len(server.requests)
-    r = anyurl("-b", str(jar), "-c", str(jar), "-o", "/dev/null", server.url("/x"))
+    r = anyurl("-b", str(jar), "-c", str(jar), "-o", null_device(), server.url("/x"))
     assert r.returncode == 0 and b"jar.txt:6" in r.stderr, r.stderr
     assert server.requests[before].headers.get("cookie") == "first=1; last=2"
     assert "broken" not in jar.read_text()
-    r = anyurl("-b", str(jar), "-o", "/dev/null", server.url("/x"))
+    r = anyurl("-b", str(jar), "-o", null_device(), server.url("/x"))
     assert r.returncode == 0 and r.stderr == b""
 
 
@@ -265,7 +266,7 @@ def test_a_server_cannot_set_a_cookie_for_other_addresses(server: ScriptedServer
         ("Set-Cookie", "wide=1; Domain=0.0.1"), ("Set-Cookie", "ctl=a\x1b[2Jb"),
         ("Set-Cookie", "good=1")], body=b"ok")
     jar = tmp_path / "jar.txt"
-    r = anyurl("-c", str(jar), "-o", "/dev/null", server.url("/ip"))
+    r = anyurl("-c", str(jar), "-o", null_device(), server.url("/ip"))
     assert r.returncode == 0, r.stderr
     cookies = [line.split("\t") for line in jar.read_text().splitlines() if "\t" in line]
     assert [(c[0], c[5]) for c in cookies] == [("127.0.0.1", "good")]

@@ -15,6 +15,7 @@ import pytest
 
 from anyurl.errors import OptionError
 from anyurl.schemes.http.forms import BLOCK, Form, Part, parse_form_option
+from tests.cli.devices import null_device
 from tests.cli.test_curl_options import anyurl, curl
 from tests.integration.test_http import ScriptedServer, fixed, redirect
 
@@ -31,7 +32,7 @@ def server() -> ScriptedServer:
 
 def _sent(server: ScriptedServer, run: object, *args: str) -> tuple[str, dict[str, str], bytes]:
     before = len(server.requests)
-    r = run("-sS", "-o", "/dev/null", *args)  # type: ignore[operator]
+    r = run("-sS", "-o", null_device(), *args)  # type: ignore[operator]
     assert r.returncode == 0, r.stderr
     request = server.requests[before]
     boundary = request.headers["content-type"].partition("boundary=")[2]
@@ -71,7 +72,7 @@ def test_a_form_follows_307_and_becomes_a_get_after_303(server: ScriptedServer,
         seen = []
         for run in (curl, anyurl):
             before = len(server.requests)
-            r = run("-sS", "-L", "-o", "/dev/null", "-F", f"f=@{tmp_path / 'f.txt'}",
+            r = run("-sS", "-L", "-o", null_device(), "-F", f"f=@{tmp_path / 'f.txt'}",
                     server.url(path))
             assert r.returncode == 0, r.stderr
             second = server.requests[before + 1]

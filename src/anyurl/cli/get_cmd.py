@@ -120,6 +120,20 @@ JSON_HELP = ("with -o/-O: one JSON line per transfer on stdout (url, status, exi
              "@FILE: curl's --json, POST it as application/json")
 
 
+class _WithSchemes(argparse.RawDescriptionHelpFormatter):
+    """``get --help`` ends with the schemes the registry knows, plug-ins included: asked
+    only when the help is printed, so a plain run loads no scheme it does not use."""
+
+    def format_help(self) -> str:
+        from anyurl import registry
+
+        rows = []
+        for spec in sorted(registry.specs(), key=lambda s: s.names[0]):
+            port = f" (port {spec.default_port})" if spec.default_port else ""
+            rows.append(f"  {', '.join(spec.names):<16}{spec.summary}{port}")
+        return super().format_help() + "\nschemes:\n" + "\n".join(rows) + "\n"
+
+
 def add_parser(sub: Any) -> None:
     """Add ``anyurl get`` to the subcommands."""
     p = sub.add_parser(
@@ -127,7 +141,7 @@ def add_parser(sub: Any) -> None:
         help="fetch URLs (to stdout, or to files with -o/-O)",
         description="Fetch each URL by speaking its scheme's own protocol; many at once.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_WithSchemes,
     )
     add_arguments(p)
     p.set_defaults(func=run)

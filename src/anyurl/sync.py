@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from anyurl.config import Config
-from anyurl.downloads.downloader import TransferResult
+from anyurl.downloads.downloader import Progress, TransferResult
 from anyurl.errors import FileSizeExceeded
 from anyurl.resolver import FetchResult, Resolver
 from anyurl.resource import (
@@ -81,15 +81,21 @@ def download(
     resume: bool = False,
     config: Config | None = None,
     backend: str = "asyncio",
+    progress: Progress | None = None,
 ) -> TransferResult:
-    """Download ``url`` to ``path`` (via ``path.part``, renamed when complete)."""
+    """Download ``url`` to ``path`` (via ``path.part``, renamed when complete).
+
+    ``progress(done, total_or_None)`` is called as :meth:`Resolver.download` calls it,
+    from the thread the download runs in (rich and tqdm bars may be updated from it).
+    """
     from anyio.from_thread import start_blocking_portal
 
     with start_blocking_portal(backend) as portal:
 
         async def run() -> TransferResult:
             async with Resolver(config) as resolver:
-                return await resolver.download(url, Path(path), resume=resume)
+                return await resolver.download(url, Path(path), resume=resume,
+                                               progress=progress)
 
         return portal.call(run)
 

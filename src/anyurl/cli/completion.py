@@ -261,7 +261,11 @@ def man(parser: argparse.ArgumentParser) -> str:
               ".TP", "\\fBhttp_proxy\\fR, \\fIscheme\\fB_proxy\\fR, \\fBno_proxy\\fR",
               "Gateways, as docs/cli.md describes.",
               ".SH EXIT STATUS", _roff(_clean(parser.epilog)),
-              ".SH SEE ALSO", "\\fBcurl\\fR(1), \\fBwget\\fR(1); docs/cli.md", ""]
+              ".SH SEE ALSO",
+              "\\fBanyurl get --help\\fR, \\fBanyurl mirror --help\\fR, "
+              "\\fBanyurl serve --help\\fR (installed with the command); "
+              "\\fBcurl\\fR(1), \\fBwget\\fR(1); the manual (docs/ in anyurl's source "
+              "distribution and repository)", ""]
     return "\n".join(lines)
 
 

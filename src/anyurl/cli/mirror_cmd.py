@@ -74,6 +74,10 @@ def add_parser(sub: Any) -> None:
                    help="follow links to other hosts (default: the start URLs' servers, "
                    "under their paths)")
     p.add_argument("--no-robots", action="store_true", help="ignore robots.txt (http)")
+    p.add_argument("--no-page-requisites", action="store_true",
+                   help="hold a page's style sheets, images, scripts and frames to the "
+                   "start directory and --depth too (default: fetched wherever they are "
+                   "on the server, so that saved pages render; wget's -p)")
     p.add_argument("--gopher-views", action="store_true",
                    help="gopher+: also fetch each item's attributes and alternate views "
                    "(NAME.attributes, NAME@VIEW beside NAME)")
@@ -217,6 +221,7 @@ def run(args: argparse.Namespace) -> int:
         retry=args.retry, limit_rate=rate,
         warc=Path(args.warc) if args.warc else None, retry_failed=args.retry_failed,
         render=args.render, gopher_views=args.gopher_views, refresh=not args.no_refresh,
+        page_requisites=not args.no_page_requisites,
         warc_max_size=max_size, warc_cdx=args.warc_cdx,
         schemes=(http,) if http != HTTPOptions() else (), login=login,
         trace=_verbose if args.verbose else None)
@@ -325,7 +330,8 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
 
     fields = {k: getattr(options, k) for k in (
         "max_depth", "include", "exclude", "span_hosts", "robots", "parallel", "per_host",
-        "wait", "retry", "limit_rate", "retry_failed", "render", "gopher_views", "refresh")}
+        "wait", "retry", "limit_rate", "retry_failed", "render", "gopher_views", "refresh",
+        "page_requisites")}
     if options.warc is not None:
         print("anyurl: with --dask each worker writes its own WARC file: "
               "DIR/<host>/mirror.warc.gz", file=sys.stderr)

@@ -9,9 +9,10 @@ It reads every ``*.html`` under ``--root`` (Debian's ``python3-doc``, 530 pages,
 MB, by default) as if served at ``http://127.0.0.1:8080/``, and runs on each:
 
 * the extractor of ``--old-rev`` (``html.parser``; its module loaded from git as it was),
-* the current one (Lexbor through selectolax, tinycss2 for style sheets),
-* each C parser alone, without building links: selectolax (Lexbor) and lxml (libxml2),
-  the two this change chose from (lxml is measured when it is installed).
+* the current one (libxml2 through lxml, as a parser target; tinycss2 for style sheets),
+* each C parser alone, building its tree and no links: lxml (libxml2) and selectolax
+  (Lexbor), the two this change chose from (selectolax when it is installed), and the
+  peak memory each takes on the largest page (a child process each).
 
 It prints the CPU seconds of each (process time, the best of ``--repeat``) and checks, per
 page, that the new extractor's links are the old ones plus requisites only: the new list
@@ -50,6 +51,51 @@ def old_extractor(rev: str) -> Callable[[ResourceInfo, bytes], list[Link]]:
     module = types.ModuleType("old_html_links")
     exec(compile(text, f"{rev}:html_links.py", "exec"), module.__dict__)
     return module.__dict__["html_links"]  # type: ignore[no-any-return]
+
+
+#: Code run in a child process on the largest page (``page``: its bytes) whose peak
+#: RSS growth is measured past the imports.
+PEAKS = {
+    "old extractor": "old(INFO, page)",
+    "new extractor": "html_links(INFO, page)",
+    "selectolax tree": "LexborHTMLParser(page)",
+    "lxml tree": "lxml.html.document_fromstring(page)",
+}
+#: (VmHWM, the peak of this process's own memory: ``ru_maxrss`` would start at the
+#: parent's peak, which Linux keeps across execve)
+GROWTH = """
+import sys
+from pathlib import Path
+sys.path.insert(0, {bench!r})
+from html_links import old_extractor, info_of
+import lxml.html
+from anyurl.schemes.http.html_links import html_links
+try:
+    from selectolax.lexbor import LexborHTMLParser
+except ImportError:
+    pass
+old = old_extractor({rev!r})
+page = Path({page!r}).read_bytes()
+INFO = info_of("http://127.0.0.1:8080/page.html")
+def peak():
+    status = Path("/proc/self/status").read_text()
+    return int(status.split("VmHWM:")[1].split()[0])
+before = peak()
+{code}
+print((peak() - before) / 1024)
+"""
+
+
+def info_of(url: str) -> ResourceInfo:
+    return ResourceInfo(url=parse(url), content_type="text/html; charset=utf-8")
+
+
+def growth(code: str, page: Path, rev: str) -> float:
+    """MiB the peak RSS of a fresh process grows by while ``code`` runs on ``page``."""
+    out = subprocess.run([sys.executable, "-c", GROWTH.format(
+        bench=str(Path(__file__).parent), rev=rev, page=str(page), code=code)],
+        check=True, capture_output=True, text=True).stdout
+    return float(out.split()[-1])
 
 
 def cpu(work: Callable[[], object], repeat: int) -> float:
@@ -100,20 +146,26 @@ def main() -> int:
     timings = {
         f"old extractor ({args.old_rev}, html.parser)": cpu(lambda: run("old", old),
                                                             args.repeat),
-        "new extractor (selectolax/Lexbor, tinycss2)": cpu(lambda: run("new", html_links),
-                                                           args.repeat),
+        "new extractor (lxml target, tinycss2)": cpu(lambda: run("new", html_links),
+                                                     args.repeat),
     }
-    from selectolax.lexbor import LexborHTMLParser
+    import lxml.html
 
-    timings["selectolax (Lexbor) parse alone"] = cpu(
-        lambda: [LexborHTMLParser(body) for _, body in pages], args.repeat)
-    if importlib.util.find_spec("lxml") is not None:
-        import lxml.html
+    timings["lxml (libxml2) tree alone"] = cpu(
+        lambda: [lxml.html.document_fromstring(body) for _, body in pages], args.repeat)
+    if importlib.util.find_spec("selectolax") is not None:
+        from selectolax.lexbor import LexborHTMLParser
 
-        timings["lxml (libxml2) parse alone"] = cpu(
-            lambda: [lxml.html.document_fromstring(body) for _, body in pages], args.repeat)
+        timings["selectolax (Lexbor) tree alone"] = cpu(
+            lambda: [LexborHTMLParser(body) for _, body in pages], args.repeat)
     for name, seconds in timings.items():
         print(f"  {name:48} {seconds:7.3f} s CPU")
+    largest = max(files, key=lambda p: p.stat().st_size)
+    for name, code in PEAKS.items():
+        if name.startswith("selectolax") and importlib.util.find_spec("selectolax") is None:
+            continue
+        print(f"  peak RSS growth on {largest.name} ({largest.stat().st_size / 1e6:.1f} MB), "
+              f"{name}: {growth(code, largest, args.old_rev):.1f} MiB")
     old_count = sum(map(len, results["old"]))
     new_count = sum(map(len, results["new"]))
     added = sum(1 for links in results["new"] for link in links if link.requisite)

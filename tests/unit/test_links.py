@@ -106,7 +106,7 @@ HTML = b"""<!doctype html>
 <a href="caf\xc3\xa9.html">cafe</a>
 <img src="img/logo.png" alt="Logo">
 <a href="pic.html"><img src="thumb.png" alt="Thumbnail"></a>
-<iframe src="frame.html"></iframe><frame src="no-frameset.html"><area href="map.html" alt="Map">
+<iframe src="frame.html"></iframe><frame src="f2.html"><area href="map.html" alt="Map">
 <video><source src="clip.webm"></video>
 <a href="http://h:99999/">no such port</a>
 <a href="  spaced.html  ">spaced</a>
@@ -137,7 +137,7 @@ def test_html_links_in_document_order() -> None:
         Link(BASE + "pic.html", PAGE, "Thumbnail"),
         Link(BASE + "thumb.png", FILE, "Thumbnail", requisite=True),
         Link(BASE + "frame.html", PAGE, None, requisite=True),
-        # (a <frame> outside a <frameset> is dropped by the HTML parser, as by a browser)
+        Link(BASE + "f2.html", PAGE, None, requisite=True),
         Link(BASE + "map.html", PAGE, "Map"),
         Link(BASE + "clip.webm", FILE, None, requisite=True),
         Link(BASE + "spaced.html", PAGE, "spaced"),

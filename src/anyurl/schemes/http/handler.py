@@ -225,7 +225,7 @@ class HTTPHandler(SchemeHandler):
         """An HTML page's or a style sheet's links (:mod:`.html_links`): anchors, frames,
         images, scripts, style sheets and what they import, resolved against ``<base
         href>`` or the final URL; [] for other types."""
-        from anyurl.schemes.http.html_links import document_links  # Lexbor: a mirror's only
+        from anyurl.schemes.http.html_links import document_links  # lxml: a mirror's only
 
         return document_links(info, body)
 

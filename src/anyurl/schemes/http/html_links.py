@@ -1,14 +1,18 @@
 """The links of an HTML page or a style sheet, for :meth:`HTTPHandler.links` (a recursive
 mirror's next URLs).
 
-A page is parsed by Lexbor (through selectolax), a C implementation of the HTML
-Standard's parser: comments, ``<script>`` text, ``<textarea>`` and ``<title>`` text,
-``<template>`` contents, attribute quoting and character references are its business, as
-they are a browser's, so a ``href`` inside a comment or a string is never taken for a
-link. It replaced :mod:`html.parser`, pure Python, which spent 6.6 s of CPU on the 530
-pages of Python's documentation where Lexbor spends about 0.6 s (``bench/html_links.py``
-compares both on the same pages). A style sheet (a ``text/css`` response, a ``<style>``
-block, a ``style=`` attribute) is read by :mod:`.css_links` (tinycss2).
+A page is tokenized by libxml2 (lxml 6 bundles libxml2 2.14, whose HTML tokenizer
+follows the HTML Standard): comments, ``<script>``, ``<style>`` and ``<textarea>`` text,
+attribute quoting and character references (``&copy=2`` in a URL stays as written) are
+its business, as they are a browser's, so a ``href`` inside a comment or a string is
+never taken for a link. It reports tags to a parser *target* (:class:`_Collector`) and
+builds no tree, so memory stays the page and what it names. It replaced
+:mod:`html.parser`, pure Python: on the 530 pages of Python's documentation (50.7 MB)
+the extractor takes about a quarter of the CPU, with the same links plus the
+requisites (``bench/html_links.py``). Lexbor (selectolax) parses faster but builds a tree
+of about 13 times the page (33 MB for the 2.5 MB ``contents.html``, against 6 MB here):
+measured, and not chosen. A style sheet (a ``text/css`` response, a ``<style>`` block, a
+``style=`` attribute) is read by :mod:`.css_links` (tinycss2).
 
 What counts as a link is what a browser would load or go to. A *requisite*
 (``Link.requisite``) is what a browser loads to render the page (wget's ``-p``, page
@@ -53,7 +57,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from lxml import etree
 
 from anyurl.errors import URLError
 from anyurl.links import FILE, PAGE, Link, checked, retrievable
@@ -85,11 +89,8 @@ _REQUISITE_RELS = frozenset({
 _BACKGROUNDS = frozenset({"body", "table", "td", "th"})
 #: What the WHATWG URL parser strips from a reference before reading it.
 _STRIP = " \t\n\r\f"
-#: Every element that may name a link, in one selector (Lexbor returns them in document
-#: order; an element matching two of them comes twice, one after the other).
-_SELECTOR = ", ".join((
-    "a", "area", "base", "iframe", "frame", "img", "script", "source", "video", "audio",
-    "object", "embed", "input", "link", "meta", "style", "[style]", "[background]"))
+#: How much of a page libxml2 is given at a time.
+_FEED = 256 << 10
 #: A ``<meta http-equiv=refresh>`` content: the time, then the URL (the HTML Standard's
 #: "shared declarative refresh steps"), with or without ``url=`` and quotes.
 _REFRESH = re.compile(
@@ -104,44 +105,64 @@ Found = tuple[str, str, str | None, bool]
 
 
 class _Collector:
-    """The references of one parsed page, in document order."""
+    """The references of one page, in document order, as libxml2 reports its tags (a
+    parser *target*: no tree is built, so a page costs its bytes and the references
+    found, not a DOM several times its size)."""
 
     def __init__(self) -> None:
         self.base: str | None = None
         self.found: list[Found] = []
-        #: The elements (``mem_id``) of the anchors with an image inside, whose label
-        #: gathers the images' ``alt`` among their text, in order.
-        self.pictured: set[int] = set()
-        self._tags: dict[str, Callable[[LexborNode, dict[str, str | None]], None]] = {
-            "a": self._anchor, "area": self._area, "base": self._base,
+        #: The open ``<a>``: its index in ``found`` and the text seen inside it so far.
+        self._anchor: tuple[int, list[str]] | None = None
+        #: The text of the open ``<style>``, and how deep inside ``<template>`` we are
+        #: (a template's content is not rendered, so nothing there is loaded).
+        self._style: list[str] | None = None
+        self._template = 0
+        self._tags: dict[str, Callable[[dict[str, str]], None]] = {
+            "a": self._a, "area": self._area, "base": self._base,
             "iframe": self._frame, "frame": self._frame, "img": self._img,
             "script": self._script, "source": self._source, "video": self._video,
             "audio": self._script, "object": self._object, "embed": self._script,
             "input": self._input, "link": self._link, "meta": self._meta,
-            "style": self._style}
+            "style": self._open_style}
 
-    def collect(self, tree: LexborHTMLParser) -> None:
-        for img in tree.css("a img[alt]"):
-            anchor = img.parent
-            while anchor is not None and anchor.tag != "a":
-                anchor = anchor.parent
-            if anchor is not None:
-                self.pictured.add(anchor.mem_id)
-        last = None
-        for node in tree.css(_SELECTOR):
-            if node.mem_id == last:
-                continue  # the same element again, for another selector of the list
-            last = node.mem_id
-            attrs = node.attributes
-            handle = self._tags.get(node.tag or "")
-            if handle is not None:
-                handle(node, attrs)
+    # -- the target's interface (lxml.etree.HTMLParser) ----------------------------------
+
+    def start(self, tag: str, attrs: dict[str, str]) -> None:
+        if tag == "template":
+            self._template += 1
+        if self._template:
+            return
+        handle = self._tags.get(tag)
+        if handle is not None:
+            handle(attrs)
+        if attrs:
             style = attrs.get("style")
             if style:
                 self._css(style_references(style))
             background = attrs.get("background")
-            if background is not None and node.tag in _BACKGROUNDS:
+            if background is not None and tag in _BACKGROUNDS:
                 self._add(background, FILE, None, True)
+
+    def end(self, tag: str) -> None:
+        if tag == "template":
+            self._template = max(0, self._template - 1)
+        elif tag == "a":
+            self._close_anchor()
+        elif tag == "style" and self._style is not None:
+            self._css(css_references("".join(self._style)))
+            self._style = None
+
+    def data(self, data: str) -> None:
+        if self._anchor is not None:
+            self._anchor[1].append(data)
+        if self._style is not None:
+            self._style.append(data)
+
+    def close(self) -> None:
+        self._close_anchor()
+
+    # -- what each tag names -------------------------------------------------------------
 
     def _add(self, reference: str | None, kind: str, label: str | None,
              requisite: bool) -> None:
@@ -155,65 +176,66 @@ class _Collector:
         for url in _candidates(srcset or ""):
             self._add(url, FILE, None, True)
 
-    def _base(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
-        if self.base is None and attrs.get("href") is not None:
+    def _close_anchor(self) -> None:
+        if self._anchor is None:
+            return
+        index, parts = self._anchor
+        self._anchor = None
+        reference, kind, _, requisite = self.found[index]
+        self.found[index] = (reference, kind, " ".join("".join(parts).split()) or None,
+                             requisite)
+
+    def _base(self, attrs: dict[str, str]) -> None:
+        if self.base is None and "href" in attrs:
             self.base = attrs["href"]
 
-    def _anchor(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
-        href = attrs.get("href")
-        if href is None:
-            return
-        if node.mem_id in self.pictured:
-            parts = []
-            for inner in node.traverse(include_text=True):
-                if inner.tag == "-text":
-                    parts.append(inner.text_content or "")
-                elif inner.tag == "img" and inner.attributes.get("alt"):
-                    parts.append(inner.attributes["alt"] or "")
-            text = "".join(parts)
-        else:
-            text = node.text(deep=True)
-        self.found.append((href, PAGE, " ".join(text.split()) or None, False))
+    def _a(self, attrs: dict[str, str]) -> None:
+        self._close_anchor()
+        if "href" in attrs:
+            self.found.append((attrs["href"], PAGE, None, False))
+            self._anchor = (len(self.found) - 1, [])
 
-    def _area(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
+    def _area(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("href"), PAGE, attrs.get("alt"), False)
 
-    def _frame(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
+    def _frame(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), PAGE, attrs.get("title"), True)
 
-    def _img(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
+    def _img(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), FILE, attrs.get("alt"), True)
         self._srcset(attrs.get("srcset"))
+        if self._anchor is not None and attrs.get("alt"):
+            self._anchor[1].append(attrs["alt"])  # an image link's label
 
-    def _script(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
+    def _script(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), FILE, None, True)
 
-    def _source(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
+    def _source(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), FILE, None, True)
         self._srcset(attrs.get("srcset"))
 
-    def _video(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
+    def _video(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), FILE, None, True)
         self._add(attrs.get("poster"), FILE, None, True)
 
-    def _object(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
+    def _object(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("data"), FILE, None, True)
 
-    def _input(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
-        if (attrs.get("type") or "").strip().lower() == "image":
+    def _input(self, attrs: dict[str, str]) -> None:
+        if attrs.get("type", "").strip().lower() == "image":
             self._add(attrs.get("src"), FILE, attrs.get("alt"), True)
 
-    def _link(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
-        rels = set((attrs.get("rel") or "").lower().split())
+    def _link(self, attrs: dict[str, str]) -> None:
+        rels = set(attrs.get("rel", "").lower().split())
         if rels & _HINT_RELS:
             return
         kind = PAGE if rels & _PAGE_RELS and "stylesheet" not in rels else FILE
         self._add(attrs.get("href"), kind, attrs.get("title"), bool(rels & _REQUISITE_RELS))
 
-    def _meta(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
-        if (attrs.get("http-equiv") or "").strip().lower() != "refresh":
+    def _meta(self, attrs: dict[str, str]) -> None:
+        if attrs.get("http-equiv", "").strip().lower() != "refresh":
             return
-        match = _REFRESH.match(attrs.get("content") or "")
+        match = _REFRESH.match(attrs.get("content", ""))
         if match is None:
             return
         url = match["url"]
@@ -221,8 +243,8 @@ class _Collector:
             url = url.split(match["q"], 1)[0]
         self._add(url.strip(_STRIP) or None, PAGE, None, True)
 
-    def _style(self, node: LexborNode, attrs: dict[str, str | None]) -> None:
-        self._css(css_references(node.text(deep=True)))
+    def _open_style(self, attrs: dict[str, str]) -> None:
+        self._style = []
 
 
 def _candidates(srcset: str) -> list[str]:
@@ -307,12 +329,12 @@ def _text(body: bytes, charset: str | None) -> str:
     return body.decode("utf-8", "surrogateescape")
 
 
-def _markup(body: bytes, charset: str | None) -> tuple[bytes | str, Callable[[str], str]]:
-    """What Lexbor parses (UTF-8 bytes as they are, or text), and how to give back a
-    reference or label found in it the octets that were not UTF-8.
+def _markup(body: bytes, charset: str | None) -> tuple[bytes, Callable[[str], str]]:
+    """What libxml2 parses (UTF-8 bytes: the page's own when it is UTF-8), and how to
+    give back a reference or label found in it the octets that were not UTF-8.
 
-    Lexbor reads bytes as UTF-8 and turns every other octet into U+FFFD, which would
-    lose ``caf\\xe9.html``. Such octets (``surrogateescape``'s lone surrogates, which no
+    A parser reads UTF-8 and turns every other octet into U+FFFD, which would lose
+    ``caf\\xe9.html``. Such octets (``surrogateescape``'s lone surrogates, which no
     UTF-8 text holds) are handed to it as 128 private-use characters the page does not
     use, and turned back after.
     """
@@ -321,7 +343,7 @@ def _markup(body: bytes, charset: str | None) -> tuple[bytes | str, Callable[[st
     else:
         codec = _other_codec(charset)
         if codec is not None:
-            return body.decode(codec, "replace"), str
+            return body.decode(codec, "replace").encode("utf-8"), str
     try:
         body.decode("utf-8")
         return body, str
@@ -331,8 +353,9 @@ def _markup(body: bytes, charset: str | None) -> tuple[bytes | str, Callable[[st
         if re.search(f"[{chr(start)}-{chr(start + 0x7F)}]", text) is None:
             there = {0xDC80 + i: start + i for i in range(0x80)}
             back = {start + i: 0xDC80 + i for i in range(0x80)}
-            return text.translate(there), lambda found, back=back: found.translate(back)
-    return _LONE.sub("\ufffd", text), str  # (every private-use block taken: lose them)
+            return (text.translate(there).encode("utf-8"),
+                    lambda found, back=back: found.translate(back))
+    return _LONE.sub("\ufffd", text).encode("utf-8"), str  # (every block taken: lose them)
 
 
 class _Resolver:
@@ -422,11 +445,15 @@ def html_links(info: ResourceInfo, body: bytes) -> list[Link]:
         return []
     markup, restore = _markup(*readable)
     collector = _Collector()
-    tree = LexborHTMLParser(markup)
+    # UTF-8 said, so that a <meta charset> cannot override what the header said
+    parser = etree.HTMLParser(target=collector, encoding="utf-8", no_network=True,
+                              remove_comments=True, remove_pis=True, recover=True)
     try:
-        collector.collect(tree)
-    finally:
-        del tree  # the tree (several times the page) before the links are built
+        for at in range(0, len(markup), _FEED):
+            parser.feed(markup[at:at + _FEED])
+        parser.close()
+    except etree.LxmlError:
+        collector.close()  # (an empty page: "no element found"): what was found stands
     return _links(info, collector.base, collector.found, restore)
 
 

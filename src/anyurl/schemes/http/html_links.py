@@ -329,6 +329,20 @@ def _text(body: bytes, charset: str | None) -> str:
     return body.decode("utf-8", "surrogateescape")
 
 
+def _utf8(body: bytes) -> bool:
+    """Whether ``body`` is UTF-8, checked a slice at a time: decoding a big page whole
+    would hold a copy of it as text, a peak of its own, only to drop it."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(body)
+    try:
+        for at in range(0, len(body), _FEED):
+            decoder.decode(view[at:at + _FEED])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _markup(body: bytes, charset: str | None) -> tuple[bytes, Callable[[str], str]]:
     """What libxml2 parses (UTF-8 bytes: the page's own when it is UTF-8), and how to
     give back a reference or label found in it the octets that were not UTF-8.
@@ -344,11 +358,9 @@ def _markup(body: bytes, charset: str | None) -> tuple[bytes, Callable[[str], st
         codec = _other_codec(charset)
         if codec is not None:
             return body.decode(codec, "replace").encode("utf-8"), str
-    try:
-        body.decode("utf-8")
+    if _utf8(body):
         return body, str
-    except UnicodeDecodeError:
-        text = body.decode("utf-8", "surrogateescape")
+    text = body.decode("utf-8", "surrogateescape")
     for start in range(0xF0000, 0x110000, 0x80):
         if re.search(f"[{chr(start)}-{chr(start + 0x7F)}]", text) is None:
             there = {0xDC80 + i: start + i for i in range(0x80)}

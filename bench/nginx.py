@@ -26,7 +26,7 @@ http {{
     tcp_nopush on;
     keepalive_requests 100000;
     default_type application/octet-stream;
-    client_body_temp_path {root}/tmp;
+{types}    client_body_temp_path {root}/tmp;
     proxy_temp_path {root}/tmp;
     fastcgi_temp_path {root}/tmp;
     uwsgi_temp_path {root}/tmp;
@@ -55,14 +55,18 @@ def parse_size(text: str) -> int:
     return int(text)
 
 
-def start_nginx(root: Path, www: Path, hosts: int = 1) -> tuple[subprocess.Popen[bytes], list[int]]:
+def start_nginx(root: Path, www: Path, hosts: int = 1, *, mime_types: bool = False
+                ) -> tuple[subprocess.Popen[bytes], list[int]]:
     """nginx serving ``www`` on ``hosts`` free ports (config and logs in ``root``);
-    returns once every port answers."""
+    returns once every port answers. Without ``mime_types`` only nginx's built-in types
+    are known (``.html``, ``.gif``, ``.jpg``); with it, Debian's ``/etc/nginx/mime.types``
+    (``.css`` is ``text/css``: a site's style sheets are read for their links)."""
     (root / "tmp").mkdir(exist_ok=True)
     ports = [free_port() for _ in range(hosts)]
     listens = "\n".join(f"        listen 127.0.0.1:{p} backlog=1024;" for p in ports)
     conf = root / "nginx.conf"
-    conf.write_text(CONF.format(root=root, www=www, listens=listens))
+    types = "    include /etc/nginx/mime.types;\n" if mime_types else ""
+    conf.write_text(CONF.format(root=root, www=www, listens=listens, types=types))
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(root)],
                             stderr=subprocess.DEVNULL)

@@ -34,6 +34,9 @@ http-rtt20  ``--rtt-files`` 1 KiB files through ``bench/relay.py`` (10 ms each w
 http-rtt20-z the same against ``curl -Z --parallel-max 20`` (anyurl with its defaults)
 mirror-rtt20 a page linking ``--rtt-files`` 1 KiB files through the relay: ``anyurl mirror``
             against ``wget -m -np``, each with its defaults (the ratios are to wget)
+mirror-pydoc a real site: Debian's python3-doc (Python's documentation, 1,065 files, 530
+            pages, Sphinx's CSS ``@import`` chain) from nginx with its MIME types:
+            ``anyurl mirror`` against ``wget -m -np -p`` (ratios to wget; files saved)
 dask        ``--dask-urls`` 4 KiB files over 8 nginx hosts fetched on Dask clusters of
             ``--dask-workers`` workers (``bench/scale_bench.py``): speed-ups over one worker,
             and the spread of URLs and CPU over the workers (needs ``anyurl[dask]``)
@@ -67,7 +70,9 @@ sys.path.insert(0, str(REPO))
 GNU_TIME = "/usr/bin/time"
 
 ROWS = ("http-bulk", "ftp-bulk", "gopher-bulk", "http-small", "ftp-small", "http-z20",
-        "rss-z200", "http-rtt20", "http-rtt20-z", "mirror-rtt20", "dask")
+        "rss-z200", "http-rtt20", "http-rtt20-z", "mirror-rtt20", "mirror-pydoc", "dask")
+#: Where Debian's python3-doc puts Python's documentation (``python3.X``).
+PYDOC = "/usr/share/doc/python3*/html"
 
 
 @dataclass
@@ -80,9 +85,13 @@ class Client:
     cpu: list[float] = field(default_factory=list)
     rss_kib: list[int] = field(default_factory=list)
     failed: str | None = None
+    #: exit statuses that are a run done (a real site has broken links: wget's 8,
+    #: anyurl's 22 for a 404)
+    accept: frozenset[int] = frozenset({0})
 
 
-def run_once(argv: list[str], cwd: Path | None) -> tuple[float, float, int, str]:
+def run_once(argv: list[str], cwd: Path | None, accept: frozenset[int] = frozenset({0})
+             ) -> tuple[float, float, int, str]:
     """Wall seconds, CPU seconds, peak RSS (KiB) and an error text ('' when it worked)."""
     fd, rss_file = tempfile.mkstemp(prefix="anyurl-bench-rss-")
     os.close(fd)
@@ -100,7 +109,7 @@ def run_once(argv: list[str], cwd: Path | None) -> tuple[float, float, int, str]
         rss = int(text[-1]) if text and text[-1].isdigit() else usage.ru_maxrss
     finally:
         os.unlink(rss_file)
-    error = "" if proc.returncode == 0 else (
+    error = "" if proc.returncode in accept else (
         f"exit status {proc.returncode}: {err.decode(errors='replace')[-300:]}")
     return elapsed, usage.ru_utime + usage.ru_stime, rss, error
 
@@ -114,7 +123,7 @@ def measure(clients: list[Client], repeat: int) -> None:
             if client.scratch is not None:
                 shutil.rmtree(client.scratch, ignore_errors=True)
                 client.scratch.mkdir(parents=True)
-            wall, cpu, rss, error = run_once(client.argv, client.scratch)
+            wall, cpu, rss, error = run_once(client.argv, client.scratch, client.accept)
             if error:
                 client.failed = error
                 continue
@@ -171,6 +180,43 @@ def add_small_files(data_root: Path, small: int, many16k: int, rtt_files: int = 
         os.chmod(dirpath, 0o755)
         for name in filenames:
             os.chmod(os.path.join(dirpath, name), 0o644)
+
+
+def saved_files(scratch: Path) -> int:
+    """Files a mirror saved under ``scratch`` (not anyurl's manifest, state and WARC)."""
+    return sum(1 for p in scratch.rglob("*") if p.is_file()
+               and p.name != "manifest.jsonl" and not p.name.startswith(".anyurl"))
+
+
+def mirror_pydoc(root: Path, repeat: int) -> list[str]:
+    """The mirror-pydoc row: python3-doc from its own nginx (Debian's MIME types), wget
+    -m -np -p against anyurl mirror, each from the site's root, alternately."""
+    docs = [p.resolve() for p in sorted(Path("/").glob(PYDOC.lstrip("/")))
+            if (p / "_static" / "pydoctheme.css").is_file()]
+    if not docs:
+        raise SystemExit("python3-doc is not installed (scripts/install-peers.sh)")
+    served = root / "pydoc-nginx"
+    served.mkdir()
+    nginx, [port] = start_nginx(served, docs[0], mime_types=True)
+    try:
+        start = f"http://127.0.0.1:{port}/"
+        clients = [
+            Client("wget -m -np -p", ["wget", "-q", "-m", "-np", "-p", start],
+                   root / "out-wget-pydoc", accept=frozenset({0, 8})),
+            Client("anyurl mirror", [sys.executable, "-m", "anyurl", "mirror", "-s", start,
+                                     "-o", "site"], root / "out-mirror-pydoc",
+                   accept=frozenset({0, 22}))]
+        measure(clients, repeat)
+    finally:
+        stop_nginx(nginx)
+    files = sum(1 for p in docs[0].rglob("*") if p.is_file())
+    lines = report("mirror-pydoc", f"{docs[0]} ({files} files) from nginx: a real site, "
+                   "each from its root (ratios to wget -m -np -p)", clients)
+    counts = ", ".join(f"{c.name} {saved_files(c.scratch)}" for c in clients
+                       if c.scratch is not None)
+    lines.append(f"   files saved by the last run: {counts}")
+    print(lines[-1], flush=True)
+    return lines
 
 
 def _free_port() -> int:
@@ -258,6 +304,9 @@ def main() -> None:
                 lines = scale_rows(args.dask_urls, 8, 4096,
                                    [int(n) for n in args.dask_workers.split(",") if n])
                 summary.extend([f"dask: {lines[0]}", *(f"   {line}" for line in lines[1:])])
+                continue
+            if name == "mirror-pydoc":
+                summary.extend(mirror_pydoc(root, args.repeat))
                 continue
             if name == "mirror-rtt20":
                 start = f"http://127.0.0.1:{relay_port}/bench/rtt/index.html"

@@ -29,6 +29,9 @@ APT_PACKAGES=(
     chromium chromium-driver
     # the shells whose completion scripts tests/cli/test_completion.py parses (zsh -n, fish -n)
     zsh fish
+    # a real site (Python's documentation, Sphinx pages and their CSS @import chain):
+    # tests/integration/test_mirror_requisites.py and bench/run.py's mirror-pydoc row
+    python3-doc
 )
 PIP_PACKAGES=(pyftpdlib aioftp aiosmtpd telnetlib3)
 PIP_MODULES=(pyftpdlib aioftp aiosmtpd telnetlib3)

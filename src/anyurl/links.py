@@ -66,14 +66,19 @@ class Link:
     #: fetches only what changed; the time is given to the saved file, as ``wget -N``.
     size: int | None = None
     modified: float | None = None
+    #: What the resource needs to be shown: a style sheet, an image, a script or a frame
+    #: of an HTML page, what a style sheet imports or paints (wget's page requisites). A
+    #: mirror fetches it even above its start directory or past its depth limit, so that
+    #: the saved page renders (``--no-page-requisites`` turns that off).
+    requisite: bool = False
 
 
 def unique(links: Iterable[Link]) -> list[Link]:
     """``links`` with each URL once, in the order first seen.
 
     A URL named twice (an image and an anchor to the same address, the same item in
-    two places of a menu) is a :data:`PAGE` if any mention says so, and keeps the first
-    label given.
+    two places of a menu) is a :data:`PAGE` if any mention says so, a requisite if any
+    mention needs it to render, and keeps the first label given.
     """
     seen: dict[str, Link] = {}
     for link in links:
@@ -83,8 +88,10 @@ def unique(links: Iterable[Link]) -> list[Link]:
             continue
         kind = PAGE if PAGE in (before.kind, link.kind) else before.kind
         text = before.text if before.text else link.text
-        if (kind, text) != (before.kind, before.text):
-            seen[link.url] = dataclasses.replace(before, kind=kind, text=text)
+        requisite = before.requisite or link.requisite
+        if (kind, text, requisite) != (before.kind, before.text, before.requisite):
+            seen[link.url] = dataclasses.replace(before, kind=kind, text=text,
+                                                 requisite=requisite)
     return list(seen.values())
 
 

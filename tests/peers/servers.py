@@ -236,6 +236,7 @@ http {{
     types {{
         text/plain txt;
         text/html html;
+        text/css css;
         application/octet-stream dat;
     }}
     default_type application/octet-stream;

@@ -123,9 +123,9 @@ def html_links(body: bytes, content_type: str | None = "text/html; charset=utf-8
 
 def test_html_links_in_document_order() -> None:
     assert html_links(HTML) == [
-        Link(BASE + "style.css", FILE, None),
+        Link(BASE + "style.css", FILE, None, requisite=True),
         Link(BASE + "page2.html", PAGE, None),
-        Link(BASE + "app.js", FILE, None),
+        Link(BASE + "app.js", FILE, None, requisite=True),
         Link(BASE + "intro.html", PAGE, "The intro"),
         Link("ftp://ftp.example.org/pub/", PAGE, "ftp"),
         Link("gopher://g.example.org/1/", PAGE, "g"),
@@ -133,15 +133,23 @@ def test_html_links_in_document_order() -> None:
         Link("http://other.example.org/x%20y.html", PAGE, "other host"),
         Link("http://user:pw@www.example.org/docs/up.html?q=a%20b&r=1", PAGE, "up"),
         Link(BASE + "caf%C3%A9.html", PAGE, "cafe"),
-        Link(BASE + "img/logo.png", FILE, "Logo"),
+        Link(BASE + "img/logo.png", FILE, "Logo", requisite=True),
         Link(BASE + "pic.html", PAGE, "Thumbnail"),
-        Link(BASE + "thumb.png", FILE, "Thumbnail"),
-        Link(BASE + "frame.html", PAGE, None),
-        Link(BASE + "f2.html", PAGE, None),
+        Link(BASE + "thumb.png", FILE, "Thumbnail", requisite=True),
+        Link(BASE + "frame.html", PAGE, None, requisite=True),
+        Link(BASE + "f2.html", PAGE, None, requisite=True),
         Link(BASE + "map.html", PAGE, "Map"),
-        Link(BASE + "clip.webm", FILE, None),
+        Link(BASE + "clip.webm", FILE, None, requisite=True),
         Link(BASE + "spaced.html", PAGE, "spaced"),
     ]
+
+
+def test_frames_of_a_frameset_are_requisite_pages() -> None:
+    body = (b'<html><head><title>t</title></head><frameset cols="50%,50%">'
+            b'<frame src="left.html" title="Left"><frame src="right.html"></frameset></html>')
+    assert html_links(body, url="http://h/") == [
+        Link("http://h/left.html", PAGE, "Left", requisite=True),
+        Link("http://h/right.html", PAGE, None, requisite=True)]
 
 
 def test_html_without_base_resolves_against_the_final_url() -> None:

@@ -53,8 +53,8 @@ def _run_without(blocked: set[str], code: str) -> subprocess.CompletedProcess[st
 
 
 def test_the_base_install_is_what_the_library_needs():
-    assert sorted(_name(r) for r in PROJECT["dependencies"]) == ["anyio", "h11",
-                                                                 "publicsuffixlist"]
+    assert sorted(_name(r) for r in PROJECT["dependencies"]) == [
+        "anyio", "h11", "lxml", "publicsuffixlist", "tinycss2"]
 
 
 def test_all_is_what_readme_says_and_leaves_the_dask_cluster_out():

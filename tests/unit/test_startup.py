@@ -23,14 +23,15 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 #: Imported only by the options, schemes and outputs that need them: cookies (-b/-c),
 #: forms (-F), JSON (--json, -w %{json}, --answers), Content-Disposition and HTTP dates
-#: (the email package), a mirror's links (html.parser), suggestions (difflib), staging
-#: names (hashlib), progress bars (rich), WARC, HTTP/2, password prompts (getpass).
+#: (the email package), a mirror's links (lxml, tinycss2), suggestions (difflib),
+#: staging names (hashlib), progress bars (rich), WARC, HTTP/2, password prompts (getpass).
 HEAVY = (
     "email", "http.cookiejar", "urllib.request", "html.parser", "json", "difflib",
     "hashlib", "mimetypes", "secrets", "getpass", "rich", "warcio", "h2", "trio",
     "anyurl.cookies", "anyurl.downloads.warc", "anyurl.links", "anyurl.url.text",
     "anyurl.mirror", "anyurl.mirror.scale", "anyurl.cli.progress", "anyurl.cli.hints",
-    "anyurl.schemes.http.html_links",
+    "anyurl.schemes.http.html_links", "anyurl.schemes.http.css_links", "lxml",
+    "tinycss2",
     "anyurl.schemes.http.http2", "anyurl.protocols",
     # the other schemes' handlers (modules today, packages tomorrow)
     "anyurl.schemes.ftp", "anyurl.schemes.gopher", "anyurl.schemes.news",

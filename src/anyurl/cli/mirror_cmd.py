@@ -81,6 +81,10 @@ def add_parser(sub: Any) -> None:
                    help="follow links to other hosts (default: the start URLs' servers, "
                    "under their paths)")
     p.add_argument("--no-robots", action="store_true", help="ignore robots.txt (http)")
+    p.add_argument("--no-page-requisites", action="store_true",
+                   help="hold a page's style sheets, images, scripts and frames to the "
+                   "start directory and --depth too (default: fetched wherever they are "
+                   "on the server, so that saved pages render; wget's -p)")
     p.add_argument("--gopher-views", action="store_true",
                    help="gopher+: also fetch each item's attributes and alternate views "
                    "(NAME.attributes, NAME@VIEW beside NAME)")
@@ -116,7 +120,16 @@ def add_parser(sub: Any) -> None:
                    help="run over a finished crawl without checking it again (default: "
                    "check every URL, fetch what is new or changed)")
     p.add_argument("--config", metavar="FILE", help="config file (TOML)")
-    r = p.add_argument_group("requests (as anyurl get and curl)")
+    _add_request_arguments(p.add_argument_group("requests (as anyurl get and curl)"))
+    p.add_argument("-s", "--silent", action="store_true",
+                   help="no progress and no messages but errors")
+    p.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio",
+                   help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def _add_request_arguments(r: argparse._ArgumentGroup) -> None:
+    """The request options ``mirror`` shares with ``anyurl get`` and curl."""
     r.add_argument("-v", "--verbose", action="store_true",
                    help="show each protocol line (passwords masked)")
     r.add_argument("-u", "--user", metavar="USER[:PASSWORD]",
@@ -143,11 +156,6 @@ def add_parser(sub: Any) -> None:
     r.add_argument("-m", "--max-time", type=seconds, metavar="SECONDS",
                    help="fail a transfer that takes longer than SECONDS (exit 28)")
     add_policy_flags(r)
-    p.add_argument("-s", "--silent", action="store_true",
-                   help="no progress and no messages but errors")
-    p.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio",
-                   help=argparse.SUPPRESS)
-    p.set_defaults(func=run)
 
 
 class _Status:
@@ -223,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
         retry=args.retry, limit_rate=rate,
         warc=Path(args.warc) if args.warc else None, retry_failed=args.retry_failed,
         render=args.render, gopher_views=args.gopher_views, refresh=not args.no_refresh,
+        page_requisites=not args.no_page_requisites,
         warc_max_size=max_size, warc_cdx=args.warc_cdx,
         schemes=(http,) if http != HTTPOptions() else (), login=login,
         trace=_verbose if args.verbose else None)
@@ -331,7 +340,8 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
 
     fields = {k: getattr(options, k) for k in (
         "max_depth", "include", "exclude", "span_hosts", "robots", "parallel", "per_host",
-        "wait", "retry", "limit_rate", "retry_failed", "render", "gopher_views", "refresh")}
+        "wait", "retry", "limit_rate", "retry_failed", "render", "gopher_views", "refresh",
+        "page_requisites")}
     if options.warc is not None:
         print("anyurl: with --dask each worker writes its own WARC file: "
               "DIR/<host>/mirror.warc.gz", file=sys.stderr)

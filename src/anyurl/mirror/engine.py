@@ -128,6 +128,9 @@ class MirrorOptions:
     render: bool = False
     #: Gopher+: also fetch each item's attribute block and its alternate views.
     gopher_views: bool = False
+    #: Fetch a page's requisites (its style sheets, images, scripts, frames) even above
+    #: the start directory or past the depth limit (:class:`~.scope.Scope`).
+    page_requisites: bool = True
     #: Run again over a finished crawl: check every URL and fetch what changed (else a
     #: finished crawl only takes the URLs it is given that it never found).
     refresh: bool = True
@@ -253,7 +256,8 @@ class Mirror:
                                       hint="Give the URLs to mirror.")
             state.set_setting("start", json.dumps([str(r) for r in roots]))
             self.scope = Scope(tuple(roots), self.options.max_depth, self.options.include,
-                               self.options.exclude, self.options.span_hosts)
+                               self.options.exclude, self.options.span_hosts,
+                               self.options.page_requisites)
             state.recover()
             self._cut_manifest(state)
             if self.options.retry_failed:
@@ -761,18 +765,18 @@ class Mirror:
             except AnyURLError:
                 self._summary.links_skipped += 1
                 continue  # a page may name what RFC 1738 cannot parse: not ours to fetch
-            if self._judge(target, entry.depth + 1):
+            if self._judge(target, entry.depth + 1, requisite=link.requisite):
                 found.append((str(target), entry.depth + 1, entry.url, link.size,
                               link.modified))
         if found:
             state.add_many(found)
             self._signal()
 
-    def _judge(self, target: URL, depth: int) -> bool:
+    def _judge(self, target: URL, depth: int, *, requisite: bool = False) -> bool:
         """Whether ``target`` (a found link or a redirect's target, ``depth`` links from
-        a start URL) joins this crawl's frontier; one in scope that another crawl owns
-        goes to :attr:`MirrorSummary.foreign`."""
-        if not self.scope.admits(target, depth):
+        a start URL; a page's ``requisite``) joins this crawl's frontier; one in scope
+        that another crawl owns goes to :attr:`MirrorSummary.foreign`."""
+        if not self.scope.admits(target, depth, requisite=requisite):
             self._summary.links_skipped += 1
             return False
         if self.owns is not None and not self.owns(target):
@@ -936,11 +940,12 @@ def _unless_a_directory(path: Path, scheme: str) -> Path:
 
 
 def _is_page(info: ResourceInfo) -> bool:
-    """Whether a resource lists others: a menu, a listing, an HTML page."""
+    """Whether a resource lists others: a menu, a listing, an HTML page, a style sheet
+    (what it imports and paints are requisites of the pages it styles)."""
     if info.kind in LINKING_KINDS:
         return True
     ctype = (info.content_type or "").split(";")[0].strip().lower()
-    return ctype in ("text/html", "application/xhtml+xml")
+    return ctype in ("text/html", "application/xhtml+xml", "text/css")
 
 
 class Redirected(AnyURLError):

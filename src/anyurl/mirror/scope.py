@@ -15,6 +15,13 @@ named as the ``/out.txt`` a server resolves them to. A Gopher selector is opaque
 1436: only the server knows what it means) and is requested as written; but a selector
 with a ``.`` or ``..`` segment is not "under" the start selector, so the path rule
 refuses it.
+
+A page's *requisites* (``Link.requisite``: its style sheets and what they import, its
+images, scripts and frames, wget's ``-p``) are what it needs to render: one on a server
+the crawl may visit is taken even above the start directory and up to
+:data:`REQUISITE_HOPS` links past the depth limit, so that a saved page renders
+(``page_requisites=False``, ``--no-page-requisites``, turns that off). The patterns still
+apply to it.
 """
 
 from __future__ import annotations
@@ -28,7 +35,13 @@ from anyurl.registry.spec import directory_of
 from anyurl.url import URL
 from anyurl.url.segments import remove_dot_segments
 
-__all__ = ["Scope", "canonical", "path_key", "remove_dot_segments"]
+__all__ = ["REQUISITE_HOPS", "Scope", "canonical", "path_key", "remove_dot_segments"]
+
+#: How far past the depth limit a chain of requisites is followed: a page at the limit,
+#: its style sheet, what that imports (Python's documentation: pydoctheme.css imports
+#: default.css, classic.css, then basic.css) and their images; a frame's frame. A bound,
+#: so that no server can lead a crawl with a depth limit on without end.
+REQUISITE_HOPS = 8
 
 
 def canonical(url: URL) -> URL:
@@ -73,6 +86,8 @@ class Scope:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     span_hosts: bool = False
+    #: Take a page's requisites above the start directory and past the depth limit.
+    page_requisites: bool = True
     _prefixes: dict[tuple[str, str, int | None], list[str]] = field(
         default_factory=dict, init=False, repr=False, compare=False)
 
@@ -80,9 +95,13 @@ class Scope:
         for root in self.roots:
             self._prefixes.setdefault(_server(root), []).append(_directory(root))
 
-    def admits(self, url: URL, depth: int) -> bool:
-        """Whether ``url``, found ``depth`` links from a start URL, is crawled."""
-        if self.max_depth is not None and depth > self.max_depth:
+    def admits(self, url: URL, depth: int, *, requisite: bool = False) -> bool:
+        """Whether ``url``, found ``depth`` links from a start URL, is crawled; a
+        ``requisite`` of a page the crawl fetched (see the module docstring) is not held
+        to the start directory, and to the depth limit only :data:`REQUISITE_HOPS` on."""
+        requisite = requisite and self.page_requisites
+        if self.max_depth is not None and depth > self.max_depth + (
+                REQUISITE_HOPS if requisite else 0):
             return False
         text = str(url)
         if any(fnmatch.fnmatchcase(text, pattern) for pattern in self.exclude):
@@ -102,5 +121,7 @@ class Scope:
             return False
         if crawl.refused is not None and crawl.refused(url):
             return False  # (an opaque selector that names "..": under no start menu)
+        if requisite:
+            return True  # anywhere on a start URL's server
         key = crawl.path_key(url)
         return any(key.startswith(prefix) or key + "/" == prefix for prefix in prefixes)

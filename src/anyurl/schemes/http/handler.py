@@ -488,11 +488,12 @@ class HTTPHandler(SchemeHandler):
         return headers
 
     def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
-        """An HTML page's links (:mod:`.links`): anchors, frames, images, scripts, style
-        sheets, resolved against ``<base href>`` or the final URL; [] for other types."""
-        from anyurl.schemes.http.html_links import html_links  # html.parser: a mirror's only
+        """An HTML page's or a style sheet's links (:mod:`.html_links`): anchors, frames,
+        images, scripts, style sheets and what they import, resolved against ``<base
+        href>`` or the final URL; [] for other types."""
+        from anyurl.schemes.http.html_links import document_links  # lxml: a mirror's only
 
-        return html_links(info, body)
+        return document_links(info, body)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         route = self.router(url)

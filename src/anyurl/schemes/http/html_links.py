@@ -1,24 +1,50 @@
-"""The links of an HTML page, for :meth:`HTTPHandler.links` (a recursive mirror's next URLs).
+"""The links of an HTML page or a style sheet, for :meth:`HTTPHandler.links` (a recursive
+mirror's next URLs).
 
-Read with the standard library's :class:`html.parser.HTMLParser`, a real tokenizer:
-comments, ``<script>`` text, attribute quoting and character references are its
-business, so a ``href`` inside a comment or a string is never taken for a link. What
-counts as a link is what a browser would load or go to:
+A page is tokenized by libxml2 (lxml 6 bundles libxml2 2.14, whose HTML tokenizer
+follows the HTML Standard): comments, ``<script>``, ``<style>`` and ``<textarea>`` text,
+attribute quoting and character references (``&copy=2`` in a URL stays as written) are
+its business, as they are a browser's, so a ``href`` inside a comment or a string is
+never taken for a link. It reports tags to a parser *target* (:class:`_Collector`) and
+builds no tree, so memory stays the page and what it names. It replaced
+:mod:`html.parser`, pure Python: on the 530 pages of Python's documentation (50.7 MB)
+the extractor takes about a quarter of the CPU, with the same links plus the
+requisites (``bench/html_links.py``). Lexbor (selectolax) parses faster but builds a tree
+of about 13 times the page (33 MB for the 2.5 MB ``contents.html``, against 6 MB here):
+measured, and not chosen. A style sheet (a ``text/css`` response, a ``<style>`` block, a
+``style=`` attribute) is read by :mod:`.css_links` (tinycss2).
 
-* ``<a href>``, ``<area href>``, ``<iframe src>``, ``<frame src>``: ``"page"`` (a
-  document with links of its own);
-* ``<img src>``, ``<script src>``, ``<source src>``: ``"file"``;
-* ``<link href>``: ``"file"`` (a style sheet, an icon), but ``"page"`` for ``rel``
-  alternate, next or prev; a ``dns-prefetch`` or ``preconnect`` hint names no resource.
+What counts as a link is what a browser would load or go to. A *requisite*
+(``Link.requisite``) is what a browser loads to render the page (wget's ``-p``, page
+requisites): a mirror fetches it even outside the start directory or past the depth
+limit, so that the saved page renders.
+
+* ``<a href>``, ``<area href>``: ``"page"``;
+* ``<iframe src>``, ``<frame src>``: ``"page"``, requisites; ``<meta http-equiv=refresh
+  content="N; url=...">``: ``"page"``, a requisite (what the browser shows next);
+* ``<img src srcset>``, ``<source src srcset>``, ``<video src poster>``, ``<audio
+  src>``, ``<script src>``, ``<object data>``, ``<embed src>``, ``<input type=image
+  src>``, a ``background`` attribute (``<body>``, ``<table>``, ``<td>``, ``<th>``),
+  ``@import`` and ``url()`` in ``<style>`` blocks and ``style=`` attributes: ``"file"``,
+  requisites;
+* ``<link href>``: ``"file"`` (a style sheet, an icon, a manifest: requisites for rel
+  stylesheet, icon, preload, modulepreload, manifest ...), but ``"page"`` for ``rel``
+  alternate, next or prev; a ``dns-prefetch`` or ``preconnect`` hint names no resource;
+* in a style sheet: ``@import`` (a style sheet) and ``url()`` (an image, a font):
+  ``"file"``, requisites of the page the style sheet styles.
 
 References are resolved as a browser resolves them: against the first ``<base href>``
 (itself resolved against the page's URL), else against the final URL after redirects
-(``info.url``). The fragment goes (it names a place in a document, not another one),
-and so does a reference that is empty or only a fragment (``href=""``, ``href="#top"``:
-the page itself), or that resolves to the page's own URL. Only the schemes of
-:func:`~anyurl.links.retrievable` schemes are kept: no ``javascript:``, ``data:``,
-``mailto:`` or ``telnet:``; ``file:`` only from a page that is itself a local file, so
-that no remote page can make a mirror read this machine.
+(``info.url``); a style sheet's against its own URL. The fragment goes (it names a place
+in a document, not another one), and so does a reference that is empty or only a
+fragment (``href=""``, ``href="#top"``: the page itself), or that resolves to the page's
+own URL. Only the schemes of :func:`~anyurl.links.retrievable` schemes are kept: no
+``javascript:``, ``data:``, ``mailto:`` or ``telnet:``; ``file:`` only from a page that
+is itself a local file, so that no remote page can make a mirror read this machine.
+
+The page's text is the charset its ``Content-Type`` declares, else UTF-8 (a BOM wins);
+a page that is not UTF-8 and says nothing keeps its other octets, which go back to the
+server as written (``caf%E9.html``).
 
 Bounded: a body of more than :data:`MAX_HTML` bytes (decoded, when it came with a
 content coding the handler did not undo: gzip, deflate, br, zstd) is not read at all.
@@ -27,95 +53,225 @@ content coding the handler did not undo: gzip, deflate, br, zstd) is not read at
 from __future__ import annotations
 
 import codecs
-from html.parser import HTMLParser
+import re
+from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit
+
+from lxml import etree
 
 from anyurl.errors import URLError
 from anyurl.links import FILE, PAGE, Link, checked, retrievable
 from anyurl.resource import ResourceInfo
+from anyurl.schemes.http.css_links import css_references, declared_charset, style_references
 from anyurl.schemes.http.decoding import CodingError, decoder_for
 from anyurl.url import parse
 from anyurl.url.charset import display
 
-__all__ = ["HTML_TYPES", "MAX_HTML", "html_links"]
+__all__ = ["CSS_TYPES", "HTML_TYPES", "MAX_HTML", "css_links", "document_links", "html_links"]
 
 #: The largest page whose links are read: a mirror holds the body in memory anyway, but
 #: a parser's time and the list it builds must not grow without bound.
 MAX_HTML = 16 * 1024 * 1024
 #: Media types read as HTML (by the ``Content-Type`` the server sent, never by sniffing).
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+#: Media types read as a style sheet.
+CSS_TYPES = frozenset({"text/css"})
 
 #: ``<link rel>`` values naming another document of the same kind (a page, not a file).
 _PAGE_RELS = frozenset({"alternate", "next", "prev", "previous"})
 #: ``<link rel>`` values naming an origin to connect to early, not a resource at all.
 _HINT_RELS = frozenset({"dns-prefetch", "preconnect"})
+#: ``<link rel>`` values naming what the browser loads with the page.
+_REQUISITE_RELS = frozenset({
+    "stylesheet", "icon", "preload", "modulepreload", "manifest", "apple-touch-icon",
+    "apple-touch-icon-precomposed", "mask-icon"})
+#: Elements whose ``background`` attribute the browser still paints.
+_BACKGROUNDS = frozenset({"body", "table", "td", "th"})
 #: What the WHATWG URL parser strips from a reference before reading it.
 _STRIP = " \t\n\r\f"
+#: How much of a page libxml2 is given at a time.
+_FEED = 256 << 10
+#: A ``<meta http-equiv=refresh>`` content: the time, then the URL (the HTML Standard's
+#: "shared declarative refresh steps"), with or without ``url=`` and quotes.
+_REFRESH = re.compile(
+    r"""[\s]*[0-9.]+[\s]*(?:[;,][\s]*)?(?:url[\s]*=[\s]*)?(?P<q>["']?)(?P<url>.*)""",
+    re.IGNORECASE | re.DOTALL)
+#: The octets of a page that are not UTF-8 and declare no charset, as Python decodes
+#: them (``surrogateescape``): U+DC80 to U+DCFF.
+_LONE = re.compile("[\udc80-\udcff]")
+
+#: One reference found: its text, its kind, its label and whether it is a requisite.
+Found = tuple[str, str, str | None, bool]
 
 
-class _Collector(HTMLParser):
-    """The references of one page, in document order: ``(reference, kind, label)``."""
+class _Collector:
+    """The references of one page, in document order, as libxml2 reports its tags (a
+    parser *target*: no tree is built, so a page costs its bytes and the references
+    found, not a DOM several times its size)."""
 
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self.base: str | None = None
-        self.found: list[tuple[str, str, str | None]] = []
+        self.found: list[Found] = []
         #: The open ``<a>``: its index in ``found`` and the text seen inside it so far.
         self._anchor: tuple[int, list[str]] | None = None
+        #: The text of the open ``<style>``, and how deep inside ``<template>`` we are
+        #: (a template's content is not rendered, so nothing there is loaded).
+        self._style: list[str] | None = None
+        self._template = 0
+        self._tags: dict[str, Callable[[dict[str, str]], None]] = {
+            "a": self._a, "area": self._area, "base": self._base,
+            "iframe": self._frame, "frame": self._frame, "img": self._img,
+            "script": self._script, "source": self._source, "video": self._video,
+            "audio": self._script, "object": self._object, "embed": self._script,
+            "input": self._input, "link": self._link, "meta": self._meta,
+            "style": self._open_style}
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values: dict[str, str] = {}
-        for name, value in attrs:
-            if value is not None:
-                values.setdefault(name, value)  # the first of a repeated attribute counts
-        if tag == "base":
-            if self.base is None and "href" in values:
-                self.base = values["href"]
+    # -- the target's interface (lxml.etree.HTMLParser) ----------------------------------
+
+    def start(self, tag: str, attrs: dict[str, str]) -> None:
+        if tag == "template":
+            self._template += 1
+        if self._template:
+            return
+        handle = self._tags.get(tag)
+        if handle is not None:
+            handle(attrs)
+        if attrs:
+            style = attrs.get("style")
+            if style:
+                self._css(style_references(style))
+            background = attrs.get("background")
+            if background is not None and tag in _BACKGROUNDS:
+                self._add(background, FILE, None, True)
+
+    def end(self, tag: str) -> None:
+        if tag == "template":
+            self._template = max(0, self._template - 1)
         elif tag == "a":
             self._close_anchor()
-            if "href" in values:
-                self.found.append((values["href"], PAGE, None))
-                self._anchor = (len(self.found) - 1, [])
-        elif tag == "area":
-            self._add(values.get("href"), PAGE, values.get("alt"))
-        elif tag in ("iframe", "frame"):
-            self._add(values.get("src"), PAGE, values.get("title"))
-        elif tag == "img":
-            self._add(values.get("src"), FILE, values.get("alt"))
-            if self._anchor is not None and values.get("alt"):
-                self._anchor[1].append(values["alt"])  # an image link's label
-        elif tag in ("script", "source"):
-            self._add(values.get("src"), FILE, None)
-        elif tag == "link":
-            rels = set(values.get("rel", "").lower().split())
-            if rels & _HINT_RELS:
-                return
-            kind = PAGE if rels & _PAGE_RELS and "stylesheet" not in rels else FILE
-            self._add(values.get("href"), kind, values.get("title"))
+        elif tag == "style" and self._style is not None:
+            self._css(css_references("".join(self._style)))
+            self._style = None
 
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "a":
-            self._close_anchor()
-
-    def handle_data(self, data: str) -> None:
+    def data(self, data: str) -> None:
         if self._anchor is not None:
             self._anchor[1].append(data)
+        if self._style is not None:
+            self._style.append(data)
 
     def close(self) -> None:
-        super().close()
         self._close_anchor()
 
-    def _add(self, reference: str | None, kind: str, label: str | None) -> None:
+    # -- what each tag names -------------------------------------------------------------
+
+    def _add(self, reference: str | None, kind: str, label: str | None,
+             requisite: bool) -> None:
         if reference is not None:
-            self.found.append((reference, kind, label))
+            self.found.append((reference, kind, label, requisite))
+
+    def _css(self, references: list[str]) -> None:
+        self.found.extend((reference, FILE, None, True) for reference in references)
+
+    def _srcset(self, srcset: str | None) -> None:
+        for url in _candidates(srcset or ""):
+            self._add(url, FILE, None, True)
 
     def _close_anchor(self) -> None:
         if self._anchor is None:
             return
         index, parts = self._anchor
         self._anchor = None
-        reference, kind, _ = self.found[index]
-        self.found[index] = (reference, kind, " ".join("".join(parts).split()) or None)
+        reference, kind, _, requisite = self.found[index]
+        self.found[index] = (reference, kind, " ".join("".join(parts).split()) or None,
+                             requisite)
+
+    def _base(self, attrs: dict[str, str]) -> None:
+        if self.base is None and "href" in attrs:
+            self.base = attrs["href"]
+
+    def _a(self, attrs: dict[str, str]) -> None:
+        self._close_anchor()
+        if "href" in attrs:
+            self.found.append((attrs["href"], PAGE, None, False))
+            self._anchor = (len(self.found) - 1, [])
+
+    def _area(self, attrs: dict[str, str]) -> None:
+        self._add(attrs.get("href"), PAGE, attrs.get("alt"), False)
+
+    def _frame(self, attrs: dict[str, str]) -> None:
+        self._add(attrs.get("src"), PAGE, attrs.get("title"), True)
+
+    def _img(self, attrs: dict[str, str]) -> None:
+        self._add(attrs.get("src"), FILE, attrs.get("alt"), True)
+        self._srcset(attrs.get("srcset"))
+        if self._anchor is not None and attrs.get("alt"):
+            self._anchor[1].append(attrs["alt"])  # an image link's label
+
+    def _script(self, attrs: dict[str, str]) -> None:
+        self._add(attrs.get("src"), FILE, None, True)
+
+    def _source(self, attrs: dict[str, str]) -> None:
+        self._add(attrs.get("src"), FILE, None, True)
+        self._srcset(attrs.get("srcset"))
+
+    def _video(self, attrs: dict[str, str]) -> None:
+        self._add(attrs.get("src"), FILE, None, True)
+        self._add(attrs.get("poster"), FILE, None, True)
+
+    def _object(self, attrs: dict[str, str]) -> None:
+        self._add(attrs.get("data"), FILE, None, True)
+
+    def _input(self, attrs: dict[str, str]) -> None:
+        if attrs.get("type", "").strip().lower() == "image":
+            self._add(attrs.get("src"), FILE, attrs.get("alt"), True)
+
+    def _link(self, attrs: dict[str, str]) -> None:
+        rels = set(attrs.get("rel", "").lower().split())
+        if rels & _HINT_RELS:
+            return
+        kind = PAGE if rels & _PAGE_RELS and "stylesheet" not in rels else FILE
+        self._add(attrs.get("href"), kind, attrs.get("title"), bool(rels & _REQUISITE_RELS))
+
+    def _meta(self, attrs: dict[str, str]) -> None:
+        if attrs.get("http-equiv", "").strip().lower() != "refresh":
+            return
+        match = _REFRESH.match(attrs.get("content", ""))
+        if match is None:
+            return
+        url = match["url"]
+        if match["q"]:
+            url = url.split(match["q"], 1)[0]
+        self._add(url.strip(_STRIP) or None, PAGE, None, True)
+
+    def _open_style(self, attrs: dict[str, str]) -> None:
+        self._style = []
+
+
+def _candidates(srcset: str) -> list[str]:
+    """The URLs of a ``srcset`` (``a.png 1x, b.png 2x``, ``c.png 640w``), as the HTML
+    Standard splits it: a URL is a run of non-space characters (a comma inside one is
+    the URL's, ``a,b.png``; commas at its end end the candidate), its descriptors run to
+    the next comma outside parentheses."""
+    urls = []
+    at, end = 0, len(srcset)
+    while at < end:
+        while at < end and (srcset[at] in _STRIP or srcset[at] == ","):
+            at += 1
+        start = at
+        while at < end and srcset[at] not in _STRIP:
+            at += 1
+        url = srcset[start:at]
+        if not url:
+            break
+        if url.endswith(","):
+            urls.append(url.rstrip(","))
+            continue
+        urls.append(url)
+        depth = 0
+        while at < end and (depth or srcset[at] != ","):
+            depth += {"(": 1, ")": -1 if depth else 0}.get(srcset[at], 0)
+            at += 1
+    return urls
 
 
 def _media_type(content_type: str | None) -> tuple[str, str | None]:
@@ -151,69 +307,183 @@ def _plain_body(info: ResourceInfo, body: bytes) -> bytes | None:
     return b"".join(out)
 
 
-def _text(body: bytes, charset: str | None) -> str:
-    """The page as text: its declared charset, else UTF-8 with every other octet kept.
+def _other_codec(charset: str | None) -> str | None:
+    """The codec of a declared charset when it is not UTF-8 (None: read as UTF-8)."""
+    if charset is None:
+        return None
+    try:
+        name = codecs.lookup(charset).name
+    except LookupError:
+        return None
+    return None if name == "utf-8" else name
 
-    Octets that are not UTF-8 become lone surrogates, which the URL parser escapes as
-    the very octets (``%E9``): a reference goes back to the server as it was written.
-    """
+
+def _text(body: bytes, charset: str | None) -> str:
+    """A style sheet as text: its declared charset, else UTF-8 with every other octet
+    kept (as lone surrogates, which the URL parser escapes as the very octets)."""
     if body.startswith(codecs.BOM_UTF8):
         return body[len(codecs.BOM_UTF8):].decode("utf-8", "surrogateescape")
-    if charset is not None:
-        try:
-            codec = codecs.lookup(charset)
-        except LookupError:
-            codec = None
-        if codec is not None and codec.name != "utf-8":
-            return body.decode(codec.name, "replace")
+    codec = _other_codec(charset)
+    if codec is not None:
+        return body.decode(codec, "replace")
     return body.decode("utf-8", "surrogateescape")
 
 
-def _absolute(base: str, reference: str, *, local: bool) -> str | None:
-    """``reference`` resolved against ``base``, escaped as RFC 1738 writes URLs; None to skip.
+def _utf8(body: bytes) -> bool:
+    """Whether ``body`` is UTF-8, checked a slice at a time: decoding a big page whole
+    would hold a copy of it as text, a peak of its own, only to drop it."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(body)
+    try:
+        for at in range(0, len(body), _FEED):
+            decoder.decode(view[at:at + _FEED])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
-    The lenient parser of :mod:`anyurl.url` does the escaping (a space, ``|``, a
-    non-ASCII character or a stray ``%`` become ``%XX``) and refuses what is no URL.
+
+def _markup(body: bytes, charset: str | None) -> tuple[bytes, Callable[[str], str]]:
+    """What libxml2 parses (UTF-8 bytes: the page's own when it is UTF-8), and how to
+    give back a reference or label found in it the octets that were not UTF-8.
+
+    A parser reads UTF-8 and turns every other octet into U+FFFD, which would lose
+    ``caf\\xe9.html``. Such octets (``surrogateescape``'s lone surrogates, which no
+    UTF-8 text holds) are handed to it as 128 private-use characters the page does not
+    use, and turned back after.
     """
-    reference = reference.strip(_STRIP)
-    for ch in "\t\n\r":
-        reference = reference.replace(ch, "")
-    reference = reference.split("#", 1)[0]
-    if not reference:
-        return None  # the page itself
-    try:
-        joined = urljoin(base, reference)
-        scheme = urlsplit(joined).scheme.lower()
-    except ValueError:  # an unclosed "[" in a host ...
+    if body.startswith(codecs.BOM_UTF8):
+        body = body[len(codecs.BOM_UTF8):]
+    else:
+        codec = _other_codec(charset)
+        if codec is not None:
+            return body.decode(codec, "replace").encode("utf-8"), str
+    if _utf8(body):
+        return body, str
+    text = body.decode("utf-8", "surrogateescape")
+    for start in range(0xF0000, 0x110000, 0x80):
+        if re.search(f"[{chr(start)}-{chr(start + 0x7F)}]", text) is None:
+            there = {0xDC80 + i: start + i for i in range(0x80)}
+            back = {start + i: 0xDC80 + i for i in range(0x80)}
+            return (text.translate(there).encode("utf-8"),
+                    lambda found, back=back: found.translate(back))
+    return _LONE.sub("\ufffd", text).encode("utf-8"), str  # (every block taken: lose them)
+
+
+class _Resolver:
+    """References resolved against one base, each distinct reference once (a page of
+    an index names the same page under many fragments)."""
+
+    def __init__(self, base: str, *, local: bool):
+        self.base = base
+        self.local = local
+        self._done: dict[str, str | None] = {}
+
+    def __call__(self, reference: str) -> str | None:
+        """``reference`` resolved, escaped as RFC 1738 writes URLs; None to skip.
+
+        The lenient parser of :mod:`anyurl.url` does the escaping (a space, ``|``, a
+        non-ASCII character or a stray ``%`` become ``%XX``) and refuses what is no URL.
+        """
+        reference = reference.strip(_STRIP)
+        if not reference.isprintable():  # (rare: skip three scans of every reference)
+            for ch in "\t\n\r":
+                reference = reference.replace(ch, "")
+        reference = reference.split("#", 1)[0]
+        if not reference:
+            return None  # the page itself
+        if reference not in self._done:
+            self._done[reference] = self._absolute(reference)
+        return self._done[reference]
+
+    def _absolute(self, reference: str) -> str | None:
+        try:
+            joined = urljoin(self.base, reference)
+            scheme = urlsplit(joined).scheme.lower()
+        except ValueError:  # an unclosed "[" in a host ...
+            return None
+        if not retrievable(scheme) and not (scheme == "file" and self.local):
+            return None
+        try:
+            return str(parse(joined).without_fragment())
+        except URLError:
+            return None  # not a URL anyurl could fetch (a port out of range, no host ...)
+
+
+def _links(info: ResourceInfo, base: str | None, found: list[Found],
+           restore: Callable[[str], str] = str) -> list[Link]:
+    """The found references as links of the resource ``info`` describes, each URL once
+    (merged as :func:`~anyurl.links.unique` merges them: an index page names the same
+    URL thousands of times, and a :class:`Link` each would cost more than the parse)."""
+    page = str(info.url.without_fragment())
+    local = info.url.scheme == "file"
+    resolve = _Resolver(page, local=local)
+    if base is not None:
+        resolve = _Resolver(resolve(restore(base)) or page, local=local)
+    merged: dict[str, tuple[str, str | None, bool]] = {}
+    for reference, kind, label, requisite in found:
+        url = resolve(restore(reference))
+        if url is None or url == page:
+            continue
+        before = merged.get(url)
+        if before is None:
+            merged[url] = (kind, label, requisite)
+        else:
+            merged[url] = (PAGE if PAGE in (before[0], kind) else before[0],
+                           before[1] if before[1] and before[1].strip() else label,
+                           before[2] or requisite)
+    links = []
+    for url, (kind, label, requisite) in merged.items():
+        label = restore(label).strip() if label else None
+        links.append(Link(url, kind, display(label) if label else None, requisite=requisite))
+    return checked(links)
+
+
+def _plain(info: ResourceInfo, body: bytes, types: frozenset[str]
+           ) -> tuple[bytes, str | None] | None:
+    """The body to read and its declared charset, if it is one of ``types`` and within
+    the bound; else None."""
+    media, charset = _media_type(info.content_type)
+    if media not in types or len(body) > MAX_HTML:
         return None
-    if not retrievable(scheme) and not (scheme == "file" and local):
-        return None
-    try:
-        return str(parse(joined).without_fragment())
-    except URLError:
-        return None  # not a URL anyurl could fetch (a port out of range, no host ...)
+    plain = _plain_body(info, body)
+    return None if plain is None else (plain, charset)
 
 
 def html_links(info: ResourceInfo, body: bytes) -> list[Link]:
     """The links of an HTML page (see the module docstring); [] for anything else."""
-    media, charset = _media_type(info.content_type)
-    if media not in HTML_TYPES or len(body) > MAX_HTML:
+    readable = _plain(info, body, HTML_TYPES)
+    if readable is None:
         return []
-    plain = _plain_body(info, body)
-    if plain is None:
-        return []
+    markup, restore = _markup(*readable)
     collector = _Collector()
-    collector.feed(_text(plain, charset))
-    collector.close()
-    page = str(info.url.without_fragment())
-    local = info.url.scheme == "file"
-    base = page
-    if collector.base is not None:
-        base = _absolute(page, collector.base, local=local) or page
-    links = []
-    for reference, kind, label in collector.found:
-        url = _absolute(base, reference, local=local)
-        if url is not None and url != page:
-            label = label.strip() if label else None
-            links.append(Link(url, kind, display(label) if label else None))
-    return checked(links)
+    # UTF-8 said, so that a <meta charset> cannot override what the header said
+    parser = etree.HTMLParser(target=collector, encoding="utf-8", no_network=True,
+                              remove_comments=True, remove_pis=True, recover=True)
+    try:
+        for at in range(0, len(markup), _FEED):
+            parser.feed(markup[at:at + _FEED])
+        parser.close()
+    except etree.LxmlError:
+        collector.close()  # (an empty page: "no element found"): what was found stands
+    return _links(info, collector.base, collector.found, restore)
+
+
+def css_links(info: ResourceInfo, body: bytes) -> list[Link]:
+    """The links of a style sheet: its ``@import`` and ``url()`` references, each a
+    requisite, resolved against its own URL; [] for anything else."""
+    readable = _plain(info, body, CSS_TYPES)
+    if readable is None:
+        return []
+    plain, charset = readable
+    charset = charset or declared_charset(plain)
+    return _links(info, None, [(reference, FILE, None, True)
+                               for reference in css_references(_text(plain, charset))])
+
+
+def document_links(info: ResourceInfo, body: bytes) -> list[Link]:
+    """The links of an HTML page or a style sheet, by its ``Content-Type``."""
+    media, _ = _media_type(info.content_type)
+    if media in CSS_TYPES:
+        return css_links(info, body)
+    return html_links(info, body)

@@ -133,7 +133,15 @@ class CurlCookiePolicy(DefaultCookiePolicy):
     """The standard policy with curl's rule for an address: a cookie goes to an IP host
     only when its domain is that address (the standard tail match sends a domain
     ``.0.0.1`` to every address ending so), and is kept from one only then. A jar file
-    written before this rule may still hold such a domain."""
+    written before this rule may still hold such a domain.
+
+    A host-only cookie (one set without ``Domain=``) goes back to that host only, as
+    RFC 6265 5.3 step 6 and curl have it: the standard policy sent one of
+    ``www.example.com`` to ``a.www.example.com`` too (``DomainStrictNonDomain``)."""
+
+    def __init__(self, **kwargs: object) -> None:
+        kwargs.setdefault("strict_ns_domain", DefaultCookiePolicy.DomainStrictNonDomain)
+        super().__init__(**kwargs)  # type: ignore[arg-type]
 
     def set_ok_domain(self, cookie: Cookie, request: urllib.request.Request) -> bool:
         host = _policy_host(request)

@@ -270,3 +270,23 @@ def test_a_server_cannot_set_a_cookie_for_other_addresses(server: ScriptedServer
     assert r.returncode == 0, r.stderr
     cookies = [line.split("\t") for line in jar.read_text().splitlines() if "\t" in line]
     assert [(c[0], c[5]) for c in cookies] == [("127.0.0.1", "good")]
+
+
+def test_a_host_only_cookie_goes_to_its_host_only(tmp_path: Path) -> None:
+    # RFC 6265 5.3 step 6, as curl: no Domain= means this host, not its subdomains;
+    # kept so through a jar file (its include-subdomains column says FALSE).
+    from anyurl.cookies import CookieFile, cookie_header, store_cookies
+    from anyurl.url import parse
+
+    jar = CookieFile()
+    site = parse("http://www.example.com/")
+    store_cookies(jar, site, [("set-cookie", "host=1; Path=/"),
+                              ("set-cookie", "dom=2; Path=/; Domain=www.example.com")])
+    below = parse("http://a.www.example.com/")
+    assert cookie_header(jar, site) == "host=1; dom=2"
+    assert cookie_header(jar, below) == "dom=2"
+    jar.save_curl(str(tmp_path / "jar.txt"))
+    again = CookieFile()
+    again.load_curl(str(tmp_path / "jar.txt"))
+    assert cookie_header(again, below) == "dom=2"
+    assert cookie_header(again, site) in ("host=1; dom=2", "dom=2; host=1")

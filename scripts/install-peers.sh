@@ -19,7 +19,7 @@ PEER_PASSWORD=anyurl-peer-pw
 
 APT_PACKAGES=(
     vsftpd nginx-light pygopherd gophernicus leafnode inetutils-telnetd
-    socat curl util-linux procps passwd
+    socat curl wget util-linux procps passwd
     # validates docker/docker-compose.yml without a Docker engine (tests/unit/test_peers_table.py)
     docker-compose
     # pure-ftpd's shared libraries (the binary itself is unpacked, not installed)

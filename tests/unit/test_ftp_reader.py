@@ -251,17 +251,19 @@ async def test_a_files_step_keeps_the_read_timeout_of_each_wait(pair: Pair) -> N
     control = pair.control
     pair.peer.sendall(b"220 hi\r\n")
     await control.read_reply()
-    with using(Timeout(read=0.3)), control.reader.step():
+    # Wide margins (a loaded 2-core machine oversleeps): each wait takes 1.2 s of its
+    # 2 s; one scope for both waits would run out 0.4 s into the second.
+    with using(Timeout(read=2.0)), control.reader.step():
         async with anyio.create_task_group() as tg:
             tg.start_soon(control.command, Command("NOOP"))
             await _until(lambda: _received(pair.peer))
-            await anyio.sleep(0.2)  # most of the first wait's time
+            await anyio.sleep(1.2)  # most of the first wait's time
             pair.peer.sendall(b"200 ok\r\n")
-        # The second wait has its own 0.3 s, not what the first one left.
+        # The second wait has its own 2 s, not what the first one left.
         async with anyio.create_task_group() as tg:
             tg.start_soon(control.command, Command("NOOP"))
             await _until(lambda: _received(pair.peer))
-            await anyio.sleep(0.2)
+            await anyio.sleep(1.2)
             pair.peer.sendall(b"200 ok\r\n")
     # A stall: the step ends with the read timeout (on trio raised where it ends).
     with (using(Timeout(read=0.3)),

@@ -23,6 +23,7 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     ├── LoginDenied                 67  bad credentials, or no way to ask for a password (HTTP: 22)
     ├── RemoteAccessDenied           9  curl's "access denied to remote resource" (FTP CWD)
     ├── RemoteFileNotFound          78  (an HTTP 404/410: 22, as curl -f)
+    │   └── LocalFileNotFound       37    a file: URL's file does not exist (as curl)
     ├── PartialTransfer             18  fewer bytes than announced
     ├── ProtocolError                8  a reply the client cannot make sense of
     │   └── BadContentEncoding      61  a body that does not decode as its coding says
@@ -58,6 +59,7 @@ __all__ = [
     "FileReadError",
     "FileSizeExceeded",
     "HostNotResolved",
+    "LocalFileNotFound",
     "LocalWriteError",
     "LoginDenied",
     "NetworkError",
@@ -277,6 +279,14 @@ class RemoteFileNotFound(AnyURLError):
     """The server says the resource does not exist (curl's CURLE_REMOTE_FILE_NOT_FOUND)."""
 
     exit_code = 78
+
+
+class LocalFileNotFound(RemoteFileNotFound):
+    """A ``file:`` URL names a file that does not exist: curl's exit code for it is 37
+    (CURLE_FILE_COULDNT_READ_FILE), and scripts compare codes; still a "not found"
+    (a gateway answers 404) for code that catches :class:`RemoteFileNotFound`."""
+
+    exit_code = 37
 
 
 class PartialTransfer(AnyURLError):

@@ -75,10 +75,10 @@ def test_malformed_url_exit_3() -> None:
     assert b"out of range" in r.stderr
 
 
-def test_missing_file_exit_78_and_no_output_file(tmp_path: Path) -> None:
+def test_missing_file_exit_37_and_no_output_file(tmp_path: Path) -> None:
     out = tmp_path / "out.txt"
     r = anyurl("get", "-o", str(out), f"file://{tmp_path}/missing.txt")
-    assert r.returncode == 78
+    assert r.returncode == 37  # curl's FILE_COULDNT_READ_FILE
     assert not out.exists()
     assert len(r.stderr.decode().strip().splitlines()) == 1
 
@@ -86,7 +86,7 @@ def test_missing_file_exit_78_and_no_output_file(tmp_path: Path) -> None:
 def test_first_failure_sets_exit_code_and_summary(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_bytes(b"a")
     r = anyurl("get", f"file://{tmp_path}/nope", "x-nope:q", f"file://{tmp_path}/a.txt")
-    assert r.returncode == 78
+    assert r.returncode == 37
     assert r.stdout == b"a"
     assert b"2 of 3 URLs failed" in r.stderr
 
@@ -185,10 +185,10 @@ def test_input_file_and_create_dirs(files: list[str], tmp_path: Path) -> None:
 def test_summary_of_every_failure(files: list[str], tmp_path: Path) -> None:
     r = anyurl("get", "-O", "--output-dir", str(tmp_path), "-Z", "2", files[0],
                f"file://{tmp_path}/nope", "x-nope:q", files[1])
-    assert r.returncode == 78  # the first failure in the order given
+    assert r.returncode == 37  # the first failure in the order given
     err = r.stderr.decode()
     assert "2 of 4 URLs failed:" in err
-    assert f"file://{tmp_path}/nope: exit 78" in err and "x-nope:q: exit 1" in err
+    assert f"file://{tmp_path}/nope: exit 37" in err and "x-nope:q: exit 1" in err
     assert (tmp_path / "f0.bin").exists() and (tmp_path / "f1.bin").exists()
 
 

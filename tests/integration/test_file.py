@@ -66,11 +66,11 @@ async def test_directory_gives_a_listing(tree: Path) -> None:
     assert listing.splitlines() == ["a.txt", "big.bin", "dir/", "with space;semi%.txt"]
 
 
-async def test_missing_file_is_78(tree: Path) -> None:
+async def test_missing_file_is_37_as_in_curl(tree: Path) -> None:
     async with Resolver() as r:
-        with pytest.raises(RemoteFileNotFound) as info:
+        with pytest.raises(RemoteFileNotFound) as info:  # a "not found" still
             await r.fetch(file_url(tree / "nope"))
-    assert info.value.exit_code == 78
+    assert info.value.exit_code == 37  # curl's FILE_COULDNT_READ_FILE
 
 
 async def test_other_host_is_refused_with_exit_3() -> None:
@@ -168,6 +168,6 @@ def test_sync_facade_mirrors_the_resolver(tree: Path, tmp_path: Path) -> None:
     results = anyurl.fetch_many([url, file_url(tree / "nope")], limit=2)
     outcomes = {r.url: (r.data, type(r.error).__name__) for r in results}
     assert outcomes == {url: (b"hello\n", "NoneType"),
-                        file_url(tree / "nope"): (None, "RemoteFileNotFound")}
+                        file_url(tree / "nope"): (None, "LocalFileNotFound")}
     done = anyurl.download(url, tmp_path / "copy.txt", backend="trio")
     assert done.path.read_bytes() == b"hello\n"

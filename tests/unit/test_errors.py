@@ -38,6 +38,7 @@ EXIT_CODES = {
     "LocalWriteError": 23,
     "ConnectionLost": 56,
     "PolicyRefused": 7,
+    "LocalFileNotFound": 37,
     "SchemeRefused": 1,
     "Aborted": 42,
     "NetworkError": 7,

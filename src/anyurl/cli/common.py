@@ -76,6 +76,12 @@ def print_warning(message: str) -> None:
     print(escape_controls(f"{PROG}: warning: {message}"), file=sys.stderr)
 
 
+def print_note(message: str) -> None:
+    """Print ``message`` as one ``anyurl: note:`` line on stderr, controls escaped: what
+    is worth knowing with ``-v`` but is no warning (a non-default port)."""
+    print(escape_controls(f"{PROG}: note: {message}"), file=sys.stderr)
+
+
 class WarningLine(logging.Handler):
     """The package logger's warnings as ``anyurl: warning: ...`` lines on stderr
     (installed by :func:`anyurl.cli.main.install_log_handler`)."""

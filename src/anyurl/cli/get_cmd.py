@@ -39,7 +39,14 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 
-from anyurl.cli.common import COMMANDS, error_text, escape_controls, print_error, print_warning
+from anyurl.cli.common import (
+    COMMANDS,
+    error_text,
+    escape_controls,
+    print_error,
+    print_note,
+    print_warning,
+)
 from anyurl.cli.get_request import (
     WRITE_OUT_PATTERN,
     GetRequest,
@@ -662,7 +669,7 @@ class _Stdout:
 def _resolver(request: GetRequest) -> Resolver:
     return Resolver(request.config, strict=request.strict,
                     warn=(lambda m: None) if request.silent else print_warning,
-                    note=print_warning if request.verbose else (lambda m: None))
+                    note=print_note if request.verbose else (lambda m: None))
 
 
 async def _plan(request: GetRequest) -> int:

@@ -39,6 +39,8 @@ CLI_HINTS: dict[str, str] = {
     "max_filesize": "Raise --max-filesize if you want it anyway.",
     "stall_timeout": "Raise --stall-timeout if the server is merely slow.",
     "mail_body": "Give the message body with --data or --data-file.",
+    "mail_from": "Give the sender with --mail-from ADDRESS (or mail_from in the config "
+                 "file, or $EMAIL).",
     "gopher_view": "Drop --view, or the Gopher+ string (%09%09...) from the URL.",
     "search": "This is a search item: give a term with --search TEXT (or in the URL after "
               "%09).",

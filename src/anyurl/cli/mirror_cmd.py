@@ -270,7 +270,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.silent:
         _print_skipped(summary.links_found, summary.links_skipped)
         _print_refresh(summary)
-        print(f"anyurl: mirror of {len(urls) or 'the stored URLs'} start URL(s) in "
+        started = f"{len(urls)} start URL(s)" if urls else "the crawl stored"
+        print(f"anyurl: mirror of {started} in "
               f"{args.output_dir}: {summary.done} done "
               f"({_now(summary.fetched_now, summary.not_modified_now)}), "
               f"{summary.failed} failed, {human_bytes(summary.bytes)}", file=sys.stderr)

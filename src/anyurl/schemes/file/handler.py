@@ -27,7 +27,7 @@ import anyio.lowlevel
 
 from anyurl.errors import (
     FileReadError,
-    RemoteFileNotFound,
+    LocalFileNotFound,
     ResumeFailed,
     UnsupportedHost,
     URLError,
@@ -151,7 +151,7 @@ class FileHandler(SchemeHandler):
 
     def _error(self, url: URL, shown: str, exc: OSError) -> Exception:
         if exc.errno in (errno.ENOENT, errno.ENOTDIR):
-            return RemoteFileNotFound(f"{shown!r} of {url.masked()} does not exist", url=url)
+            return LocalFileNotFound(f"{shown!r} of {url.masked()} does not exist", url=url)
         return FileReadError(
             f"cannot read {shown!r} of {url.masked()}: {exc.strerror or exc}", url=url
         )

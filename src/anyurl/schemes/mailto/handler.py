@@ -186,7 +186,8 @@ class MailtoHandler(SchemeHandler):
         if not sender:
             raise AnyURLError(
                 f"no sender address for {url.masked()}",
-                hint="Set mail_from (or anonymous_email) in the config, or $EMAIL.")
+                hint="Set mail_from (or anonymous_email) in the config, or $EMAIL.",
+                remedy=("mail_from",))
         try:
             check_address(sender, "sender")
         except LocalProtocolError as exc:

@@ -316,7 +316,7 @@ class _Rewriter(HTMLParser):
         new = [(name, self._attr(tag, name, value, attrs)) for name, value in attrs]
         if tag == "style" and not closed:
             self._style = (start + len(raw), [])
-        if new != attrs:
+        if new != attrs or any(_renamed(tag, name, value) for name, value in attrs):
             self.edits.append((start, start + len(raw), _start_tag(tag, new, closed=closed)))
 
     def _attr(self, tag: str, name: str, value: str | None,
@@ -340,14 +340,21 @@ class _Rewriter(HTMLParser):
         return value
 
 
+def _renamed(tag: str, name: str, value: str | None) -> bool:
+    """Whether an attribute is renamed in the replay: a stylesheet's ``integrity``, a
+    ``<meta>`` policy's ``http-equiv``."""
+    if tag == "link":
+        return name == "integrity"
+    return (tag == "meta" and name == "http-equiv"
+            and (value or "").strip().lower().startswith("content-security-policy"))
+
+
 def _start_tag(tag: str, attrs: list[tuple[str, str | None]], *, closed: bool) -> str:
     """A start tag written anew: attributes double-quoted and escaped, a stylesheet's
     ``integrity`` and a meta CSP's ``http-equiv`` renamed (see the module's docstring)."""
     parts = [f"<{tag}"]
     for name, value in attrs:
-        if (tag == "link" and name == "integrity") or (
-                tag == "meta" and name == "http-equiv"
-                and (value or "").lower().startswith("content-security-policy")):
+        if _renamed(tag, name, value):
             name = "data-archived-" + name
         parts.append(f" {name}" if value is None else f' {name}="{escape(value)}"')
     parts.append(" />" if closed else ">")

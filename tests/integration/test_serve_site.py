@@ -132,7 +132,7 @@ def test_a_page_asked_at_another_time_goes_to_its_capture(site: Site, replay: Se
 class _Live(http.server.BaseHTTPRequestHandler):
     """A live server the browser must not reach."""
 
-    def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+    def do_GET(self) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
         self.end_headers()

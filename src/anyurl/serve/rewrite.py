@@ -46,7 +46,7 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import quote, urljoin
 
-__all__ = ["REPLAY_CSP", "UrlMap", "replay_href", "rewrite_body", "rewrite_css",
+__all__ = ["REPLAY_CSP", "UrlMap", "replay_href", "replays_as_site", "rewrite_body", "rewrite_css",
            "rewrite_html", "rewrite_refresh", "rewrite_srcset"]
 
 #: The policy of a replayed page: everything from the gateway (the archive), inline
@@ -68,6 +68,15 @@ _WS = " \t\n\r\f"
 def replay_href(timestamp: str, url: str) -> str:
     """The gateway's address of ``url``'s capture nearest to ``timestamp``."""
     return f"{REPLAY_PREFIX}{timestamp}/{url}"
+
+
+def replays_as_site(scheme: str) -> bool:
+    """Whether ``scheme``'s URLs replay as a web site: its records are HTTP exchanges
+    (``response`` records, as its descriptor says), whose pages name their resources."""
+    from anyurl.registry import spec_for
+
+    spec = spec_for(scheme)
+    return spec is not None and spec.warc_record == "response"
 
 
 def _gateway_opens(scheme: str) -> bool:
@@ -100,12 +109,12 @@ class UrlMap:
         given = _SCHEME.match(text)
         if given is not None:
             scheme = given.group(1).lower()
-            if scheme not in ("http", "https") and not _gateway_opens(scheme):
+            if not replays_as_site(scheme) and not _gateway_opens(scheme):
                 return ref
         absolute, hash_, fragment = urljoin(self.base, text).partition("#")
         absolute = quote(absolute, safe=_URL_SAFE)
         scheme = absolute.partition(":")[0].lower()
-        if scheme in ("http", "https"):
+        if replays_as_site(scheme):
             out = replay_href(self.timestamp, absolute)
         elif not _gateway_opens(scheme):
             return ref

@@ -22,7 +22,13 @@ from starlette.responses import RedirectResponse, Response
 from anyurl.resource import ResourceInfo
 from anyurl.serve import html
 from anyurl.serve.replay import Capture, timestamp
-from anyurl.serve.rewrite import REPLAY_CSP, UrlMap, replay_href, rewrite_body
+from anyurl.serve.rewrite import (
+    REPLAY_CSP,
+    UrlMap,
+    replay_href,
+    replays_as_site,
+    rewrite_body,
+)
 from anyurl.url import URL
 
 __all__ = ["frame", "is_site", "is_site_page", "replayed", "rewritten_as"]
@@ -31,8 +37,9 @@ _HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 
 def is_site(url: URL) -> bool:
-    """Whether ``url`` replays as a web site (an ``http:`` or ``https:`` URL)."""
-    return url.scheme in ("http", "https")
+    """Whether ``url`` replays as a web site (an ``http:`` or ``https:`` URL: its scheme
+    is archived as HTTP exchanges)."""
+    return replays_as_site(url.scheme)
 
 
 def _base_type(info: ResourceInfo) -> str:

@@ -15,7 +15,8 @@ clients (``curl -x``) reach every scheme. With WARC files it replays what
   as the site (its pages in a frame under the banner, their URLs rewritten into the
   replay, as pywb replays them).
 
-Starlette, hypercorn, warcio and tinycss2 come with the ``serve`` extra (``pip install 'anyurl[serve]'``).
+Starlette, hypercorn, warcio and tinycss2 come with the ``serve`` extra
+(``pip install 'anyurl[serve]'``).
 """
 
 from __future__ import annotations

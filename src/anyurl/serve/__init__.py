@@ -10,9 +10,13 @@ clients (``curl -x``) reach every scheme. With WARC files it replays what
 * :mod:`anyurl.serve.app`: the ASGI application (Starlette) behind its door (Host,
   token, limits), and how hypercorn serves it on asyncio or trio;
 * :mod:`anyurl.serve.html`: the pages, made of each handler's ``render`` and ``links``;
-* :mod:`anyurl.serve.replay`: the archive's index and records.
+* :mod:`anyurl.serve.replay`: the archive's index and records;
+* :mod:`anyurl.serve.site` and :mod:`anyurl.serve.rewrite`: an archived web site replayed
+  as the site (its pages in a frame under the banner, their URLs rewritten into the
+  replay, as pywb replays them).
 
-Starlette and hypercorn come with the ``serve`` extra (``pip install 'anyurl[serve]'``).
+Starlette, hypercorn, warcio and tinycss2 come with the ``serve`` extra
+(``pip install 'anyurl[serve]'``).
 """
 
 from __future__ import annotations

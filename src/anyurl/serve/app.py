@@ -74,7 +74,7 @@ from anyurl.registry import spec_for
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.serve import html
+from anyurl.serve import html, site
 from anyurl.serve.replay import Archive
 from anyurl.url import URL
 
@@ -269,8 +269,10 @@ class Guard:
 
 class Gateway:
     """The pages: ``/`` (a bar taking any URL; an archive's URLs), ``/<URL>`` (the
-    resource: a page for a listing, a menu, an article, a download for a file),
-    ``/_raw/<URL>`` (its bytes as the server sent them), ``/_go?url=`` and
+    resource: a page for a listing, a menu, an article, a download for a file; an
+    archived web page in the replay's frame), ``/_raw/<URL>`` (its bytes as the server
+    sent them), ``/_replay/<timestamp>/<URL>`` (an archived web site's resource as the
+    site sent it, its URLs rewritten: :mod:`anyurl.serve.site`), ``/_go?url=`` and
     ``/_search?url=&q=`` (the bar's and a search form's targets)."""
 
     def __init__(self, options: ServeOptions) -> None:
@@ -282,6 +284,7 @@ class Gateway:
             routes=[Route("/", self.home), Route("/_go", self.go),
                     Route("/_search", self.search),
                     Route("/_raw/{rest:path}", self.raw),
+                    Route("/_replay/{rest:path}", self.replayed),
                     Route("/{rest:path}", self.resource)],
             lifespan=self._lifespan)
 
@@ -369,12 +372,47 @@ class Gateway:
                 deadline = anyio.current_time() + self.options.timeout
                 capture = await anyio.to_thread.run_sync(self.archive.read, url)
                 info, body = capture.info, capture.body
+                if site.is_site_page(info):
+                    return site.frame(capture)
                 if not _is_page(info):
                     return _download(info, body)
                 return await self._page_of(info, body, deadline, captured=capture.date)
             return await self._live(url, page=True)
         except AnyURLError as exc:
             return _error(text, exc)
+
+    async def replayed(self, request: Request) -> Response:
+        """``/_replay/<timestamp>/<URL>``: an archived web site's resource as the site sent
+        it, its URLs rewritten to stay in the replay (:func:`anyurl.serve.site.replayed`),
+        in a worker thread within ``timeout``; any other scheme's URL goes to its page."""
+        text = self._target(request, "/_replay/")
+        stamped = _STAMPED.match(text)
+        try:
+            if self.archive is None:
+                raise RemoteFileNotFound(
+                    "/_replay/ serves archived web sites", hint="Start anyurl serve with "
+                    "--warc FILE, the WARC file anyurl mirror --warc wrote.")
+            if stamped is None:
+                raise URLError(f"{text!r}: a replay address is /_replay/TIMESTAMP/URL")
+            stamp, text = stamped.groups()
+            url = self._admit(text)
+            if not site.is_site(url):
+                return RedirectResponse(html.gateway_href(str(url)), 303)
+            capture = await anyio.to_thread.run_sync(self.archive.read, url, stamp)
+            if len(capture.body) > self.options.max_page:
+                raise FileSizeExceeded(
+                    f"{url.masked()} is {len(capture.body)} bytes, more than the gateway "
+                    f"rewrites ({self.options.max_page})", hint="Raise anyurl serve "
+                    f"--max-page, or download its bytes at {html.raw_href(str(url))}.")
+            answer = functools.partial(site.replayed, capture, stamp,
+                                       request.headers.get("sec-fetch-dest"))
+            try:
+                with anyio.fail_after(self.options.timeout):
+                    return await anyio.to_thread.run_sync(answer, abandon_on_cancel=True)
+            except TimeoutError:
+                raise self._timeout(url) from None
+        except AnyURLError as exc:
+            return _framed(_error(text, exc))
 
     async def raw(self, request: Request) -> Response:
         """``/_raw/<URL>``: the bytes as the server sent them, as a download."""
@@ -484,6 +522,8 @@ class Gateway:
 #: Characters kept as they are when a typed URL becomes a gateway path (what a URL may
 #: hold); anything else (a space, a quote) is %-escaped.
 _URL_SAFE = "!#$%&'()*+,-./:;=?@[]_~"
+#: A replay address's timestamp and URL.
+_STAMPED = re.compile(r"([0-9]{1,14})/(.+)", re.DOTALL)
 #: A URL's scheme and its colon (RFC 1738 2.1), which a typed URL must start with.
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
@@ -529,6 +569,13 @@ def _error(text: str, exc: AnyURLError, status: int | None = None) -> Response:
     hint = cli_hint(exc)
     words = f"{exc.message.rstrip('.')}. {hint}" if hint else exc.message
     return _page(html.error_page(mask(text), words), status or _status_of(exc))
+
+
+def _framed(response: Response) -> Response:
+    """An error page of the replay, which may be shown in the replay's frame."""
+    response.headers["Content-Security-Policy"] = html.PAGE_CSP.replace(
+        "frame-ancestors 'none'", "frame-ancestors 'self'")
+    return response
 
 
 def _file_headers(info: ResourceInfo, *, attachment: bool) -> dict[str, str]:

@@ -13,6 +13,8 @@ Content-Security-Policy forbids scripts altogether.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -22,8 +24,8 @@ from anyurl.links import Link
 from anyurl.url import URL, GopherPath, WAISPath
 from anyurl.url.text import find_urls
 
-__all__ = ["PAGE_CSP", "RAW_CSP", "Page", "error_page", "gateway_href", "home_page",
-           "render_page", "search_url", "searchable"]
+__all__ = ["FRAME_CSP", "PAGE_CSP", "RAW_CSP", "Page", "error_page", "frame_page",
+           "gateway_href", "home_page", "render_page", "search_url", "searchable"]
 
 #: The Content-Security-Policy of every gateway page: no script at all, styles only the
 #: gateway's own (inline), forms only to the gateway, never framed.
@@ -33,12 +35,36 @@ PAGE_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; "
 #: case a browser shows remote HTML in place of saving it.
 RAW_CSP = "default-src 'none'; sandbox"
 
+#: The one script of the gateway (the replay's top frame, :func:`frame_page`): when the
+#: archived page in the frame goes to another replayed page (a link clicked), the banner
+#: and the address bar follow it, as pywb's frame does. It only reads the frame's address.
+_FRAME_SCRIPT = (
+    "(function(){var f=document.getElementById('replay');"
+    "function d(s){try{return decodeURI(s);}catch(e){return s;}}"
+    "f.addEventListener('load',function(){var l,m;"
+    "try{l=f.contentWindow.location;}catch(e){return;}"
+    "m=/^\\/_replay\\/([0-9]+)\\/(.*)$/.exec(l.pathname+l.search);if(!m)return;"
+    "document.getElementById('url').textContent=d(m[2]);"
+    "document.getElementById('captured').textContent=m[1];"
+    "document.getElementById('raw').href='/_raw/'+m[2];"
+    "try{document.title=f.contentDocument.title||d(m[2]);}catch(e){}"
+    "history.replaceState(null,'','/'+m[2]+l.hash);});})();")
+#: The policy of the replay's top frame: the gateway's own styles, the frame of the
+#: archived page from the gateway, the one script above by its hash.
+FRAME_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; "
+             "frame-src 'self'; script-src 'sha256-"
+             + base64.b64encode(hashlib.sha256(_FRAME_SCRIPT.encode()).digest()).decode()
+             + "'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+
 _STYLE = """
 body{font-family:sans-serif;margin:1em 2em;max-width:70em}
 pre{background:#f6f6f0;padding:.8em;border:1px solid #ddd;overflow-x:auto;line-height:1.35}
 .bar input[name=url]{width:70%;font-family:monospace}
 .banner{background:#fff3c4;border:1px solid #e0c060;padding:.4em .8em}
 .meta{color:#555}
+.replay{margin:0;height:100vh;display:flex;flex-direction:column;max-width:none}
+.replay .banner{margin:0;font-size:90%}
+.replay iframe{flex:1;border:0;width:100%}
 .error{background:#fde8e8;border:1px solid #e0a0a0;padding:.4em .8em}
 small{color:#777;font-family:monospace}
 """
@@ -190,3 +216,20 @@ def notice_page(url: URL, message: str) -> str:
             f'<p id="notice">{escape(message)}</p>\n'
             f'<p><a id="direct" href="{escape(text)}">{escape(url.masked())}</a></p>\n'
             "</body></html>\n")
+
+
+def frame_page(url: URL, timestamp: str, src: str) -> str:
+    """The replay's top frame of an archived HTTP page, as pywb's frame: the banner (the
+    URL, when it was captured, its raw bytes, the archive's front page) above an
+    ``<iframe>`` that shows the page itself from ``src`` (its ``/_replay/`` address), so
+    that nothing of the gateway enters the page's own document."""
+    text = url.masked()
+    when = escape(timestamp)
+    return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{escape(text)}'
+            f"</title><style>{_STYLE}</style></head>\n"
+            '<body class="replay">\n<p class="banner" id="banner">'
+            '<a href="/">anyurl</a> replay of <b id="url">'
+            f'{escape(text)}</b>: captured <span id="captured">{when}</span> &middot; '
+            f'<a id="raw" href="{escape(raw_href(str(url)))}">raw bytes</a></p>\n'
+            f'<iframe id="replay" name="replay" src="{escape(src)}"></iframe>\n'
+            f"<script>{_FRAME_SCRIPT}</script>\n</body></html>\n")

@@ -34,7 +34,7 @@ from anyurl.numbers import ascii_int
 from anyurl.resource import ResourceExtra, ResourceInfo
 from anyurl.url import URL, FTPPath, GopherPath, NewsPart, NNTPPath, WAISPath, parse
 
-__all__ = ["Archive", "Capture", "Entry", "replay_info"]
+__all__ = ["Archive", "Capture", "Entry", "replay_info", "timestamp"]
 
 #: Record types that hold (or name) a payload; requests, warcinfo and metadata do not.
 _REPLAYED = frozenset({"response", "resource", "revisit"})
@@ -159,21 +159,27 @@ class Archive:
 
     # -- reading a record ------------------------------------------------------------
 
-    def find(self, url: URL) -> Entry:
-        """The newest capture of ``url``; :class:`RemoteFileNotFound` when none."""
+    def find(self, url: URL, at: str | None = None) -> Entry:
+        """The newest capture of ``url``, or with ``at`` (a timestamp, ``YYYYMMDDhhmmss``
+        or a prefix of it) the capture nearest to that time, as pywb picks one;
+        :class:`RemoteFileNotFound` when none."""
         entries = self._by_url.get(_key(str(url)))
         if not entries:
             raise RemoteFileNotFound(
                 f"{url.masked()} is not in the archive",
                 hint="Only what the mirror fetched replays; the front page lists it.")
-        return entries[-1]
+        if at is None:
+            return entries[-1]
+        wanted = _seconds(at)
+        return min(reversed(entries), key=lambda e: abs(_seconds(e.date) - wanted))
 
-    def read(self, url: URL) -> Capture:
-        """The newest capture of ``url``, a revisit resolved to the payload it names.
+    def read(self, url: URL, at: str | None = None) -> Capture:
+        """The newest capture of ``url`` (the nearest to ``at``: :meth:`find`), a revisit
+        resolved to the payload it names.
 
         Blocking file I/O: call it in a worker thread.
         """
-        entry = self.find(url)
+        entry = self.find(url, at)
         record = self._record(entry)
         date = record["date"]
         if record["type"] == "revisit":
@@ -306,6 +312,22 @@ def _filename(url: URL) -> str | None:
 
     name = unquote((url.path or "").rstrip("/").rsplit("/", 1)[-1])
     return name or None
+
+
+def timestamp(date: str) -> str:
+    """A capture's 14-digit timestamp (``YYYYMMDDhhmmss``) from its ``WARC-Date`` or a
+    CDXJ line's date."""
+    return re.sub(r"[^0-9]", "", date)[:14]
+
+
+def _seconds(stamp: str) -> int:
+    """A timestamp as seconds since year 0, for nearness: a prefix is padded as pywb
+    pads it (``2024`` is 2024-01-01 00:00:00); a field out of range is clamped."""
+    digits = (timestamp(stamp) + "00000101000000"[len(timestamp(stamp)):])[:14]
+    year, month, day, hour, minute, second = (
+        int(digits[a:b]) for a, b in ((0, 4), (4, 6), (6, 8), (8, 10), (10, 12), (12, 14)))
+    days = year * 372 + (min(max(month, 1), 12) - 1) * 31 + min(max(day, 1), 31) - 1
+    return ((days * 24 + min(hour, 23)) * 60 + min(minute, 59)) * 60 + min(second, 59)
 
 
 def _cdxj_offset(value: object) -> int:

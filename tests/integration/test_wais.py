@@ -7,6 +7,7 @@ tests/unit/test_wais_core.py. Every test runs on asyncio and trio.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -181,3 +182,28 @@ async def test_a_missing_database_is_78_with_and_without_a_search(path: str) -> 
         with pytest.raises(RemoteFileNotFound, match="not available"):
             await r.fetch(srv.url(path))
         assert b"documents" in await r.fetch(srv.url(DATABASE))  # an existing one lists
+
+
+def test_two_searches_of_one_database_mirror_apart(server: Any, tmp_path: Path) -> None:
+    """Issue 31: both searches wrote demo/.catalogue (the first was lost) and the
+    manifest gave both URLs one size and digest."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    src = Path(__file__).resolve().parents[2] / "src"
+    base = f"wais://{server.host}:{server.port}/{DATABASE}"
+    urls = [f"{base}?gopher", f"{base}?protocol"]
+    env = dict(os.environ, PYTHONPATH=f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    r = subprocess.run([sys.executable, "-m", "anyurl", "mirror", "--depth", "0", "-o",
+                        str(tmp_path), *urls], capture_output=True, text=True, env=env,
+                       timeout=120, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr
+    entries = {e["url"]: e for e in map(json.loads,
+                                        (tmp_path / "manifest.jsonl").read_text().splitlines())}
+    first, second = (entries[u] for u in urls)
+    assert first["file"] != second["file"] and first["sha256"] != second["sha256"]
+    for entry in (first, second):
+        saved = (tmp_path / entry["file"]).read_bytes()
+        assert len(saved) == entry["size"]

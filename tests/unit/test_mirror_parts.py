@@ -124,8 +124,13 @@ def test_a_wais_document_is_mirrored_under_its_own_name() -> None:
     assert local_path(Path("/m"), url) == Path("/m/wais/h/demo/gopher.txt")
     assert local_path(Path("/m"), parse("wais://h:210/demo/TEXT/plain-id")) == Path(
         "/m/wais/h/demo/plain-id")
-    assert local_path(Path("/m"), parse("wais://h:210/demo?query")) == Path(
+    assert local_path(Path("/m"), parse("wais://h:210/demo")) == Path(
         "/m/wais/h/demo/.catalogue")
+    # Each search its own catalogue: two searches of one database never share a file.
+    assert local_path(Path("/m"), parse("wais://h:210/demo?query")) == Path(
+        "/m/wais/h/demo/search@query/.catalogue")
+    assert local_path(Path("/m"), parse("gopher://h/7/find%09cats")) == Path(
+        "/m/gopher/h/find@cats/gophermap")
 
 
 @pytest.mark.parametrize(("text", "expected"), [

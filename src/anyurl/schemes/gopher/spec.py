@@ -63,6 +63,9 @@ def _tree_path(url: URL) -> tuple[list[str], bool]:
         elif plus.startswith("!"):
             segments[-1] += ".attributes"
         return segments, False
+    if parts.search:  # each search's answer (a menu) beside the others: name@words/
+        segments[-1] += "@" + parts.search
+        return segments, True
     return segments, parts.gophertype == "1" or selector.endswith("/")
 
 

@@ -29,6 +29,10 @@ def _local_name(url: URL) -> str:
 
 def _tree_path(url: URL) -> tuple[list[str], bool]:
     parts = url.parts
+    if isinstance(parts, WAISPath) and not parts.wpath and parts.search:
+        # Each search of a database is a catalogue of its own: two searches of one
+        # database mirrored together no longer write one demo/.catalogue.
+        return [parts.database or "", f"search@{parts.search}"], True
     if not isinstance(parts, WAISPath) or not parts.wpath:
         return [getattr(parts, "database", None) or ""], True
     # The document's own name, as -O names it (the local id of freeWAIS' docid), not

@@ -102,3 +102,23 @@ def test_get_follow_with_proto_refuses_file(prospero_process: int, tmp_path: Pat
     done = subprocess.run([sys.executable, "-m", "anyurl", "get", "--follow", url],
                           capture_output=True, env=_env(), timeout=60, cwd=tmp_path)
     assert done.returncode == 0 and done.stdout == SECRET
+
+
+def test_a_prospero_file_has_its_own_name_in_get_and_serve(prospero_process: int,
+                                                          tmp_path: Path) -> None:
+    # Issue 31: get -O saved it as '127.0.0.1', serve offered it as 'download'; both
+    # now ask the scheme (its descriptor's local_name, through remote_name).
+    url = f"prospero://127.0.0.1:{prospero_process}//pub/contents"
+    out = tmp_path / "out"
+    out.mkdir()
+    done = subprocess.run([sys.executable, "-m", "anyurl", "get", "-O", "--follow", url],
+                          capture_output=True, env=_env(), timeout=60, cwd=out)
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in out.iterdir()] == ["contents"]
+    served = start_serve("--no-token")
+    try:
+        status, headers, _ = served.request(f"/_raw/{url}")
+    finally:
+        stop(served.proc)
+    assert status == 200, headers
+    assert headers.get("content-disposition", "").endswith("''contents")

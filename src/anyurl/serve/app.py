@@ -60,6 +60,7 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from anyurl.config import Config
+from anyurl.downloads.names import remote_name
 from anyurl.errors import (
     AnyURLError,
     FileSizeExceeded,
@@ -583,8 +584,8 @@ def _file_headers(info: ResourceInfo, *, attachment: bool) -> dict[str, str]:
     headers = {"Content-Type": info.content_type or "application/octet-stream",
                "Content-Security-Policy": html.RAW_CSP, "X-Content-Type-Options": "nosniff",
                "Cache-Control": "no-store"}
-    if attachment:
-        name = info.filename or "download"
+    if attachment:  # the name -O gives it (the scheme's, one rule for both)
+        name = remote_name(info.url, info.filename)
         headers["Content-Disposition"] = f"attachment; filename*=UTF-8''{quote(name, safe='')}"
     return headers
 

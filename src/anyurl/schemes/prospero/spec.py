@@ -8,6 +8,14 @@ from anyurl.url.views import ProsperoPath, prospero_path
 
 __all__ = ["SPEC"]
 
+def _local_name(url: URL) -> str:
+    """An object's name: the last segment of its hsoname (``/pub/README`` is README),
+    as ``-O`` and ``anyurl serve`` name its download; never the host."""
+    parts = url.parts
+    hsoname = parts.hsoname if isinstance(parts, ProsperoPath) else url.path or ""
+    return hsoname.rstrip("/").rsplit("/", 1)[-1]
+
+
 def _tree_path(url: URL) -> tuple[list[str], bool]:
     parts = url.parts
     if not isinstance(parts, ProsperoPath):
@@ -21,6 +29,7 @@ SPEC = SchemeSpec(
     summary="Prospero directory objects and their access methods",
     default_port=1525,
     view=lambda url: prospero_path(url.path),
+    local_name=_local_name,
     proxied=True,
     crawl=Crawl(index_name=".listing", tree_path=_tree_path),
     demo=(DemoCase("prospero://127.0.0.1:{port}//pub/README",

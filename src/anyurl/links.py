@@ -66,6 +66,11 @@ class Link:
     #: fetches only what changed; the time is given to the saved file, as ``wget -N``.
     size: int | None = None
     modified: float | None = None
+    #: A symbolic link's target as the listing names it (an FTP ``LIST`` line's ``name
+    #: -> target``): the URL is the link, which a mirror records rather than fetches
+    #: (a link to a directory would copy that directory again under a second name, a
+    #: dangling one fails). ``size`` and ``modified`` are then the link's own.
+    target: str | None = None
 
 
 def unique(links: Iterable[Link]) -> list[Link]:

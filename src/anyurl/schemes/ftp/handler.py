@@ -439,7 +439,7 @@ class FTPHandler(SchemeHandler):
                         skip -= 1
                         continue
                     await control.change_directory(command)
-                elif verb in ("NLST", "MLSD"):
+                elif verb in ("NLST", "MLSD", "LIST"):
                     opened, channel = channel, None
                     return await self._list(control, url, retrieval.name, options, opened)
                 elif verb == "TYPE":

@@ -11,8 +11,8 @@ it is), and only a name that would be one of the mirror's own files (``.listing`
 What lists other things (an FTP listing, a Gopher menu, an HTTP directory URL ending in
 ``/``, a news group) is saved inside its directory under an index name: ``.listing``,
 ``gophermap``, ``index.html``, ``.group``. An HTTP query is kept in the name
-(``page@q=1``), as wget does. Each scheme's descriptor says how (:class:`~anyurl.registry.spec.Crawl`'s ``tree_path`` and
-``index_name``).
+(``page@q=1``), as wget does. Each scheme's descriptor says how
+(:class:`~anyurl.registry.spec.Crawl`'s ``tree_path`` and ``index_name``).
 """
 
 from __future__ import annotations

@@ -113,6 +113,8 @@ async def list_directory(
     facts = ftp_options(options).listing == "mlsd"
     commands = _listing_commands(listing_verbs(options, control), name, facts, control)
     for n, command in enumerate(commands):
+        if command.verb == "LIST" and facts and control.list_form is False:
+            continue  # this server's LIST is not read here: NLST
         answer = await _ask(control, command, opened or await open_data(), connect_timeout)
         opened = None
         verb = command.verb
@@ -140,16 +142,17 @@ async def list_directory(
         if command.argument != (name or None):
             control.list_a = True
         try:
-            listing = await transfer.listing(info, LIST_WHOLE_AT_MOST)
+            body = await transfer.listing(LIST_WHOLE_AT_MOST)
         except BaseException:
             await transfer.close()
             raise
-        if listing is None:
+        if body is None:
             return transfer.resource(info)
-        body = listing.take_whole() or b""
         if read_list(body) is None and any(c.verb == "NLST" for c in commands[n:]):
             control.note("cannot read this LIST format: listing with NLST")
-            continue
+            control.list_form = False  # not asked again on this connection
+            continue  # on this connection, which is still ours
+        await release(control)
         return Resource.of_bytes(info, body)
     raise AssertionError("unreachable")  # pragma: no cover - the last refusal raises
 

@@ -141,3 +141,20 @@ def test_a_real_archive_from_vsftpd(archive: tuple[Path, str], tmp_path: Path) -
     assert sorted(_verbs(second.stderr, "RETR")) == ["a.txt", "copyright"]
     assert (base / "built" / "real" / "a.txt").read_bytes() == b"a, changed\n"
     assert "refreshed: 0 new, " in second.stderr
+
+
+def test_retr_symlinks_fetches_what_links_name(archive: tuple[Path, str],
+                                               tmp_path: Path) -> None:
+    """wget's ``--retr-symlinks``: a link to a file is fetched as that file; a link to a
+    directory is listed once and not walked (no alias copy, no loop through ``up``);
+    a dangling one cannot be fetched and fails."""
+    root, url = archive
+    out = tmp_path / "out"
+    done = run_mirror("-v", "--retr-symlinks", "-o", str(out), url + "built/")
+    assert done.returncode == 78, done.stderr[-3000:]  # the dangling link, and only it
+    assert "built/dangling" in done.stderr and "1 failed" in done.stderr
+    base = out / "ftp" / next(p.name for p in (out / "ftp").iterdir()) / root.name / "built"
+    assert (base / "file-alias").read_bytes() == b"a\n"
+    assert (base / "alias" / ".listing").is_file()
+    assert not (base / "alias" / "a.txt").exists()
+    assert not (base / "real" / "up" / "real").exists()

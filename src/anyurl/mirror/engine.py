@@ -432,7 +432,8 @@ class Mirror:
                 # time as when it was saved has not changed: neither is fetched again.
                 self._mark(Unchanged(entry.url))
                 continue
-            if entry.listed_target is not None:  # a symbolic link: recorded, not fetched
+            if entry.listed_target is not None and not self.options.retr_symlinks:
+                # a symbolic link: recorded, not fetched
                 await self._symlink(entry, url)
                 continue
             todo.append((self._as_alias(entry, url), url))
@@ -716,7 +717,9 @@ class Mirror:
                 sha256=digest, size=size, kind=info.kind, file=relative, etag=saved.etag,
                 last_modified=saved.last_modified, content_type=info.content_type,
                 warc=saved.warc)
-        if page:  # once its records are written, so an alias's revisit can refer to them
+        if page and entry.listed_target is None:  # once its records are written, so an
+            # alias's revisit can refer to them; a directory reached through a symbolic
+            # link (--retr-symlinks) is kept, not walked again, as wget does
             await self._follow(state, entry, url, info, path)
         self._summary.fetched_now += 1
 
@@ -798,7 +801,8 @@ class Mirror:
             if self._judge(target, entry.depth + 1):
                 if link.target is not None and self.options.retr_symlinks:
                     # what it points to, fetched: the link's own size and time are not its
-                    found.append((str(target), entry.depth + 1, entry.url, None, None, None))
+                    found.append((str(target), entry.depth + 1, entry.url, None, None,
+                                  link.target))
                 else:
                     found.append((str(target), entry.depth + 1, entry.url, link.size,
                                   link.modified, link.target))

@@ -144,12 +144,14 @@ class CurlCookiePolicy(DefaultCookiePolicy):
         super().__init__(**kwargs)  # type: ignore[arg-type]
 
     def set_ok_domain(self, cookie: Cookie, request: urllib.request.Request) -> bool:
+        """Whether ``cookie`` may be kept from ``request``'s host (an address: its own)."""
         host = _policy_host(request)
         if _ip_host(host) and _bare(cookie.domain) != host:
             return False
         return super().set_ok_domain(cookie, request)
 
     def return_ok_domain(self, cookie: Cookie, request: urllib.request.Request) -> bool:
+        """Whether ``cookie`` may go to ``request``'s host (an address: its own)."""
         host = _policy_host(request)
         if _ip_host(host) and _bare(cookie.domain) != host:
             return False

@@ -71,6 +71,11 @@ class Link:
     #: mirror fetches it even above its start directory or past its depth limit, so that
     #: the saved page renders (``--no-page-requisites`` turns that off).
     requisite: bool = False
+    #: A symbolic link's target as the listing names it (an FTP ``LIST`` line's ``name
+    #: -> target``): the URL is the link, which a mirror records rather than fetches
+    #: (a link to a directory would copy that directory again under a second name, a
+    #: dangling one fails). ``size`` and ``modified`` are then the link's own.
+    target: str | None = None
 
 
 def unique(links: Iterable[Link]) -> list[Link]:

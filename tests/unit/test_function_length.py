@@ -21,7 +21,6 @@ ALLOWED: dict[str, int] = {
     "anyurl/schemes/prospero/handler.py::ProsperoHandler.open": 119,
     "anyurl/schemes/gopher/menus.py::menu": 99,
     "anyurl/cli/scheme_options.py::add_scheme_arguments": 95,
-    "anyurl/schemes/ftp/handler.py::FTPHandler._retrieve": 88,
     "anyurl/cli/get_cmd.py::fetch_all": 88,
     "anyurl/protocols/wais.py::parse_apdu": 84,
 }

@@ -339,8 +339,9 @@ def test_parse_list_unix_form() -> None:
             b"-rw-r--r--    1 ftp              25 Jan  1 00:00 no-group\r\n"
             b"drwxr-xr-x    2 0        0            4096 Jan  1 00:00 .\r\n"
             b"11-25-26  05:03AM       <DIR>          dos-form\r\n")
-    assert [(e.name, e.is_directory) for e in parse_list(body)] == [
-        ("nested", True), ("with space.txt", False), ("ln", False), ("no-group", False)]
+    assert [(e.name, e.is_directory, e.target) for e in parse_list(body)] == [
+        ("nested", True, None), ("with space.txt", False, None), ("ln", False, "target"),
+        ("no-group", False, None), ("dos-form", True, None)]
 
 
 def ftp_links(url: str, body: bytes, command: str | None, kind: str = "directory") -> list[Link]:
@@ -396,9 +397,17 @@ def test_ftp_nlst_links_are_files() -> None:
 
 
 def test_ftp_list_links() -> None:
-    body = b"drwxr-xr-x 2 0 0 4096 Nov 25 05:03 sub\n-rw-r--r-- 1 0 0 3 Nov 25 05:03 f\n"
-    assert ftp_links("ftp://h/", body, "LIST") == [Link("ftp://h/sub/", PAGE, "sub"),
-                                                   Link("ftp://h/f", FILE, "f")]
+    """LIST says what is a directory, a file's size and time, a link's target."""
+    body = (b"drwxr-xr-x 2 0 0 4096 Nov 25  2020 sub\n"
+            b"-rw-r--r-- 1 0 0 3 Nov 25  2020 f\n"
+            b"-rw-r--r-- 1 0 0 5 Nov 25  2020 .dot\n"
+            b"lrwxrwxrwx 1 0 0 3 Nov 25  2020 to sub -> sub\n")
+    assert ftp_links("ftp://h/", body, "LIST") == [
+        Link("ftp://h/sub/", PAGE, "sub"),
+        Link("ftp://h/f", FILE, "f", size=3, modified=1606262400.0),
+        Link("ftp://h/.dot", FILE, ".dot", size=5, modified=1606262400.0),
+        Link("ftp://h/to%20sub", FILE, "to sub", size=3, modified=1606262400.0,
+             target="sub")]
 
 
 def test_ftp_files_have_no_links() -> None:

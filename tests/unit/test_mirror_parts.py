@@ -163,3 +163,20 @@ def test_dot_segments_do_not_pass_the_scope() -> None:
     menu = Scope((parse("gopher://h.example/1/pub"),))
     assert not menu.admits(parse("gopher://h.example/0/pub/../etc/passwd"), 1)
     assert not menu.admits(parse("gopher://h.example/0/pub/%2e%2e/etc/passwd"), 1)
+
+
+def test_a_mirror_keeps_leading_dots_and_escapes_only_its_own_names() -> None:
+    """Issue 30: a remote ``.htaccess`` is kept by its name (``-O`` drops the dot); a
+    name that would be the directory's listing or the mirror's state is ``%2E``-escaped;
+    ``.`` and ``..`` never name anything."""
+    from anyurl.downloads.names import safe_name
+    from anyurl.mirror.paths import tree_name
+
+    assert tree_name(".htaccess", ".listing") == ".htaccess"
+    assert tree_name("..double", ".listing") == "..double"
+    assert tree_name(".listing", ".listing") == "%2Elisting"
+    assert tree_name(".listing", "gophermap") == ".listing"
+    assert tree_name(".anyurl-mirror.sqlite", ".listing") == "%2Eanyurl-mirror.sqlite"
+    assert [tree_name(n, ".listing") for n in (".", "..", "...", ". x")] == [
+        "_", "_", "_", "x"]
+    assert safe_name(".bashrc") == "bashrc"  # -O's rule is unchanged

@@ -112,6 +112,15 @@ def _first(pair: tuple[object, int | None] | None) -> int | None:
     return None if pair is None else pair[1]
 
 
+def _list_size(text: str) -> int | None:
+    """The size column of an ``ls -l`` line; a blank inside makes two columns, a line
+    of another shape, so only one column is tried."""
+    if len(text.split()) != 1:
+        return None
+    entries = ftp.parse_list(f"-rw-r--r-- 1 u g {text.strip()} Jan  1  2020 f\r\n".encode())
+    return entries[0].size if entries else None
+
+
 FIELDS: dict[str, Callable[[str], int | None]] = {
     "helper": ascii_int,
     "gopher-menu-port": _gopher_port,
@@ -120,6 +129,7 @@ FIELDS: dict[str, Callable[[str], int | None]] = {
     "ftp-mlsd-size": lambda t: ftp.fact_size(ftp.ListEntry("f", False, (("size", t),))),
     "ftp-mlsd-modify": lambda t: (None if ftp.fact_time(ftp.ListEntry(
         "f", False, (("modify", f"20240101000000.{t}"),))) is None else 0),
+    "ftp-list-size": _list_size,
     "ftp-epsv": lambda t: ftp.parse_229(Reply(229, (f"229 Entering (|||{t}|)",))),
     "ftp-pasv": lambda t: ftp.parse_227(Reply(227, (f"227 Entering (1,2,3,4,{t},1)",)))[1],
     "nntp-code": _nntp_code,

@@ -61,6 +61,28 @@ DIR/.anyurl-mirror.sqlite, so the same command continues where it stopped.
 """
 
 
+def _add_keeping_arguments(p: argparse.ArgumentParser) -> None:
+    """What a crawl keeps beside the files it fetches: more views, renderings, links
+    recorded or followed, the WARC archive (its own group of options, as wget's)."""
+    p.add_argument("--gopher-views", action="store_true",
+                   help="gopher+: also fetch each item's attributes and alternate views "
+                   "(NAME.attributes, NAME@VIEW beside NAME)")
+    p.add_argument("--retr-symlinks", action="store_true",
+                   help="ftp: fetch what a listed symbolic link points to, as a file "
+                   "(default: record the link and its target in the manifest, as wget)")
+    p.add_argument("--render", action="store_true",
+                   help="also save a rendering beside each menu (gophermap.txt: text with "
+                   "URLs); the raw listing is always kept")
+    p.add_argument("--warc", metavar="FILE.warc.gz",
+                   help="also write every response to this WARC file (appended on resume)")
+    p.add_argument("--warc-cdx", action="store_true",
+                   help="with --warc: also write the archive's CDXJ index beside it "
+                   "(site.cdxj, as pywb reads it)")
+    p.add_argument("--warc-max-size", metavar="SIZE",
+                   help="with --warc: start a new file (site-00001.warc.gz ...) once one "
+                   "reaches SIZE (500M, 1G)")
+
+
 def add_parser(sub: Any) -> None:
     """Add ``anyurl mirror`` to the subcommands."""
     p = sub.add_parser(
@@ -85,12 +107,7 @@ def add_parser(sub: Any) -> None:
                    help="hold a page's style sheets, images, scripts and frames to the "
                    "start directory and --depth too (default: fetched wherever they are "
                    "on the server, so that saved pages render; wget's -p)")
-    p.add_argument("--gopher-views", action="store_true",
-                   help="gopher+: also fetch each item's attributes and alternate views "
-                   "(NAME.attributes, NAME@VIEW beside NAME)")
-    p.add_argument("--render", action="store_true",
-                   help="also save a rendering beside each menu (gophermap.txt: text with "
-                   "URLs); the raw listing is always kept")
+    _add_keeping_arguments(p)
     p.add_argument("-Z", "--parallel", type=positive_int, default=4, metavar="N",
                    help="transfers at once (default 4)")
     p.add_argument("--per-host", type=positive_int, default=2, metavar="N",
@@ -105,17 +122,9 @@ def add_parser(sub: Any) -> None:
                    help="try the URLs that failed in an earlier run again")
     p.add_argument("--limit-rate", metavar="RATE",
                    help="cap each transfer at RATE bytes per second (500K, 2M)")
-    p.add_argument("--warc", metavar="FILE.warc.gz",
-                   help="also write every response to this WARC file (appended on resume)")
     p.add_argument("--dask", metavar="ADDRESS",
                    help="crawl on the Dask cluster at ADDRESS (tcp://host:8786): each start "
                    "URL's host on one worker, into DIR/<host>/ (storage every worker sees)")
-    p.add_argument("--warc-cdx", action="store_true",
-                   help="with --warc: also write the archive's CDXJ index beside it "
-                   "(site.cdxj, as pywb reads it)")
-    p.add_argument("--warc-max-size", metavar="SIZE",
-                   help="with --warc: start a new file (site-00001.warc.gz ...) once one "
-                   "reaches SIZE (500M, 1G)")
     p.add_argument("--no-refresh", action="store_true",
                    help="run over a finished crawl without checking it again (default: "
                    "check every URL, fetch what is new or changed)")
@@ -232,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
         warc=Path(args.warc) if args.warc else None, retry_failed=args.retry_failed,
         render=args.render, gopher_views=args.gopher_views, refresh=not args.no_refresh,
         page_requisites=not args.no_page_requisites,
+        retr_symlinks=args.retr_symlinks,
         warc_max_size=max_size, warc_cdx=args.warc_cdx,
         schemes=(http,) if http != HTTPOptions() else (), login=login,
         trace=_verbose if args.verbose else None)
@@ -265,19 +275,25 @@ def run(args: argparse.Namespace) -> int:
             f"the mirror in {args.output_dir} was interrupted; what it fetched is kept, "
             "with the URLs still to fetch",
             hint="Run the same command again to continue where it stopped."))
+    _print_summary(args, urls, summary)
+    return summary.exit_code or saved
+
+
+def _print_summary(args: argparse.Namespace, urls: list[str], summary: MirrorSummary) -> None:
+    """The failures, then (unless ``-s``) links skipped, the refresh and the totals."""
     _print_failures([(url, error_text(exc)) for url, exc in summary.failures],
                     summary.failed_now, args.output_dir)
-    if not args.silent:
-        _print_skipped(summary.links_found, summary.links_skipped)
-        _print_refresh(summary)
-        started = f"{len(urls)} start URL(s)" if urls else "the crawl stored"
-        print(f"anyurl: mirror of {started} in "
-              f"{args.output_dir}: {summary.done} done "
-              f"({_now(summary.fetched_now, summary.not_modified_now)}), "
-              f"{summary.failed} failed, {human_bytes(summary.bytes)}", file=sys.stderr)
-        if summary.cdxj is not None:
-            print(f"anyurl: CDXJ index: {summary.cdxj}", file=sys.stderr)
-    return summary.exit_code or saved
+    if args.silent:
+        return
+    _print_skipped(summary.links_found, summary.links_skipped)
+    _print_refresh(summary)
+    started = f"{len(urls)} start URL(s)" if urls else "the crawl stored"
+    print(f"anyurl: mirror of {started} in "
+          f"{args.output_dir}: {summary.done} done "
+          f"({_now(summary.fetched_now, summary.not_modified_now)}), "
+          f"{summary.failed} failed, {human_bytes(summary.bytes)}", file=sys.stderr)
+    if summary.cdxj is not None:
+        print(f"anyurl: CDXJ index: {summary.cdxj}", file=sys.stderr)
 
 
 def _save_cookies(args: argparse.Namespace, cookies: CookieFile | None) -> int:
@@ -342,7 +358,7 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
     fields = {k: getattr(options, k) for k in (
         "max_depth", "include", "exclude", "span_hosts", "robots", "parallel", "per_host",
         "wait", "retry", "limit_rate", "retry_failed", "render", "gopher_views", "refresh",
-        "page_requisites")}
+        "page_requisites", "retr_symlinks")}
     if options.warc is not None:
         print("anyurl: with --dask each worker writes its own WARC file: "
               "DIR/<host>/mirror.warc.gz", file=sys.stderr)

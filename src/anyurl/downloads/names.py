@@ -34,15 +34,22 @@ MAX_NAME_BYTES = 255 - len(".part")
 _MAX_EXTENSION_BYTES = 16
 
 
-def safe_name(name: str, fallback: str = "index") -> str:
+def safe_name(name: str, fallback: str = "index", *, dots: bool = False) -> str:
     """``name`` made safe as a single, visible path component; ``fallback`` if nothing is left.
+
+    ``dots`` keeps a leading dot (a mirror's tree, where a remote ``.htaccess`` is kept
+    by its name); a name of dots alone (``.``, ``..``) still goes, whatever is asked.
 
     >>> safe_name("../../etc/passwd")
     '_.._etc_passwd'
     >>> safe_name(".bashrc")
     'bashrc'
+    >>> safe_name(".bashrc", dots=True)
+    '.bashrc'
     """
-    name = _UNSAFE.sub("_", name).strip().lstrip(". ")
+    name = _UNSAFE.sub("_", name).strip()
+    if not (dots and name.strip(". ") and not name.startswith(". ")):
+        name = name.lstrip(". ")
     if not name:
         return fallback
     return _shorten(name)

@@ -504,6 +504,19 @@ class WARCOutput:
             body.close()
         return resource_id
 
+    def write_metadata(self, url: str, data: bytes, *,
+                       content_type: str = "application/json") -> Written:
+        """A ``metadata`` record alone (WARC/1.1 6.6): what was learnt of ``url``
+        (already masked) without fetching it, as a mirror records a symbolic link that
+        a listing named (its target): there is no payload to hold, only the fact."""
+        record = self._writer.create_warc_record(
+            _uri(url), "metadata", payload=io.BytesIO(data), length=len(data),
+            warc_content_type=_text(content_type),
+            warc_headers_dict={"WARC-Date": _warc_date(None)})
+        self._write(record)
+        assert self.last is not None
+        return self.last
+
     def write_result(self, info: ResourceInfo, payload: BinaryIO,
                      dialogue: Sequence[str] = (), *, date: datetime | None = None) -> str:
         """The records of one fetched resource, as the downloader saved it.

@@ -145,6 +145,9 @@ class MirrorOptions:
     login: tuple[str, str | None] | None = None
     #: ``-v``: each protocol line (passwords masked by the handlers), as ``get -v``.
     trace: Callable[[str], None] | None = None
+    #: ``--retr-symlinks`` (wget's): fetch what a listed symbolic link points to, as a
+    #: file of its own, instead of recording the link (``"kind": "symlink"``).
+    retr_symlinks: bool = False
 
 
 @dataclass
@@ -433,6 +436,10 @@ class Mirror:
                 # time as when it was saved has not changed: neither is fetched again.
                 self._mark(Unchanged(entry.url))
                 continue
+            if entry.listed_target is not None and not self.options.retr_symlinks:
+                # a symbolic link: recorded, not fetched
+                await self._symlink(entry, url)
+                continue
             todo.append((self._as_alias(entry, url), url))
         if not todo:
             return
@@ -446,7 +453,7 @@ class Mirror:
                 await self._polite(host, wait)
                 self._host_busy[host] = self._host_busy.get(host, 0) + 1
                 try:
-                    result, watch = await self._fetch(url, entry.previous)
+                    result, watch = await self._fetch(url, entry.previous, entry.listed_size)
                 finally:
                     self._host_busy[host] -= 1
                     if wait:  # the pause runs from the end of this request
@@ -470,7 +477,7 @@ class Mirror:
             entry = self._as_alias(entry, url)
             self._host_busy[host] = self._host_busy.get(host, 0) + 1
             try:
-                result, watch = await self._fetch(url, entry.previous)
+                result, watch = await self._fetch(url, entry.previous, entry.listed_size)
             finally:
                 self._host_busy[host] -= 1
             await self._handle(state, entry, url, result, watch)
@@ -528,7 +535,8 @@ class Mirror:
         view = isinstance(parts, GopherPath) and (parts.gopher_plus or "").startswith("+")
         given = FetchOptions(schemes=self.options.schemes)
         schemes: list[SchemeOptions] = [
-            dataclasses.replace(given.get(FTPOptions), listing="mlsd"),
+            dataclasses.replace(given.get(FTPOptions), listing="mlsd",
+                                listed_size=self._trace.listed_size),
             dataclasses.replace(given.get(GopherOptions), render=False)]
         http = given.get(HTTPOptions)
         if previous is not None and crawl_of(url.scheme).revalidates:
@@ -570,9 +578,10 @@ class Mirror:
         self._trace.watches[str(job.url)] = watch  # until the fetch ends (_Trace.of)
         return job
 
-    async def _fetch(self, url: URL,
-                     previous: Previous | None = None) -> tuple[TransferResult, _RedirectWatch]:
-        watch = _RedirectWatch(url, [], self.options.trace)
+    async def _fetch(self, url: URL, previous: Previous | None = None,
+                     listed_size: int | None = None,
+                     ) -> tuple[TransferResult, _RedirectWatch]:
+        watch = _RedirectWatch(url, [], self.options.trace, listed_size)
         options = self._fetch_options(url, previous, self._trace)
         job = self._job(url, previous, options, watch)
         try:
@@ -600,7 +609,7 @@ class Mirror:
             if entry.previous is not None and crawl_of(url.scheme).revalidates:
                 alone.append(i)
                 continue
-            watch = _RedirectWatch(url, [], self.options.trace)
+            watch = _RedirectWatch(url, [], self.options.trace, entry.listed_size)
             parts = url.parts
             key = (isinstance(parts, GopherPath) and (parts.gopher_plus or "").startswith("+"),
                    self._of_start_server(url))
@@ -629,7 +638,7 @@ class Mirror:
             async def lane() -> None:
                 for i in queue:
                     entry, url = todo[i]
-                    fetched[i] = await self._fetch(url, entry.previous)
+                    fetched[i] = await self._fetch(url, entry.previous, entry.listed_size)
 
             async with anyio.create_task_group() as tg:
                 for _ in range(min(lanes, len(alone))):
@@ -712,7 +721,9 @@ class Mirror:
                 sha256=digest, size=size, kind=info.kind, file=relative, etag=saved.etag,
                 last_modified=saved.last_modified, content_type=info.content_type,
                 warc=saved.warc)
-        if page:  # once its records are written, so an alias's revisit can refer to them
+        if page and entry.listed_target is None:  # once its records are written, so an
+            # alias's revisit can refer to them; a directory reached through a symbolic
+            # link (--retr-symlinks) is kept, not walked again, as wget does
             await self._follow(state, entry, url, info, path)
         self._summary.fetched_now += 1
 
@@ -737,6 +748,32 @@ class Mirror:
             self._mark(Unchanged(entry.url), end)
         self._summary.not_modified_now += 1
 
+    async def _symlink(self, entry: Entry, url: URL) -> None:
+        """A symbolic link a listing named: recorded (a manifest line of kind
+        ``symlink`` with its target, a WARC ``metadata`` record), not fetched, as wget
+        keeps a link rather than what it points to. Fetching it would copy a directory
+        a second time under the link's name (and its links again, without end), and a
+        dangling link would fail. A refresh finds it unchanged by its listed size and
+        time (:func:`unchanged_by_listing`), as it does a file."""
+        target = entry.listed_target
+        outcome = NEW if entry.previous is None else CHANGED
+        self._manifest({"url": url.masked(), "file": None, "size": 0, "sha256": None,
+                        "kind": "symlink", "target": target, "content_type": None,
+                        "status": None, "outcome": outcome,
+                        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        async with self._warc_lock:
+            end = None
+            if self._warc is not None:
+                warc = self._warc
+                body = json.dumps({"symlink": target}).encode()
+
+                def write() -> Written:
+                    return warc.write_metadata(url.masked(), body)
+
+                written = await anyio.to_thread.run_sync(write)
+                end = (str(written.file), written.end)
+            self._mark(Done(entry.url, None, 0, None, "symlink", outcome), end)
+
     def _manifest(self, line: dict[str, object]) -> None:
         """A line for ``manifest.jsonl``, appended by :meth:`_flush` (never through a
         link planted there) before the state marks its URL done."""
@@ -754,7 +791,7 @@ class Mirror:
                 beside = path.with_name(path.name + ".txt")
                 await anyio.to_thread.run_sync(_write_beside, self.root, beside, text)
         links = handler.links(info, body)
-        found: list[tuple[str, int, str | None, int | None, float | None]] = []
+        found: list[tuple[str, int, str | None, int | None, float | None, str | None]] = []
         named = list(links)
         if self.options.gopher_views:
             named += [Link(more) for link in links for more in link.more]
@@ -766,8 +803,13 @@ class Mirror:
                 self._summary.links_skipped += 1
                 continue  # a page may name what RFC 1738 cannot parse: not ours to fetch
             if self._judge(target, entry.depth + 1, requisite=link.requisite):
-                found.append((str(target), entry.depth + 1, entry.url, link.size,
-                              link.modified))
+                if link.target is not None and self.options.retr_symlinks:
+                    # what it points to, fetched: the link's own size and time are not its
+                    found.append((str(target), entry.depth + 1, entry.url, None, None,
+                                  link.target))
+                else:
+                    found.append((str(target), entry.depth + 1, entry.url, link.size,
+                                  link.modified, link.target))
         if found:
             state.add_many(found)
             self._signal()
@@ -970,10 +1012,12 @@ class _RedirectWatch:
     an append and a prefix test: the head is read back only when it is asked for."""
 
     def __init__(self, url: URL, dialogue: list[str],
-                 echo: Callable[[str], None] | None = None):
+                 echo: Callable[[str], None] | None = None, listed_size: int | None = None):
         self.url = url
         self.dialogue = dialogue
         self.echo = echo
+        #: The size the listing naming the URL gave (:meth:`_Trace.listed_size`).
+        self.listed_size = listed_size
 
     def _head(self) -> tuple[tuple[int, str] | None, list[tuple[str, str]]]:
         """The last response head the dialogue shows: (status, reason) and its fields."""
@@ -1043,6 +1087,13 @@ class _Trace:
             watch(line)  # which echoes it
         elif self.echo is not None:
             self.echo(line)
+
+    def listed_size(self, url: URL) -> int | None:
+        """The size the listing gave for ``url`` (``FTPOptions.listed_size``): the FTP
+        handler fetches such a file without asking ``SIZE``. One method of the one
+        trace object, so that a batch's jobs keep equal options."""
+        watch = self.watches.get(str(url))
+        return None if watch is None else watch.listed_size
 
     def of(self, url: URL) -> Callable[[str], None]:
         """The trace of ``url``'s own dialogue (``FetchOptions.for_url``): a handler that

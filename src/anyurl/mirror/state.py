@@ -69,6 +69,7 @@ _ADDED_COLUMNS = (
     ("warc_uri", "TEXT"),
     ("warc_date", "TEXT"),
     ("warc_digest", "TEXT"),
+    ("listed_target", "TEXT"),      # a symbolic link's target, as the listing names it
 )
 
 _DONE = ("UPDATE urls SET status = 'done', file = ?, size = ?, sha256 = ?, kind = ?, "
@@ -91,7 +92,8 @@ _SIDE_FILES = ("-wal", "-shm", "-journal")
 class Entry:
     """A URL taken from the frontier: where it was found and how deep; in a refresh,
     what its last completed fetch left (``previous``), and what the listing that named
-    it this time says of it (``listed_size``, ``listed_modified``)."""
+    it this time says of it (``listed_size``, ``listed_modified``, and ``listed_target``
+    for a symbolic link, which is recorded rather than fetched)."""
 
     url: str
     depth: int
@@ -99,6 +101,7 @@ class Entry:
     previous: Previous | None = None
     listed_size: int | None = None
     listed_modified: float | None = None
+    listed_target: str | None = None
 
 
 @dataclass(frozen=True)
@@ -243,8 +246,11 @@ class CrawlState:
 
     def add_many(self, found: Iterable[tuple[str, int, str | None]
                                        | tuple[str, int, str | None, int | None,
-                                               float | None]]) -> int:
-        """Queue many URLs in one transaction (as :meth:`add`); how many were queued."""
+                                               float | None]
+                                       | tuple[str, int, str | None, int | None,
+                                               float | None, str | None]]) -> int:
+        """Queue many URLs in one transaction (as :meth:`add`); how many were queued.
+        A sixth item is a symbolic link's target (the URL is the link)."""
         now = time.time()
         generation = self.generation
         with self._db:
@@ -252,16 +258,19 @@ class CrawlState:
             queued = 0
             for item in found:
                 url, depth, source = item[0], item[1], item[2]
-                size, modified = (item[3], item[4]) if len(item) == 5 else (None, None)
+                size, modified = (item[3], item[4]) if len(item) >= 5 else (None, None)
+                target = item[5] if len(item) == 6 else None
                 queued += self._db.execute(
                     "INSERT INTO urls (url, depth, status, found_from, added, generation, "
-                    "listed_size, listed_modified) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) "
+                    "listed_size, listed_modified, listed_target) "
+                    "VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT (url) DO UPDATE SET status = 'queued', "
                     "generation = excluded.generation, depth = MIN(depth, excluded.depth), "
                     "listed_size = excluded.listed_size, "
-                    "listed_modified = excluded.listed_modified, added = excluded.added "
+                    "listed_modified = excluded.listed_modified, "
+                    "listed_target = excluded.listed_target, added = excluded.added "
                     "WHERE generation < excluded.generation AND status IN ('done', 'failed')",
-                    (url, depth, source, now, generation, size, modified)).rowcount
+                    (url, depth, source, now, generation, size, modified, target)).rowcount
         return queued
 
     def take(self, skip_hosts: frozenset[str] = frozenset()) -> Entry | None:
@@ -280,7 +289,8 @@ class CrawlState:
         rows = self._db.execute(
             "SELECT url, depth, found_from, kind, file, sha256, size, etag, last_modified, "
             "saved_size, saved_modified, listed_size, listed_modified, content_type, "
-            "warc_id, warc_uri, warc_date, warc_digest FROM urls WHERE status = 'queued' "
+            "listed_target, warc_id, warc_uri, warc_date, warc_digest FROM urls "
+            "WHERE status = 'queued' "
             "ORDER BY added, rowid LIMIT ?", (window,)).fetchall()
         if not rows:
             return []
@@ -439,7 +449,7 @@ def _host_of(url: str) -> str:
 def _entry(row: Sequence[Any]) -> Entry:
     """An :class:`Entry` of a row of :meth:`CrawlState.take_batch`'s query."""
     (url, depth, source, kind, file, sha256, size, etag, last_modified, saved_size,
-     saved_modified, listed_size, listed_modified, content_type, *warc) = row
+     saved_modified, listed_size, listed_modified, content_type, target, *warc) = row
     previous = None
     if kind is not None:  # done before: a refresh checks it
         record = tuple(warc) if warc[0] is not None else None
@@ -447,7 +457,7 @@ def _entry(row: Sequence[Any]) -> Entry:
                             last_modified=last_modified, listed_size=saved_size,
                             listed_modified=saved_modified, content_type=content_type,
                             warc=record)
-    return Entry(url, int(depth), source, previous, listed_size, listed_modified)
+    return Entry(url, int(depth), source, previous, listed_size, listed_modified, target)
 
 
 def _server_of(url: str) -> str:

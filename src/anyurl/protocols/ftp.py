@@ -56,6 +56,7 @@ from __future__ import annotations
 import datetime
 import enum
 import re
+import time
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -107,6 +108,7 @@ __all__ = [
     "parse_list",
     "parse_mlsd",
     "parse_nlst",
+    "read_list",
     "retrieval_commands",
     "retrieval_for",
 ]
@@ -429,10 +431,12 @@ Mode = Literal["list", "A", "I"]
 #: The listing command of each listing mode (``FTPOptions.listing``): names only
 #: (``NLST``, RFC 959), or one line of facts per entry (``MLSD``, RFC 3659 7), which
 #: says what is a directory. A server without the one asked for gets the next in
-#: line: MLSD, then NLST, then LIST (each on 500 or 502).
+#: line (each on 500 or 502): NLST, then LIST for names; MLSD, then LIST (asked as
+#: ``LIST -a``, read by :func:`read_list` for types, sizes, times and link targets, as
+#: wget and curl read it), then NLST, for facts.
 LISTING_VERBS: Final[dict[str, tuple[str, ...]]] = {
     "nlst": ("NLST", "LIST"),
-    "mlsd": ("MLSD", "NLST", "LIST"),
+    "mlsd": ("MLSD", "LIST", "NLST"),
 }
 
 
@@ -534,11 +538,18 @@ class ListEntry:
 
     ``is_directory`` is None when the listing does not say (``NLST`` gives names only).
     ``facts`` are an MLSD line's facts, names lower-cased (``("type", "file")``).
+    ``size`` and ``modified`` (POSIX seconds) are what a ``LIST`` line says (for
+    ``MLSD`` see :func:`fact_size` and :func:`fact_time`); ``target`` is a symbolic
+    link's (``LIST``'s ``name -> target``): the entry is the link, neither a file nor
+    a directory, and its size and time are the link's own.
     """
 
     name: str
     is_directory: bool | None = None
     facts: tuple[tuple[str, str], ...] = ()
+    size: int | None = None
+    modified: float | None = None
+    target: str | None = None
 
 
 def _lines(body: bytes) -> list[str]:
@@ -615,36 +626,140 @@ def fact_time(entry: ListEntry) -> float | None:
     return moment.timestamp() + (float("0." + fraction) if fraction else 0.0)
 
 
-#: ``ls -l`` months, the anchor of a ``LIST`` line (the name follows the date).
-_MONTHS = frozenset(m.lower() for m in (
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"))
+#: ``ls -l`` months, the anchor of a Unix ``LIST`` line (the name follows the date).
+_MONTHS: Final[dict[str, int]] = {m.lower(): n for n, m in enumerate((
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
+#: The mode field of an ``ls -l`` line: the type letter, nine permission letters and
+#: an optional ACL or extended-attribute mark (``+``, ``.``, ``@``).
+_UNIX_MODE = re.compile(r"[-dlbcpsD][-rwxsStTlL?]{9}[+.@]?")
+_UNIX_TIME = re.compile(r"([0-9]{1,2}):([0-9]{2})")
+#: A DOS (IIS) line: ``MM-DD-YY[YY]  HH:MM[AM|PM]  <DIR> | size  name``.
+_DOS_LINE = re.compile(
+    r"([0-9]{2})-([0-9]{2})-([0-9]{2}|[0-9]{4}) +([0-9]{1,2}):([0-9]{2}) *([AaPp][Mm])?"
+    r" +(<DIR>|[0-9]+) +(.+)")
+#: How many digits a ``LIST`` size may have (as ``SIZE``'s).
+_LIST_SIZE_DIGITS = 20
 
 
-def parse_list(body: bytes) -> list[ListEntry]:
-    """The entries of a ``LIST`` listing in the Unix ``ls -l`` form, as far as it is.
+def _utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> float | None:
+    """POSIX seconds of a UTC date, None when it is no date (``Feb 30``)."""
+    try:
+        return datetime.datetime(year, month, day, hour, minute,
+                                 tzinfo=datetime.UTC).timestamp()
+    except ValueError:
+        return None
+
+
+def _unix_time(month: int, day_text: str, clock: str, now: float) -> float | None:
+    """The time of ``Mon DD HH:MM`` or ``Mon DD YYYY``, as UTC (servers list in UTC by
+    default: vsftpd, pure-ftpd). Without a year, ``ls`` means the last six months:
+    wget's rule takes this year, or last year for a month later than this one."""
+    day = ascii_int(day_text, max_digits=2)
+    if day is None:
+        return None
+    if len(clock) == 4 and is_ascii_digits(clock):
+        return _utc(int(clock), month, day)
+    hhmm = _UNIX_TIME.fullmatch(clock)
+    if hhmm is None:
+        return None
+    today = datetime.datetime.fromtimestamp(now, datetime.UTC)
+    year = today.year - 1 if month > today.month else today.year
+    return _utc(year, month, day, int(hhmm[1]), int(hhmm[2]))
+
+
+def _unix_line(line: str, now: float) -> ListEntry | bool | None:
+    """One ``ls -l`` line: its entry; True for a line of the form that is no entry
+    (``.``, ``..``, a device, a FIFO, a socket); False for a line not of the form.
+
+    ``mode links owner [group] size Mon DD HH:MM|YYYY name``: the month is the anchor
+    (the owner or group may be missing, a device has ``major, minor`` for its size),
+    and the name is everything after the one space that follows the time or year, so
+    a name keeps its own spaces. A link's name ends at the first `` -> ``.
+    """
+    words = [(m.group(), m.end()) for m in re.finditer(r"[^ ]+", line)]
+    if not words or not _UNIX_MODE.fullmatch(words[0][0]):
+        return False
+    for n in range(3, len(words) - 3):
+        month = _MONTHS.get(words[n][0].lower())
+        if month is not None and len(words[n + 1][0]) <= 2 and is_ascii_digits(
+                words[n + 1][0]) and (
+                ":" in words[n + 2][0] or len(words[n + 2][0]) == 4):
+            break
+    else:
+        return False
+    kind = line[0]
+    name = line[words[n + 2][1] + 1:]
+    if kind not in "-dl":
+        return True  # a device, FIFO, socket or door: nothing to fetch
+    target = None
+    if kind == "l":
+        name, _, target = name.partition(" -> ")
+    if not _usable(name):
+        return True
+    return ListEntry(name, kind == "d", size=ascii_int(words[n - 1][0],
+                                                       max_digits=_LIST_SIZE_DIGITS),
+                     modified=_unix_time(month, words[n + 1][0], words[n + 2][0], now),
+                     target=target)
+
+
+def _dos_line(line: str) -> ListEntry | bool | None:
+    """One DOS/IIS line (``01-16-02  11:14AM  <DIR>  name``): its entry, or False.
+
+    A two-digit year is 19YY from 70 on, else 20YY (wget's rule); the time is taken
+    as UTC, as the server gives it.
+    """
+    found = _DOS_LINE.fullmatch(line)
+    if found is None:
+        return False
+    month, day, year, hour, minute = (int(found[k]) for k in range(1, 6))
+    if len(found[3]) == 2:
+        year += 1900 if year >= 70 else 2000
+    meridiem = (found[6] or "").lower()
+    if meridiem:
+        hour = hour % 12 + (12 if meridiem == "pm" else 0)
+    name = found[8]
+    if not _usable(name):
+        return True
+    directory = found[7] == "<DIR>"
+    return ListEntry(name, directory,
+                     size=None if directory else ascii_int(found[7],
+                                                           max_digits=_LIST_SIZE_DIGITS),
+                     modified=_utc(year, month, day, hour, minute))
+
+
+def read_list(body: bytes, *, now: float | None = None) -> list[ListEntry] | None:
+    """The entries of a ``LIST`` listing, or None when its format is not one read here.
 
     ``LIST`` output has no standard (RFC 959 4.1.3: "the information ... may be
-    hardware or system dependent"); this reads the form nearly every server writes,
-    ``drwxr-xr-x 2 user group 4096 Nov 25 05:03 name``: the first letter says
-    directory (``d``), file (``-``) or symbolic link (``l``, ``name -> target``), and
-    the name is what follows the date. Other lines (``total 12``, another system's
-    format) are no entries.
+    hardware or system dependent"), so it is read as wget (``src/ftp-ls.c``) and curl
+    (``lib/ftplistparser.c``) read it: the Unix ``ls -l`` form nearly every server
+    writes (vsftpd, pure-ftpd, ProFTPD ...: :func:`_unix_line`) and the DOS form of
+    IIS (:func:`_dos_line`). An entry says whether it is a directory, its size, its
+    time (POSIX seconds; ``now`` dates a ``Mon DD HH:MM`` without a year) and, for a
+    symbolic link, its target. ``total 12``, ``.`` and ``..``, devices and FIFOs are
+    no entries; a listing with lines but none of a known form is None, so the caller
+    can ask ``NLST`` for the names at least.
     """
-    entries = []
+    when = time.time() if now is None else now
+    entries: list[ListEntry] = []
+    known = False
+    unknown = False
     for line in _lines(body):
-        if not line or line[0] not in "-dl":
+        if not line.strip() or line.startswith("total "):
             continue
-        words = line.split(" ")
-        fields = [i for i, w in enumerate(words) if w]
-        # mode links owner group size MONTH day time-or-year name: find the month
-        for n, i in enumerate(fields[:-3]):
-            if words[i].lower() in _MONTHS and n >= 3:
-                name = " ".join(words[fields[n + 3]:]) if n + 3 < len(fields) else ""
-                break
-        else:
+        entry = _unix_line(line, when)
+        if entry is False:
+            entry = _dos_line(line)
+        if entry is False:
+            unknown = True
             continue
-        if line[0] == "l":
-            name = name.split(" -> ", 1)[0]
-        if _usable(name):
-            entries.append(ListEntry(name, line[0] == "d"))
-    return entries
+        known = True
+        if isinstance(entry, ListEntry):
+            entries.append(entry)
+    return None if unknown and not known else entries
+
+
+def parse_list(body: bytes, *, now: float | None = None) -> list[ListEntry]:
+    """The entries of a ``LIST`` listing (:func:`read_list`); none when its format is
+    not read here."""
+    return read_list(body, now=now) or []

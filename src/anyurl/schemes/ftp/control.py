@@ -176,6 +176,10 @@ class Control:
         self.type: str | None = None
         self.epsv: bool | None = None  # None: not tried yet
         self.mlsd: bool | None = None  # None: not tried yet (FTPOptions.listing="mlsd")
+        #: Whether ``LIST -a`` lists here (None: not tried yet); refused, plain ``LIST``.
+        self.list_a: bool | None = None
+        #: False once a ``LIST`` here was of a form not read (then NLST lists).
+        self.list_form: bool | None = None
         self.eprt: bool | None = None
         self.size: bool | None = None
         self.idle_since = 0.0

@@ -162,6 +162,30 @@ class Transfer:
         body = parts[0] if len(parts) == 1 else b"".join(parts)
         return Resource.of_bytes(info, body)
 
+    async def listing(self, most: int) -> bytes | None:
+        """A listing read whole (decoded) and its final reply read, the control
+        connection still the caller's (to list again, or to give back); None when it
+        is longer than ``most`` (what was read is kept, decoded, and :meth:`chunks`
+        yields it first, so the listing streams as any other).
+
+        Why: a ``LIST`` listing must be read before it is passed on, to know whether
+        its format can be read at all (else ``NLST`` is asked on the same connection)."""
+        assert self._read is None
+        decoder = self.decoder
+        receive = self.data.receive
+        parts = []
+        got = 0
+        while chunk := await receive(DEFAULT_RECEIVE_SIZE):
+            got += len(chunk)
+            parts.append(decoder.feed(chunk) if decoder is not None else chunk)
+            if got > most:
+                self._read = parts
+                return None
+        if decoder is not None:
+            parts.append(decoder.flush())
+        await self.settle(got)
+        return b"".join(parts)
+
     async def chunks(self) -> AsyncIterator[bytes]:
         """The data connection's bytes (decoded in TYPE A), then :meth:`settle`;
         bytes :meth:`whole` read already come first."""

@@ -115,6 +115,15 @@ def _content_type(name: str) -> str | None:
     return mimetypes.guess_type(name)[0] if "." in name else None
 
 
+def _listed_size(url: URL, retrieval: Retrieval, options: FetchOptions) -> int | None:
+    """The size the listing that named ``url`` gave (``FTPOptions.listed_size``, a
+    mirror's), for a file fetched in image type: it stands for ``SIZE``'s answer."""
+    lookup = ftp_options(options).listed_size
+    if lookup is None or retrieval.mode != "I" or ftp_options(options).head:
+        return None
+    return lookup(url)
+
+
 def _empty() -> AsyncIterator[bytes]:
     async def gen() -> AsyncIterator[bytes]:
         return
@@ -420,10 +429,14 @@ class FTPHandler(SchemeHandler):
         skip = await control.position(retrieval.cwd, reused)
         # The core's command list is the dialogue (and --plan's): walk it in order.
         data_marker = Command("EPSV")
+        size = _listed_size(url, retrieval, options)  # a listing's: no SIZE asked
+        if offset and size is not None:  # checked as SIZE's answer would be
+            complete = self._resume_check(url, offset, size, retrieval, control)
+            if complete is not None:
+                return complete
         commands = retrieval_commands(retrieval, offset=offset, data_command=data_marker,
-                                      ask_size=control.size is not False,
+                                      ask_size=control.size is not False and size is None,
                                       listing=listing_verbs(options, control)[0])
-        size: int | None = None
         channel: DataChannel | None = None
         data: Stream | None = None
         final: Reply | None = None
@@ -439,7 +452,7 @@ class FTPHandler(SchemeHandler):
                         skip -= 1
                         continue
                     await control.change_directory(command)
-                elif verb in ("NLST", "MLSD"):
+                elif verb in ("NLST", "MLSD", "LIST"):
                     opened, channel = channel, None
                     return await self._list(control, url, retrieval.name, options, opened)
                 elif verb == "TYPE":
@@ -474,6 +487,12 @@ class FTPHandler(SchemeHandler):
                 await channel.aclose()
             raise
         assert data is not None
+        return await self._body(control, url, retrieval, offset, size, data, final)
+
+    async def _body(self, control: Control, url: URL, retrieval: Retrieval, offset: int,
+                    size: int | None, data: Stream, final: Reply | None) -> Resource:
+        """The file's data connection as its resource: read whole when small (image
+        type), else streamed (the raw body offered to :mod:`anyurl.net.bulk`)."""
         info = ResourceInfo(
             url=url,
             size=None if size is None else size - offset,

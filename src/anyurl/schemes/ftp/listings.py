@@ -1,9 +1,10 @@
 """FTP directory listings: which command lists, reading one, and its entries as links.
 
 A directory is listed with ``NLST [name]`` (``MLSD [name]`` first with
-``FTPOptions(listing="mlsd")``); a server that does not implement a command (500/502)
-gets the next one, ``LIST`` last, and one without MLSD is not asked again on that
-connection. A fetched listing becomes ftp: URLs again in :func:`listing_links`, for
+``FTPOptions(listing="mlsd")``, then ``LIST -a``, read for its facts as wget and curl
+read it, then ``NLST`` for a format that cannot be read); a server that does not
+implement a command (500/502) gets the next one, and one without MLSD is not asked
+again on that connection. A fetched listing becomes ftp: URLs again in :func:`listing_links`, for
 ``links()`` and the mirror; the parsers themselves are the core's (``parse_nlst``,
 ``parse_mlsd``, ``parse_list`` of :mod:`anyurl.protocols.ftp`).
 """
@@ -14,6 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from anyurl.errors import RemoteFileNotFound
 from anyurl.links import FILE, PAGE, Link, checked
+from anyurl.net.transport import Stream
 from anyurl.protocols.ftp import (
     LISTING_VERBS,
     ASCIIDecoder,
@@ -25,6 +27,7 @@ from anyurl.protocols.ftp import (
     parse_list,
     parse_mlsd,
     parse_nlst,
+    read_list,
 )
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
@@ -49,6 +52,38 @@ def listing_verbs(options: FetchOptions, control: Control | None = None) -> tupl
     return verbs
 
 
+#: A ``LIST`` listing read whole (to know that its format can be read) is at most
+#: this long; a longer one streams as it comes.
+LIST_WHOLE_AT_MOST = 16 << 20
+
+
+def _listing_commands(verbs: tuple[str, ...], name: str, facts: bool,
+                      control: Control) -> list[Command]:
+    """The commands to try in order: ``LIST -a`` before ``LIST`` when facts are asked
+    for (wget's choice: ``-a`` lists dotfiles too), unless this server refused it."""
+    commands = []
+    for verb in verbs:
+        if verb == "LIST" and facts and control.list_a is not False:
+            commands.append(Command("LIST", f"-a {name}" if name else "-a"))
+        commands.append(Command(verb, name or None))
+    return commands
+
+
+async def _ask(control: Control, command: Command, channel: DataChannel,
+               connect_timeout: float | None) -> Stream | Reply:
+    """``command`` over ``channel``: the data connection when the server begins (1yz),
+    else its refusal (the channel closed)."""
+    try:
+        reply = await control.command(command, meanwhile=channel.ready)
+        if reply.category == 1:
+            return await channel.connected(connect_timeout)
+    except BaseException:
+        await channel.aclose()
+        raise
+    await channel.aclose()
+    return reply
+
+
 async def list_directory(
     control: Control,
     url: URL,
@@ -60,48 +95,66 @@ async def list_directory(
     release: Callable[[Control], Awaitable[None]],
     opened: DataChannel | None = None,
 ) -> Resource:
-    """``NLST [name]`` (``MLSD [name]`` first with ``FTPOptions(listing="mlsd")``);
-    the next command when the server does not implement one (500/502), LIST last.
+    """List ``name`` with the first command of :func:`listing_verbs` the server has
+    (``MLSD``, ``LIST -a``, ``LIST``, ``NLST`` with ``FTPOptions(listing="mlsd")``;
+    ``NLST``, ``LIST`` by default): the next one when it does not implement one
+    (500/502; any refusal of ``LIST -a``, which is then not asked again on the
+    connection).
 
     ``opened`` is a data connection already opened for the first command (the step
     before it in the command list); ``open_data`` opens the next ones. An MLSD listing
     is passed on as sent: RFC 3659 7.2 sends it as if in ``TYPE L 8``, so its CR LF are
     the format, not a text conversion; NLST and LIST use an implied ``TYPE A`` (RFC
-    1123 4.1.2.7). ``release`` takes the control connection back after the listing.
+    1123 4.1.2.7). A ``LIST`` asked for facts is read whole first: a format
+    :func:`~anyurl.protocols.ftp.read_list` cannot read is listed again with ``NLST``,
+    for the names at least. ``release`` takes the control connection back after the
+    listing.
     """
-    reply: Reply | None = None
-    verbs = listing_verbs(options, control)
-    for verb in verbs:
-        channel = opened or await open_data()
+    facts = ftp_options(options).listing == "mlsd"
+    commands = _listing_commands(listing_verbs(options, control), name, facts, control)
+    for n, command in enumerate(commands):
+        if command.verb == "LIST" and facts and control.list_form is False:
+            continue  # this server's LIST is not read here: NLST
+        answer = await _ask(control, command, opened or await open_data(), connect_timeout)
         opened = None
-        command = Command(verb, name or None)
-        try:
-            reply = await control.command(command, meanwhile=channel.ready)
-            if reply.category == 1:
-                data = await channel.connected(connect_timeout)
-                break
-        except BaseException:
-            await channel.aclose()
-            raise
-        await channel.aclose()
-        if reply.code not in (500, 502):
-            raise refused(reply, command, url, RemoteFileNotFound)
+        verb = command.verb
+        if isinstance(answer, Reply):
+            if verb == "LIST" and command.argument != (name or None):  # LIST -a
+                control.list_a = False  # as wget: refused, plain LIST from now on
+                control.note("the server refused LIST -a: listing with LIST")
+                continue
+            if answer.code not in (500, 502) or n == len(commands) - 1:
+                raise refused(answer, command, url, RemoteFileNotFound)
+            if verb == "MLSD":
+                control.mlsd = False  # not implemented: the next, now and on this connection
+                control.note("the server has no MLSD: listing with "
+                             f"{commands[n + 1].display()}")
+            continue
         if verb == "MLSD":
-            control.mlsd = False  # not implemented: NLST, now and on this connection
-            control.note("the server has no MLSD: listing with NLST")
-    else:
-        assert reply is not None
-        raise refused(reply, command, url, RemoteFileNotFound)
-    if verb == "MLSD":
-        control.mlsd = True
-    info = ResourceInfo(
-        url=url, content_type="text/plain", kind="directory", filename=None,
-        extra={"command": verb},
-    )
-    # NLST and LIST use an implied TYPE AN (RFC 1123 4.1.2.7): convert line ends.
-    decoder = None if verb == "MLSD" else ASCIIDecoder()
-    transfer = Transfer(release, control, data, decoder, url)
-    return transfer.resource(info)
+            control.mlsd = True
+        info = ResourceInfo(url=url, content_type="text/plain", kind="directory",
+                            filename=None, extra={"command": verb})
+        # NLST and LIST use an implied TYPE AN (RFC 1123 4.1.2.7): convert line ends.
+        decoder = None if verb == "MLSD" else ASCIIDecoder()
+        transfer = Transfer(release, control, answer, decoder, url)
+        if not (facts and verb == "LIST"):
+            return transfer.resource(info)
+        if command.argument != (name or None):
+            control.list_a = True
+        try:
+            body = await transfer.listing(LIST_WHOLE_AT_MOST)
+        except BaseException:
+            await transfer.close()
+            raise
+        if body is None:
+            return transfer.resource(info)
+        if read_list(body) is None and any(c.verb == "NLST" for c in commands[n:]):
+            control.note("cannot read this LIST format: listing with NLST")
+            control.list_form = False  # not asked again on this connection
+            continue  # on this connection, which is still ours
+        await release(control)
+        return Resource.of_bytes(info, body)
+    raise AssertionError("unreachable")  # pragma: no cover - the last refusal raises
 
 
 def listing_links(info: ResourceInfo, body: bytes) -> list[Link]:
@@ -109,14 +162,15 @@ def listing_links(info: ResourceInfo, body: bytes) -> list[Link]:
 
     Each entry's URL is the listed directory's URL path with the entry's name as one
     more segment, %-escaped as RFC 1738 3.2.2 asks (``/`` and ``;`` in a name are
-    data, never separators): the same login, the same CWD steps. An ``MLSD`` listing
-    (``FTPOptions(listing="mlsd")``) says what is a directory: those get a ``/`` at
-    the end (a listing again) and the kind ``"page"``, files ``"file"`` with the
-    ``size`` and ``modify`` facts (a refreshed mirror compares them), and its
-    ``cdir``/``pdir`` lines are not entries. An ``NLST`` listing says nothing of the
-    kind, so every name is a ``"file"`` (fetching a directory's name still lists
-    it: a RETR refused for a name without a typecode is retried as a directory). A
-    ``LIST`` listing (a server without NLST) is read where it has the Unix form.
+    data, never separators): the same login, the same CWD steps. ``MLSD`` and ``LIST``
+    say what is a directory: those get a ``/`` at the end (a listing again) and the
+    kind ``"page"``; files are ``"file"`` links with their size and time (the ``size``
+    and ``modify`` facts, or the ``LIST`` line's: a refreshed mirror compares them);
+    a symbolic link of ``LIST`` is a ``"file"`` link with its ``target`` (the mirror
+    records it, and walks no directory twice through one). ``cdir``/``pdir``, ``.``
+    and ``..`` are not entries. An ``NLST`` listing says nothing of the kind, so every
+    name is a ``"file"`` (fetching a directory's name still lists it: a RETR refused
+    for a name without a typecode is retried as a directory).
     """
     parts = info.url.parts
     if info.kind != "directory" or not isinstance(parts, FTPPath):
@@ -137,7 +191,9 @@ def listing_links(info: ResourceInfo, body: bytes) -> list[Link]:
         path = prefix + quote(entry.name, _FSEGMENT)
         if entry.is_directory:
             links.append(Link(str(base.replace(path=path + "/")), PAGE, display(entry.name)))
-        else:
-            links.append(Link(str(base.replace(path=path)), FILE, display(entry.name),
-                              size=fact_size(entry), modified=fact_time(entry)))
+            continue
+        size = entry.size if entry.size is not None else fact_size(entry)
+        modified = entry.modified if entry.modified is not None else fact_time(entry)
+        links.append(Link(str(base.replace(path=path)), FILE, display(entry.name),
+                          size=size, modified=modified, target=entry.target))
     return checked(links)

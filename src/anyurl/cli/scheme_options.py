@@ -119,7 +119,12 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("-x", "--proxy", metavar="URL",
                    help="reach every URL through this HTTP proxy, as curl's -x: http "
                    "and the other schemes as GET URL, https through CONNECT; over "
-                   "the *_proxy environment variables and the config file ('' for none)")
+                   "the *_proxy environment variables and the config file ('' for none); "
+                   "socks5h://, socks5://, socks4a:// or socks4://HOST:PORT: through that "
+                   "SOCKS proxy, each scheme speaking its own protocol")
+    for option, scheme in SOCKS_OPTIONS.items():
+        g.add_argument(option, metavar="[USER:PASSWORD@]HOST[:PORT]", dest=option[2:].replace(
+            "-", "_"), help=f"as -x {scheme}://HOST:PORT (curl's {option}; over -x)")
     g.add_argument("--noproxy", metavar="HOST,...",
                    help="hosts reached directly, not through a proxy (curl's syntax: "
                    "names with their subdomains, addresses, CIDR blocks, '*'); over "
@@ -275,21 +280,35 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
     return tuple(given)
 
 
+#: curl's SOCKS options and the proxy scheme each means (``--socks5-hostname H:P`` is
+#: ``-x socks5h://H:P``).
+SOCKS_OPTIONS = {"--socks5-hostname": "socks5h", "--socks5": "socks5",
+                 "--socks4a": "socks4a", "--socks4": "socks4"}
+
+
+def _proxy_given(args: argparse.Namespace) -> str | None:
+    """The proxy of ``-x``, or of a SOCKS option, which wins over it as in curl (they
+    are mutually exclusive there, the last one counting)."""
+    for option, scheme in SOCKS_OPTIONS.items():
+        value = getattr(args, option[2:].replace("-", "_"), None)
+        if value:
+            return value if "://" in value else f"{scheme}://{value}"
+    proxy: str | None = getattr(args, "proxy", None)
+    return proxy
+
+
 def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
     """Gateways: the config file's, then ``-x``/``--noproxy`` and ``--gateway`` (last
     wins). The environment's (``<scheme>_proxy``, ``all_proxy``, ``no_proxy``) come
     below them all, read by the :class:`~anyurl.resolver.Resolver` (``trust_env``)."""
     gateways = dict(config.gateways)
-    proxy = getattr(args, "proxy", None)
+    proxy = _proxy_given(args)
     if proxy is not None:
-        from anyurl.net.routing import gateway_schemes, parse_gateway
+        from anyurl.net.routing import with_proxy
 
-        if proxy.strip():
-            parse_gateway(proxy)  # a malformed one is refused before anything is sent
-            gateways.update(dict.fromkeys(gateway_schemes(), proxy.strip()))
-        else:  # curl's -x "": no proxy, the environment's neither
+        gateways = with_proxy(gateways, proxy)  # a malformed one is refused here
+        if not proxy.strip():  # curl's -x "": no proxy, the environment's neither
             config = config.replace(trust_env=False)
-            gateways = {k: v for k, v in gateways.items() if k == "no_proxy"}
     noproxy = getattr(args, "noproxy", None)
     if noproxy is not None:
         gateways["no_proxy"] = noproxy

@@ -12,6 +12,11 @@ used and which; the resolver's gate applies it, and
   speaks its protocol through the tunnel. A gateway written ``tunnel+http://proxy:3128/``
   selects it; https URLs always use it (the gateway must not see inside TLS), as curl.
 
+A SOCKS proxy written in the same places (``socks5h://host:1080``, ``socks5://``,
+``socks4a://``, ``socks4://``, in ``-x``, ``all_proxy``, ``<scheme>_proxy`` or
+``[gateways]``) is no gateway: the scheme's own handler speaks its own protocol through
+the proxy's relay (:mod:`anyurl.net.socks`); :attr:`Gateway.socks` tells the gate.
+
 Configuration: ``Config.gateways`` maps a scheme to its gateway URL; the key
 ``no_proxy`` holds curl's list of hosts reached directly. :func:`gateways_from_environ`
 reads the same from the environment (``http_proxy``, ``https_proxy``, ``ftp_proxy``,
@@ -39,9 +44,13 @@ __all__ = [
     "gateways_from_environ",
     "parse_gateway",
     "proxy_bypassed",
+    "with_proxy",
 ]
 
 _HTTP_SCHEMES = ("http", "https")
+#: The SOCKS proxies' schemes (:data:`anyurl.net.socks.SOCKS_SCHEMES`, not imported
+#: here: that module imports socksio, which a run without a SOCKS proxy never loads).
+SOCKS_SCHEMES = ("socks5h", "socks5", "socks4a", "socks4")
 
 
 
@@ -62,14 +71,30 @@ class Gateway:
     tunnel: bool
 
     @property
+    def socks(self) -> bool:
+        """Whether this is a SOCKS proxy (:mod:`anyurl.net.socks`), not an HTTP gateway."""
+        return self.url.scheme in SOCKS_SCHEMES
+
+    @property
     def text(self) -> str:
         """The gateway as written in configuration, password masked."""
         return (TUNNEL_PREFIX if self.tunnel else "") + self.url.masked()
 
 
 def parse_gateway(text: str, *, scheme: str = "") -> Gateway:
-    """``http://proxy:3128/``, ``proxy:3128`` (http assumed, as curl) or ``tunnel+http://...``."""
+    """``http://proxy:3128/``, ``proxy:3128`` (http assumed, as curl) or ``tunnel+http://...``;
+    or a SOCKS proxy, ``socks5h://proxy:1080`` (a tunnel by nature)."""
     raw = text.strip()
+    if raw.lower().split("://", 1)[0] in SOCKS_SCHEMES and "://" in raw:
+        try:
+            url = parse(raw)
+        except URLError as exc:
+            raise URLError(f"the SOCKS proxy for {scheme or 'a'} URLs is not a URL: {exc}",
+                           hint="Write it as socks5h://host:1080.") from exc
+        if not url.host:
+            raise URLError(f"the SOCKS proxy {url.masked()} names no host",
+                           hint="Write it as socks5h://host:1080.")
+        return Gateway(url=url, tunnel=True)
     tunnel = raw.lower().startswith(TUNNEL_PREFIX)
     if tunnel:
         raw = raw[len(TUNNEL_PREFIX) :]
@@ -114,6 +139,18 @@ def gateways_from_environ(environ: Mapping[str, str] | None = None) -> dict[str,
     if no_proxy:
         found[NO_PROXY_KEY] = no_proxy
     return found
+
+
+def with_proxy(gateways: Mapping[str, str], proxy: str | None) -> dict[str, str]:
+    """``gateways`` with curl's ``-x`` over them: ``proxy`` for every proxied scheme
+    (checked first: a malformed one is refused before anything is sent); ``""`` removes
+    every gateway but ``no_proxy``; None changes nothing."""
+    if proxy is None:
+        return dict(gateways)
+    if not proxy.strip():
+        return {k: v for k, v in gateways.items() if k == NO_PROXY_KEY}
+    parse_gateway(proxy)
+    return {**gateways, **dict.fromkeys(gateway_schemes(), proxy.strip())}
 
 
 def proxy_bypassed(host: str | None, no_proxy: str | None) -> bool:

@@ -22,6 +22,7 @@ SPEC = SchemeSpec(
     default_port=1525,
     view=lambda url: prospero_path(url.path),
     proxied=True,
+    udp=True,
     crawl=Crawl(index_name=".listing", tree_path=_tree_path),
     demo=(DemoCase("prospero://127.0.0.1:{port}//pub/README",
                    "GET-OBJECT-INFO over ARDP/UDP: access methods as URLs",

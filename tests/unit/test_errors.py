@@ -22,6 +22,8 @@ EXIT_CODES = {
     "UnsupportedHost": 3,
     "UnsupportedScheme": 1,
     "HostNotResolved": 6,
+    "ProxyNotResolved": 5,
+    "ProxyError": 97,
     "ConnectFailed": 7,
     "TransferTimeout": 28,
     "LoginDenied": 67,

@@ -116,6 +116,15 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    help="telnet: end the session after the server is quiet this long")
     g.add_argument("--follow", action="store_true",
                    help="prospero: fetch the object through its first usable access method")
+    add_proxy_arguments(g)
+    g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
+                   help="fetch SCHEME URLs through the HTTP gateway at URL "
+                   "(like wais_proxy=URL; 'tunnel+http://...' for CONNECT)")
+
+
+def add_proxy_arguments(g: Any) -> None:
+    """curl's proxy options: ``-x`` (an HTTP gateway, or a SOCKS proxy), ``--noproxy``
+    and the SOCKS options."""
     g.add_argument("-x", "--proxy", metavar="URL",
                    help="reach every URL through this HTTP proxy, as curl's -x: http "
                    "and the other schemes as GET URL, https through CONNECT; over "
@@ -129,9 +138,6 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    help="hosts reached directly, not through a proxy (curl's syntax: "
                    "names with their subdomains, addresses, CIDR blocks, '*'); over "
                    "no_proxy")
-    g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
-                   help="fetch SCHEME URLs through the HTTP gateway at URL "
-                   "(like wais_proxy=URL; 'tunnel+http://...' for CONNECT)")
 
 
 def add_cookie_arguments(group: Any) -> None:

@@ -42,8 +42,10 @@ __all__ = [
     "gateway_for",
     "gateway_schemes",
     "gateways_from_environ",
+    "is_socks_text",
     "parse_gateway",
     "proxy_bypassed",
+    "socks_schemes",
     "with_proxy",
 ]
 
@@ -58,6 +60,24 @@ def gateway_schemes() -> list[str]:
     """The schemes whose ``<scheme>_proxy`` variable anyurl reads (and ``-x`` routes):
     those whose descriptor says ``proxied``, plug-ins too."""
     return [name for spec in specs() if spec.proxied for name in spec.names]
+
+def socks_schemes() -> list[str]:
+    """The schemes a SOCKS proxy of ``-x`` or ``all_proxy`` serves: every scheme that
+    connects to its URL's host over TCP (a default port, not UDP), telnet too, which no HTTP
+    gateway can carry."""
+    return [name for spec in specs() if spec.default_port is not None and not spec.udp
+            for name in spec.names]
+
+
+def _proxy_schemes(proxy: str) -> list[str]:
+    return socks_schemes() if is_socks_text(proxy) else gateway_schemes()
+
+
+def is_socks_text(text: str) -> bool:
+    """Whether ``text`` (a proxy as written) names a SOCKS proxy, not an HTTP gateway."""
+    scheme, sep, _ = text.strip().partition("://")
+    return bool(sep) and scheme.lower() in SOCKS_SCHEMES
+
 
 TUNNEL_PREFIX = "tunnel+"
 NO_PROXY_KEY = "no_proxy"
@@ -85,7 +105,7 @@ def parse_gateway(text: str, *, scheme: str = "") -> Gateway:
     """``http://proxy:3128/``, ``proxy:3128`` (http assumed, as curl) or ``tunnel+http://...``;
     or a SOCKS proxy, ``socks5h://proxy:1080`` (a tunnel by nature)."""
     raw = text.strip()
-    if raw.lower().split("://", 1)[0] in SOCKS_SCHEMES and "://" in raw:
+    if is_socks_text(raw):
         try:
             url = parse(raw)
         except URLError as exc:
@@ -124,7 +144,10 @@ def gateways_from_environ(environ: Mapping[str, str] | None = None) -> dict[str,
     env = os.environ if environ is None else environ
     found: dict[str, str] = {}
     every = (env.get("all_proxy", "").strip() or env.get("ALL_PROXY", "").strip())
-    for scheme in gateway_schemes():
+    schemes = gateway_schemes()
+    if every and is_socks_text(every):  # a SOCKS all_proxy serves every TCP scheme
+        schemes += [name for name in socks_schemes() if name not in schemes]
+    for scheme in schemes:
         names = [f"{scheme}_proxy"] if scheme == "http" else [f"{scheme}_proxy",
                                                               f"{scheme.upper()}_PROXY"]
         for name in names:
@@ -150,7 +173,7 @@ def with_proxy(gateways: Mapping[str, str], proxy: str | None) -> dict[str, str]
     if not proxy.strip():
         return {k: v for k, v in gateways.items() if k == NO_PROXY_KEY}
     parse_gateway(proxy)
-    return {**gateways, **dict.fromkeys(gateway_schemes(), proxy.strip())}
+    return {**gateways, **dict.fromkeys(_proxy_schemes(proxy), proxy.strip())}
 
 
 def proxy_bypassed(host: str | None, no_proxy: str | None) -> bool:

@@ -51,7 +51,6 @@ __all__ = [
     "SocksRefused",
     "SocksReplyError",
     "SocksTunnel",
-    "is_socks",
     "parse_socks",
 ]
 
@@ -77,12 +76,6 @@ _SOCKS4_REPLIES = {
 }
 
 
-def is_socks(text: str) -> bool:
-    """Whether ``text`` (a proxy as written) names a SOCKS proxy, not an HTTP gateway."""
-    scheme, sep, _ = text.strip().partition("://")
-    return bool(sep) and scheme.lower() in SOCKS_SCHEMES
-
-
 @dataclass(frozen=True)
 class SocksProxy:
     """Where a SOCKS proxy is and how it is spoken to (``scheme`` is one of
@@ -101,6 +94,7 @@ class SocksProxy:
 
     @property
     def version(self) -> int:
+        """4 or 5: which handshake the proxy speaks."""
         return 5 if self.scheme.startswith("socks5") else 4
 
     def masked(self) -> str:

@@ -18,6 +18,7 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     │   │   └── TLSHandshakeFailed  35  the TLS handshake failed (curl's SSL connect error)
     │   │       └── TLSCertificateError 60  the server's certificate was not accepted
     │   ├── ConnectionLost          56  the peer reset or closed the connection mid-dialogue
+    │   ├── TLSNotOffered           64  TLS required and not offered (curl's USE_SSL_FAILED)
     │   └── ProxyError              97  a SOCKS proxy refused, or broke its handshake (CURLE_PROXY)
     ├── TLSSetupError               77  a CA file or directory that cannot be used
     │   └── TLSClientCertificateError 58  a client certificate or key that cannot be used
@@ -78,6 +79,7 @@ __all__ = [
     "TLSCertificateError",
     "TLSClientCertificateError",
     "TLSHandshakeFailed",
+    "TLSNotOffered",
     "TLSSetupError",
     "TooManyRedirects",
     "TransferTimeout",
@@ -264,6 +266,13 @@ class ConnectionLost(NetworkError):
     """The connection broke or closed while a reply was still expected."""
 
     exit_code = 56
+
+
+class TLSNotOffered(NetworkError):
+    """TLS was required (``--ssl-reqd``) and the server does not offer it (an NNTP server
+    without STARTTLS): curl's CURLE_USE_SSL_FAILED, before any login was sent."""
+
+    exit_code = 64
 
 
 class ProxyError(NetworkError):

@@ -24,6 +24,7 @@ EXIT_CODES = {
     "HostNotResolved": 6,
     "ProxyNotResolved": 5,
     "ProxyError": 97,
+    "TLSNotOffered": 64,
     "ConnectFailed": 7,
     "TransferTimeout": 28,
     "LoginDenied": 67,

@@ -97,8 +97,7 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ftp-ascii-guess", dest="ftp_ascii", action="store_const", const="guess",
                    help="ftp: guess the type from the name as RFC 1738 3.2.3 suggests "
                    "(.txt and other text suffixes in TYPE A)")
-    g.add_argument("--nntp-server", metavar="HOST[:PORT]",
-                   help="news: the server for news: URLs (else $NNTPSERVER, config)")
+    add_nntp_arguments(g)
     g.add_argument("--subject", metavar="TEXT", help="mailto: the subject of the message")
     g.add_argument("--mail-from", metavar="ADDRESS",
                    help="mailto: the sender (as curl's --mail-from; else mail_from or "
@@ -120,6 +119,21 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
                    help="fetch SCHEME URLs through the HTTP gateway at URL "
                    "(like wais_proxy=URL; 'tunnel+http://...' for CONNECT)")
+
+
+def add_nntp_arguments(g: Any) -> None:
+    """The news server, and TLS on nntp: and news: URLs (RFC 4642's STARTTLS) with
+    curl's names for it."""
+    g.add_argument("--nntp-server", metavar="HOST[:PORT]",
+                   help="news: the server for news: URLs (else $NNTPSERVER, config)")
+    g.add_argument("--ssl", dest="nntp_tls", action="store_const", const="try", default="",
+                   help="nntp, news: STARTTLS when the server offers it (then the login "
+                   "goes only inside TLS)")
+    g.add_argument("--ssl-reqd", dest="nntp_tls", action="store_const", const="require",
+                   help="nntp, news: STARTTLS or fail (exit 64) before any login")
+    g.add_argument("--nntp-plain-auth", action="store_true",
+                   help="nntp, news: with --ssl and no TLS offered, send AUTHINFO in clear "
+                   "all the same")
 
 
 def add_proxy_arguments(g: Any) -> None:
@@ -252,10 +266,9 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
     if args.ftp_active or args.head or args.ftp_ascii != "off":
         given.append(FTPOptions(passive=False if args.ftp_active else None, head=args.head,
                                 ascii=args.ftp_ascii))
-    if args.nntp_server:
-        from anyurl.options import NewsOptions
-
-        given.append(NewsOptions(server=args.nntp_server))
+    news = _news_options(args)
+    if news is not None:
+        given.append(news)
     body: bytes | None = None
     if args.data and args.data_file:
         raise ValueError("give the message body with --data or --data-file, not both")
@@ -301,6 +314,20 @@ def _proxy_given(args: argparse.Namespace) -> str | None:
             return value if "://" in value else f"{scheme}://{value}"
     proxy: str | None = getattr(args, "proxy", None)
     return proxy
+
+
+def _news_options(args: argparse.Namespace) -> SchemeOptions | None:
+    """NewsOptions from --nntp-server, --ssl, --ssl-reqd, --nntp-plain-auth and the
+    certificate options (as for https); None when none was given."""
+    if not (args.nntp_server or args.nntp_tls or args.nntp_plain_auth or args.insecure
+            or args.cacert or args.capath):
+        return None  # the class is not even imported (tests/unit/test_startup.py)
+    from anyurl.options import NewsOptions
+
+    news = NewsOptions(server=args.nntp_server or None, tls=args.nntp_tls,
+                       plain_auth=args.nntp_plain_auth, verify=not args.insecure,
+                       cafile=args.cacert, capath=args.capath)
+    return news
 
 
 def apply_to_config(args: argparse.Namespace, config: Config) -> Config:

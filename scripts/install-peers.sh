@@ -19,6 +19,8 @@ PEER_PASSWORD=anyurl-peer-pw
 
 APT_PACKAGES=(
     vsftpd nginx-light pygopherd gophernicus leafnode inetutils-telnetd
+    # a SOCKS5 proxy (dante) and TLS in front of leafnode for nntps:// (stunnel)
+    dante-server stunnel4
     socat curl wget util-linux procps passwd
     # validates docker/docker-compose.yml without a Docker engine (tests/unit/test_peers_table.py)
     docker-compose
@@ -36,7 +38,8 @@ APT_PACKAGES=(
 PIP_PACKAGES=(pyftpdlib aioftp aiosmtpd telnetlib3)
 PIP_MODULES=(pyftpdlib aioftp aiosmtpd telnetlib3)
 # Daemons the packages above could start; any that appear during this run are stopped.
-DAEMONS=(vsftpd nginx pygopherd inetd inetutils-inetd syslogd leafnode gophernicus pure-ftpd)
+DAEMONS=(vsftpd nginx pygopherd inetd inetutils-inetd syslogd leafnode gophernicus pure-ftpd
+         danted stunnel4 stunnel)
 
 log() { printf 'install-peers: %s\n' "$*" >&2; }
 

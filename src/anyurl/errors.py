@@ -13,10 +13,13 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     │   └── SchemeRefused            1    a scheme this run may not open (--proto)
     ├── NetworkError                 7  (base for transport failures)
     │   ├── HostNotResolved          6
+    │   │   └── ProxyNotResolved     5    ... the proxy's own name (curl's COULDNT_RESOLVE_PROXY)
     │   ├── ConnectFailed            7
     │   │   └── TLSHandshakeFailed  35  the TLS handshake failed (curl's SSL connect error)
     │   │       └── TLSCertificateError 60  the server's certificate was not accepted
-    │   └── ConnectionLost          56  the peer reset or closed the connection mid-dialogue
+    │   ├── ConnectionLost          56  the peer reset or closed the connection mid-dialogue
+    │   ├── TLSNotOffered           64  TLS required and not offered (curl's USE_SSL_FAILED)
+    │   └── ProxyError              97  a SOCKS proxy refused, or broke its handshake (CURLE_PROXY)
     ├── TLSSetupError               77  a CA file or directory that cannot be used
     │   └── TLSClientCertificateError 58  a client certificate or key that cannot be used
     ├── TransferTimeout             28
@@ -67,6 +70,8 @@ __all__ = [
     "PartialTransfer",
     "PolicyRefused",
     "ProtocolError",
+    "ProxyError",
+    "ProxyNotResolved",
     "RemoteAccessDenied",
     "RemoteFileNotFound",
     "ResumeFailed",
@@ -76,6 +81,7 @@ __all__ = [
     "TLSCertificateError",
     "TLSClientCertificateError",
     "TLSHandshakeFailed",
+    "TLSNotOffered",
     "TLSSetupError",
     "TooManyRedirects",
     "TransferTimeout",
@@ -221,6 +227,13 @@ class HostNotResolved(NetworkError):
     exit_code = 6
 
 
+class ProxyNotResolved(HostNotResolved):
+    """The proxy's own host name does not resolve (curl's CURLE_COULDNT_RESOLVE_PROXY):
+    a code of its own, so a script can tell the proxy's name from the target's."""
+
+    exit_code = 5
+
+
 class ConnectFailed(NetworkError):
     """The connection was refused or the host is unreachable (curl's CURLE_COULDNT_CONNECT)."""
 
@@ -255,6 +268,21 @@ class ConnectionLost(NetworkError):
     """The connection broke or closed while a reply was still expected."""
 
     exit_code = 56
+
+
+class TLSNotOffered(NetworkError):
+    """TLS was required (``--ssl-reqd``) and the server does not offer it (an NNTP server
+    without STARTTLS): curl's CURLE_USE_SSL_FAILED, before any login was sent."""
+
+    exit_code = 64
+
+
+class ProxyError(NetworkError):
+    """A SOCKS proxy refused the connection (its login, the target) or broke its
+    handshake (curl's CURLE_PROXY): not retried, since a proxy that refuses once refuses
+    again, and a proxy that cannot be reached at all is :class:`ConnectFailed` (7)."""
+
+    exit_code = 97
 
 
 class TransferTimeout(AnyURLError, TimeoutError):

@@ -24,6 +24,7 @@ import logging
 import math
 import os
 import re
+import socket
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ import anyio
 
 from anyurl import registry
 from anyurl.config import Config
-from anyurl.errors import AnyURLError, SchemeRefused, UnsupportedScheme
+from anyurl.errors import AnyURLError, ProxyError, SchemeRefused, UnsupportedScheme
 from anyurl.net.ports import check_port
 from anyurl.net.routing import Gateway, gateway_for
 from anyurl.net.transport import Dialer
@@ -97,8 +98,14 @@ class Resolver:
         verify: bool | str = True,
         timeout: TimeoutTypes = None,
         trust_env: bool | None = None,
+        proxy: str | None = None,
     ):
         config = config or Config()
+        if proxy is not None:  # curl's -x: every proxied scheme; "" none at all
+            from anyurl.net.routing import with_proxy
+
+            config = config.replace(gateways=with_proxy(config.gateways, proxy),
+                                    trust_env=bool(proxy.strip()) and config.trust_env)
         if config.trust_env if trust_env is None else trust_env:
             config = with_environ_gateways(config)
         self.config = config
@@ -188,9 +195,33 @@ class Resolver:
     def handler_for(self, url: URL) -> SchemeHandler:
         """The handler for an admitted ``url``: its gateway's, or its scheme's."""
         gateway = self.gateway_for(url)
+        if gateway is not None and gateway.socks:
+            return self._socks_handler(url, gateway)
         if gateway is not None and "gateway" in self._factories:
             return self._instance("gateway", gateway=gateway)
         return self._instance(url.scheme, url=url)
+
+    def _socks_handler(self, url: URL, proxy: Gateway) -> SchemeHandler:
+        """The scheme's own handler connecting through the SOCKS ``proxy``: one per
+        scheme and proxy, its pooled connections all through the proxy."""
+        spec = registry.spec_for(url.scheme)
+        if spec is not None and spec.udp:
+            raise ProxyError(
+                f"{url.masked()}: {url.scheme} runs over UDP, which the SOCKS proxy "
+                f"{proxy.url.masked()} does not carry here", url=url,
+                hint="Reach that host directly (no_proxy) or drop the proxy.")
+        factory = self._factory(url.scheme)
+        if factory is None:
+            return self._instance(url.scheme, url=url)  # its error: no handler
+        handler = self._handlers.get((factory, proxy))
+        if handler is None:
+            from anyurl.net.socks import SocksTunnel, parse_socks
+
+            family = {4: socket.AF_INET, 6: socket.AF_INET6}.get(self.config.ip_version or 0, 0)
+            dialer = Dialer(SocksTunnel(parse_socks(proxy.url), family))
+            handler = _load(factory)(self.config, warn=self.warn, gate=self, dialer=dialer)
+            self._handlers[(factory, proxy)] = handler
+        return handler
 
     async def open_resource(self, url: URL | str, options: FetchOptions | None = None) -> Resource:
         """The gate's whole path for one URL: admit, choose the handler, open.

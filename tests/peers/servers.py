@@ -302,7 +302,9 @@ def gophernicus(ctx: Context) -> Launch:
 # -- NNTP -------------------------------------------------------------------------------------
 
 
-def leafnode(ctx: Context) -> Launch:
+def _leafnode_spool(ctx: Context) -> tuple[Path, Path, int]:
+    """The throwaway /etc/news/leafnode and /var/spool/news of one leafnode peer, with
+    the test group's articles: (etc, spool, article count)."""
     etc = ctx.peer_dir / "etc"
     spool = ctx.peer_dir / "spool"
     for sub in ("leaf.node", "out.going", "failed.postings", "interesting.groups", "temp.files"):
@@ -328,21 +330,111 @@ def leafnode(ctx: Context) -> Launch:
                 os.chown(os.path.join(dirpath, name), news.pw_uid, news.pw_gid)
         os.chown(config, 0, news.pw_gid)
         os.chown(filters, 0, news.pw_gid)
-    server = _write(ctx.peer_dir / "leafnode.sh", "#!/bin/sh\nexec /usr/sbin/leafnode\n", 0o755)
+    return etc, spool, count
+
+
+def _leafnode_launch(ctx: Context, serve: list[str], logs: dict[str, str],
+                     extra: dict[str, object]) -> Launch:
+    """texpire, then ``serve`` (which runs leafnode per connection), in a namespace
+    where this peer's spool is leafnode's."""
+    etc, spool, count = _leafnode_spool(ctx)
     # texpire -r indexes the articles (message.id links, active file) before serving them.
     texpire_log = ctx.peer_dir / "texpire.log"
     inner = _write(
         ctx.peer_dir / "serve.sh",
         "#!/bin/sh\nset -e\n"
         f"/usr/sbin/texpire -r -v > {shlex.quote(str(texpire_log))} 2>&1\n"
-        "exec " + shlex.join(_socat(ctx, server)) + "\n",
+        "exec " + shlex.join(serve) + "\n",
         0o755,
     )
     overlays = [(etc, Path("/etc/news/leafnode")), (spool, Path("/var/spool/news"))]
     argv = _with_overlays(ctx, overlays, ["/bin/sh", str(inner)])
-    return Launch(argv, logs={"texpire": str(texpire_log)},
+    return Launch(argv, logs={"texpire": str(texpire_log), **logs},
                   extra={"group": NEWS_GROUP, "articles": count, "fqdn": NEWS_FQDN,
-                         "spool": str(spool)})
+                         "spool": str(spool), **extra})
+
+
+def leafnode(ctx: Context) -> Launch:
+    server = _write(ctx.peer_dir / "leafnode.sh", "#!/bin/sh\nexec /usr/sbin/leafnode\n", 0o755)
+    return _leafnode_launch(ctx, _socat(ctx, server), {}, {})
+
+
+def _test_ca(ctx: Context) -> tuple[Path, Path, Path]:
+    """A CA made now (openssl), and a certificate it signed for 127.0.0.1 and localhost:
+    (the CA's certificate, the server's certificate, its key)."""
+    import subprocess
+
+    d = ctx.peer_dir / "tls"
+    d.mkdir(parents=True, exist_ok=True)
+    ca_key, ca, key, csr, cert = (d / n for n in ("ca.key", "ca.pem", "server.key",
+                                                   "server.csr", "server.pem"))
+    ext = _write(d / "server.ext", "subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+                 "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
+    for argv in (
+        ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-keyout", ca_key,
+         "-out", ca, "-subj", "/CN=anyurl test CA"],
+        ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", csr,
+         "-subj", "/CN=localhost"],
+        ["x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial",
+         "-days", "2", "-out", cert, "-extfile", ext],
+    ):
+        subprocess.run(["openssl", *map(str, argv)], check=True, capture_output=True)
+    return ca, cert, key
+
+
+def leafnode_tls(ctx: Context) -> Launch:
+    """nntps: stunnel on the peer's port runs leafnode for each connection (exec), with a
+    certificate of a test CA made now; the CA is ``extra["cafile"]``."""
+    ca, cert, key = _test_ca(ctx)
+    log = ctx.peer_dir / "stunnel.log"
+    conf = _write(ctx.peer_dir / "stunnel.conf", f"""\
+foreground = yes
+pid =
+output = {log}
+debug = 5
+[nntps]
+accept = {ctx.host}:{ctx.port}
+cert = {cert}
+key = {key}
+exec = /usr/sbin/leafnode
+execArgs = leafnode
+""")
+    return _leafnode_launch(ctx, ["/usr/bin/stunnel4", str(conf)], {"server": str(log)},
+                            {"cafile": str(ca)})
+
+
+# -- SOCKS ------------------------------------------------------------------------------------
+
+
+def dante(ctx: Context) -> Launch:
+    """danted relaying to anything on loopback; with the peer's user, RFC 1929 logins
+    checked against the system's passwords (the local test user's)."""
+    log = ctx.peer_dir / "danted.log"
+    method = "username" if ctx.peer.user else "none"
+    privileged = "root" if ctx.is_root else pwd.getpwuid(os.geteuid()).pw_name
+    # In a container the clients come from Docker's network and the targets are the other
+    # containers; natively both are loopback, as the proxy's own address.
+    clients, external = ("0.0.0.0/0", "eth0") if ctx.container else ("127.0.0.0/8", ctx.host)
+    conf = f"""\
+logoutput: {log}
+internal: {ctx.host} port = {ctx.port}
+external: {external}
+clientmethod: none
+socksmethod: {method}
+user.privileged: {privileged}
+user.unprivileged: {"nobody" if ctx.is_root else privileged}
+client pass {{
+    from: {clients} to: 0.0.0.0/0
+}}
+socks pass {{
+    from: {clients} to: 0.0.0.0/0
+    command: connect
+    log: connect error
+}}
+"""
+    path = _write(ctx.peer_dir / "danted.conf", conf)
+    return Launch(["/usr/sbin/danted", "-f", str(path), "-p", str(ctx.peer_dir / "danted.pid")],
+                  logs={"server": str(log)})
 
 
 # -- Telnet -----------------------------------------------------------------------------------
@@ -391,6 +483,8 @@ BUILDERS = {
     "pygopherd": pygopherd,
     "gophernicus": gophernicus,
     "leafnode": leafnode,
+    "leafnode_tls": leafnode_tls,
+    "dante": dante,
     "telnetd": telnetd,
     "telnetlib3": telnetlib3,
     "aiosmtpd": aiosmtpd,
@@ -423,6 +517,9 @@ def missing(peer: Peer) -> str | None:
                     f" yet: {peer.install}")
     if peer.user and peer.kind in ("vsftpd", "pure_ftpd", "telnetd") and not _local_user_exists():
         return f"peer {peer.name!r} needs the local user {LOCAL_USER!r}: {peer.install}"
+    if peer.kind == "dante" and peer.user and (os.geteuid() != 0 or not _local_user_exists()):
+        return (f"peer {peer.name!r} checks the local user {LOCAL_USER!r}'s password, "
+                f"which needs root and that user: {peer.install}")
     if peer.kind == "gophernicus" and os.geteuid() == 0 and not _local_user_exists():
         return f"peer {peer.name!r} runs as the local user {LOCAL_USER!r}: {peer.install}"
     return None

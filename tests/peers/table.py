@@ -109,6 +109,11 @@ PEERS: tuple[Peer, ...] = (
     Peer("leafnode", "news", "leafnode", 1119, _apt("leafnode socat"),
          binaries=("/usr/sbin/leafnode", "/usr/sbin/texpire", "/usr/bin/socat",
                    "/usr/bin/unshare")),
+    # NNTP over TLS (nntps://, snews:): stunnel in front of its own leafnode, with a server
+    # certificate of a test CA made when the peer starts (extra["cafile"])
+    Peer("leafnode-tls", "nntps", "leafnode_tls", 1563, _apt("leafnode stunnel4 openssl"),
+         binaries=("/usr/sbin/leafnode", "/usr/sbin/texpire", "/usr/bin/stunnel4",
+                   "/usr/bin/openssl", "/usr/bin/unshare")),
     # Telnet
     Peer("telnetd", "telnet", "telnetd", 2323, _apt("inetutils-telnetd socat"),
          binaries=("/usr/sbin/telnetd", "/usr/bin/socat"), **_LOCAL),
@@ -117,6 +122,13 @@ PEERS: tuple[Peer, ...] = (
     # SMTP (mailto)
     Peer("aiosmtpd", "mailto", "aiosmtpd", 2525, _pip("aiosmtpd"),
          python_modules=("aiosmtpd",)),
+    # SOCKS5 proxies (anyurl's -x socks5h://): dante, without a login and with the local
+    # user's (RFC 1929 checked against the system's passwords: danted runs as root)
+    Peer("dante", "socks5h", "dante", 1080, _apt("dante-server"),
+         binaries=("/usr/sbin/danted",)),
+    Peer("dante-login", "socks5h", "dante", 1081, _apt("dante-server"),
+         binaries=("/usr/sbin/danted",), **_LOCAL,
+         note="checks the local user's password: needs root and the local user"),
     # Schemes with no packaged server: anyurl's own loopback servers, started when they exist.
     Peer("prospero", "prospero", "module", 1525,
          "comes with anyurl (src/anyurl/testing/prospero.py); `pip install -e .`",

@@ -97,8 +97,7 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ftp-ascii-guess", dest="ftp_ascii", action="store_const", const="guess",
                    help="ftp: guess the type from the name as RFC 1738 3.2.3 suggests "
                    "(.txt and other text suffixes in TYPE A)")
-    g.add_argument("--nntp-server", metavar="HOST[:PORT]",
-                   help="news: the server for news: URLs (else $NNTPSERVER, config)")
+    add_nntp_arguments(g)
     g.add_argument("--subject", metavar="TEXT", help="mailto: the subject of the message")
     g.add_argument("--mail-from", metavar="ADDRESS",
                    help="mailto: the sender (as curl's --mail-from; else mail_from or "
@@ -116,17 +115,43 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    help="telnet: end the session after the server is quiet this long")
     g.add_argument("--follow", action="store_true",
                    help="prospero: fetch the object through its first usable access method")
+    add_proxy_arguments(g)
+    g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
+                   help="fetch SCHEME URLs through the HTTP gateway at URL "
+                   "(like wais_proxy=URL; 'tunnel+http://...' for CONNECT)")
+
+
+def add_nntp_arguments(g: Any) -> None:
+    """The news server, and TLS on nntp: and news: URLs (RFC 4642's STARTTLS) with
+    curl's names for it."""
+    g.add_argument("--nntp-server", metavar="HOST[:PORT]",
+                   help="news: the server for news: URLs (else $NNTPSERVER, config)")
+    g.add_argument("--ssl", dest="nntp_tls", action="store_const", const="try", default="",
+                   help="nntp, news: STARTTLS when the server offers it (then the login "
+                   "goes only inside TLS)")
+    g.add_argument("--ssl-reqd", dest="nntp_tls", action="store_const", const="require",
+                   help="nntp, news: STARTTLS or fail (exit 64) before any login")
+    g.add_argument("--nntp-plain-auth", action="store_true",
+                   help="nntp, news: with --ssl and no TLS offered, send AUTHINFO in clear "
+                   "all the same")
+
+
+def add_proxy_arguments(g: Any) -> None:
+    """curl's proxy options: ``-x`` (an HTTP gateway, or a SOCKS proxy), ``--noproxy``
+    and the SOCKS options."""
     g.add_argument("-x", "--proxy", metavar="URL",
                    help="reach every URL through this HTTP proxy, as curl's -x: http "
                    "and the other schemes as GET URL, https through CONNECT; over "
-                   "the *_proxy environment variables and the config file ('' for none)")
+                   "the *_proxy environment variables and the config file ('' for none); "
+                   "socks5h://, socks5://, socks4a:// or socks4://HOST:PORT: through that "
+                   "SOCKS proxy, each scheme speaking its own protocol")
+    for option, scheme in SOCKS_OPTIONS.items():
+        g.add_argument(option, metavar="[USER:PASSWORD@]HOST[:PORT]", dest=option[2:].replace(
+            "-", "_"), help=f"as -x {scheme}://HOST:PORT (curl's {option}; over -x)")
     g.add_argument("--noproxy", metavar="HOST,...",
                    help="hosts reached directly, not through a proxy (curl's syntax: "
                    "names with their subdomains, addresses, CIDR blocks, '*'); over "
                    "no_proxy")
-    g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
-                   help="fetch SCHEME URLs through the HTTP gateway at URL "
-                   "(like wais_proxy=URL; 'tunnel+http://...' for CONNECT)")
 
 
 def add_cookie_arguments(group: Any) -> None:
@@ -241,10 +266,9 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
     if args.ftp_active or args.head or args.ftp_ascii != "off":
         given.append(FTPOptions(passive=False if args.ftp_active else None, head=args.head,
                                 ascii=args.ftp_ascii))
-    if args.nntp_server:
-        from anyurl.options import NewsOptions
-
-        given.append(NewsOptions(server=args.nntp_server))
+    news = _news_options(args)
+    if news is not None:
+        given.append(news)
     body: bytes | None = None
     if args.data and args.data_file:
         raise ValueError("give the message body with --data or --data-file, not both")
@@ -275,21 +299,49 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
     return tuple(given)
 
 
+#: curl's SOCKS options and the proxy scheme each means (``--socks5-hostname H:P`` is
+#: ``-x socks5h://H:P``).
+SOCKS_OPTIONS = {"--socks5-hostname": "socks5h", "--socks5": "socks5",
+                 "--socks4a": "socks4a", "--socks4": "socks4"}
+
+
+def _proxy_given(args: argparse.Namespace) -> str | None:
+    """The proxy of ``-x``, or of a SOCKS option, which wins over it as in curl (they
+    are mutually exclusive there, the last one counting)."""
+    for option, scheme in SOCKS_OPTIONS.items():
+        value = getattr(args, option[2:].replace("-", "_"), None)
+        if value:
+            return value if "://" in value else f"{scheme}://{value}"
+    proxy: str | None = getattr(args, "proxy", None)
+    return proxy
+
+
+def _news_options(args: argparse.Namespace) -> SchemeOptions | None:
+    """NewsOptions from --nntp-server, --ssl, --ssl-reqd, --nntp-plain-auth and the
+    certificate options (as for https); None when none was given."""
+    if not (args.nntp_server or args.nntp_tls or args.nntp_plain_auth or args.insecure
+            or args.cacert or args.capath):
+        return None  # the class is not even imported (tests/unit/test_startup.py)
+    from anyurl.options import NewsOptions
+
+    news = NewsOptions(server=args.nntp_server or None, tls=args.nntp_tls,
+                       plain_auth=args.nntp_plain_auth, verify=not args.insecure,
+                       cafile=args.cacert, capath=args.capath)
+    return news
+
+
 def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
     """Gateways: the config file's, then ``-x``/``--noproxy`` and ``--gateway`` (last
     wins). The environment's (``<scheme>_proxy``, ``all_proxy``, ``no_proxy``) come
     below them all, read by the :class:`~anyurl.resolver.Resolver` (``trust_env``)."""
     gateways = dict(config.gateways)
-    proxy = getattr(args, "proxy", None)
+    proxy = _proxy_given(args)
     if proxy is not None:
-        from anyurl.net.routing import gateway_schemes, parse_gateway
+        from anyurl.net.routing import with_proxy
 
-        if proxy.strip():
-            parse_gateway(proxy)  # a malformed one is refused before anything is sent
-            gateways.update(dict.fromkeys(gateway_schemes(), proxy.strip()))
-        else:  # curl's -x "": no proxy, the environment's neither
+        gateways = with_proxy(gateways, proxy)  # a malformed one is refused here
+        if not proxy.strip():  # curl's -x "": no proxy, the environment's neither
             config = config.replace(trust_env=False)
-            gateways = {k: v for k, v in gateways.items() if k == "no_proxy"}
     noproxy = getattr(args, "noproxy", None)
     if noproxy is not None:
         gateways["no_proxy"] = noproxy

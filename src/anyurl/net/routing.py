@@ -12,6 +12,11 @@ used and which; the resolver's gate applies it, and
   speaks its protocol through the tunnel. A gateway written ``tunnel+http://proxy:3128/``
   selects it; https URLs always use it (the gateway must not see inside TLS), as curl.
 
+A SOCKS proxy written in the same places (``socks5h://host:1080``, ``socks5://``,
+``socks4a://``, ``socks4://``, in ``-x``, ``all_proxy``, ``<scheme>_proxy`` or
+``[gateways]``) is no gateway: the scheme's own handler speaks its own protocol through
+the proxy's relay (:mod:`anyurl.net.socks`); :attr:`Gateway.socks` tells the gate.
+
 Configuration: ``Config.gateways`` maps a scheme to its gateway URL; the key
 ``no_proxy`` holds curl's list of hosts reached directly. :func:`gateways_from_environ`
 reads the same from the environment (``http_proxy``, ``https_proxy``, ``ftp_proxy``,
@@ -37,11 +42,17 @@ __all__ = [
     "gateway_for",
     "gateway_schemes",
     "gateways_from_environ",
+    "is_socks_text",
     "parse_gateway",
     "proxy_bypassed",
+    "socks_schemes",
+    "with_proxy",
 ]
 
 _HTTP_SCHEMES = ("http", "https")
+#: The SOCKS proxies' schemes (:data:`anyurl.net.socks.SOCKS_SCHEMES`, not imported
+#: here: that module imports socksio, which a run without a SOCKS proxy never loads).
+SOCKS_SCHEMES = ("socks5h", "socks5", "socks4a", "socks4")
 
 
 
@@ -49,6 +60,24 @@ def gateway_schemes() -> list[str]:
     """The schemes whose ``<scheme>_proxy`` variable anyurl reads (and ``-x`` routes):
     those whose descriptor says ``proxied``, plug-ins too."""
     return [name for spec in specs() if spec.proxied for name in spec.names]
+
+def socks_schemes() -> list[str]:
+    """The schemes a SOCKS proxy of ``-x`` or ``all_proxy`` serves: every scheme that
+    connects to its URL's host over TCP (a default port, not UDP), telnet too, which no HTTP
+    gateway can carry."""
+    return [name for spec in specs() if spec.default_port is not None and not spec.udp
+            for name in spec.names]
+
+
+def _proxy_schemes(proxy: str) -> list[str]:
+    return socks_schemes() if is_socks_text(proxy) else gateway_schemes()
+
+
+def is_socks_text(text: str) -> bool:
+    """Whether ``text`` (a proxy as written) names a SOCKS proxy, not an HTTP gateway."""
+    scheme, sep, _ = text.strip().partition("://")
+    return bool(sep) and scheme.lower() in SOCKS_SCHEMES
+
 
 TUNNEL_PREFIX = "tunnel+"
 NO_PROXY_KEY = "no_proxy"
@@ -62,14 +91,30 @@ class Gateway:
     tunnel: bool
 
     @property
+    def socks(self) -> bool:
+        """Whether this is a SOCKS proxy (:mod:`anyurl.net.socks`), not an HTTP gateway."""
+        return self.url.scheme in SOCKS_SCHEMES
+
+    @property
     def text(self) -> str:
         """The gateway as written in configuration, password masked."""
         return (TUNNEL_PREFIX if self.tunnel else "") + self.url.masked()
 
 
 def parse_gateway(text: str, *, scheme: str = "") -> Gateway:
-    """``http://proxy:3128/``, ``proxy:3128`` (http assumed, as curl) or ``tunnel+http://...``."""
+    """``http://proxy:3128/``, ``proxy:3128`` (http assumed, as curl) or ``tunnel+http://...``;
+    or a SOCKS proxy, ``socks5h://proxy:1080`` (a tunnel by nature)."""
     raw = text.strip()
+    if is_socks_text(raw):
+        try:
+            url = parse(raw)
+        except URLError as exc:
+            raise URLError(f"the SOCKS proxy for {scheme or 'a'} URLs is not a URL: {exc}",
+                           hint="Write it as socks5h://host:1080.") from exc
+        if not url.host:
+            raise URLError(f"the SOCKS proxy {url.masked()} names no host",
+                           hint="Write it as socks5h://host:1080.")
+        return Gateway(url=url, tunnel=True)
     tunnel = raw.lower().startswith(TUNNEL_PREFIX)
     if tunnel:
         raw = raw[len(TUNNEL_PREFIX) :]
@@ -99,7 +144,10 @@ def gateways_from_environ(environ: Mapping[str, str] | None = None) -> dict[str,
     env = os.environ if environ is None else environ
     found: dict[str, str] = {}
     every = (env.get("all_proxy", "").strip() or env.get("ALL_PROXY", "").strip())
-    for scheme in gateway_schemes():
+    schemes = gateway_schemes()
+    if every and is_socks_text(every):  # a SOCKS all_proxy serves every TCP scheme
+        schemes += [name for name in socks_schemes() if name not in schemes]
+    for scheme in schemes:
         names = [f"{scheme}_proxy"] if scheme == "http" else [f"{scheme}_proxy",
                                                               f"{scheme.upper()}_PROXY"]
         for name in names:
@@ -114,6 +162,18 @@ def gateways_from_environ(environ: Mapping[str, str] | None = None) -> dict[str,
     if no_proxy:
         found[NO_PROXY_KEY] = no_proxy
     return found
+
+
+def with_proxy(gateways: Mapping[str, str], proxy: str | None) -> dict[str, str]:
+    """``gateways`` with curl's ``-x`` over them: ``proxy`` for every proxied scheme
+    (checked first: a malformed one is refused before anything is sent); ``""`` removes
+    every gateway but ``no_proxy``; None changes nothing."""
+    if proxy is None:
+        return dict(gateways)
+    if not proxy.strip():
+        return {k: v for k, v in gateways.items() if k == NO_PROXY_KEY}
+    parse_gateway(proxy)
+    return {**gateways, **dict.fromkeys(_proxy_schemes(proxy), proxy.strip())}
 
 
 def proxy_bypassed(host: str | None, no_proxy: str | None) -> bool:

@@ -109,6 +109,8 @@ class Stream:
     ):
         self._stream = stream
         self.url = url
+        #: The far end of a tunnel (:meth:`tunnelled_to`): what remote_address says.
+        self._far_end: tuple[str, int] | None = None
         self._read_timeout = read_timeout
         self._write_timeout = (read_timeout if write_timeout is _SAME
                                else _seconds_or_none(write_timeout))
@@ -157,9 +159,18 @@ class Stream:
 
     @property
     def remote_address(self) -> tuple[str, int]:
-        """(host, port) of the peer."""
+        """(host, port) of the peer: through a tunnel, the target the tunnel reaches
+        (an address, or the name a proxy resolved), not the proxy."""
+        if self._far_end is not None:
+            return self._far_end
         addr = self._stream.extra(anyio.abc.SocketAttribute.remote_address)
         return (str(addr[0]), int(addr[1]))
+
+    def tunnelled_to(self, host: str, port: int) -> None:
+        """Say that this stream is a tunnel (SOCKS, CONNECT) to ``host:port``: an FTP
+        client connects its passive data connection to "the control connection's peer",
+        which must be the server, reached through the same proxy, not the proxy."""
+        self._far_end = (host, port)
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
         """Up to ``max_bytes``; ``b""`` when the peer has closed its side."""
@@ -811,6 +822,8 @@ class Dialer:
                                    read_timeout=read_timeout)
         stream.what = what
         stream.url = url
+        if stream._far_end is None:
+            stream.tunnelled_to(host, port)
         if tls:
             await stream.start_tls(server_hostname or host, ssl_context)
         return stream

@@ -22,3 +22,14 @@ class NewsOptions(SchemeOptions):
     password: str | None = None
     #: A group listing shows the newest N articles; 0 lists them all.
     limit: int = 1000
+    #: STARTTLS (RFC 4642) on nntp: and news: URLs: "" never, "try" when the server
+    #: offers it (``--ssl``), "require" (``--ssl-reqd``: exit 64 when it does not).
+    #: nntps: and snews: are TLS from the first byte whatever this says.
+    tls: str = ""
+    #: Send AUTHINFO without TLS even though TLS was asked for and is not there
+    #: (``--nntp-plain-auth``); otherwise a password never crosses in clear then.
+    plain_auth: bool = False
+    #: The certificate checks, as for https (``-k``, ``--cacert``, ``--capath``).
+    verify: bool = True
+    cafile: str | None = None
+    capath: str | None = None

@@ -33,6 +33,8 @@ BUILTIN_SPECS: dict[str, str] = {
     "mailto": "anyurl.schemes.mailto.spec",
     "news": "anyurl.schemes.news.spec",
     "nntp": "anyurl.schemes.news.spec",
+    "nntps": "anyurl.schemes.news.spec",
+    "snews": "anyurl.schemes.news.spec",
     "prospero": "anyurl.schemes.prospero.spec",
     "telnet": "anyurl.schemes.telnet.spec",
     "wais": "anyurl.schemes.wais.spec",

@@ -132,6 +132,9 @@ class SchemeSpec:
     login: bool = False
     #: Whether the ``<scheme>_proxy`` variables (and ``-x``) route it through a gateway.
     proxied: bool = False
+    #: Whether its requests travel over UDP (Prospero's ARDP): a SOCKS proxy carries TCP
+    #: only here, so a URL routed through one is refused rather than sent around it.
+    udp: bool = False
     #: Whether a link found in a document may lead to it (an HTML ``href``, a Gopher
     #: ``URL:`` item): False for what acts rather than fetches (mailto sends mail, telnet
     #: opens a session) and for ``file:``, which only a local document may name.

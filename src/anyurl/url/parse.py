@@ -48,12 +48,15 @@ from anyurl.url.charset import (
 from anyurl.url.model import URL
 from anyurl.url.views import gopher_plus_problem, split_ftp_path, split_gopher_path
 
-__all__ = ["IP_SCHEMES", "parse", "unwrap"]
+__all__ = ["IP_SCHEMES", "SAME_GRAMMAR", "parse", "unwrap"]
 
 #: Schemes whose schemepart is section 3.1's ``//login/url-path``.
 IP_SCHEMES = frozenset(
     {"ftp", "http", "https", "gopher", "nntp", "telnet", "wais", "file", "prospero"}
 )
+#: Schemes over TLS written as their plain scheme is (Lynx's snews:, nntps://), the way
+#: https is written as http: the grammar reads them as the plain one.
+SAME_GRAMMAR = {"nntps": "nntp", "snews": "news"}
 #: Schemes whose login may carry a user and password (section 5: ``login``).
 LOGIN_SCHEMES = frozenset({"ftp", "telnet"})
 
@@ -140,6 +143,8 @@ class _Parser:
         self.src = _Text(text)
         self.s = self.src.text
         self.strict = strict
+        #: The scheme as written (lower case); the grammar may read it as another.
+        self._named = ""
 
     def fail(self, problem: str, i: int) -> URLSyntaxError:
         return URLSyntaxError(problem, self.src.position(i), text=self.src.original)
@@ -172,6 +177,12 @@ class _Parser:
     # -- the whole URL ----------------------------------------------------------
 
     def parse(self) -> URL:
+        url = self._parse()
+        if self._named != url.scheme:  # nntps: read as nntp is, named as written
+            url = url.replace(scheme=self._named)
+        return url
+
+    def _parse(self) -> URL:
         s = self.s
         if not s:
             raise self.fail("empty URL", 0)
@@ -186,6 +197,8 @@ class _Parser:
                     )
                 raise self.fail(f"{_describe(s[i])} is not allowed in a scheme name", i)
         scheme = s[:colon].lower()
+        self._named = scheme
+        scheme = SAME_GRAMMAR.get(scheme, scheme)
         if scheme == "url":
             # The Appendix's prefix: "URL:x:" is x:, so no URL can round-trip with it.
             raise self.fail("'URL:' is the Appendix's prefix, not a scheme: the URL "

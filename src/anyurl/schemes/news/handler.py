@@ -71,7 +71,7 @@ __all__ = ["DEFAULT_LISTING_LIMIT", "DEFAULT_PORT", "DEFAULT_SERVER", "MAX_DEPTH
 class NewsHandler(SchemeHandler):
     """``news:`` and ``nntp:`` URLs: RFC 1738 3.6 and 3.7 over NNTP (RFC 3977)."""
 
-    schemes = ("news", "nntp")
+    schemes = ("news", "nntp", "snews", "nntps")
     options_type = NewsOptions
     batches: ClassVar[bool] = True
 

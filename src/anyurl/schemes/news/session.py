@@ -26,6 +26,7 @@ masked URL.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import AsyncIterator, Callable
 
 import anyio
@@ -40,10 +41,13 @@ from anyurl.errors import (
     RemoteAccessDenied,
     RemoteFileNotFound,
     ServerError,
+    TLSNotOffered,
     URLError,
 )
 from anyurl.net.credentials import netrc_entry
+from anyurl.net.tls import make_ssl_context
 from anyurl.net.transport import Dialer, Stream
+from anyurl.options import NewsOptions
 from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.nntp import (
     Command,
@@ -66,6 +70,8 @@ __all__ = ["GOODBYE_TIMEOUT", "NOT_FOUND", "RECEIVE_SIZE", "Logins", "Session", 
            "connect", "error", "mode_reader", "request", "select_group", "setup"]
 
 RECEIVE_SIZE = 65536
+#: The schemes in TLS from the first byte (port 563).
+TLS_SCHEMES = ("nntps", "snews")
 #: How long QUIT may take when we are closing anyway.
 GOODBYE_TIMEOUT = 2.0
 #: Response codes meaning "that article or group is not here".
@@ -96,6 +102,14 @@ class Session:
         self.capabilities: dict[str, tuple[str, ...]] | None = None
         self.authenticated = False
         self.over_verb = "OVER"
+        #: Whether the connection is in TLS (nntps:, snews:, or after STARTTLS).
+        self.tls = False
+        #: "" (no TLS asked), "try" (--ssl), "require" (--ssl-reqd, nntps:, snews:).
+        self.tls_wanted = ""
+        #: AUTHINFO may cross without TLS although TLS was asked (--nntp-plain-auth).
+        self.plain_auth = False
+        #: The certificate checks for TLS (None: no TLS asked).
+        self.ssl_context: ssl.SSLContext | None = None
 
     def what(self) -> str:
         """The server, as error messages name it."""
@@ -191,17 +205,26 @@ async def connect(dialer: Dialer, config: Config, logins: Logins, url: URL, targ
     """A connection to ``target``'s server, greeted, set up and (``login``, or with
     credentials) logged in; closed again if any of that fails."""
     trace = options.trace
-    if trace is not None and url.scheme == "news":
+    if trace is not None and url.scheme in ("news", "snews"):
         trace(f"* news server {target.hostport} (from {target.source})")
+    given = options.get(NewsOptions)
+    implicit = url.scheme in TLS_SCHEMES
+    context = (make_ssl_context(given.verify, given.cafile, given.capath)
+               if implicit or given.tls else None)
     stream = await dialer.connect_tcp(
         target.host,
         target.port,
         url=url,
         connect_timeout=config.connect_timeout,
         read_timeout=config.read_timeout,
+        tls=implicit, server_hostname=target.host, ssl_context=context,
         what=f"the nntp connection to {target.hostport}",
     )
     session = Session(stream, url, target, trace, logins)
+    session.tls = implicit
+    session.tls_wanted = "require" if implicit else given.tls
+    session.plain_auth = given.plain_auth
+    session.ssl_context = context
     try:
         await setup(session, options)
         if login and not session.authenticated:
@@ -228,11 +251,9 @@ async def setup(session: Session, options: FetchOptions) -> None:
             f"{session.what()} is not available for {url.masked()}: {greeting.line}",
             status=greeting.code, url=url, hint="Try again later.",
         )
-    caps = await session.command(Command.of("CAPABILITIES"))
-    if caps.code == 101:
-        session.capabilities = parse_capabilities(
-            (await session.read_block()).splitlines()
-        )
+    await capabilities(session)
+    if session.tls_wanted and not session.tls:
+        await start_tls(session)
     wants_mode = (
         session.capabilities is None
         or ("MODE-READER" in session.capabilities and "READER" not in session.capabilities)
@@ -243,6 +264,42 @@ async def setup(session: Session, options: FetchOptions) -> None:
         await mode_reader(session, options)
     if target.user is not None and not session.authenticated:
         await authenticate(session, options, proactive=True)
+
+
+async def capabilities(session: Session) -> None:
+    """CAPABILITIES [RFC 3977 5.2]; None kept for a server without it (leafnode)."""
+    caps = await session.command(Command.of("CAPABILITIES"))
+    session.capabilities = None
+    if caps.code == 101:
+        session.capabilities = parse_capabilities(
+            (await session.read_block()).splitlines()
+        )
+
+
+async def start_tls(session: Session) -> None:
+    """STARTTLS [RFC 4642] when the server lists it; otherwise, with ``--ssl-reqd``,
+    :class:`TLSNotOffered` (64) before any login. After the handshake the capabilities
+    are asked again, as RFC 4642 2.2.2 says (the server may offer more inside TLS)."""
+    url = session.url
+    if session.capabilities is None or "STARTTLS" not in session.capabilities:
+        if session.tls_wanted == "require":
+            raise TLSNotOffered(
+                f"{session.what()} does not offer STARTTLS (RFC 4642) for {url.masked()}",
+                url=url, hint="nntps:// (port 563) may be served; or drop ssl_reqd.")
+        if session.trace is not None:
+            session.trace("* the server offers no STARTTLS; going on without TLS")
+        return
+    reply = await session.command(Command.of("STARTTLS"))
+    if reply.code != 382:
+        if session.tls_wanted == "require":
+            raise TLSNotOffered(f"{session.what()} refused STARTTLS for {url.masked()}: "
+                                f"{reply.line}", url=url)
+        return
+    await session.stream.start_tls(session.target.host, session.ssl_context)
+    session.tls = True
+    if session.trace is not None:
+        session.trace("* TLS started (STARTTLS)")
+    await capabilities(session)
 
 
 async def mode_reader(session: Session, options: FetchOptions) -> None:
@@ -288,6 +345,12 @@ async def authenticate(
             hint="Give a user and password (nntp://user:password@host/... parsed "
             "leniently, the user/password options, or ~/.netrc).",
         )
+    if session.tls_wanted and not session.tls and not session.plain_auth:
+        raise LoginDenied(
+            f"{session.what()} has no TLS for {url.masked()}, and the login of {user!r} "
+            "is sent only inside TLS when TLS was asked for", url=url,
+            hint="NewsOptions(plain_auth=True) sends it in clear all the same.",
+            remedy=("nntp_plain_auth",))
     for value in (user, password):
         if value is not None and any(c in value for c in "\r\n\0"):
             raise URLError(f"the nntp user or password for {url.masked()} contains a "
@@ -310,7 +373,7 @@ async def authenticate(
                 "~/.netrc.",
             )
         key = (session.target.host, session.target.port)
-        if key not in session.logins.warned_cleartext:
+        if not session.tls and key not in session.logins.warned_cleartext:
             session.logins.warned_cleartext.add(key)
             session.logins.warn(f"sending the NNTP password for {user!r} to "
                       f"{session.target.hostport} in clear text (no TLS)")

@@ -1,16 +1,20 @@
-"""The news and nntp schemes' descriptor (RFC 1738 3.6, 3.7): port 119, one handler."""
+"""The news and nntp schemes' descriptors (RFC 1738 3.6, 3.7): port 119, one handler;
+and the same over TLS from the first byte (RFC 4642's port 563): ``nntps://`` and Lynx's
+``snews:``, as https is http's."""
 
 from __future__ import annotations
+
+import dataclasses
 
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
 from anyurl.url.model import URL
 from anyurl.url.views import NewsPart, NNTPPath, news_part, nntp_path
 
-__all__ = ["SPEC"]
+__all__ = ["SPEC", "SPECS", "TLS_SPEC"]
 
 
 def _view(url: URL) -> NewsPart | NNTPPath:
-    if url.scheme == "nntp":
+    if url.scheme in ("nntp", "nntps"):
         return nntp_path(url.path)
     if url.host is not None:  # news://host/group, a later form accepted leniently
         return news_part(url.path or "")
@@ -74,3 +78,7 @@ SPEC = SchemeSpec(
                  "GROUP anyurl.test, ARTICLE 2 (a dot-stuffed body)", _SERVER),
     ),
 )
+#: news and nntp over TLS (RFC 4642's port 563): Lynx's snews: and nntps://.
+TLS_SPEC = dataclasses.replace(SPEC, names=("snews", "nntps"), default_port=563, demo=(),
+                               summary="Usenet articles and groups over NNTP in TLS")
+SPECS = (SPEC, TLS_SPEC)

@@ -25,6 +25,7 @@ from anyurl.errors import URLError
 from anyurl.numbers import ascii_int
 from anyurl.options import NewsOptions
 from anyurl.protocols.nntp import Command, message_id_argument
+from anyurl.registry import default_port
 from anyurl.schemes.base import FetchOptions
 from anyurl.url import URL
 
@@ -98,8 +99,9 @@ def news_server(
     environ: Mapping[str, str] | None = None,
 ) -> tuple[str, int, str]:
     """``(host, port, source)`` for ``url``: the order of the module docstring."""
+    default = default_port(url.scheme) or DEFAULT_PORT  # snews: 563
     if url.host:
-        return url.connect_host, url.effective_port or DEFAULT_PORT, "the URL"
+        return url.connect_host, url.effective_port or default, "the URL"
     env = os.environ if environ is None else environ
     candidates = (
         (options.get(NewsOptions).server, "the server option"),
@@ -113,5 +115,5 @@ def news_server(
             except ValueError as exc:
                 raise URLError(f"{exc} (from {source}) for {url.masked()}", url=url) from None
             if host:
-                return host, port or DEFAULT_PORT, source
-    return DEFAULT_SERVER, DEFAULT_PORT, "the default"
+                return host, port or default, source
+    return DEFAULT_SERVER, default, "the default"

@@ -31,6 +31,7 @@ SPEC = SchemeSpec(
     view=lambda url: prospero_path(url.path),
     local_name=_local_name,
     proxied=True,
+    udp=True,
     crawl=Crawl(index_name=".listing", tree_path=_tree_path),
     demo=(DemoCase("prospero://127.0.0.1:{port}//pub/README",
                    "GET-OBJECT-INFO over ARDP/UDP: access methods as URLs",

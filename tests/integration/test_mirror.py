@@ -284,3 +284,12 @@ def test_each_ftp_file_keeps_its_own_dialogue_in_the_warc(
         name = unquote(uri.rsplit("/", 1)[1])
         retrs = [line for line in dialogues.get(uri, "").splitlines() if "RETR " in line]
         assert retrs and all(line.endswith(f"RETR {name}") for line in retrs), (uri, retrs)
+
+
+def test_the_mirror_runs_on_trio_too(peers: Any, tmp_path: Path) -> None:
+    # Issue 33: mirror, serve and the Dask path ran on asyncio only in the tests.
+    peer = peers["vsftpd"]
+    r = mirror("--backend", "trio", "-o", str(tmp_path), peer.url("pub/"))
+    assert r.returncode == 0, r.stderr
+    base = tmp_path / "ftp" / f"{peer.host}_{peer.port}" / "pub"
+    assert {k: sha(v) for k, v in files_under(base).items()} == expected_tree(peers, "pub/")

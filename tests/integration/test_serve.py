@@ -372,3 +372,17 @@ def test_replay_with_the_network_off(peers: Any, tmp_path: Path, index: bool) ->
     assert "gopher.txt" in got["/" + urls["wais_search"]][1]
     assert urls["ftp"] in got["/"][1]
     assert got[paths[-1]][0] == 404
+
+
+def test_serve_runs_on_trio_too(peers: Any) -> None:
+    # Issue 33: serve ran on asyncio only in the tests.
+    on_trio = start_serve("--no-token", "--backend", "trio")
+    try:
+        status, _, body = on_trio.request(f"/ftp://{peers['vsftpd'].hostport}/pub/readme.txt")
+        raw_status, _, raw = on_trio.request(
+            f"/_raw/ftp://{peers['vsftpd'].hostport}/pub/readme.txt")
+    finally:
+        stop(on_trio.proc)
+    assert status == 200 and raw_status == 200
+    assert raw == data.expected_bytes("pub/readme.txt")
+    assert data.expected_bytes("pub/readme.txt").decode().strip() in body.decode()

@@ -261,3 +261,23 @@ def test_no_password_crosses_in_clear_when_tls_is_required(
     # The relay would have seen it: without TLS it crosses as it is.
     assert b"PASS " + password in relays["vsftpd"].seen
 
+
+
+def test_serve_lists_and_downloads_over_implicit_tls(peers: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``anyurl serve`` shows an ftps:// tree and hands out its files as for ftp://; the
+    test CA is trusted as a system CA would be (OpenSSL's ``SSL_CERT_FILE``)."""
+    from tests.integration.test_serve import links_of, start_serve, stop
+
+    peer = peers["vsftpd-implicit"]
+    monkeypatch.setenv("SSL_CERT_FILE", str(peer.extra["cafile"]))
+    served = start_serve("--max-size", "512K", "--timeout", "30")
+    try:
+        status, _, body = served.request(f"/ftps://{peer.hostport}/pub/")
+        assert status == 200, body
+        link = f"/ftps://{peer.hostport}/pub/semi%3Bcolon.txt"
+        assert link in links_of(body)
+        status, _, got = served.request(link)
+    finally:
+        stop(served.proc)
+    assert status == 200 and got == peers.expected("pub/semi;colon.txt")

@@ -24,6 +24,8 @@ The rows are those of issue 13; ``--rows`` picks some of them:
 =========== ===============================================================================
 http-bulk   one ``--size`` body from nginx (Content-Length, no coding)
 ftp-bulk    the same from vsftpd (TYPE I, passive)
+ftps-bulk   the same from the vsftpd-tls peer: AUTH TLS, PROT P, the data connection in
+            TLS resuming the control connection's session (``--ssl-reqd --cacert``)
 gopher-bulk the same from gophernicus (item type 9)
 http-small  ``--small`` 1 KiB files in one command, keep-alive
 ftp-small   ``--small`` 1 KiB files in one command, one control connection reused
@@ -69,7 +71,7 @@ sys.path.insert(0, str(REPO))
 
 GNU_TIME = "/usr/bin/time"
 
-ROWS = ("http-bulk", "ftp-bulk", "gopher-bulk", "http-small", "ftp-small", "http-z20",
+ROWS = ("http-bulk", "ftp-bulk", "ftps-bulk", "gopher-bulk", "http-small", "ftp-small", "http-z20",
         "rss-z200", "http-rtt20", "http-rtt20-z", "mirror-rtt20", "mirror-pydoc", "dask")
 #: Where Debian's python3-doc puts Python's documentation (``python3.X``).
 PYDOC = "/usr/share/doc/python3*/html"
@@ -257,6 +259,7 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="anyurl-bench-"))
     os.chmod(root, 0o755)
     need = [name for name, wanted in (("vsftpd", {"ftp-bulk", "ftp-small"}),
+                                      ("vsftpd-tls", {"ftps-bulk"}),
                                       ("gophernicus", {"gopher-bulk"})) if wanted & set(rows)]
     nginx = None
     relay: subprocess.Popen[bytes] | None = None
@@ -321,7 +324,13 @@ def main() -> None:
                 summary.append(f"   connections accepted by the relay in all: "
                                f"{count_file.read_text() if count_file.exists() else 0}")
                 continue
-            if name.endswith("-bulk"):
+            if name == "ftps-bulk":
+                url = f"ftp://{base['vsftpd-tls']}/large.dat"
+                tls = ["--ssl-reqd", "--cacert",
+                       str(state["peers"]["vsftpd-tls"]["extra"]["cafile"])]
+                row(name, f"{args.size} ftp body in TLS to stdout ({url})", [*tls, url],
+                    [*tls, url])
+            elif name.endswith("-bulk"):
                 scheme = name.split("-")[0]
                 url = {"http": base["http"] + "large.dat",
                        "ftp": f"ftp://{base.get('vsftpd')}/large.dat",

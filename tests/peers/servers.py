@@ -112,12 +112,61 @@ def _local_user_exists() -> bool:
 
 
 def vsftpd(ctx: Context) -> Launch:
+    options = _vsftpd_options(ctx)
+    return _vsftpd_launch(ctx, options)
+
+
+def _vsftpd_launch(ctx: Context, options: dict[str, object],
+                   extra: dict[str, object] | None = None) -> Launch:
+    conf = _write(ctx.peer_dir / "vsftpd.conf", "".join(f"{k}={v}\n" for k, v in options.items()))
+    return Launch(["/usr/sbin/vsftpd", str(conf)], logs={"server": str(options["vsftpd_log_file"])},
+                  extra=extra or {})
+
+
+def _vsftpd_tls(ctx: Context, implicit: bool) -> Launch:
+    """vsftpd with TLS as the public servers have it (RFC 4217): logins and data only in
+    TLS (anonymous ones too), and each data connection's TLS session the control
+    connection's (``require_ssl_reuse``, vsftpd's default, which most clients fail);
+    ``implicit``: TLS from the first byte (ftps://). The certificate is of a test CA made
+    now (as leafnode-tls's), the CA is ``extra["cafile"]``."""
+    ca, cert, key = _test_ca(ctx)
+    options = _vsftpd_options(ctx)
+    options.update({
+        "ssl_enable": "YES",
+        "implicit_ssl": "YES" if implicit else "NO",
+        "rsa_cert_file": cert,
+        "rsa_private_key_file": key,
+        "require_ssl_reuse": "YES",
+        "force_local_data_ssl": "YES",
+        "force_local_logins_ssl": "YES",
+        "allow_anon_ssl": "YES",
+        "force_anon_logins_ssl": "YES",
+        "force_anon_data_ssl": "YES",
+        "ssl_ciphers": "HIGH",
+        "ssl_sslv2": "NO",
+        "ssl_sslv3": "NO",
+        "ssl_tlsv1": "YES",
+        "debug_ssl": "YES",
+        "ftpd_banner": f"anyurl test peer {ctx.peer.name} ready.",
+    })
+    return _vsftpd_launch(ctx, options, {"cafile": str(ca)})
+
+
+def vsftpd_tls(ctx: Context) -> Launch:
+    return _vsftpd_tls(ctx, implicit=False)
+
+
+def vsftpd_implicit(ctx: Context) -> Launch:
+    return _vsftpd_tls(ctx, implicit=True)
+
+
+def _vsftpd_options(ctx: Context) -> dict[str, object]:
     lo, hi = ctx.peer.passive_ports or (0, 0)
     empty = ctx.peer_dir / "empty"
     empty.mkdir(parents=True, exist_ok=True)
     os.chmod(empty, 0o755)
     log = ctx.peer_dir / "vsftpd.log"
-    options = {
+    options: dict[str, object] = {
         "listen": "YES",
         "listen_ipv6": "NO",
         "listen_address": ctx.host,
@@ -154,8 +203,7 @@ def vsftpd(ctx: Context) -> Launch:
     }
     if not ctx.is_root:
         options["run_as_launching_user"] = "YES"
-    conf = _write(ctx.peer_dir / "vsftpd.conf", "".join(f"{k}={v}\n" for k, v in options.items()))
-    return Launch(["/usr/sbin/vsftpd", str(conf)], logs={"server": str(log)})
+    return options
 
 
 def pure_ftpd(ctx: Context) -> Launch:
@@ -181,7 +229,17 @@ def pure_ftpd(ctx: Context) -> Launch:
             continue
         if home.is_dir() or ctx.container:
             overlays.append((ctx.data_root, home))
-    return Launch(_with_overlays(ctx, overlays, argv), logs={"transfers": str(log)})
+    extra: dict[str, object] = {}
+    if ctx.peer.kind == "pure_ftpd_tls":
+        # --tls=3: TLS for the login and for every data connection, or nothing; the
+        # certificate and key in one PEM file (--certfile), of a test CA made now.
+        ca, cert, key = _test_ca(ctx)
+        pem = _write(ctx.peer_dir / "tls" / "pure-ftpd.pem", key.read_text() + cert.read_text(),
+                     0o600)
+        argv[1:1] = ["-Y", "3", "-2", str(pem)]
+        extra["cafile"] = str(ca)
+    return Launch(_with_overlays(ctx, overlays, argv), logs={"transfers": str(log)},
+                  extra=extra)
 
 
 def pyftpdlib(ctx: Context) -> Launch:
@@ -476,6 +534,9 @@ def module(ctx: Context) -> Launch:
 
 BUILDERS = {
     "vsftpd": vsftpd,
+    "vsftpd_tls": vsftpd_tls,
+    "vsftpd_implicit": vsftpd_implicit,
+    "pure_ftpd_tls": pure_ftpd,
     "pure_ftpd": pure_ftpd,
     "pyftpdlib": pyftpdlib,
     "aioftp": aioftp,
@@ -515,7 +576,9 @@ def missing(peer: Peer) -> str | None:
         if spec is None:
             return (f"peer {peer.name!r} runs `python -m {peer.module}`, which does not exist"
                     f" yet: {peer.install}")
-    if peer.user and peer.kind in ("vsftpd", "pure_ftpd", "telnetd") and not _local_user_exists():
+    logs_in = ("vsftpd", "vsftpd_tls", "vsftpd_implicit", "pure_ftpd", "pure_ftpd_tls",
+               "telnetd")
+    if peer.user and peer.kind in logs_in and not _local_user_exists():
         return f"peer {peer.name!r} needs the local user {LOCAL_USER!r}: {peer.install}"
     if peer.kind == "dante" and peer.user and (os.geteuid() != 0 or not _local_user_exists()):
         return (f"peer {peer.name!r} checks the local user {LOCAL_USER!r}'s password, "

@@ -93,6 +93,21 @@ PEERS: tuple[Peer, ...] = (
          f" dpkg-deb -x into {PEERS_OPT}/pure-ftpd; the package conflicts with vsftpd)",
          binaries=(f"{PEERS_OPT}/pure-ftpd/usr/sbin/pure-ftpd", "/usr/bin/unshare"),
          passive_ports=(30020, 30039), **_LOCAL),
+    # FTP over TLS (RFC 4217), each with a certificate of a test CA made when the peer
+    # starts (extra["cafile"]): vsftpd with AUTH TLS required for logins and data and
+    # require_ssl_reuse; vsftpd with implicit TLS (ftps://); pure-ftpd with --tls=3
+    Peer("vsftpd-tls", "ftp", "vsftpd_tls", 2125, _apt("vsftpd openssl"),
+         binaries=("/usr/sbin/vsftpd", "/usr/bin/openssl"), passive_ports=(30080, 30099),
+         **_LOCAL),
+    Peer("vsftpd-implicit", "ftps", "vsftpd_implicit", 2990, _apt("vsftpd openssl"),
+         binaries=("/usr/sbin/vsftpd", "/usr/bin/openssl"), passive_ports=(30100, 30119),
+         **_LOCAL),
+    Peer("pure-ftpd-tls", "ftp", "pure_ftpd_tls", 2126,
+         f"run `{INSTALL_SCRIPT}` as root (pure-ftpd unpacked into {PEERS_OPT}/pure-ftpd, "
+         "and openssl)",
+         binaries=(f"{PEERS_OPT}/pure-ftpd/usr/sbin/pure-ftpd", "/usr/bin/unshare",
+                   "/usr/bin/openssl"),
+         passive_ports=(30120, 30139), **_LOCAL),
     Peer("pyftpdlib", "ftp", "pyftpdlib", 2123, _pip("pyftpdlib"),
          python_modules=("pyftpdlib",), passive_ports=(30040, 30059), **_LOCAL),
     Peer("aioftp", "ftp", "aioftp", 2124, _pip("aioftp"),

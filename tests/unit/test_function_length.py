@@ -20,7 +20,7 @@ ALLOWED: dict[str, int] = {
     "anyurl/schemes/http/multiplex.py::multiplexed": 126,
     "anyurl/schemes/prospero/handler.py::ProsperoHandler.open": 119,
     "anyurl/schemes/gopher/menus.py::menu": 99,
-    "anyurl/cli/scheme_options.py::add_scheme_arguments": 87,
+    "anyurl/cli/scheme_options.py::add_scheme_arguments": 82,
     "anyurl/cli/get_cmd.py::fetch_all": 88,
     "anyurl/protocols/wais.py::parse_apdu": 84,
 }

@@ -34,7 +34,7 @@ from anyurl.cli.numbers import (
 from anyurl.cli.policy_flags import add_policy_flags, apply_policy_flags
 from anyurl.cli.terminal import wanted
 from anyurl.errors import Aborted, AnyURLError
-from anyurl.options import HTTPOptions
+from anyurl.options import HTTPOptions, SchemeOptions
 
 if TYPE_CHECKING:
     from anyurl.config import Config
@@ -156,9 +156,15 @@ def _add_request_arguments(r: argparse._ArgumentGroup) -> None:
     r.add_argument("--compressed", action="store_true",
                    help="http: ask for gzip/deflate and save the decoded body")
     r.add_argument("-k", "--insecure", action="store_true",
-                   help="https: do not verify the server's certificate")
-    r.add_argument("--cacert", metavar="FILE", help="https: trust the CA certificates in FILE")
-    r.add_argument("--capath", metavar="DIR", help="https: trust the CA certificates in DIR")
+                   help="https, ftps: do not verify the server's certificate")
+    r.add_argument("--cacert", metavar="FILE",
+                   help="https, ftps: trust the CA certificates in FILE")
+    r.add_argument("--capath", metavar="DIR",
+                   help="https, ftps: trust the CA certificates in DIR")
+    r.add_argument("--ssl", dest="tls", action="store_const", const="try", default="",
+                   help="ftp: AUTH TLS when the server accepts it, else in clear")
+    r.add_argument("--ssl-reqd", dest="tls", action="store_const", const="require",
+                   help="ftp: AUTH TLS (data in TLS too) or fail (exit 64) before any login")
     r.add_argument("--connect-timeout", type=seconds, metavar="SECONDS")
     r.add_argument("--read-timeout", type=seconds, metavar="SECONDS",
                    help="fail when one read waits longer than SECONDS")
@@ -243,7 +249,7 @@ def run(args: argparse.Namespace) -> int:
         page_requisites=not args.no_page_requisites,
         retr_symlinks=args.retr_symlinks,
         warc_max_size=max_size, warc_cdx=args.warc_cdx,
-        schemes=(http,) if http != HTTPOptions() else (), login=login,
+        schemes=_scheme_options(args, http), login=login,
         trace=_verbose if args.verbose else None)
     status = _Status(not args.silent and wanted(silent=args.silent, body_to_stdout=False))
     if args.dask:
@@ -333,6 +339,18 @@ def _config(args: argparse.Namespace, config: Config) -> Config:
         if value is not None:
             changes[name] = value
     return apply_policy_flags(args, config.replace(**changes))
+
+
+def _scheme_options(args: argparse.Namespace, http: HTTPOptions) -> tuple[SchemeOptions, ...]:
+    """The HTTP options when any was given, and FTP's TLS (``--ssl``, ``--ssl-reqd``, the
+    certificate options as for https) when asked."""
+    given: list[SchemeOptions] = [http] if http != HTTPOptions() else []
+    if args.tls or args.insecure or args.cacert or args.capath:
+        from anyurl.options import FTPOptions
+
+        given.append(FTPOptions(tls=args.tls, verify=not args.insecure, cafile=args.cacert,
+                                capath=args.capath))
+    return tuple(given)
 
 
 def _http_options(args: argparse.Namespace, cookies: CookieFile | None) -> HTTPOptions:

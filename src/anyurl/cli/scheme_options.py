@@ -79,12 +79,7 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    "modification time")
     h.add_argument("-r", "--range", metavar="FIRST-[LAST]",
                    help="only these bytes (0-499, 500-): http Range, ftp REST and a count")
-    h.add_argument("-k", "--insecure", action="store_true",
-                   help="https: do not verify the server's certificate")
-    h.add_argument("--cacert", metavar="FILE", help="https: trust the CA certificates in FILE")
-    h.add_argument("--capath", metavar="DIR", help="https: trust the CA certificates in DIR")
-    h.add_argument("-E", "--cert", metavar="FILE", help="https: a client certificate (PEM)")
-    h.add_argument("--key", metavar="FILE", help="https: the client certificate's key")
+    add_certificate_arguments(h)
     h.add_argument("--netrc", "--netrc-optional", dest="netrc", action="store_true",
                    help="http: take a login from ~/.netrc for a URL without one (ftp and "
                    "nntp always read it)")
@@ -121,16 +116,31 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    "(like wais_proxy=URL; 'tunnel+http://...' for CONNECT)")
 
 
+def add_certificate_arguments(h: Any) -> None:
+    """curl's certificate options: one set for every scheme in TLS (``anyurl.net.tls``)."""
+    h.add_argument("-k", "--insecure", action="store_true",
+                   help="https, ftps, nntps: do not verify the server's certificate")
+    h.add_argument("--cacert", metavar="FILE",
+                   help="https, ftps, nntps: trust the CA certificates in FILE")
+    h.add_argument("--capath", metavar="DIR",
+                   help="https, ftps, nntps: trust the CA certificates in DIR")
+    h.add_argument("-E", "--cert", metavar="FILE", help="https: a client certificate (PEM)")
+    h.add_argument("--key", metavar="FILE", help="https: the client certificate's key")
+
+
 def add_nntp_arguments(g: Any) -> None:
-    """The news server, and TLS on nntp: and news: URLs (RFC 4642's STARTTLS) with
-    curl's names for it."""
+    """The news server, and TLS with curl's names for it: one option for every scheme
+    that starts TLS on a plain connection (FTP's AUTH TLS, RFC 4217; NNTP's STARTTLS,
+    RFC 4642), read by both."""
     g.add_argument("--nntp-server", metavar="HOST[:PORT]",
                    help="news: the server for news: URLs (else $NNTPSERVER, config)")
-    g.add_argument("--ssl", dest="nntp_tls", action="store_const", const="try", default="",
-                   help="nntp, news: STARTTLS when the server offers it (then the login "
-                   "goes only inside TLS)")
-    g.add_argument("--ssl-reqd", dest="nntp_tls", action="store_const", const="require",
-                   help="nntp, news: STARTTLS or fail (exit 64) before any login")
+    g.add_argument("--ssl", dest="tls", action="store_const", const="try", default="",
+                   help="ftp: AUTH TLS when the server accepts it, else in clear; nntp, "
+                   "news: STARTTLS when the server offers it (then the login goes only "
+                   "inside TLS)")
+    g.add_argument("--ssl-reqd", dest="tls", action="store_const", const="require",
+                   help="ftp: AUTH TLS (data in TLS too), nntp, news: STARTTLS, or fail "
+                   "(exit 64) before any login")
     g.add_argument("--nntp-plain-auth", action="store_true",
                    help="nntp, news: with --ssl and no TLS offered, send AUTHINFO in clear "
                    "all the same")
@@ -263,9 +273,9 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
                         cookies=cookies)
     if http != HTTPOptions():
         given.append(http)
-    if args.ftp_active or args.head or args.ftp_ascii != "off":
-        given.append(FTPOptions(passive=False if args.ftp_active else None, head=args.head,
-                                ascii=args.ftp_ascii))
+    ftp = _ftp_options(args)
+    if ftp is not None:
+        given.append(ftp)
     news = _news_options(args)
     if news is not None:
         given.append(news)
@@ -316,15 +326,26 @@ def _proxy_given(args: argparse.Namespace) -> str | None:
     return proxy
 
 
+def _ftp_options(args: argparse.Namespace) -> FTPOptions | None:
+    """FTPOptions from --ftp-active, -I, -B, and TLS: --ssl, --ssl-reqd (the options
+    nntp reads too) and the certificate options (as for https); None when none applies."""
+    if not (args.ftp_active or args.head or args.ftp_ascii != "off" or args.tls
+            or args.insecure or args.cacert or args.capath):
+        return None
+    return FTPOptions(passive=False if args.ftp_active else None, head=args.head,
+                      ascii=args.ftp_ascii, tls=args.tls, verify=not args.insecure,
+                      cafile=args.cacert, capath=args.capath)
+
+
 def _news_options(args: argparse.Namespace) -> SchemeOptions | None:
     """NewsOptions from --nntp-server, --ssl, --ssl-reqd, --nntp-plain-auth and the
     certificate options (as for https); None when none was given."""
-    if not (args.nntp_server or args.nntp_tls or args.nntp_plain_auth or args.insecure
+    if not (args.nntp_server or args.tls or args.nntp_plain_auth or args.insecure
             or args.cacert or args.capath):
         return None  # the class is not even imported (tests/unit/test_startup.py)
     from anyurl.options import NewsOptions
 
-    news = NewsOptions(server=args.nntp_server or None, tls=args.nntp_tls,
+    news = NewsOptions(server=args.nntp_server or None, tls=args.tls,
                        plain_auth=args.nntp_plain_auth, verify=not args.insecure,
                        cafile=args.cacert, capath=args.capath)
     return news

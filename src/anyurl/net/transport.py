@@ -249,19 +249,28 @@ class Stream:
         if data:
             self._stream = _Prefixed(self._stream, data)
 
+    @property
+    def tls_session(self) -> ssl.SSLSession | None:
+        """The TLS session of this stream (None without TLS): an FTP data connection
+        resumes its control connection's (RFC 4217 10.2; vsftpd's ``require_ssl_reuse``).
+        Under TLS 1.3 the server sends it after the handshake, so it is there once a
+        reply has been read over TLS."""
+        from anyio.streams.tls import TLSAttribute
+
+        ssl_object = self._stream.extra(TLSAttribute.ssl_object, None)
+        return None if ssl_object is None else ssl_object.session
+
     async def start_tls(
-        self, server_hostname: str, ssl_context: ssl.SSLContext | None = None
+        self, server_hostname: str, ssl_context: ssl.SSLContext | None = None,
+        session: ssl.SSLSession | None = None,
     ) -> None:
-        """Run a TLS handshake over this (already connected) stream, e.g. a tunnel."""
+        """Run a TLS handshake over this (already connected) stream, e.g. a tunnel;
+        resuming ``session`` when given."""
         try:
             with anyio.fail_after(self.read_timeout):
-                from anyio.streams.tls import TLSStream
-
-                self._stream = await TLSStream.wrap(
-                    self._stream, hostname=server_hostname,
-                    ssl_context=ssl_context or ssl.create_default_context(),
-                    standard_compatible=False,
-                )
+                self._stream = await _wrap_tls(
+                    self._stream, server_hostname,
+                    ssl_context or ssl.create_default_context(), session)
         except TimeoutError:
             raise TransferTimeout(
                 f"TLS handshake with {server_hostname} for {self.url.masked()} timed out",
@@ -294,6 +303,25 @@ class Stream:
     ) -> None:
         with anyio.CancelScope(shield=True):
             await self.aclose()
+
+
+async def _wrap_tls(stream: anyio.abc.ByteStream, hostname: str, context: ssl.SSLContext,
+                    session: ssl.SSLSession | None) -> anyio.abc.ByteStream:
+    """``TLSStream.wrap``, or with ``session`` the same steps offering that session to
+    resume: anyio's ``wrap`` has no parameter for it, and an FTP server that requires
+    reuse (vsftpd) refuses a data connection with a session of its own (522)."""
+    from anyio.streams.tls import TLSStream
+
+    if session is None:
+        return await TLSStream.wrap(stream, hostname=hostname, ssl_context=context,
+                                    standard_compatible=False)
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    ssl_object = context.wrap_bio(incoming, outgoing, server_side=False,
+                                  server_hostname=hostname, session=session)
+    wrapper = TLSStream(transport_stream=stream, standard_compatible=False,
+                        _ssl_object=ssl_object, _read_bio=incoming, _write_bio=outgoing)
+    await wrapper._call_sslobject_method(ssl_object.do_handshake)
+    return wrapper
 
 
 class _RawSocketStream(anyio.abc.ByteStream):

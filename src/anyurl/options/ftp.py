@@ -45,6 +45,15 @@ class FTPOptions(SchemeOptions):
     #: ``SIZE``: the listing's size stands for SIZE's (completeness, read whole), one
     #: command and round trip less per file, as wget does. ``get`` leaves it None.
     listed_size: Callable[[URL], int | None] | None = None
+    #: TLS on ftp: URLs (RFC 4217's ``AUTH TLS``): "" never, "try" when the server
+    #: accepts it, else in clear (``--ssl``), "require" (``--ssl-reqd``: exit 64 when it
+    #: refuses, before ``USER``). ftps:// is TLS from the first byte whatever this says.
+    #: In TLS the data connections are private too (``PBSZ 0``, ``PROT P``).
+    tls: str = ""
+    #: The certificate checks, as for https (``-k``, ``--cacert``, ``--capath``).
+    verify: bool = True
+    cafile: str | None = None
+    capath: str | None = None
 
     def check(self) -> None:
         """The type check, a ``listing`` and an ``ascii`` mode anyurl knows."""
@@ -53,6 +62,8 @@ class FTPOptions(SchemeOptions):
             raise OptionError(f"ftp option listing={self.listing!r} is not 'nlst' or 'mlsd'")
         if self.ascii not in ("off", "on", "guess"):
             raise OptionError(f"ftp option ascii={self.ascii!r} is not 'off', 'on' or 'guess'")
+        if self.tls not in ("", "try", "require"):
+            raise OptionError(f"ftp option tls={self.tls!r} is not '', 'try' or 'require'")
 
     @classmethod
     def _hint_names(cls) -> dict[str, object]:

@@ -27,6 +27,7 @@ __all__ = ["BUILTIN_SPECS", "DEFAULT_PORTS", "add", "default_port", "names", "sp
 BUILTIN_SPECS: dict[str, str] = {
     "file": "anyurl.schemes.file.spec",
     "ftp": "anyurl.schemes.ftp.spec",
+    "ftps": "anyurl.schemes.ftp.spec",
     "gopher": "anyurl.schemes.gopher.spec",
     "http": "anyurl.schemes.http.spec",
     "https": "anyurl.schemes.http.spec",

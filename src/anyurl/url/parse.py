@@ -54,9 +54,9 @@ __all__ = ["IP_SCHEMES", "SAME_GRAMMAR", "parse", "unwrap"]
 IP_SCHEMES = frozenset(
     {"ftp", "http", "https", "gopher", "nntp", "telnet", "wais", "file", "prospero"}
 )
-#: Schemes over TLS written as their plain scheme is (Lynx's snews:, nntps://), the way
+#: Schemes over TLS written as their plain scheme is (Lynx's snews:, nntps://, ftps://), the way
 #: https is written as http: the grammar reads them as the plain one.
-SAME_GRAMMAR = {"nntps": "nntp", "snews": "news"}
+SAME_GRAMMAR = {"nntps": "nntp", "snews": "news", "ftps": "ftp"}
 #: Schemes whose login may carry a user and password (section 5: ``login``).
 LOGIN_SCHEMES = frozenset({"ftp", "telnet"})
 

@@ -13,6 +13,14 @@ Login (RFC 1738 3.2.1): the URL's user and password; without a user, ``~/.netrc`
 ``FetchOptions.password_callback``; without a callback the login fails with
 :class:`~anyurl.errors.LoginDenied` (exit 67) at once rather than hanging.
 
+TLS (RFC 4217): ftps:// is TLS from the first byte (implicit, port 990); on ftp:// with
+``FTPOptions(tls="try"|"require")`` (``--ssl``, ``--ssl-reqd``) ``AUTH TLS`` is the first
+command after the greeting, before ``USER``: refused, "require" is
+:class:`~anyurl.errors.TLSNotOffered` (64) before any login, "try" goes on in clear as
+curl does. In TLS, ``PBSZ 0`` and ``PROT P`` follow the login, and each data connection
+is a TLS client resuming the control connection's session (:meth:`Control.protect`): the
+servers that require reuse (vsftpd's default) refuse any other.
+
 Replies map to errors as curl does (:func:`refused`): 530 :class:`LoginDenied` (67); a
 refused CWD :class:`RemoteAccessDenied` (9); 421 and 426 :class:`ConnectionLost` (56),
 425 :class:`ConnectFailed` (7); otherwise the error the step names. Messages quote the
@@ -21,6 +29,7 @@ server's reply line and the masked URL.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -35,9 +44,11 @@ from anyurl.errors import (
     ProtocolError,
     RemoteAccessDenied,
     ServerError,
+    TLSNotOffered,
     URLError,
 )
 from anyurl.net.credentials import netrc_entry
+from anyurl.net.tls import make_ssl_context
 from anyurl.net.transport import Dialer, Stream
 from anyurl.options import FTPOptions
 from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
@@ -68,6 +79,7 @@ __all__ = [
     "key_for",
     "login_for",
     "refused",
+    "tls_mode",
     "weird",
 ]
 
@@ -77,14 +89,23 @@ CONTROL_RECEIVE_SIZE = RECEIVE_SIZE
 #: How long QUIT and ABOR may take when we are closing anyway.
 GOODBYE_TIMEOUT = 2.0
 
-#: Whose login on which server a control connection holds: (host, port, user, password).
-PoolKey = tuple[str, int, str | None, str | None]
+#: The scheme whose connections are TLS from the first byte (RFC 4217's implicit FTPS).
+IMPLICIT_SCHEME = "ftps"
+
+#: Whose login on which server a control connection holds, and in what TLS: (host, port,
+#: user, password, :func:`tls_mode`); a plain and a TLS connection never serve each other.
+PoolKey = tuple[str, int, str | None, str | None, str]
 
 
-def key_for(url: URL) -> PoolKey:
+def tls_mode(url: URL, options: FetchOptions) -> str:
+    """"implicit" for ftps://, else ``FTPOptions.tls`` ("", "try", "require")."""
+    return "implicit" if url.scheme == IMPLICIT_SCHEME else ftp_options(options).tls
+
+
+def key_for(url: URL, tls: str = "") -> PoolKey:
     """The login ``url`` asks for: a connection of the same key can serve it."""
     port = url.effective_port or DEFAULT_PORT
-    return (url.connect_host.lower(), port, url.user, url.password)
+    return (url.connect_host.lower(), port, url.user, url.password, tls)
 
 
 @dataclass(frozen=True)
@@ -184,6 +205,12 @@ class Control:
         self.size: bool | None = None
         self.idle_since = 0.0
         self.replies_this_use = 0
+        #: The certificate checks of this connection's TLS (None: no TLS asked).
+        self.tls_context: ssl.SSLContext | None = None
+        #: Whether the control connection is in TLS, and the data connections too
+        #: (``PROT P`` accepted: :meth:`protect`).
+        self.tls = False
+        self.private_data = False
 
     def note(self, text: str) -> None:
         """A line of our own in the trace (``* text``), when tracing."""
@@ -285,6 +312,8 @@ class Control:
                 status=greeting.code,
                 url=url,
             )
+        if self.key[4] in ("try", "require") and not self.tls:
+            await self.start_tls()
         reply = await self.command(Command("USER", login.user))
         if reply.category == 3 and reply.code != 332:
             password = login.password
@@ -308,12 +337,58 @@ class Control:
                 url=url,
                 hint="Check the user name and password (in the URL or ~/.netrc).",
             )
+        if self.tls:
+            await self.private()
         pwd = await self.command(Command("PWD"))
         self.home = parse_257(pwd) if pwd.code == 257 else None
         if self.home is None:
             self.note("the login directory is unknown: this connection will not be reused")
         self.cwd = ()
         self.type = None
+
+    # -- TLS (RFC 4217) ---------------------------------------------------------------------
+
+    async def start_tls(self) -> None:
+        """``AUTH TLS`` and the handshake, before any login; a refusal is
+        :class:`TLSNotOffered` (64) when TLS is required, else a note (and the login
+        goes on in clear, as curl's ``--ssl``)."""
+        command = Command("AUTH", "TLS")
+        reply = await self.command(command)
+        if reply.code not in (234, 334):  # 334: RFC 2228's older "ADAT" form
+            if self.key[4] == "require":
+                raise TLSNotOffered(
+                    f"ftp server of {self.url.masked()} refused AUTH TLS: {reply.line}",
+                    url=self.url, hint="The server may serve ftps:// (port 990); or "
+                    "drop --ssl-reqd to log in without TLS.")
+            self.note("the server refused AUTH TLS; going on without TLS")
+            return
+        assert self.tls_context is not None
+        self.reader.close()  # the handshake's bytes are the TLS layer's, not replies
+        await self.stream.start_tls(self.url.connect_host, self.tls_context)
+        self.reader = ControlReader(self.stream, self.core)  # now through TLS
+        self.tls = True
+        self.note("TLS started (AUTH TLS)")
+
+    async def private(self) -> None:
+        """``PBSZ 0`` and ``PROT P`` (RFC 4217 9): data connections in TLS too. Refused,
+        with TLS required that is :class:`TLSNotOffered`; else the data go in clear."""
+        for command in (Command("PBSZ", "0"), Command("PROT", "P")):
+            reply = await self.command(command)
+            if reply.category != 2:
+                if self.key[4] in ("require", "implicit"):
+                    raise refused(reply, command, self.url, TLSNotOffered,
+                                  hint="The server will not protect the data connections.")
+                self.note("the data connections stay in clear")
+                return
+        self.private_data = True
+
+    async def protect(self, data: Stream) -> None:
+        """The TLS handshake of a data connection (we are its TLS client whichever side
+        connected, RFC 4217 10.2), resuming the control connection's session: vsftpd
+        (``require_ssl_reuse``) refuses a data connection that does not, as proof that
+        whoever connected is the client that logged in. Under TLS 1.3 the session comes
+        after the handshake; the login's replies read over TLS have brought it."""
+        await data.start_tls(self.url.connect_host, self.tls_context, self.stream.tls_session)
 
     # -- where it stands -------------------------------------------------------------------
 
@@ -381,25 +456,34 @@ class Control:
         return size
 
 
-async def connect(dialer: Dialer, config: Config, url: URL, trace: Trace | None) -> Control:
-    """A new control connection to ``url``'s server, not yet logged in."""
+async def connect(dialer: Dialer, config: Config, url: URL, options: FetchOptions) -> Control:
+    """A new control connection to ``url``'s server, not yet logged in: in TLS at once
+    for ftps://, with the certificate checks of https for any TLS asked."""
+    mode = tls_mode(url, options)
+    context = None
+    if mode:
+        given = ftp_options(options)
+        context = make_ssl_context(given.verify, given.cafile, given.capath)
     stream = await dialer.connect_tcp(
         url.connect_host,
         url.effective_port or DEFAULT_PORT,
         url=url,
         connect_timeout=config.connect_timeout,
         read_timeout=config.read_timeout,
+        tls=mode == "implicit", server_hostname=url.connect_host, ssl_context=context,
         what="the ftp control connection",
     )
-    control = Control(stream, key_for(url), url)
-    control.trace = trace
+    control = Control(stream, key_for(url, mode), url)
+    control.trace = options.trace
+    control.tls_context = context
+    control.tls = mode == "implicit"
     return control
 
 
 async def _ask_password(
     url: URL, reply: Reply, options: FetchOptions, prompted: dict[PoolKey, str]
 ) -> str:
-    key = key_for(url)
+    key = key_for(url)  # whatever the TLS: the same login's password
     known = prompted.get(key)
     if known is not None:
         return known

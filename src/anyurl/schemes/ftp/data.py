@@ -66,11 +66,16 @@ class DataChannel:
     """
 
     def __init__(self, connecting: Connecting | None, listener: Listener | None,
-                 stack: AsyncExitStack | None):
+                 stack: AsyncExitStack | None,
+                 protect: Callable[[Stream], Awaitable[None]] | None = None):
         self._connecting = connecting
         self._stream: Stream | None = None
         self._listener = listener
         self._stack = stack
+        #: The TLS handshake a private data connection needs (``PROT P``), run once
+        #: the server has answered the command with 1yz: before that it may not
+        #: have accepted the connection (a refused RETR), and a handshake would hang.
+        self._protect = protect
 
     async def ready(self) -> None:
         """Finish a passive connection's handshake (nothing to do for an active one,
@@ -79,16 +84,20 @@ class DataChannel:
             self._stream = await self._connecting.established()
 
     async def connected(self, timeout: float | None) -> Stream:
-        """The data connection's stream, accepting the server's connection if active."""
+        """The data connection's stream, accepting the server's connection if active,
+        in TLS when the data are private."""
         if self._stream is None:
             if self._connecting is not None:
                 self._stream = await self._connecting.established()
-                return self._stream
-            assert self._listener is not None
-            self._stream = await self._listener.accept(timeout)
-            if self._stack is not None:
-                await self._stack.aclose()  # the listener: one connection is all we take
-            self._listener = None
+            else:
+                assert self._listener is not None
+                self._stream = await self._listener.accept(timeout)
+                if self._stack is not None:
+                    await self._stack.aclose()  # the listener: one connection is all
+                self._listener = None
+        if self._protect is not None:
+            protect, self._protect = self._protect, None
+            await protect(self._stream)
         return self._stream
 
     async def aclose(self) -> None:
@@ -263,7 +272,9 @@ class Transfer:
 async def open_data(
     control: Control, url: URL, *, passive: bool, dialer: Dialer, config: Config
 ) -> DataChannel:
-    """A data connection: EPSV, else PASV; or EPRT, else PORT in active mode."""
+    """A data connection: EPSV, else PASV; or EPRT, else PORT in active mode; in TLS
+    (the control connection's session resumed) when the data are private."""
+    protect = control.protect if control.private_data else None
     if passive:
         host = control.stream.remote_address[0]
         port: int | None = None
@@ -307,7 +318,7 @@ async def open_data(
             read_timeout=config.read_timeout,
             what="the ftp data connection",
         )
-        return DataChannel(connecting, None, None)
+        return DataChannel(connecting, None, None, protect)
     stack = AsyncExitStack()  # the listener's, active mode only
     local = control.stream.local_address[0]
     try:
@@ -336,7 +347,7 @@ async def open_data(
     except BaseException:
         await stack.aclose()
         raise
-    return DataChannel(None, listener, stack)
+    return DataChannel(None, listener, stack, protect)
 
 
 def _port_229(url: URL, reply: Reply) -> int:

@@ -72,6 +72,7 @@ from anyurl.schemes.ftp.control import (
     key_for,
     login_for,
     refused,
+    tls_mode,
 )
 from anyurl.schemes.ftp.data import DataChannel, Transfer, open_data
 from anyurl.schemes.ftp.listings import list_directory, listing_links, listing_verbs
@@ -135,7 +136,7 @@ def _empty() -> AsyncIterator[bytes]:
 class FTPHandler(SchemeHandler):
     """``ftp:`` URLs: RFC 1738 3.2 exactly, with a pool of logged-in control connections."""
 
-    schemes = ("ftp",)
+    schemes = ("ftp", "ftps")
     options_type = FTPOptions
     #: FTP cannot pipeline, but a host's files handed over as a batch (:meth:`open_batch`:
     #: on logged-in, positioned control connections) skip the downloader's task, gate
@@ -256,9 +257,13 @@ class FTPHandler(SchemeHandler):
         passive = self._passive(options)
         offset = options.offset if retrieval.mode == "I" else 0
         data_command = Command("EPSV") if passive else Command("EPRT", "|1|<address>|<port>|")
-        commands = [Command("USER", login.user), Command("PASS", "")]
+        tls = tls_mode(url, options)
+        commands = [Command("AUTH", "TLS")] if tls in ("try", "require") else []
+        commands += [Command("USER", login.user), Command("PASS", "")]
         if login.account is not None:
             commands.append(Command("ACCT", login.account))
+        if tls:
+            commands += [Command("PBSZ", "0"), Command("PROT", "P")]
         commands.append(Command("PWD"))
         commands += retrieval_commands(retrieval, offset=offset, data_command=data_command,
                                        listing=listing_verbs(options)[0])
@@ -279,7 +284,8 @@ class FTPHandler(SchemeHandler):
         """A pooled control connection of ``url``'s key, else a new login (who logs in,
         netrc included, is decided only then: a pooled URL needs no look-up)."""
         if not fresh:
-            chosen = await self.pool.take(key_for(url), url, options.trace)
+            chosen = await self.pool.take(key_for(url, tls_mode(url, options)), url,
+                                          options.trace)
             if chosen is not None:
                 self.stats["reused"] += 1
                 return chosen, True
@@ -292,7 +298,7 @@ class FTPHandler(SchemeHandler):
         await self.pool.aclose()
 
     async def _connect(self, url: URL, login: Login, options: FetchOptions) -> Control:
-        control = await connect(self.dialer, self.config, url, options.trace)
+        control = await connect(self.dialer, self.config, url, options)
         self.stats["connections"] += 1
         try:
             await control.log_in(login, options, self._prompted)

@@ -1,13 +1,17 @@
-"""The ftp scheme's descriptor (RFC 1738 3.2): port 21, a login, a hierarchical path."""
+"""The ftp scheme's descriptor (RFC 1738 3.2): port 21, a login, a hierarchical path;
+and the same in TLS from the first byte (RFC 4217's implicit FTPS, port 990): ``ftps://``,
+read as ftp is, as https is http's."""
 
 from __future__ import annotations
+
+import dataclasses
 
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
 from anyurl.url.model import URL
 from anyurl.url.segments import without_dot_segments
 from anyurl.url.views import FTPPath, ftp_path
 
-__all__ = ["SPEC"]
+__all__ = ["SPEC", "SPECS", "TLS_SPEC"]
 
 
 def _parts(url: URL) -> FTPPath:
@@ -60,3 +64,10 @@ SPEC = SchemeSpec(
         DemoCase("ftp://127.0.0.1:{port}/pub;type=d", "a directory listing (NLST)", _SERVER),
     ),
 )
+#: ftp in TLS from the first byte (implicit FTPS, port 990): the same handler, tree and
+#: mirror; a connection of one never serves the other (the pool's key says which).
+TLS_SPEC = dataclasses.replace(SPEC, names=("ftps",), default_port=990, demo=(),
+                               host_prefixes=(), remote_fallback=None,
+                               summary="files and directories of an FTP server in TLS "
+                               "(RFC 4217)")
+SPECS = (SPEC, TLS_SPEC)

@@ -20,12 +20,13 @@ from anyurl.registry.index import (
     spec_for,
     specs,
 )
-from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, SchemeSpec
 
 __all__ = [
     "BUILTIN_SPECS",
     "DEFAULT_PORTS",
     "Crawl",
+    "CrawlFetch",
     "DemoCase",
     "DemoServer",
     "SchemeSpec",

@@ -266,6 +266,10 @@ class FTPHandler(SchemeHandler):
         # PASS is listed although a server may not ask for it (230 right after USER).
         return [command.display() for command in commands]
 
+    def is_listing(self, info: ResourceInfo) -> bool:
+        """A directory's listing (MLSD, LIST, NLST) is one."""
+        return info.kind == "directory"
+
     def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
         """The entries of a directory listing, as ftp: URLs of that directory
         (:func:`~.listings.listing_links`)."""

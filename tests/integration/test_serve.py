@@ -381,3 +381,33 @@ def test_replay_with_the_network_off(peers: Any, tmp_path: Path, index: bool) ->
     assert "gopher.txt" in got["/" + urls["wais_search"]][1]
     assert urls["ftp"] in got["/"][1]
     assert got[paths[-1]][0] == 404
+
+
+@pytest.fixture(scope="module")
+def gopherplus() -> Iterator[str]:
+    """anyurl's loopback Gopher+ server (it has a type-7 search item): its host:port."""
+    proc = subprocess.Popen([sys.executable, "-m", "anyurl.testing.gopherplus", "--host",
+                             "127.0.0.1", "--port", "0"], stdout=subprocess.PIPE, env=_env(),
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().decode()
+        yield line.rsplit(" ", 1)[-1].strip()
+    finally:
+        stop(proc)
+
+
+def test_gopher_search_item_is_a_search_form(served: Served, gopherplus: str) -> None:
+    # A type 7 item without a term: a page with a search form, not an error asking for
+    # --search (docs/serve.md); the form's target asks again with the term.
+    item = f"gopher://{gopherplus}/7/search"
+    status, headers, body = served.request("/" + item)
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    page = body.decode()
+    assert 'id="search"' in page and 'action="/_search"' in page
+    assert f'name="url" value="{item}"' in page and "--search" not in page
+    status, headers, _ = served.request(f"/_search?url={item}&q=gopher+rfc")
+    assert status == 303 and headers["location"] == f"/{item}%09gopher%20rfc"
+    status, _, result = served.request(headers["location"])
+    assert status == 200 and 'id="search"' in result.decode()  # search again
+    assert "gopher" in result.decode() and 'id="links"' in result.decode()

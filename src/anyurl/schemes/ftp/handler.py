@@ -508,7 +508,7 @@ class FTPHandler(SchemeHandler):
             extra={"type": retrieval.mode},
         )
         decoder = ASCIIDecoder() if retrieval.mode == "A" else None
-        transfer = Transfer(self._release, control, data, decoder, url, final)
+        transfer = Transfer(self._release, control, data, decoder, url, final, info)
         if decoder is None and info.size is not None and info.size <= WHOLE_AT_MOST:
             try:
                 whole = await transfer.whole(info, WHOLE_AT_MOST)

@@ -17,10 +17,11 @@ from anyurl.registry.index import (
     add,
     default_port,
     names,
+    plugins,
     spec_for,
     specs,
 )
-from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, SchemeSpec
+from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, Flags, SchemeSpec
 
 __all__ = [
     "BUILTIN_SPECS",
@@ -29,10 +30,12 @@ __all__ = [
     "CrawlFetch",
     "DemoCase",
     "DemoServer",
+    "Flags",
     "SchemeSpec",
     "add",
     "default_port",
     "names",
+    "plugins",
     "spec_for",
     "specs",
 ]

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from anyurl.schemes.base import FetchOptions
     from anyurl.url.model import URL
 
-__all__ = ["Crawl", "CrawlFetch", "DemoCase", "DemoServer", "SchemeSpec", "directory_of",
-           "plain_path_key", "plain_tree_path"]
+__all__ = ["Crawl", "CrawlFetch", "DemoCase", "DemoServer", "Flags", "SchemeSpec",
+           "directory_of", "plain_path_key", "plain_tree_path"]
 
 
 def plain_path_key(url: URL) -> str:
@@ -126,6 +126,17 @@ class DemoCase:
 
 
 @dataclass(frozen=True)
+class Flags:
+    """A scheme's own command-line flags, as a pytest plug-in adds its options with
+    ``pytest_addoption(parser)``: ``anyurl get`` gives ``add`` an argparse argument group
+    of the scheme's (shown in ``--help``), and ``options`` the parsed namespace, from
+    which it makes the scheme's typed options (None: nothing given)."""
+
+    add: Callable[[Any], None]
+    options: Callable[[Any], SchemeOptions | None]
+
+
+@dataclass(frozen=True)
 class SchemeSpec:
     """One scheme's descriptor (see the module docstring); the first name is its own."""
 
@@ -177,6 +188,8 @@ class SchemeSpec:
     remote_fallback: Callable[[URL], URL | None] | None = None
     #: What ``anyurl demo`` fetches to show the scheme.
     demo: tuple[DemoCase, ...] = field(default=())
+    #: Its own command-line flags (a plug-in's; the built-ins' are the command line's).
+    flags: Flags | None = None
 
     @property
     def name(self) -> str:

@@ -529,9 +529,10 @@ class Mirror:
         headers only to the start URLs' servers."""
         crawl = crawl_of(url.scheme)
         document = crawl.document is not None and crawl.document(url)
-        options = FetchOptions(raw=not document, trace=trace, schemes=self.options.schemes)
+        schemes = self.options.schemes
         if crawl.fetch_options is not None:
-            options = crawl.fetch_options(options, CrawlFetch(self._trace.listed_size))
+            schemes = crawl.fetch_options(schemes, CrawlFetch(self._trace.listed_size))
+        options = FetchOptions(raw=not document, trace=trace, schemes=schemes)
         http = options.get(HTTPOptions)
         if previous is not None and crawl.revalidates:
             http = dataclasses.replace(http, headers=http.headers + conditional_headers(previous))

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from anyurl.options import SchemeOptions
-    from anyurl.schemes.base import FetchOptions
     from anyurl.url.model import URL
 
 __all__ = ["Crawl", "CrawlFetch", "DemoCase", "DemoServer", "Flags", "SchemeSpec",
@@ -89,10 +88,11 @@ class Crawl:
     family: str | None = None
     #: Whether robots.txt rules apply (RFC 9309: to http and https).
     robots: bool = False
-    #: The options of the mirror's fetches of this scheme, made from the user's (the
-    #: ``FetchOptions`` given, ``raw`` already set): what a walk needs of the handler
-    #: (FTP's MLSD listings and listed sizes, Gopher's menus as sent); None: the user's.
-    fetch_options: Callable[[FetchOptions, CrawlFetch], FetchOptions] | None = None
+    #: The scheme options of the mirror's fetches of this scheme, made from the user's:
+    #: what a walk needs of the handler (FTP's MLSD listings and listed sizes, Gopher's
+    #: menus as sent); None: the user's as they are.
+    fetch_options: Callable[[tuple[SchemeOptions, ...], CrawlFetch],
+                            tuple[SchemeOptions, ...]] | None = None
     #: URLs a mirror saves as the document itself, not as the server framed it (a
     #: Gopher+ view: its Gopher+ header and framing go); None: every fetch is raw.
     document: Callable[[URL], bool] | None = None

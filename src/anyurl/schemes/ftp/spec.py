@@ -10,7 +10,7 @@ from anyurl.url.segments import without_dot_segments
 from anyurl.url.views import FTPPath, ftp_path
 
 if TYPE_CHECKING:
-    from anyurl.schemes.base import FetchOptions
+    from anyurl.options import SchemeOptions
 
 __all__ = ["SPEC"]
 
@@ -42,16 +42,19 @@ def _canonical(url: URL) -> URL:
     return without_dot_segments(url, typecode if typecode >= last else None)
 
 
-def _fetch_options(options: FetchOptions, crawl: CrawlFetch) -> FetchOptions:
+def _fetch_options(given: tuple[SchemeOptions, ...],
+                   crawl: CrawlFetch) -> tuple[SchemeOptions, ...]:
     """A mirror's fetches: MLSD listings (exact names, types, sizes and times), and the
     sizes its listings gave standing for ``SIZE`` (one round trip less per file)."""
     import dataclasses
 
     from anyurl.options import FTPOptions
+    from anyurl.schemes.base import FetchOptions
 
-    given = options.get(FTPOptions)
-    return options.with_scheme(dataclasses.replace(given, listing="mlsd",
-                                                   listed_size=crawl.listed_size))
+    options = FetchOptions(schemes=given)
+    ftp = dataclasses.replace(options.get(FTPOptions), listing="mlsd",
+                              listed_size=crawl.listed_size)
+    return options.with_scheme(ftp).schemes
 
 
 _SERVER = DemoServer("anyurl.testing.ftp", ("--root", "{data}"), requires=("pyftpdlib",))

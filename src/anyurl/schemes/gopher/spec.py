@@ -11,7 +11,7 @@ from anyurl.url.segments import has_dot_segment
 from anyurl.url.views import GopherPath, gopher_path
 
 if TYPE_CHECKING:
-    from anyurl.schemes.base import FetchOptions
+    from anyurl.options import SchemeOptions
 
 __all__ = ["SPEC"]
 
@@ -73,14 +73,18 @@ def _tree_path(url: URL) -> tuple[list[str], bool]:
     return segments, parts.gophertype == "1" or selector.endswith("/")
 
 
-def _fetch_options(options: FetchOptions, crawl: CrawlFetch) -> FetchOptions:
+def _fetch_options(given: tuple[SchemeOptions, ...],
+                   crawl: CrawlFetch) -> tuple[SchemeOptions, ...]:
     """A mirror's fetches: menus and attribute blocks as the server sent them (a
     rendering is saved beside them only with ``--render``)."""
     import dataclasses
 
     from anyurl.options import GopherOptions
+    from anyurl.schemes.base import FetchOptions
 
-    return options.with_scheme(dataclasses.replace(options.get(GopherOptions), render=False))
+    options = FetchOptions(schemes=given)
+    return options.with_scheme(dataclasses.replace(options.get(GopherOptions),
+                                                   render=False)).schemes
 
 
 def _a_view(url: URL) -> bool:

@@ -89,9 +89,12 @@ class ResourceExtra(TypedDict, total=False):
     count: int
     low: int
     high: int
-    #: mailto: the relay (``host:port``), the recipient and the relay's reply code.
+    #: mailto: the relay (``host:port``) and the recipient.
     relay: str
     recipient: str
+    # -- any scheme whose server answers with reply codes ---------------------------------
+    #: The server's last reply code (FTP's ``226`` after a completed transfer, the mail
+    #: relay's ``250``): :attr:`ResourceInfo.response_code` when there is no status.
     reply_code: int
     # -- telnet -------------------------------------------------------------------------
     host: str
@@ -135,6 +138,15 @@ class ResourceInfo:
     reason: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
     extra: ResourceExtra = field(default_factory=lambda: ResourceExtra())
+
+    @property
+    def response_code(self) -> int:
+        """What the server last answered, as curl's ``-w '%{response_code}'`` gives it:
+        the HTTP status, else the last reply code the handler noted (FTP's ``226``);
+        0 when neither came."""
+        if self.status is not None:
+            return self.status
+        return self.extra.get("reply_code", 0)
 
     def header(self, name: str) -> str | None:
         """The first value of response header ``name`` (any case), or None."""

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.devices import null_device
 from tests.cli.test_curl_options import anyurl, curl
 from tests.integration.test_http import Reply, ScriptedServer, fixed, redirect
+from tests.peers.data import LARGE_NAME
 from tests.peers.pytest_plugin import Peers
 
 pytestmark = pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
@@ -101,3 +103,17 @@ def test_text_of_the_server_or_the_url_is_written_inert(server: ScriptedServer,
     r = anyurl("-s", "-o", str(target), "-w", "%{json}", server.url("/c"))
     assert json.loads(r.stdout)["content_type"] == "text/x\x9b31m\x1b]0;t"
     assert all(32 <= byte < 127 for byte in r.stdout)
+
+
+@pytest.mark.parametrize("path", ["bin1k.dat", LARGE_NAME, "pub/"],
+                         ids=["small", "streamed", "listing"])
+def test_ftp_response_code_is_the_last_reply_as_curl(peers: Peers, path: str) -> None:
+    # curl's response_code (and http_code) of an FTP transfer is the server's last reply:
+    # 226 after a completed RETR or listing (the whole-file, streamed and listing paths of
+    # the FTP transfer); it was 0 here.
+    url = f"ftp://{peers['vsftpd'].host}:{peers['vsftpd'].port}/{path}"
+    fmt = "%{response_code} %{http_code}"
+    ours = anyurl("-s", "-o", null_device(), "-w", fmt, url)
+    theirs = curl("-s", "-o", "/dev/null", "-w", fmt, url)
+    assert ours.stdout == theirs.stdout, (ours.stdout, theirs.stdout, ours.stderr)
+    assert ours.stdout == b"226 226"

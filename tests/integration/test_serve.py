@@ -9,6 +9,7 @@ so that nothing it shows can come from the peers: the network is off.
 from __future__ import annotations
 
 import base64
+import html
 import http.client
 import json
 import os
@@ -167,8 +168,14 @@ def test_gopher_menu_is_a_page_whose_links_come_back_through_the_gateway(
     assert "(TXT)  readme.txt" in text  # the handler's own rendering
     readme = f"/gopher://{peers['gophernicus'].hostport}/0/pub/readme.txt"
     assert readme in links_of(body)
+    # A text item (type 0) is read in the page, as Lynx and every Gopher client show it.
     status, headers, got = served.request(readme)
-    # gophernicus sends a text item (type 0) with CRLF line ends: the bytes it sent.
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    assert "content-disposition" not in headers
+    first = data.expected_bytes("pub/readme.txt").decode().splitlines()[0]
+    assert f"<pre>{html.escape(first)}" in got.decode()
+    # gophernicus sends it with CRLF line ends: its raw bytes are those it sent.
+    status, headers, got = served.request("/_raw" + readme)
     assert status == 200 and got == data.expected_bytes("pub/readme.txt").replace(b"\n", b"\r\n")
     assert headers["content-disposition"].startswith("attachment")
     assert headers["content-type"] == "text/plain"
@@ -357,14 +364,16 @@ def test_replay_with_the_network_off(peers: Any, tmp_path: Path, index: bool) ->
     warc = mirror_to_warc(peers, tmp_path / "m", refresh=index)
     gopher = peers["gophernicus"].hostport
     readme = f"/gopher://{gopher}/0/pub/readme.txt"
-    paths = ["/" + urls["gopher"], readme, "/" + urls["ftp"], "/" + urls["news"],
+    paths = ["/" + urls["gopher"], readme, "/_raw" + readme, "/" + urls["ftp"], "/" + urls["news"],
              "/" + urls["news"] + "/2", "/" + urls["wais_search"], "/",
              "/" + urls["gopher"].replace("/pub/", "/nothere/")]
     got = replay_offline(warc, paths, tmp_path / "out.json", index=index)
     status, menu = got["/" + urls["gopher"]]
     assert status == 200 and 'id="banner"' in menu and "captured 2" in menu
     assert readme in menu
-    assert got[readme] == [200, data.expected_bytes("pub/readme.txt").decode().replace(
+    first = data.expected_bytes("pub/readme.txt").decode().splitlines()[0]
+    assert got[readme][0] == 200 and f"<pre>{html.escape(first)}" in got[readme][1]
+    assert got["/_raw" + readme] == [200, data.expected_bytes("pub/readme.txt").decode().replace(
         "\n", "\r\n")]
     assert "semi%3Bcolon.txt" in got["/" + urls["ftp"]][1]
     assert f'/{urls["news"]}/2"' in got["/" + urls["news"]][1]
@@ -386,3 +395,33 @@ def test_serve_runs_on_trio_too(peers: Any) -> None:
     assert status == 200 and raw_status == 200
     assert raw == data.expected_bytes("pub/readme.txt")
     assert data.expected_bytes("pub/readme.txt").decode().strip() in body.decode()
+
+
+@pytest.fixture(scope="module")
+def gopherplus() -> Iterator[str]:
+    """anyurl's loopback Gopher+ server (it has a type-7 search item): its host:port."""
+    proc = subprocess.Popen([sys.executable, "-m", "anyurl.testing.gopherplus", "--host",
+                             "127.0.0.1", "--port", "0"], stdout=subprocess.PIPE, env=_env(),
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().decode()
+        yield line.rsplit(" ", 1)[-1].strip()
+    finally:
+        stop(proc)
+
+
+def test_gopher_search_item_is_a_search_form(served: Served, gopherplus: str) -> None:
+    # A type 7 item without a term: a page with a search form, not an error asking for
+    # --search (docs/serve.md); the form's target asks again with the term.
+    item = f"gopher://{gopherplus}/7/search"
+    status, headers, body = served.request("/" + item)
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    page = body.decode()
+    assert 'id="search"' in page and 'action="/_search"' in page
+    assert f'name="url" value="{item}"' in page and "--search" not in page
+    status, headers, _ = served.request(f"/_search?url={item}&q=gopher+rfc")
+    assert status == 303 and headers["location"] == f"/{item}%09gopher%20rfc"
+    status, _, result = served.request(headers["location"])
+    assert status == 200 and 'id="search"' in result.decode()  # search again
+    assert "gopher" in result.decode() and 'id="links"' in result.decode()

@@ -11,6 +11,7 @@ import pytest
 
 from anyurl.errors import URLError
 from anyurl.links import Link
+from anyurl.resolver import Resolver
 from anyurl.serve import html
 from anyurl.serve.app import TOKEN_PARAM, Guard, ServeOptions, cookie_name
 from anyurl.serve.replay import replay_info
@@ -49,6 +50,11 @@ def test_replay_banner() -> None:
     assert 'id="banner"' not in html.render_page(html.Page(parse("gopher://h/1/"), ""))
 
 
+def _search_url(url: str, term: str) -> str | None:
+    """What the gateway's ``/_search`` asks: the URL's handler, for the URL with ``term``."""
+    return Resolver().handler_for(parse(url)).search_url(parse(url), term)
+
+
 @pytest.mark.parametrize(("url", "term", "expected"), [
     ("gopher://h/7find", "rfc 1738", "gopher://h/7find%09rfc%201738"),
     ("gopher://h/7find%09old", "new", "gopher://h/7find%09new"),
@@ -56,22 +62,27 @@ def test_replay_banner() -> None:
     ("wais://h:210/db?old", "a\tb", "wais://h:210/db?a%09b"),
 ])
 def test_search_urls(url: str, term: str, expected: str) -> None:
-    assert html.searchable(parse(url))
-    assert html.search_url(parse(url), term) == expected
+    assert _search_url(url, term) == expected
     parse(expected)  # and the result parses
 
 
 def test_search_term_with_a_line_end_is_refused_by_the_gate() -> None:
     # %-escaped, the CR and LF stay data; the parser (the gate) refuses them (section 6).
-    text = html.search_url(parse("wais://h:210/db"), "a\r\nQUIT")
+    text = _search_url("wais://h:210/db", "a\r\nQUIT")
     assert text == "wais://h:210/db?a%0D%0AQUIT"
     with pytest.raises(URLError):
         parse(text)
 
 
-def test_not_searchable() -> None:
-    assert not html.searchable(parse("gopher://h/1/"))
-    assert not html.searchable(parse("wais://h/db/TEXT/x"))
+@pytest.mark.parametrize("url", ["gopher://h/1/", "wais://h/db/TEXT/x", "ftp://h/pub/",
+                                 "http://h/search"])
+def test_not_searchable(url: str) -> None:
+    assert _search_url(url, "x") is None
+
+
+def test_a_search_form_only_on_a_page_that_takes_a_term() -> None:
+    assert 'id="search"' in html.render_page(html.Page(parse("gopher://h/7f"), "", search=True))
+    assert 'id="search"' not in html.render_page(html.Page(parse("gopher://h/7f"), ""))
 
 
 # -- replayed info ----------------------------------------------------------------------

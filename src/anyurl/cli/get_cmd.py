@@ -929,12 +929,13 @@ def write_out_values(result: TransferResult, *, redirects: int = 0,
                      start_transfer: float | None = None) -> dict[str, Any]:
     """curl's ``-w`` variables for ``result``, typed as ``%{json}`` prints them.
 
-    ``http_code``/``response_code`` is the HTTP status (0 for other schemes, or when no
-    response came; for a failed transfer, the status that failed it); ``redirects`` and
+    ``http_code``/``response_code`` is what the server last answered
+    (:attr:`ResourceInfo.response_code`: the HTTP status, FTP's last reply code; 0 when no
+    answer came; for a failed transfer, the status that failed it); ``redirects`` and
     ``start_transfer`` (seconds until the response began) are what the run observed.
     """
     info = result.info
-    code = info.status if info is not None and info.status is not None else 0
+    code = info.response_code if info is not None else 0
     if not code and result.error is not None and result.error.status is not None:
         code = result.error.status  # the answer that failed it (404 ...)
     url = result.job.url

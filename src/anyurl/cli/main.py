@@ -23,11 +23,14 @@ __all__ = ["main"]
 TOP_LEVEL = ("-h", "--help", "--version", "--completion", "--man")
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, *, plugins: bool = True) -> argparse.ArgumentParser:
     """The ``anyurl`` argument parser with every subcommand, or ``only`` that one.
 
     Each subcommand's module is imported only when it is registered: ``anyurl get``
-    does not pay for the mirror's or the demo's imports, ``--version`` for none.
+    does not pay for the mirror's or the demo's imports, ``--version`` for none. The
+    installed plug-ins' own flags are read from their entry points with ``plugins``
+    (:func:`~anyurl.cli.scheme_options.add_plugin_arguments`); :func:`main` leaves them
+    out until a flag is not known without them.
     """
     import argparse
     import importlib
@@ -51,6 +54,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name in COMMANDS:
         if only is None or name == only:
             importlib.import_module(f"anyurl.cli.{name}_cmd").add_parser(sub)
+    if "get" in sub.choices:
+        from anyurl.cli.scheme_options import add_plugin_arguments
+
+        add_plugin_arguments(sub.choices["get"], installed=plugins)
     return parser
 
 
@@ -78,8 +85,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(args_list, build_parser())
     install_log_handler()
     args_list = _join_dash_values(args_list)
-    parser = build_parser(args_list[0] if args_list and args_list[0] in COMMANDS else None)
+    only = args_list[0] if args_list and args_list[0] in COMMANDS else None
+    helped = any(a in ("-h", "--help") for a in args_list)
+    parser = build_parser(only, plugins=helped)
     args, rest = parser.parse_known_args(args_list)
+    if not helped and any(r.startswith("-") and r != "-" for r in rest):
+        parser = build_parser(only)  # a plug-in's flag? read the entry points' flags
+        args, rest = parser.parse_known_args(args_list)
     if rest and getattr(args, "urls", None) is not None \
             and not any(r.startswith("-") and r != "-" for r in rest):
         # URLs after options that came after URLs (curl's 'URL -H X URL'): argparse takes

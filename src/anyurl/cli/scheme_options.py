@@ -28,8 +28,8 @@ from anyurl.options import AnswerSource, FTPOptions, HTTPOptions, SchemeOptions
 if TYPE_CHECKING:
     from anyurl.cookies import CookieFile
 
-__all__ = ["add_cookie_arguments", "add_scheme_arguments", "apply_to_config", "cookie_jar",
-           "cookie_strings", "scheme_options"]
+__all__ = ["add_cookie_arguments", "add_plugin_arguments", "add_scheme_arguments",
+           "apply_to_config", "cookie_jar", "cookie_strings", "scheme_options"]
 
 
 def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
@@ -126,6 +126,23 @@ def add_certificate_arguments(h: Any) -> None:
                    help="https, ftps, nntps: trust the CA certificates in DIR")
     h.add_argument("-E", "--cert", metavar="FILE", help="https: a client certificate (PEM)")
     h.add_argument("--key", metavar="FILE", help="https: the client certificate's key")
+
+
+def add_plugin_arguments(p: argparse.ArgumentParser, *, installed: bool) -> None:
+    """Each plug-in scheme's own flags, in a group of its own (its descriptor's
+    :class:`~anyurl.registry.Flags`, as pytest's ``pytest_addoption``): those a program
+    added, and with ``installed`` the entry points' (read only when asked: ``--help``, or
+    a flag the built-in parser does not know). :func:`scheme_options` asks each of them
+    for its options."""
+    from anyurl.registry import plugins
+
+    flagged = tuple(spec for spec in plugins(installed=installed) if spec.flags is not None)
+    for spec in flagged:
+        assert spec.flags is not None
+        spec.flags.add(p.add_argument_group(f"{spec.name} options",
+                                            spec.summary or None))
+    if flagged:
+        p.set_defaults(plugin_flags=flagged)
 
 
 def add_nntp_arguments(g: Any) -> None:
@@ -306,6 +323,10 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
         from anyurl.options import ProsperoOptions
 
         given.append(ProsperoOptions(follow=True))
+    for spec in getattr(args, "plugin_flags", ()):
+        own = spec.flags.options(args)
+        if own is not None:
+            given.append(own)
     return tuple(given)
 
 

@@ -71,14 +71,14 @@ from anyurl.mirror.robots import Robots
 from anyurl.mirror.scope import Scope, canonical
 from anyurl.mirror.state import CrawlState, Done, Entry, Failed, Saved, Unchanged
 from anyurl.numbers import ascii_int
-from anyurl.options import FTPOptions, GopherOptions, HTTPOptions, SchemeOptions
-from anyurl.registry import spec_for
+from anyurl.options import HTTPOptions, SchemeOptions
+from anyurl.registry import CrawlFetch, spec_for
 from anyurl.request import with_login
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.http.handler import without_origin_headers
-from anyurl.url import URL, GopherPath, mask
+from anyurl.url import URL, mask
 
 if TYPE_CHECKING:
     from anyurl.downloads.warc import WARCOutput, Written
@@ -92,10 +92,6 @@ MANIFEST_NAME = "manifest.jsonl"
 MAX_PAGE = 16 << 20
 #: Failures a run keeps in :attr:`MirrorSummary.errors` (all of them are in the state).
 ERRORS_KEPT = 20
-#: Kinds of resources that list other resources (a Gopher+ attribute block lists the
-#: item's views).
-PAGE_KINDS = frozenset({"menu", "directory"})
-LINKING_KINDS = PAGE_KINDS | {"attributes"}
 #: URLs a worker takes from the state at once, per connection it may open to their
 #: server (``per_host``): a batch pipelined over those connections (issue 21). A crawl
 #: killed in the middle fetches at most the batches that were running again.
@@ -527,24 +523,20 @@ class Mirror:
 
     def _fetch_options(self, url: URL, previous: Previous | None,
                        trace: Callable[[str], None]) -> FetchOptions:
-        """The options of one fetch: the user's, raw listings and menus, a refresh's
-        conditional headers, credential headers only to the start URLs' servers."""
-        parts = url.parts
-        # As the server sent it; but a Gopher+ view is a document: its Gopher+ header
-        # and framing go, as they would in any other copy of it.
-        view = isinstance(parts, GopherPath) and (parts.gopher_plus or "").startswith("+")
-        given = FetchOptions(schemes=self.options.schemes)
-        schemes: list[SchemeOptions] = [
-            dataclasses.replace(given.get(FTPOptions), listing="mlsd",
-                                listed_size=self._trace.listed_size),
-            dataclasses.replace(given.get(GopherOptions), render=False)]
-        http = given.get(HTTPOptions)
-        if previous is not None and crawl_of(url.scheme).revalidates:
+        """The options of one fetch: the user's, as the server sent it unless the scheme
+        calls the URL a document (:attr:`Crawl.document`), what the scheme's walk needs
+        (:attr:`Crawl.fetch_options`), a refresh's conditional headers, credential
+        headers only to the start URLs' servers."""
+        crawl = crawl_of(url.scheme)
+        document = crawl.document is not None and crawl.document(url)
+        schemes = self.options.schemes
+        if crawl.fetch_options is not None:
+            schemes = crawl.fetch_options(schemes, CrawlFetch(self._trace.listed_size))
+        options = FetchOptions(raw=not document, trace=trace, schemes=schemes)
+        http = options.get(HTTPOptions)
+        if previous is not None and crawl.revalidates:
             http = dataclasses.replace(http, headers=http.headers + conditional_headers(previous))
-        if http != HTTPOptions():
-            schemes.append(http)
-        options = FetchOptions(raw=not view, trace=trace,
-                               schemes=given.with_scheme(*schemes).schemes)
+            options = options.with_scheme(http)
         if not http.location_trusted and not self._of_start_server(url):
             # The user's Authorization, Cookie and Proxy-Authorization are for the start
             # URLs' servers, as a redirect's rule has it (curl's --location-trusted).
@@ -603,15 +595,15 @@ class Mirror:
         jobs: list[Job] = []
         watches: list[tuple[int, _RedirectWatch]] = []
         alone: list[int] = []
-        shared: dict[tuple[bool, bool], FetchOptions] = {}
+        shared: dict[tuple[str, bool, bool], FetchOptions] = {}
         targets: set[Path] = set()
         for i, (entry, url) in enumerate(todo):
             if entry.previous is not None and crawl_of(url.scheme).revalidates:
                 alone.append(i)
                 continue
             watch = _RedirectWatch(url, [], self.options.trace, entry.listed_size)
-            parts = url.parts
-            key = (isinstance(parts, GopherPath) and (parts.gopher_plus or "").startswith("+"),
+            document = crawl_of(url.scheme).document
+            key = (url.scheme, document is not None and document(url),
                    self._of_start_server(url))
             options = shared.get(key) or shared.setdefault(
                 key, self._fetch_options(url, None, self._trace))
@@ -677,9 +669,10 @@ class Mirror:
         info = result.info
         assert info is not None and result.job.target is not None
         path = Path(result.job.target)
-        page = _is_page(info)
+        handler = self.resolver.handler_for(url)
+        page = handler.has_links(info)
         index = index_name(url.scheme)
-        if page and info.kind in PAGE_KINDS and path.name != index:
+        if handler.is_listing(info) and path.name != index:
             path = await anyio.to_thread.run_sync(_into_directory, self.root, path, index)
         modified = http_time(info.header("last-modified")) or entry.listed_modified
         # The digest and the server's time in one step: in the loop for a small file,
@@ -733,11 +726,10 @@ class Mirror:
         saved file stands; a page's links are read from it again (its links are
         checked in this generation too), and the WARC records a revisit."""
         head = watch.response(url)
-        page = previous.kind is not None and (previous.kind in LINKING_KINDS or _is_page(
-            ResourceInfo(url=url, content_type=previous.content_type)))
-        if page and previous.file is not None:
-            info = ResourceInfo(url=url, kind=previous.kind or "file", status=200,
-                                content_type=previous.content_type)
+        info = ResourceInfo(url=url, kind=previous.kind or "file", status=200,
+                            content_type=previous.content_type)
+        if previous.kind is not None and previous.file is not None \
+                and self.resolver.handler_for(url).has_links(info):
             await self._follow(state, entry, url, info, self.root / previous.file)
         async with self._warc_lock:
             end = None
@@ -979,15 +971,6 @@ def _unless_a_directory(path: Path, scheme: str) -> Path:
     except OSError:
         pass
     return path
-
-
-def _is_page(info: ResourceInfo) -> bool:
-    """Whether a resource lists others: a menu, a listing, an HTML page, a style sheet
-    (what it imports and paints are requisites of the pages it styles)."""
-    if info.kind in LINKING_KINDS:
-        return True
-    ctype = (info.content_type or "").split(";")[0].strip().lower()
-    return ctype in ("text/html", "application/xhtml+xml", "text/css")
 
 
 class Redirected(AnyURLError):

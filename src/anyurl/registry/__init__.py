@@ -17,21 +17,25 @@ from anyurl.registry.index import (
     add,
     default_port,
     names,
+    plugins,
     spec_for,
     specs,
 )
-from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, Flags, SchemeSpec
 
 __all__ = [
     "BUILTIN_SPECS",
     "DEFAULT_PORTS",
     "Crawl",
+    "CrawlFetch",
     "DemoCase",
     "DemoServer",
+    "Flags",
     "SchemeSpec",
     "add",
     "default_port",
     "names",
+    "plugins",
     "spec_for",
     "specs",
 ]

@@ -21,7 +21,8 @@ from collections.abc import Iterator, Mapping
 
 from anyurl.registry.spec import SchemeSpec
 
-__all__ = ["BUILTIN_SPECS", "DEFAULT_PORTS", "add", "default_port", "names", "spec_for", "specs"]
+__all__ = ["BUILTIN_SPECS", "DEFAULT_PORTS", "add", "default_port", "names", "plugins",
+           "spec_for", "specs"]
 
 #: The built-in schemes: each name and the module whose ``SPEC`` describes it.
 BUILTIN_SPECS: dict[str, str] = {
@@ -105,6 +106,15 @@ def add(spec: SchemeSpec) -> None:
 def names() -> list[str]:
     """Every scheme name known: built-in, plug-in and added, sorted."""
     return sorted({*BUILTIN_SPECS, *_plugin_specs(), *_added})
+
+
+def plugins(*, installed: bool = True) -> list[SchemeSpec]:
+    """The descriptors that are not built in, each once: those a program added, and with
+    ``installed`` the entry points' (reading them costs a short run's start-up, so the
+    command line reads them only for ``--help`` or a flag it does not know)."""
+    found = [*_added.values(), *(_plugin_specs().values() if installed else ())]
+    unique = {id(spec): spec for spec in found if spec.names[0] not in BUILTIN_SPECS}
+    return list(unique.values())
 
 
 def specs() -> Iterator[SchemeSpec]:

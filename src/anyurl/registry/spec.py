@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from anyurl.options import SchemeOptions
     from anyurl.url.model import URL
 
-__all__ = ["Crawl", "DemoCase", "DemoServer", "SchemeSpec", "directory_of", "plain_path_key",
-           "plain_tree_path"]
+__all__ = ["Crawl", "CrawlFetch", "DemoCase", "DemoServer", "Flags", "SchemeSpec",
+           "directory_of", "plain_path_key", "plain_tree_path"]
 
 
 def plain_path_key(url: URL) -> str:
@@ -47,11 +47,21 @@ def _unchanged(url: URL) -> URL:
 
 
 @dataclass(frozen=True)
+class CrawlFetch:
+    """What a mirror tells a scheme's :attr:`Crawl.fetch_options` about its fetches."""
+
+    #: The size the listing that named a URL gave, or None (a listing's sizes stand for
+    #: a ``SIZE`` command, as wget takes them).
+    listed_size: Callable[[URL], int | None]
+
+
+@dataclass(frozen=True)
 class Crawl:
     """How ``anyurl mirror`` walks a scheme's resources (present: the mirror follows it).
 
-    The mirror knows no scheme: it asks the handler for a resource's links
-    (:meth:`~anyurl.schemes.base.SchemeHandler.links`) and this descriptor for the rest.
+    The mirror asks the handler what a resource is (``is_listing``, ``has_links``,
+    ``links``: :class:`~anyurl.schemes.base.SchemeHandler`) and this descriptor how the
+    scheme's tree is walked and fetched.
     """
 
     #: The file a listing (a directory, a menu, a page with children) is saved as.
@@ -78,6 +88,14 @@ class Crawl:
     family: str | None = None
     #: Whether robots.txt rules apply (RFC 9309: to http and https).
     robots: bool = False
+    #: The scheme options of the mirror's fetches of this scheme, made from the user's:
+    #: what a walk needs of the handler (FTP's MLSD listings and listed sizes, Gopher's
+    #: menus as sent); None: the user's as they are.
+    fetch_options: Callable[[tuple[SchemeOptions, ...], CrawlFetch],
+                            tuple[SchemeOptions, ...]] | None = None
+    #: URLs a mirror saves as the document itself, not as the server framed it (a
+    #: Gopher+ view: its Gopher+ header and framing go); None: every fetch is raw.
+    document: Callable[[URL], bool] | None = None
     #: Whether a refresh asks with a conditional request (``If-None-Match``,
     #: ``If-Modified-Since``) and takes a "not modified" answer as unchanged.
     revalidates: bool = False
@@ -105,6 +123,17 @@ class DemoCase:
     server: DemoServer | None = None
     options: tuple[SchemeOptions, ...] = ()
     config: Callable[[int], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class Flags:
+    """A scheme's own command-line flags, as a pytest plug-in adds its options with
+    ``pytest_addoption(parser)``: ``anyurl get`` gives ``add`` an argparse argument group
+    of the scheme's (shown in ``--help``), and ``options`` the parsed namespace, from
+    which it makes the scheme's typed options (None: nothing given)."""
+
+    add: Callable[[Any], None]
+    options: Callable[[Any], SchemeOptions | None]
 
 
 @dataclass(frozen=True)
@@ -159,6 +188,8 @@ class SchemeSpec:
     remote_fallback: Callable[[URL], URL | None] | None = None
     #: What ``anyurl demo`` fetches to show the scheme.
     demo: tuple[DemoCase, ...] = field(default=())
+    #: Its own command-line flags (a plug-in's; the built-ins' are the command line's).
+    flags: Flags | None = None
 
     @property
     def name(self) -> str:

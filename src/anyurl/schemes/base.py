@@ -19,6 +19,7 @@ Two things come from the resolver when it creates a handler:
 from __future__ import annotations
 
 import dataclasses
+import enum
 import socket
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
@@ -35,7 +36,8 @@ from anyurl.url import URL
 if TYPE_CHECKING:  # links are a mirror's: not imported by every start
     from anyurl.links import Link
 
-__all__ = ["FetchOptions", "Gate", "PasswordCallback", "SchemeHandler", "Trace"]
+__all__ = ["FetchOptions", "Gate", "PasswordCallback", "Presentation", "SchemeHandler",
+           "Trace"]
 
 _O = TypeVar("_O", bound=SchemeOptions)
 
@@ -43,6 +45,30 @@ _O = TypeVar("_O", bound=SchemeOptions)
 Trace = Callable[[str], None]
 #: Asked for a password when the URL has a user but none, and the server wants one.
 PasswordCallback = Callable[[URL], Awaitable[str | None]]
+
+
+class Presentation(enum.Enum):
+    """How a resource is shown to a person (``anyurl serve``'s page of it): the answer of
+    :meth:`SchemeHandler.presentation`, so that no consumer keeps a list of kinds."""
+
+    #: A document to read, shown in the page (a Gopher text file, an article, a report).
+    TEXT = "text"
+    #: A listing of other resources, shown with its links (a menu, a directory).
+    LISTING = "listing"
+    #: Something asked with a term first (a Gopher search item): a search form.
+    SEARCH_FORM = "search form"
+    #: A file, saved as it is (a download).
+    DOWNLOAD = "download"
+
+
+#: Content types whose documents name other resources whatever their scheme: HTML pages
+#: and style sheets (what they import and paint are requisites of the pages they style).
+_LINKING_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/css"})
+_PAGE_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+
+
+def _media_type(info: ResourceInfo) -> str:
+    return (info.content_type or "").split(";")[0].strip().lower()
 
 
 @dataclass
@@ -254,6 +280,38 @@ class SchemeHandler(ABC):
         does no I/O, and never raises for a body it cannot read (it finds no links).
         """
         return []
+
+    # -- what a resource is: the questions the mirror, serve and -w ask ----------------
+    # Each has a default that reads only what every scheme shares (a content type); a
+    # scheme whose resources are listings, texts or searches answers in its handler.
+
+    def is_listing(self, info: ResourceInfo) -> bool:
+        """Whether the resource lists others as a directory does (an FTP directory, a
+        Gopher menu): a mirror saves it as its crawl's index file inside a directory of
+        its own name. A page that merely links (an HTML page) is no listing."""
+        return False
+
+    def has_links(self, info: ResourceInfo) -> bool:
+        """Whether :meth:`links` may find anything in the resource, so that a mirror
+        reads it back (it does not read every file it saves): a listing, and a
+        document of a type that links (HTML, CSS), unless the scheme says more."""
+        return self.is_listing(info) or _media_type(info) in _LINKING_TYPES
+
+    def presentation(self, info: ResourceInfo) -> Presentation:
+        """How the resource is shown to a person (``anyurl serve``). Asked with the
+        :class:`ResourceInfo` of a fetch, or before any fetch with ``ResourceInfo(url=
+        url)`` alone: a URL that cannot be fetched without a term answers
+        :attr:`Presentation.SEARCH_FORM` then."""
+        if self.is_listing(info):
+            return Presentation.LISTING
+        if _media_type(info) in _PAGE_TYPES:
+            return Presentation.TEXT
+        return Presentation.DOWNLOAD
+
+    def search_url(self, url: URL, term: str) -> str | None:
+        """``url`` asked with the search ``term`` (escaped as the scheme writes a term
+        in a URL), or None when the URL takes no term; the target of a search form."""
+        return None
 
     def render(self, info: ResourceInfo, body: bytes) -> str | None:
         """A rendering for people of a listing fetched raw (a Gopher menu as text with

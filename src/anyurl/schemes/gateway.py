@@ -34,7 +34,7 @@ from anyurl.links import Link
 from anyurl.net.routing import Gateway, gateway_for
 from anyurl.net.transport import DIRECT, Dialer, Stream
 from anyurl.resource import Resource, ResourceInfo
-from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
+from anyurl.schemes.base import FetchOptions, Gate, Presentation, SchemeHandler, Trace
 from anyurl.schemes.http import (
     HTTP_SCHEMES,
     HTTPHandler,
@@ -148,16 +148,35 @@ class GatewayHandler(SchemeHandler):
             lines.append(f"(then {url.scheme} through the tunnel)")
         return lines
 
-    def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
-        """The links of what came through the gateway: its HTTP answer's (an HTML page)
-        in GET mode, the scheme's own handler's in tunnel mode."""
-        url = info.url
+    def _answering(self, url: URL) -> SchemeHandler:
+        """The handler that knows what ``url``'s resource is: the HTTP answer's (an HTML
+        page) in GET mode, the scheme's own handler's in tunnel mode."""
         gateway = self._gateway(url)
         if url.scheme in HTTP_SCHEMES or (gateway is not None and not gateway.tunnel):
-            return self.http.links(info, body)
+            return self.http
         if gateway is None:  # no_proxy matched: the scheme's own handler fetched it
-            return self.gate.handler_for(url).links(info, body)
-        return self.tunnelled_handler(url.scheme, gateway)[0].links(info, body)
+            return self.gate.handler_for(url)
+        return self.tunnelled_handler(url.scheme, gateway)[0]
+
+    def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
+        """The links of what came through the gateway, as :meth:`_answering` reads them."""
+        return self._answering(info.url).links(info, body)
+
+    def is_listing(self, info: ResourceInfo) -> bool:
+        """Whether it is a listing, as :meth:`_answering` says."""
+        return self._answering(info.url).is_listing(info)
+
+    def has_links(self, info: ResourceInfo) -> bool:
+        """Whether it links, as :meth:`_answering` says."""
+        return self._answering(info.url).has_links(info)
+
+    def presentation(self, info: ResourceInfo) -> Presentation:
+        """How it is shown, as :meth:`_answering` says."""
+        return self._answering(info.url).presentation(info)
+
+    def search_url(self, url: URL, term: str) -> str | None:
+        """The search URL, as :meth:`_answering` writes it."""
+        return self._answering(url).search_url(url, term)
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
         gateway = self._gateway(url)

@@ -74,7 +74,7 @@ from anyurl.errors import (
 from anyurl.registry import spec_for
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo
-from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.base import FetchOptions, Presentation
 from anyurl.serve import html, site
 from anyurl.serve.replay import Archive
 from anyurl.url import URL
@@ -83,8 +83,9 @@ __all__ = ["TOKEN_PARAM", "Guard", "ServeOptions", "build_app", "cookie_name", "
 
 #: The query parameter that carries the token (the ready URL's).
 TOKEN_PARAM = "anyurl_token"
-#: Kinds a page is made of (a listing, a menu, an article ...); anything else downloads.
-PAGE_KINDS = frozenset({"menu", "directory", "attributes", "report", "article"})
+#: How the handler says a resource is shown: these are pages (text and links), the rest
+#: downloads.
+_SHOWN = frozenset({Presentation.TEXT, Presentation.LISTING})
 
 
 def not_fetched(url: URL) -> str | None:
@@ -359,7 +360,9 @@ class Gateway:
         except AnyURLError as exc:
             return _error(text, exc)
         term = request.query_params.get("q") or ""
-        return RedirectResponse(html.gateway_href(html.search_url(url, term)), 303)
+        assert self.resolver is not None
+        searched = self.resolver.handler_for(url).search_url(url, term)
+        return RedirectResponse(html.gateway_href(searched or str(url)), 303)
 
     async def resource(self, request: Request) -> Response:
         """``/<URL>``: a page for what lists others, a download for a file."""
@@ -369,13 +372,15 @@ class Gateway:
             notice = not_fetched(url)
             if notice is not None:
                 return _page(html.notice_page(url, notice))
+            if self._shown(ResourceInfo(url=url)) is Presentation.SEARCH_FORM:
+                return _page(html.render_page(html.Page(url, "", kind="search", search=True)))
             if self.archive is not None:
                 deadline = anyio.current_time() + self.options.timeout
                 capture = await anyio.to_thread.run_sync(self.archive.read, url)
                 info, body = capture.info, capture.body
                 if site.is_site_page(info):
                     return site.frame(capture)
-                if not _is_page(info):
+                if self._shown(info) not in _SHOWN:
                     return _download(info, body)
                 return await self._page_of(info, body, deadline, captured=capture.date)
             return await self._live(url, page=True)
@@ -467,7 +472,7 @@ class Gateway:
             with anyio.fail_after(self.options.timeout):
                 resource = await stack.enter_async_context(
                     self.resolver.open(url, FetchOptions(raw=True)))
-            if page and _is_page(resource.info):
+            if page and self._shown(resource.info) in _SHOWN:
                 with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
                     body = await resource.read(limit=self.options.max_size)
                 return await self._page_of(resource.info, body, deadline)
@@ -480,6 +485,11 @@ class Gateway:
                 with anyio.CancelScope(shield=True):
                     await stack.aclose()
                 self._busy -= 1
+
+    def _shown(self, info: ResourceInfo) -> Presentation:
+        """How ``info``'s resource is shown, as its handler says."""
+        assert self.resolver is not None
+        return self.resolver.handler_for(info.url).presentation(info)
 
     def _timeout(self, url: URL) -> TransferTimeout:
         return TransferTimeout(f"{url.masked()}: not done within the gateway's "
@@ -517,7 +527,8 @@ class Gateway:
         links = handler.links(info, body)
         return html.render_page(html.Page(info.url, text, links, kind=info.kind,
                                           content_type=info.content_type,
-                                          captured=captured))
+                                          captured=captured,
+                                          search=handler.search_url(info.url, "") is not None))
 
 
 #: Characters kept as they are when a typed URL becomes a gateway path (what a URL may
@@ -542,13 +553,6 @@ def _with_security_headers(message: Message) -> Message:
     present = {bytes(name).lower() for name, _ in headers}
     headers += [(name, value) for name, value in _SECURITY_HEADERS if name not in present]
     return {**message, "headers": headers}
-
-
-def _is_page(info: ResourceInfo) -> bool:
-    """Whether a resource is shown as a page (it lists others, or is an article or an
-    HTML page) rather than downloaded."""
-    ctype = (info.content_type or "").split(";")[0].strip().lower()
-    return info.kind in PAGE_KINDS or ctype in ("text/html", "application/xhtml+xml")
 
 
 def _page(text: str, status: int = 200) -> Response:

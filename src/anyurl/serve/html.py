@@ -18,14 +18,13 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
-from urllib.parse import quote
 
 from anyurl.links import Link
-from anyurl.url import URL, GopherPath, WAISPath
+from anyurl.url import URL
 from anyurl.url.text import find_urls
 
 __all__ = ["FRAME_CSP", "PAGE_CSP", "RAW_CSP", "Page", "error_page", "frame_page",
-           "gateway_href", "home_page", "render_page", "search_url", "searchable"]
+           "gateway_href", "home_page", "render_page"]
 
 #: The Content-Security-Policy of every gateway page: no script at all, styles only the
 #: gateway's own (inline), forms only to the gateway, never framed.
@@ -82,31 +81,6 @@ def raw_href(url: str) -> str:
     return "/_raw/" + url
 
 
-def searchable(url: URL) -> bool:
-    """Whether ``url`` takes a search term: a Gopher search item (type 7) or a WAIS
-    database (a search of its own is replaced by the new one)."""
-    parts = url.parts
-    if isinstance(parts, GopherPath):
-        return parts.gophertype == "7"
-    if isinstance(parts, WAISPath):
-        return bool(parts.database) and parts.wtype is None
-    return False
-
-
-def search_url(url: URL, term: str) -> str:
-    """``url`` asked with ``term``: ``gopher://h/7sel%09term`` (RFC 1738 3.4) or
-    ``wais://h/db?term`` (3.9), the term %-escaped (so a tab or a CR stays data)."""
-    words = quote(term, safe="")
-    parts = url.parts
-    if isinstance(parts, WAISPath):
-        return str(url).split("?", 1)[0] + "?" + words
-    if isinstance(parts, GopherPath):
-        text = str(url)
-        base = text.split("%09", 1)[0]
-        return base + "%09" + words
-    return str(url)
-
-
 @dataclass(frozen=True)
 class Page:
     """What one gateway page shows: the URL, the handler's text and links, and, for a
@@ -119,6 +93,9 @@ class Page:
     content_type: str | None = None
     #: The capture date of a replayed record (``WARC-Date``); None for a live fetch.
     captured: str | None = None
+    #: Whether the URL takes a search term (its handler's ``search_url``): the page has
+    #: a search form, whose target (``/_search``) asks the handler for the search URL.
+    search: bool = False
 
 
 def _linked_text(text: str) -> str:
@@ -150,9 +127,9 @@ def _bar(url: str) -> str:
 
 def render_page(page: Page) -> str:
     """The HTML of ``page``: the search bar, the capture banner of a replayed record,
-    the URL (password masked) with a link to its raw bytes, a search form for a search
-    item or a WAIS database, the text in ``<pre>`` with its URLs linked, then every link
-    the handler found, labelled as the resource labels it."""
+    the URL (password masked) with a link to its raw bytes, a search form when the URL
+    takes a term (a Gopher search item, a WAIS database), the text in ``<pre>`` with its
+    URLs linked, then every link the handler found, labelled as the resource labels it."""
     url = page.url
     text = str(url)
     parts = [_head(url.masked()), _bar(url.masked())]
@@ -163,7 +140,7 @@ def render_page(page: Page) -> str:
     described = ", ".join(x for x in (page.kind, page.content_type) if x)
     parts.append(f'<p class="meta">{escape(described)} &middot; '
                  f'<a id="raw" href="{escape(raw_href(text))}">raw bytes</a></p>\n')
-    if searchable(url):
+    if page.search:
         parts.append('<form id="search" action="/_search" method="get">'
                      f'<input type="hidden" name="url" value="{escape(text)}">'
                      '<input name="q" placeholder="search words"> '

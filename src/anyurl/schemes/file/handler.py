@@ -69,6 +69,10 @@ class FileHandler(SchemeHandler):
                            url=url)
         return path
 
+    def is_listing(self, info: ResourceInfo) -> bool:
+        """A directory's listing is one."""
+        return info.kind == "directory"
+
     def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
         """A directory listing's entries as file: URLs; directories (``name/``) are pages.
 

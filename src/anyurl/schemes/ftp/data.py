@@ -125,6 +125,7 @@ class Transfer:
         decoder: ASCIIDecoder | None,
         url: URL,
         final: Reply | None = None,
+        info: ResourceInfo | None = None,
     ):
         self.release = release
         #: The transfer's final reply when it came before the data (a 2yz to RETR).
@@ -133,6 +134,8 @@ class Transfer:
         self.data = data
         self.decoder = decoder
         self.url = url
+        #: The resource's info, whose ``reply_code`` the final reply sets (``-w``).
+        self.info = info
         self.received = 0
         self.completed = False
         #: Bytes :meth:`whole` read and did not keep, for :meth:`chunks` to yield first.
@@ -239,6 +242,8 @@ class Transfer:
                 url=self.url,
                 hint="Try again with resume (resume=True) to continue where it stopped.",
             )
+        if self.info is not None:
+            self.info.extra["reply_code"] = reply.code
         self.completed = True
 
     async def close(self) -> None:

@@ -271,6 +271,10 @@ class FTPHandler(SchemeHandler):
         # PASS is listed although a server may not ask for it (230 right after USER).
         return [command.display() for command in commands]
 
+    def is_listing(self, info: ResourceInfo) -> bool:
+        """A directory's listing (MLSD, LIST, NLST) is one."""
+        return info.kind == "directory"
+
     def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
         """The entries of a directory listing, as ftp: URLs of that directory
         (:func:`~.listings.listing_links`)."""
@@ -510,7 +514,7 @@ class FTPHandler(SchemeHandler):
             extra={"type": retrieval.mode},
         )
         decoder = ASCIIDecoder() if retrieval.mode == "A" else None
-        transfer = Transfer(self._release, control, data, decoder, url, final)
+        transfer = Transfer(self._release, control, data, decoder, url, final, info)
         if decoder is None and info.size is not None and info.size <= WHOLE_AT_MOST:
             try:
                 whole = await transfer.whole(info, WHOLE_AT_MOST)

@@ -136,7 +136,7 @@ async def list_directory(
                             filename=None, extra={"command": verb})
         # NLST and LIST use an implied TYPE AN (RFC 1123 4.1.2.7): convert line ends.
         decoder = None if verb == "MLSD" else ASCIIDecoder()
-        transfer = Transfer(release, control, answer, decoder, url)
+        transfer = Transfer(release, control, answer, decoder, url, info=info)
         if not (facts and verb == "LIST"):
             return transfer.resource(info)
         if command.argument != (name or None):

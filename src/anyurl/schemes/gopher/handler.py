@@ -42,7 +42,7 @@ from anyurl.protocols.gopher import (
     framing_for_type,
 )
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
-from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.schemes.base import FetchOptions, Presentation, SchemeHandler
 from anyurl.schemes.gopher.attributes import attributes
 from anyurl.schemes.gopher.content import content
 from anyurl.schemes.gopher.exchange import send, show
@@ -130,6 +130,39 @@ class GopherHandler(SchemeHandler):
             what, hint = _NOT_FETCHABLE[gtype]
             raise URLError(f"{url.masked()} is {what}, not a gopher document", url=url,
                            hint=hint)
+
+    def is_listing(self, info: ResourceInfo) -> bool:
+        """A menu (type 1, a search's answer) is a listing; an attribute block, which
+        lists one item's views, links without being one."""
+        return info.kind == "menu"
+
+    def has_links(self, info: ResourceInfo) -> bool:
+        """Menus and attribute blocks (their views) link, and an HTML item (``h``)."""
+        return info.kind == "attributes" or super().has_links(info)
+
+    def presentation(self, info: ResourceInfo) -> Presentation:
+        """As Gopher clients show items: a menu and an attribute block with their links,
+        a text file (type 0) read in the page, a search item (type 7) without a term as
+        a search form, anything else a download."""
+        if info.kind in ("menu", "attributes"):
+            return Presentation.LISTING
+        parts = info.url.parts
+        if isinstance(parts, GopherPath) and not (parts.gopher_plus or "").startswith("+"):
+            if parts.gophertype == "7" and parts.search is None:
+                return Presentation.SEARCH_FORM
+            if parts.gophertype == "0":
+                return Presentation.TEXT
+        return super().presentation(info)
+
+    def search_url(self, url: URL, term: str) -> str | None:
+        """A search item asked with ``term``: ``gopher://h/7sel%09term`` (RFC 1738 3.4),
+        a search of its own replaced, the term %-escaped (a TAB or a CR stays data)."""
+        parts = url.parts
+        if not isinstance(parts, GopherPath) or parts.gophertype != "7":
+            return None
+        from urllib.parse import quote as escape_all
+
+        return str(url).split("%09", 1)[0] + "%09" + escape_all(term, safe="")
 
     def render(self, info: ResourceInfo, body: bytes) -> str | None:
         """A menu fetched raw, rendered (:func:`~.menu_links.render_saved_menu`)."""

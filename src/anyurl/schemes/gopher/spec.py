@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec, directory_of
+from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, SchemeSpec, directory_of
 from anyurl.url.model import URL
 from anyurl.url.segments import has_dot_segment
 from anyurl.url.views import GopherPath, gopher_path
+
+if TYPE_CHECKING:
+    from anyurl.options import SchemeOptions
 
 __all__ = ["SPEC"]
 
@@ -69,6 +73,26 @@ def _tree_path(url: URL) -> tuple[list[str], bool]:
     return segments, parts.gophertype == "1" or selector.endswith("/")
 
 
+def _fetch_options(given: tuple[SchemeOptions, ...],
+                   crawl: CrawlFetch) -> tuple[SchemeOptions, ...]:
+    """A mirror's fetches: menus and attribute blocks as the server sent them (a
+    rendering is saved beside them only with ``--render``)."""
+    import dataclasses
+
+    from anyurl.options import GopherOptions
+    from anyurl.schemes.base import FetchOptions
+
+    options = FetchOptions(schemes=given)
+    return options.with_scheme(dataclasses.replace(options.get(GopherOptions),
+                                                   render=False)).schemes
+
+
+def _a_view(url: URL) -> bool:
+    """A Gopher+ view (``+TYPE``) is a document: its Gopher+ header and framing go, as
+    they would in any other copy of it."""
+    return (_parts(url).gopher_plus or "").startswith("+")
+
+
 _SERVER = DemoServer("anyurl.testing.gopherplus", ("--root", "{data}"))
 
 SPEC = SchemeSpec(
@@ -83,7 +107,7 @@ SPEC = SchemeSpec(
     # written; but one with a "." or ".." segment is not "under" the start selector.
     crawl=Crawl(index_name="gophermap", path_key=_path_key, start_prefix=_start_prefix,
                 refused=lambda url: has_dot_segment(_parts(url).selector),
-                tree_path=_tree_path),
+                tree_path=_tree_path, fetch_options=_fetch_options, document=_a_view),
     demo=(
         DemoCase("gopher://127.0.0.1:{port}/", "the root menu, as text", _SERVER),
         DemoCase("gopher://127.0.0.1:{port}/7/search%09hello", "a type-7 search for 'hello'",

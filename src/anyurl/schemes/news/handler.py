@@ -44,7 +44,7 @@ from anyurl.options import NewsOptions
 from anyurl.protocols.common import LocalProtocolError
 from anyurl.protocols.nntp import Command, message_id_argument, parse_article_reply
 from anyurl.resource import Resource, ResourceInfo
-from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler
+from anyurl.schemes.base import FetchOptions, Gate, Presentation, SchemeHandler
 from anyurl.schemes.news.batch import MAX_DEPTH, batch_key, run_batch
 from anyurl.schemes.news.listings import (
     DEFAULT_LISTING_LIMIT,
@@ -145,6 +145,16 @@ class NewsHandler(SchemeHandler):
                 raise URLError(f"refusing {url.masked()}: {exc}", url=url,
                                hint="RFC 1738 section 6: a decoded CR or LF must not reach "
                                "the server as a line end.") from exc
+
+    def is_listing(self, info: ResourceInfo) -> bool:
+        """A group's articles and the list of groups (``news:*``) are listings."""
+        return info.kind == "directory"
+
+    def presentation(self, info: ResourceInfo) -> Presentation:
+        """An article is read in the page, as a newsreader shows it."""
+        if info.kind == "article":
+            return Presentation.TEXT
+        return super().presentation(info)
 
     def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
         """A raw group listing's articles, or a raw ``news:*`` listing's groups

@@ -95,7 +95,7 @@ from anyurl.protocols.prospero import (
     split_host_port,
 )
 from anyurl.resource import Resource, ResourceExtra, ResourceInfo, iterate_bytes
-from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
+from anyurl.schemes.base import FetchOptions, Gate, Presentation, SchemeHandler, Trace
 from anyurl.url import URL, ProsperoPath, parse, quote
 from anyurl.url.charset import UCHAR_PLAIN, display
 
@@ -166,6 +166,16 @@ class ProsperoHandler(SchemeHandler):
     def _info_lines(self, target: _Target, options: FetchOptions) -> list[str]:
         return [*request_preamble(self._user(options)),
                 object_info_request(target.hsoname, version=target.version)]
+
+    def is_listing(self, info: ResourceInfo) -> bool:
+        """A directory's links are a listing."""
+        return info.kind == "directory"
+
+    def presentation(self, info: ResourceInfo) -> Presentation:
+        """An object's report (its attributes and access methods) is read in the page."""
+        if info.kind == "report":
+            return Presentation.TEXT
+        return super().presentation(info)
 
     def links(self, info: ResourceInfo, body: bytes) -> list[FoundLink]:
         """A directory's links as prospero: URLs, or an object's access methods.

@@ -63,7 +63,7 @@ from anyurl.protocols.wais import (
 )
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
-from anyurl.url import URL, decode, encode_wire, quote
+from anyurl.url import URL, WAISPath, decode, encode_wire, quote
 from anyurl.url.charset import display
 
 __all__ = ["WAISHandler"]
@@ -212,6 +212,21 @@ class WAISHandler(SchemeHandler):
 
     schemes = ("wais",)
     options_type = WAISOptions
+
+    def is_listing(self, info: ResourceInfo) -> bool:
+        """A search's result and a bare database's listing list documents."""
+        return info.kind == "directory"
+
+    def search_url(self, url: URL, term: str) -> str | None:
+        """A database's URL asked with ``term`` (``wais://h/db?term``, RFC 1738 3.9; a
+        search of its own replaced), the term %-escaped so a CR stays data; None for a
+        document's URL."""
+        parts = url.parts
+        if not isinstance(parts, WAISPath) or not parts.database or parts.wtype is not None:
+            return None
+        from urllib.parse import quote as escape_all
+
+        return str(url).split("?", 1)[0] + "?" + escape_all(term, safe="")
 
     def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
         """The documents of a search result or of a bare database's listing.

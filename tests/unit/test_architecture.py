@@ -163,6 +163,56 @@ def test_the_registry_imports_nothing_above_it() -> None:
                     if not t.startswith("anyurl.registry")} == set(), name
 
 
+#: anyurl's layers as docs/architecture.md draws them, the top first: a module imports
+#: from its own layer and those below (the modules beside the resolver, its public API
+#: such as ``anyurl.resource`` or ``anyurl.config``, are not ranked here).
+LAYERS = ("anyurl.cli", "anyurl.serve", "anyurl.mirror", "anyurl.downloads",
+          "anyurl.resolver", "anyurl.schemes", "anyurl.net", "anyurl.protocols",
+          "anyurl.timeouts", "anyurl.url", "anyurl.registry", "anyurl.scheme_policy",
+          "anyurl.errors", "anyurl.numbers")
+#: The imports that run up a layer, each with why (docs/architecture.md names them);
+#: the list only shrinks.
+UPWARD = {
+    ("anyurl.resolver", "anyurl.downloads.downloader"):
+        "lazily, for Resolver.download, which is the downloader's download",
+    ("anyurl.schemes.http.responses", "anyurl.downloads.names"):
+        "a Content-Disposition's file name, read where -O names are made",
+    ("anyurl.schemes.wais.spec", "anyurl.downloads.names"):
+        "lazily, remote_name for a WAIS document's -O name",
+    ("anyurl.serve.app", "anyurl.cli.hints"):
+        "lazily, the command line's hint for an error a page shows",
+}
+
+
+def _layer(name: str) -> int | None:
+    for rank, layer in enumerate(LAYERS):
+        if name == layer or name.startswith(layer + "."):
+            return rank
+    return None
+
+
+def _upward(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    found = set()
+    for name, targets in graph.items():
+        rank = _layer(name)
+        for target in targets:
+            to = _layer(target)
+            if rank is not None and to is not None and to < rank:
+                found.add((name, target))
+    return found
+
+
+def test_nothing_else_imports_upwards() -> None:
+    """Every import that runs up a layer is one the architecture names (the type
+    checker's imports included), and each named one is still there."""
+    assert _upward(TYPED_GRAPH) == set(UPWARD)
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    assert _upward({"anyurl.url.model": {"anyurl.registry", "anyurl.cli.main"}}) == {
+        ("anyurl.url.model", "anyurl.cli.main")}
+
+
 HTTP_HANDLER = "anyurl.schemes.http.handler"
 
 

@@ -35,13 +35,17 @@ class SchemeURL(Protocol):
     """What this module's defaults read of a URL (:class:`anyurl.url.URL` has it)."""
 
     @property
-    def path(self) -> str | None: ...
+    def path(self) -> str | None:
+        """The url-path as written (``None`` when there is none)."""
+        ...
 
 
 class DemoOptions(Protocol):
     """What a demo case's options are (:class:`anyurl.options.SchemeOptions` is it)."""
 
-    def check(self) -> None: ...
+    def check(self) -> None:
+        """Raise :class:`~anyurl.errors.OptionError` for a field of the wrong type."""
+        ...
 
 
 if TYPE_CHECKING:

@@ -224,13 +224,13 @@ async def test_the_window_is_as_deep_as_the_path_is_long(
         delay: float, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a short path a window holds at most NEAR_DEPTH requests (deeper ones met the
     server's 40 ms coalescing stalls); once an answer takes FAR or more, MAX_DEPTH."""
-    from anyurl.schemes.http import handler as http_handler
+    from anyurl.schemes.http import batch as http_batch  # where the batch reads FAR
     from anyurl.schemes.http.pipeline import MAX_DEPTH, NEAR_DEPTH
 
     if not delay:
         # "Near" means no answer took FAR: on a loaded machine a loopback answer may
         # take 5 ms, so the threshold is put out of reach rather than timed.
-        monkeypatch.setattr(http_handler, "FAR", 3600.0)
+        monkeypatch.setattr(http_batch, "FAR", 3600.0)
     counts = Counts()
     trace: list[str] = []
     urls_n = 300

@@ -1,8 +1,11 @@
 """The layering of src/anyurl, read from the source: what the architecture promises.
 
-* no import cycles between anyurl's modules (lazy imports inside functions count too:
-  a cycle hidden in a function is still a cycle; imports under ``if TYPE_CHECKING:``
-  do not, as they never run: annotations are strings here);
+* no import cycles between anyurl's modules, neither in the imports that run (lazy
+  imports inside functions count too: a cycle hidden in a function is still a cycle) nor
+  once the imports under ``if TYPE_CHECKING:`` are added (a loop the type checker alone
+  walks is still a loop in the layering: the lower module knows the upper one);
+* the HTTP package's modules do not import its handler (only ``__init__`` re-exports it):
+  the handler uses them, they serve it through their own interfaces;
 * the sans-I/O cores (``protocols/``) import no I/O, no handler and no transport;
 * handlers reach other URLs through the resolver's gate only: no handler imports the
   resolver or the built-in registry;
@@ -44,8 +47,9 @@ def _is_type_checking_block(node: ast.AST) -> bool:
         or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING"))
 
 
-def _imports(name: str) -> set[str]:
-    """Every anyurl module ``name`` imports, at any depth of its code."""
+def _imports(name: str, typing_too: bool = False) -> set[str]:
+    """Every anyurl module ``name`` imports, at any depth of its code; ``typing_too``:
+    with those imported under ``if TYPE_CHECKING:`` for annotations only."""
     path = MODULES[name]
     tree = ast.parse(path.read_text(encoding="utf-8"))
     is_package = path.name == "__init__.py"
@@ -53,7 +57,7 @@ def _imports(name: str) -> set[str]:
     typing_only = {id(n) for block in ast.walk(tree) if _is_type_checking_block(block)
                    for n in ast.walk(block)}
     for node in ast.walk(tree):
-        if id(node) in typing_only:
+        if id(node) in typing_only and not typing_too:
             continue
         targets: list[str] = []
         if isinstance(node, ast.Import):
@@ -74,7 +78,10 @@ def _imports(name: str) -> set[str]:
     return found
 
 
+#: The imports that run.
 GRAPH: dict[str, set[str]] = {name: _imports(name) for name in MODULES}
+#: Every import, ``if TYPE_CHECKING:`` ones included.
+TYPED_GRAPH: dict[str, set[str]] = {name: _imports(name, typing_too=True) for name in MODULES}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -133,6 +140,89 @@ def test_the_import_graph_was_read() -> None:
 
 def test_no_import_cycles() -> None:
     assert _cycles(_without_package_inits(GRAPH)) == []
+
+
+def test_no_import_cycles_even_for_the_type_checker() -> None:
+    """No loop of imports once the ``TYPE_CHECKING`` ones count (the registry sits
+    below the URL model although its descriptors take URLs: it names no URL type)."""
+    assert _cycles(_without_package_inits(TYPED_GRAPH)) == []
+
+
+def test_the_typed_graph_reads_type_checking_imports() -> None:
+    assert "anyurl.options.ftp" not in GRAPH["anyurl.options"]
+    assert "anyurl.options.ftp" in TYPED_GRAPH["anyurl.options"]
+    assert GRAPH["anyurl.resolver"] <= TYPED_GRAPH["anyurl.resolver"]
+
+
+def test_the_registry_imports_nothing_above_it() -> None:
+    """The registry names no module of anyurl, not even for the type checker: the URL
+    model and everything above ask it, never the other way round."""
+    for name in MODULES:
+        if name.startswith("anyurl.registry"):
+            assert {t for t in TYPED_GRAPH[name]
+                    if not t.startswith("anyurl.registry")} == set(), name
+
+
+#: anyurl's layers as docs/architecture.md draws them, the top first: a module imports
+#: from its own layer and those below (the modules beside the resolver, its public API
+#: such as ``anyurl.resource`` or ``anyurl.config``, are not ranked here).
+LAYERS = ("anyurl.cli", "anyurl.serve", "anyurl.mirror", "anyurl.downloads",
+          "anyurl.resolver", "anyurl.schemes", "anyurl.net", "anyurl.protocols",
+          "anyurl.timeouts", "anyurl.url", "anyurl.registry", "anyurl.scheme_policy",
+          "anyurl.errors", "anyurl.numbers")
+#: The imports that run up a layer, each with why (docs/architecture.md names them);
+#: the list only shrinks.
+UPWARD = {
+    ("anyurl.resolver", "anyurl.downloads.downloader"):
+        "lazily, for Resolver.download, which is the downloader's download",
+    ("anyurl.schemes.http.responses", "anyurl.downloads.names"):
+        "a Content-Disposition's file name, read where -O names are made",
+    ("anyurl.schemes.wais.spec", "anyurl.downloads.names"):
+        "lazily, remote_name for a WAIS document's -O name",
+    ("anyurl.serve.app", "anyurl.cli.hints"):
+        "lazily, the command line's hint for an error a page shows",
+}
+
+
+def _layer(name: str) -> int | None:
+    for rank, layer in enumerate(LAYERS):
+        if name == layer or name.startswith(layer + "."):
+            return rank
+    return None
+
+
+def _upward(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    found = set()
+    for name, targets in graph.items():
+        rank = _layer(name)
+        for target in targets:
+            to = _layer(target)
+            if rank is not None and to is not None and to < rank:
+                found.add((name, target))
+    return found
+
+
+def test_nothing_else_imports_upwards() -> None:
+    """Every import that runs up a layer is one the architecture names (the type
+    checker's imports included), and each named one is still there."""
+    assert _upward(TYPED_GRAPH) == set(UPWARD)
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    assert _upward({"anyurl.url.model": {"anyurl.registry", "anyurl.cli.main"}}) == {
+        ("anyurl.url.model", "anyurl.cli.main")}
+
+
+HTTP_HANDLER = "anyurl.schemes.http.handler"
+
+
+def test_the_http_package_serves_its_handler() -> None:
+    """Only the package's __init__ imports the HTTP handler: its other modules (the
+    batches, the redirect loop, the connection choice ...) are used by it, and reach
+    what they need of it through :mod:`anyurl.schemes.http.interfaces`."""
+    importers = {name for name, targets in TYPED_GRAPH.items()
+                 if name.startswith("anyurl.schemes.http.") and HTTP_HANDLER in targets}
+    assert importers == set()
 
 
 def test_cycle_finder_finds_a_cycle() -> None:

@@ -17,7 +17,6 @@ LIMIT = 80
 #: ``path::qualified.name`` -> its length when the rule was first checked.
 ALLOWED: dict[str, int] = {
     "anyurl/cli/get_cmd.py::add_arguments": 133,
-    "anyurl/schemes/http/multiplex.py::multiplexed": 126,
     "anyurl/schemes/prospero/handler.py::ProsperoHandler.open": 119,
     "anyurl/schemes/gopher/menus.py::menu": 99,
     "anyurl/cli/scheme_options.py::add_scheme_arguments": 82,

@@ -50,7 +50,8 @@ def canonical(url: URL) -> URL:
     kept as they are), as its scheme's descriptor says. Other schemes' paths (a Gopher
     selector) are returned as written.
     """
-    return crawl_of(url.scheme).canonical(url)
+    found: URL = crawl_of(url.scheme).canonical(url)  # the registry's Crawl is of Any URL
+    return found
 
 
 def path_key(url: URL) -> str:

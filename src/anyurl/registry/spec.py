@@ -9,30 +9,63 @@ each keep theirs in ``anyurl/schemes/<name>/spec.py``; a plug-in publishes one u
 ``anyurl.schemes`` entry-point group and gets the same treatment
 (:mod:`anyurl.registry` reads both).
 
-This module is data only: it imports no handler, no I/O and, at run time, nothing of
-anyurl, so that the registry can sit at the bottom of the house.
+This module is data only: it imports no handler, no I/O and nothing of anyurl, not even
+for the type checker, so that the registry sits at the bottom of the house with no loop
+through it. The descriptor's functions take and give URLs, but the URL model lives above
+(it asks the registry for its scheme's port and view): so the descriptors are generic in
+the URL type, ``U``, bounded by :class:`SchemeURL`, the little of a URL this module's own
+defaults read. A scheme's ``spec`` module passes functions of ``URL`` and the type checker
+holds every function of one descriptor to that one type; what the registry hands back is
+a descriptor of ``Any`` URL (``SchemeSpec`` written bare), as the registry cannot name the
+model. Options in a demo case are generic the same way (:class:`DemoOptions`).
 """
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Protocol
+
+__all__ = ["Crawl", "CrawlFetch", "DemoCase", "DemoOptions", "DemoServer", "Flags",
+           "SchemeSpec", "SchemeURL", "directory_of", "plain_path_key", "plain_tree_path"]
+
+
+class SchemeURL(Protocol):
+    """What this module's defaults read of a URL (:class:`anyurl.url.URL` has it)."""
+
+    @property
+    def path(self) -> str | None:
+        """The url-path as written (``None`` when there is none)."""
+        ...
+
+
+class DemoOptions(Protocol):
+    """What a demo case's options are (:class:`anyurl.options.SchemeOptions` is it)."""
+
+    def check(self) -> None:
+        """Raise :class:`~anyurl.errors.OptionError` for a field of the wrong type."""
+        ...
+
 
 if TYPE_CHECKING:
-    from anyurl.options import SchemeOptions
-    from anyurl.url.model import URL
+    from typing_extensions import TypeVar
 
-__all__ = ["Crawl", "CrawlFetch", "DemoCase", "DemoServer", "Flags", "SchemeSpec",
-           "directory_of", "plain_path_key", "plain_tree_path"]
+    #: The URL type a descriptor's functions take; bare ``SchemeSpec`` is of ``Any``.
+    U = TypeVar("U", bound=SchemeURL, default=Any)
+    #: The options type of a demo case; bare ``DemoCase`` is of ``Any``.
+    Opt = TypeVar("Opt", bound=DemoOptions, default=Any)
+else:  # typing's TypeVar takes a default from Python 3.13 on; at run time none is needed
+    U = typing.TypeVar("U", bound=SchemeURL)
+    Opt = typing.TypeVar("Opt", bound=DemoOptions)
 
 
-def plain_path_key(url: URL) -> str:
+def plain_path_key(url: SchemeURL) -> str:
     """The URL's path as written, rooted (``/a/b``): the default :attr:`Crawl.path_key`."""
     return "/" + (url.path or "")
 
 
-def plain_tree_path(url: URL) -> tuple[list[str], bool]:
+def plain_tree_path(url: SchemeURL) -> tuple[list[str], bool]:
     """The whole path as one name, a file: the default :attr:`Crawl.tree_path`."""
     return [url.path or ""], False
 
@@ -42,7 +75,7 @@ def directory_of(key: str) -> str:
     return key[: key.rfind("/") + 1] or "/"
 
 
-def _unchanged(url: URL) -> URL:
+def _unchanged(url: U) -> U:
     return url
 
 
@@ -52,11 +85,11 @@ class CrawlFetch:
 
     #: The size the listing that named a URL gave, or None (a listing's sizes stand for
     #: a ``SIZE`` command, as wget takes them).
-    listed_size: Callable[[URL], int | None]
+    listed_size: Callable[[Any], int | None]
 
 
 @dataclass(frozen=True)
-class Crawl:
+class Crawl(Generic[U]):
     """How ``anyurl mirror`` walks a scheme's resources (present: the mirror follows it).
 
     The mirror asks the handler what a resource is (``is_listing``, ``has_links``,
@@ -69,20 +102,20 @@ class Crawl:
     #: Where the URL lands in the mirror's tree below ``<scheme>/<host>``: its path's
     #: segments as the scheme splits them, decoded (each is made safe afterwards), and
     #: whether it names a directory (saved as :attr:`index_name` inside it).
-    tree_path: Callable[[URL], tuple[list[str], bool]] = plain_tree_path
+    tree_path: Callable[[U], tuple[list[str], bool]] = plain_tree_path
     #: The URL's path as the scheme splits it, rooted ("/a/b"), for prefix comparisons:
     #: a crawl stays under its start URL's directory.
-    path_key: Callable[[URL], str] = plain_path_key
+    path_key: Callable[[U], str] = plain_path_key
     #: The start URL's prefix; by default the directory of its :attr:`path_key`.
-    start_prefix: Callable[[URL], str] | None = None
+    start_prefix: Callable[[U], str] | None = None
     #: The URL as the crawl judges, stores and names it (dot segments removed from a
     #: hierarchical path); by default as written.
-    canonical: Callable[[URL], URL] = _unchanged
+    canonical: Callable[[U], U] = _unchanged
     #: URLs that no server-and-path scope can hold but that belong to any crawl of this
     #: family (a news article by its Message-ID names no server).
-    anywhere: Callable[[URL], bool] | None = None
+    anywhere: Callable[[U], bool] | None = None
     #: URLs never in scope whatever their prefix (a Gopher selector with a ``..``).
-    refused: Callable[[URL], bool] | None = None
+    refused: Callable[[U], bool] | None = None
     #: The family ``--span-hosts`` keeps a crawl within (https is http's); by default
     #: the scheme's own name.
     family: str | None = None
@@ -91,11 +124,11 @@ class Crawl:
     #: The scheme options of the mirror's fetches of this scheme, made from the user's:
     #: what a walk needs of the handler (FTP's MLSD listings and listed sizes, Gopher's
     #: menus as sent); None: the user's as they are.
-    fetch_options: Callable[[tuple[SchemeOptions, ...], CrawlFetch],
-                            tuple[SchemeOptions, ...]] | None = None
+    fetch_options: Callable[[tuple[Any, ...], CrawlFetch],
+                            tuple[Any, ...]] | None = None
     #: URLs a mirror saves as the document itself, not as the server framed it (a
     #: Gopher+ view: its Gopher+ header and framing go); None: every fetch is raw.
-    document: Callable[[URL], bool] | None = None
+    document: Callable[[U], bool] | None = None
     #: Whether a refresh asks with a conditional request (``If-None-Match``,
     #: ``If-Modified-Since``) and takes a "not modified" answer as unchanged.
     revalidates: bool = False
@@ -114,14 +147,14 @@ class DemoServer:
 
 
 @dataclass(frozen=True)
-class DemoCase:
+class DemoCase(Generic[Opt]):
     """One URL ``anyurl demo`` fetches: ``{port}`` is its server's port, ``{data}`` the
     data directory; ``config`` gives settings from the server's port."""
 
     url: str
     what: str = ""
     server: DemoServer | None = None
-    options: tuple[SchemeOptions, ...] = ()
+    options: tuple[Opt, ...] = ()
     config: Callable[[int], dict[str, Any]] | None = None
 
 
@@ -133,11 +166,11 @@ class Flags:
     which it makes the scheme's typed options (None: nothing given)."""
 
     add: Callable[[Any], None]
-    options: Callable[[Any], SchemeOptions | None]
+    options: Callable[[Any], DemoOptions | None]
 
 
 @dataclass(frozen=True)
-class SchemeSpec:
+class SchemeSpec(Generic[U]):
     """One scheme's descriptor (see the module docstring); the first name is its own."""
 
     #: The scheme names it serves, lower case: ``("news", "nntp")`` share one handler.
@@ -150,10 +183,10 @@ class SchemeSpec:
     #: The port a URL without one connects to (RFC 1738 section 3); None: no network.
     default_port: int | None = None
     #: The typed, decoded view of a URL's scheme part (``url.parts``); None: generic.
-    view: Callable[[URL], Any] | None = None
+    view: Callable[[U], Any] | None = None
     #: The file name ``-O`` saves a URL under, before it is made safe; None (or ""):
     #: the URL's host, else the scheme's name.
-    local_name: Callable[[URL], str] | None = None
+    local_name: Callable[[U], str] | None = None
     #: Host name prefixes that make a URL written without a scheme this scheme's, as
     #: curl guesses (``ftp.example.org/pub`` is ftp; a bare host is otherwise http).
     host_prefixes: tuple[str, ...] = ()
@@ -180,14 +213,14 @@ class SchemeSpec:
     #: as a metadata record.
     warc_record: str = "resource"
     #: How a mirror walks it; None: a mirror fetches such a URL but finds no links.
-    crawl: Crawl | None = None
+    crawl: Crawl[U] | None = None
     #: Why the browser gateway shows the URL as a link instead of fetching it, or None.
     not_in_browser: str | None = None
     #: The URL to fetch instead of one naming another host, when the configuration asks
     #: (``file_ftp_fallback``: RFC 1738 3.10's ``file://host/`` once meant ftp), or None.
-    remote_fallback: Callable[[URL], URL | None] | None = None
+    remote_fallback: Callable[[U], U | None] | None = None
     #: What ``anyurl demo`` fetches to show the scheme.
-    demo: tuple[DemoCase, ...] = field(default=())
+    demo: tuple[DemoCase[Any], ...] = field(default=())
     #: Its own command-line flags (a plug-in's; the built-ins' are the command line's).
     flags: Flags | None = None
 

@@ -1,14 +1,21 @@
 """The http and https schemes, split by idea as httpcore is.
 
 ====================  ==========================================================
-``handler``           :class:`HTTPHandler`: what responses mean (status, redirects
-                      through the gate, resume, decoding), the pool's user
+``handler``           :class:`HTTPHandler`: the front that puts the parts together
+``connect``           the connection choice: the pool, a new connection along a
+                      route (through a tunnel, HTTP/2 when asked), TLS contexts
+``requests``          how a request is written: headers, credentials and their
+                      origin, methods; one exchange on a connection
+``redirects``         the one redirect loop, through the gate
+``responses``         a response as a Resource: status errors, ranges, HEAD, decoding
 ``interfaces``        the one :class:`~.interfaces.Connection` interface and the
                       response head both HTTP versions give
 ``http11``            one HTTP/1.1 connection over h11
 ``http2``             one HTTP/2 connection over h2 (imported only when asked for)
 ``pipeline``          pipelined HTTP/1.1: a strict response reader, the batch's connection
+``batch``             a route's pipelined batch: windows, held answers, serial routes
 ``multiplex``         a batch's requests as concurrent streams of one HTTP/2 connection
+``seam``              what a batch asks of the handler, handed in by it
 ``pool``              idle connections per route
 ``routes``            where a request goes and how its target and headers are written
 ``tunnel``            CONNECT tunnels through a gateway

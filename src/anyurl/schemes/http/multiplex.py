@@ -1,6 +1,6 @@
 """HTTP/2 multiplexing for batches: a route's GET (or HEAD) requests as concurrent streams.
 
-:meth:`~.handler.HTTPHandler.open_batch` hands a route's URLs here when the batch
+The handler's ``open_batch`` hands a route's URLs here when the batch
 speaks HTTP/2 (``HTTPOptions(http2=True)``, or by default on https when the server picks
 ``h2`` by ALPN; see docs/schemes/http.md). One connection carries up to a window of
 streams at once and the responses come out in the order of the URLs, under
@@ -30,22 +30,23 @@ Decisions:
   requests. A connection that closes or breaks sends the URLs the caller has not seen
   again, unless it was new and answered none (then its first URL gets the error, as
   in the pipeline).
-* **What a response means stays** :meth:`~.handler.HTTPHandler.open`'s: a redirect goes,
-  as it was answered, to the one redirect loop (:meth:`~.handler.HTTPHandler._follow`),
-  which asks its target on a request of its own and not the redirect again; status
-  errors, HEAD and decoding are :meth:`~.handler.HTTPHandler._resource` on a
-  :class:`StreamExchange`, the stream shaped as the handler's connection.
+* **What a response means stays** the handler's, asked through the
+  :class:`~.seam.HandlerSeam` it hands in (this module never imports the handler): a
+  redirect goes, as it was answered, to the one redirect loop (:mod:`.redirects`), which
+  asks its target on a request of its own and not the redirect again; status errors,
+  HEAD and decoding are :func:`~.responses.to_resource` on a :class:`StreamExchange`,
+  the stream shaped as the handler's connection.
 * **The connection goes back to the pool** when the batch ends cleanly (no GOAWAY, not
   broken; streams still open are reset), its stream window raised again for the
-  one-stream requests of :meth:`~.handler.HTTPHandler.open`.
+  one-stream requests of the handler's ``open``.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import anyio
 import h2.events
@@ -63,9 +64,9 @@ from anyurl.errors import (
     TransferTimeout,
 )
 from anyurl.net.transport import DEFAULT_RECEIVE_SIZE
-from anyurl.options import HTTPOptions
 from anyurl.resource import Resource
 from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.http.batch import Outcome, pipelined
 from anyurl.schemes.http.http2 import (
     STREAM_WINDOW,
     H2Connection,
@@ -73,12 +74,13 @@ from anyurl.schemes.http.http2 import (
     request_headers,
     response_head,
 )
-from anyurl.schemes.http.interfaces import Body, Response
+from anyurl.schemes.http.interfaces import Body, Connection, Response
+from anyurl.schemes.http.redirects import REDIRECT_STATUSES
 from anyurl.schemes.http.routes import Route, mask_header, masked_target, request_target
 from anyurl.url import URL
 
 if TYPE_CHECKING:
-    from anyurl.schemes.http.handler import HTTPHandler
+    from anyurl.schemes.http.seam import HandlerSeam
 
 __all__ = ["MAX_STREAMS", "SMALL_WINDOW", "Multiplexer", "StreamExchange", "multiplexed"]
 
@@ -89,9 +91,6 @@ MAX_STREAMS: Final = 64
 #: How often one URL is sent again (refused, or its connection went away) before its
 #: last error is its outcome.
 MAX_TRIES: Final = 3
-
-_REDIRECTS = frozenset({301, 302, 303, 307, 308})
-
 
 class _Stream:
     """One request's stream: its head, the DATA the caller has not taken, its end."""
@@ -293,7 +292,7 @@ class Multiplexer:
         """The caller has read ``stream`` to its end."""
         self.streams.pop(stream.stream_id, None)
 
-    async def release(self, handler: HTTPHandler) -> None:
+    async def release(self, keep: Callable[[Connection], Awaitable[None]]) -> None:
         """Back to the pool when it can carry more requests, else closed."""
         for stream in list(self.streams.values()):
             self.drop(stream)
@@ -311,7 +310,7 @@ class Multiplexer:
         conn.cycles += self.answered
         conn._stream_id = None
         conn._ended = False
-        await handler.pool.keep(conn)
+        await keep(conn)
 
     async def aclose(self) -> None:
         """Close the connection."""
@@ -433,12 +432,11 @@ class _Request:
         self.tries = 0
 
 
-def _prepare(handler: HTTPHandler, request: _Request, route: Route, options: FetchOptions,
-             http: HTTPOptions, method: str) -> None:
+def _prepare(seam: HandlerSeam, request: _Request, route: Route, options: FetchOptions,
+             method: str) -> None:
     current = request.url.without_fragment()
     try:
-        authorization, _ = handler._credentials(current, http)
-        headers = handler._headers(current, route, options, authorization)
+        headers = seam.headers(current, route, options)
         request.h2_headers = request_headers(current.scheme, request_target(current, route),
                                              headers, method)
         request.headers = headers
@@ -448,8 +446,8 @@ def _prepare(handler: HTTPHandler, request: _Request, route: Route, options: Fet
         request.headers = []
 
 
-def _send_more(handler: HTTPHandler, mux: Multiplexer, queue: deque[_Request], route: Route,
-               options: FetchOptions, http: HTTPOptions, method: str) -> None:
+def _send_more(seam: HandlerSeam, mux: Multiplexer, queue: deque[_Request], route: Route,
+               options: FetchOptions, method: str) -> None:
     """Open streams for the first unsent URLs of ``queue``, as the window allows."""
     room = mux.room()
     head = queue[0] if queue else None
@@ -471,7 +469,7 @@ def _send_more(handler: HTTPHandler, mux: Multiplexer, queue: deque[_Request], r
         if request.stream is not None or request.error is not None:
             continue
         if request.headers is None:
-            _prepare(handler, request, route, options, http, method)
+            _prepare(seam, request, route, options, method)
             if request.error is not None:
                 continue
         try:
@@ -488,151 +486,169 @@ def _send_more(handler: HTTPHandler, mux: Multiplexer, queue: deque[_Request], r
             trace(f"> {method} {request.target} HTTP/2 (stream {request.stream.stream_id})")
 
 
-async def _outcome(handler: HTTPHandler, url: URL, exchange: StreamExchange,
-                   response: Response, options: FetchOptions, method: str,
-                   sent: dict[str, Any]) -> Resource | AnyURLError:
-    """What a response means: :meth:`~.handler.HTTPHandler._resource`'s answer, or for a
-    redirect the one redirect loop (:meth:`~.handler.HTTPHandler._follow`), started from
-    this response: its target is asked on a request of its own, the redirect not again."""
-    if response.status in _REDIRECTS and response.header("location"):
-        if options.trace:
-            options.trace("* a redirect: following it one request at a time")
-        try:
-            # (a StreamExchange is shaped as the handler's connection: the loop discards
-            # an answered redirect's body and releases it)
-            return await handler._follow(url, options, answered=(exchange, response, sent))
-        except AnyURLError as exc:
-            return exc
-    try:
-        return await handler._resource(url, url.without_fragment(), exchange, response,
-                                       options, method, sent)
-    except AnyURLError as exc:
-        return exc
-
-
-async def multiplexed(
-    handler: HTTPHandler, route: Route, urls: list[URL], options: FetchOptions, method: str
-) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
+def multiplexed(
+    seam: HandlerSeam, route: Route, urls: list[URL], options: FetchOptions, method: str
+) -> AsyncGenerator[Outcome, None]:
     """One route's URLs as streams of HTTP/2 connections (see the module docstring).
 
     The first connection is asked for HTTP/2 (ALPN on https); when the server picks
-    HTTP/1.1 the URLs go to the pipeline (:meth:`~.handler.HTTPHandler._pipelined`)
-    on that connection.
+    HTTP/1.1 the URLs go to the pipeline (:func:`.batch.pipelined`) on that connection.
     """
-    http = options.get(HTTPOptions)
-    trace = options.trace
-    queue: deque[_Request] = deque(_Request(url) for url in urls)
-    mux: Multiplexer | None = None
-    exchange: StreamExchange | None = None
-    try:
-        while queue:
-            request = queue[0]
-            if request.headers is None:  # before connecting, as open() does
-                _prepare(handler, request, route, options, http, method)
-            if request.error is not None:
-                queue.popleft()
-                yield request.url, request.error
-                continue
-            if mux is None:
-                try:
-                    conn = await handler._connection(route, request.url, trace, http2=True)
-                except AnyURLError as exc:
+    return _MultiplexRun(seam, route, urls, options, method).run()
+
+
+class _MultiplexRun:
+    """One route's multiplexed batch: the state of its loop, and each turn of the loop
+    cut where it decides something (as :class:`.batch.PipelineRun` is)."""
+
+    def __init__(self, seam: HandlerSeam, route: Route, urls: list[URL],
+                 options: FetchOptions, method: str):
+        self.seam = seam
+        self.route = route
+        self.options = options
+        self.method = method
+        self.trace = options.trace
+        self.queue: deque[_Request] = deque(_Request(url) for url in urls)
+        self.mux: Multiplexer | None = None
+        #: The response handed over last, until the caller moves on.
+        self.exchange: StreamExchange | None = None
+
+    async def run(self) -> AsyncGenerator[Outcome, None]:
+        """The loop: each URL in order, its outcome yielded when known."""
+        queue = self.queue
+        try:
+            while queue:
+                request = queue[0]
+                if request.headers is None:  # before connecting, as open() does
+                    _prepare(self.seam, request, self.route, self.options, self.method)
+                if request.error is not None:
                     queue.popleft()
-                    yield request.url, exc  # the next URL tries its own connection
+                    yield request.url, request.error
                     continue
-                if not isinstance(conn, H2Connection):
-                    # The server chose HTTP/1.1 (ALPN): pipelined on this connection.
-                    await handler.pool.keep(conn)
-                    async with aclosing(handler._pipelined(
-                            route, [r.url for r in queue], options, method)) as items:
-                        async for item in items:
-                            yield item
-                    return
-                mux = Multiplexer(conn)
-            while True:
-                _send_more(handler, mux, queue, route, options, http, method)
-                stream = request.stream
-                if (request.error is not None or stream is None or stream.head is not None
-                        or stream.error is not None or stream.refused or mux.dead):
-                    break
-                mux.stream.url = request.url
-                await mux.pump()
-            if request.error is not None:
-                continue  # could not be written: yielded at the top
+                if self.mux is None:
+                    try:
+                        conn = await self.seam.connect(self.route, request.url, self.trace,
+                                                       True)
+                    except AnyURLError as exc:
+                        queue.popleft()
+                        yield request.url, exc  # the next URL tries its own connection
+                        continue
+                    if not isinstance(conn, H2Connection):
+                        # The server chose HTTP/1.1 (ALPN): pipelined on this connection.
+                        await self.seam.keep(conn)
+                        async with aclosing(pipelined(self.seam, self.route,
+                                                      [r.url for r in queue], self.options,
+                                                      self.method)) as items:
+                            async for item in items:
+                                yield item
+                        return
+                    self.mux = Multiplexer(conn)
+                outcome = await self.turn(request, self.mux)
+                if outcome is not None:
+                    yield request.url, outcome
+                if self.exchange is not None:
+                    self.detach()
+        finally:
+            if self.exchange is not None:
+                self.detach()
+            if self.mux is not None:
+                with anyio.CancelScope(shield=True):
+                    await self.mux.release(self.seam.keep)
+
+    def detach(self) -> None:
+        """The caller moved past the response handed over last."""
+        assert self.exchange is not None
+        self.exchange.detached = True
+        self.exchange.finish()
+        self.exchange = None
+
+    async def turn(self, request: _Request, mux: Multiplexer) -> Resource | AnyURLError | None:
+        """Send what the window allows and read until ``request`` (the first URL) is
+        decided: its outcome, or None when it is to be asked again (or its request
+        could not be written: the loop's top yields that error)."""
+        while True:
+            _send_more(self.seam, mux, self.queue, self.route, self.options, self.method)
             stream = request.stream
-            if stream is not None and stream.error is not None:
-                queue.popleft()
-                mux.drop(stream)
-                yield request.url, stream.error
-                continue
-            if (stream is not None and stream.head is not None and not stream.refused
-                    and (stream.ended or not mux.dead)):
-                queue.popleft()
-                response = stream.head
-                if trace:
-                    trace(f"< {response.status_line}")
-                    for k, v in response.headers:
-                        trace(f"< {k}: {v}")
-                cycles = mux.conn.cycles + mux.answered
-                mux.answered += 1
-                exchange = StreamExchange(mux, stream, request.url, cycles)
-                length = response.content_length
-                if method != "HEAD" and (length is None or length > SMALL_WINDOW):
-                    mux.widen(stream)
-                sent = {"method": method, "target": request.target, "http_version": "2",
-                        "headers": [(k, mask_header(k, v)) for k, v in request.headers or []],
-                        "body": None}
-                outcome = await _outcome(handler, request.url, exchange, response, options,
-                                         method, sent)
-                yield request.url, outcome
-                exchange.detached = True
-                exchange.finish()
-                exchange = None
-                continue
-            if stream is None and not mux.dead and mux.goaway is None:
-                # No room although no stream is ahead of it: the server allows none.
-                queue.popleft()
-                yield request.url, ProtocolError(
-                    f"the server of {request.url.masked()} allows no HTTP/2 stream "
-                    "(SETTINGS_MAX_CONCURRENT_STREAMS 0)", url=request.url)
-                continue
-            if stream is not None and stream.refused and not mux.dead and mux.goaway is None:
-                # REFUSED_STREAM on a connection that goes on: send it again there.
-                mux.drop(stream)
-                request.stream = None
-                request.tries += 1
-                if request.tries >= MAX_TRIES:
-                    queue.popleft()
-                    yield request.url, ProtocolError(
-                        f"the server of {request.url.masked()} refused its HTTP/2 stream "
-                        f"{request.tries} times", url=request.url)
-                continue
-            # The connection is going (GOAWAY) or gone before this response: what the
-            # caller has not seen is sent again on a new one.
-            answered = mux.answered or mux.reused
-            failure = mux.failure
-            goaway = mux.goaway
-            await mux.aclose()
-            mux = None
-            for waiting in queue:
-                waiting.stream = None
+            if (request.error is not None or stream is None or stream.head is not None
+                    or stream.error is not None or stream.refused or mux.dead):
+                break
+            mux.stream.url = request.url
+            await mux.pump()
+        if request.error is not None:
+            return None
+        stream = request.stream
+        if stream is not None and stream.error is not None:
+            self.queue.popleft()
+            mux.drop(stream)
+            return stream.error
+        if (stream is not None and stream.head is not None and not stream.refused
+                and (stream.ended or not mux.dead)):
+            self.queue.popleft()
+            return await self.answered(request, stream, stream.head, mux)
+        if stream is None and not mux.dead and mux.goaway is None:
+            # No room although no stream is ahead of it: the server allows none.
+            self.queue.popleft()
+            return ProtocolError(
+                f"the server of {request.url.masked()} allows no HTTP/2 stream "
+                "(SETTINGS_MAX_CONCURRENT_STREAMS 0)", url=request.url)
+        if stream is not None and stream.refused and not mux.dead and mux.goaway is None:
+            # REFUSED_STREAM on a connection that goes on: send it again there.
+            mux.drop(stream)
+            request.stream = None
             request.tries += 1
-            if isinstance(failure, TransferTimeout) or not answered or (
-                    request.tries >= MAX_TRIES):
-                queue.popleft()
-                yield request.url, failure or ConnectionLost(
-                    f"the server of {request.url.masked()} "
-                    + ("ended the connection (GOAWAY)" if goaway is not None
-                       else "closed the connection") + " without a response",
-                    url=request.url)
-                continue
-            if trace:
-                trace("* the server ended the HTTP/2 connection with requests unanswered; "
-                      "sending them again on a new one")
-    finally:
-        if exchange is not None:
-            exchange.detached = True
-            exchange.finish()
-        if mux is not None:
-            with anyio.CancelScope(shield=True):
-                await mux.release(handler)
+            if request.tries >= MAX_TRIES:
+                self.queue.popleft()
+                return ProtocolError(
+                    f"the server of {request.url.masked()} refused its HTTP/2 stream "
+                    f"{request.tries} times", url=request.url)
+            return None
+        return await self.gone(request, mux)
+
+    async def answered(self, request: _Request, stream: _Stream, response: Response,
+                       mux: Multiplexer) -> Resource | AnyURLError:
+        """``request``'s response: what it means (the handler's answer)."""
+        trace = self.trace
+        if trace:
+            trace(f"< {response.status_line}")
+            for k, v in response.headers:
+                trace(f"< {k}: {v}")
+        cycles = mux.conn.cycles + mux.answered
+        mux.answered += 1
+        exchange = self.exchange = StreamExchange(mux, stream, request.url, cycles)
+        length = response.content_length
+        if self.method != "HEAD" and (length is None or length > SMALL_WINDOW):
+            mux.widen(stream)
+        sent = {"method": self.method, "target": request.target, "http_version": "2",
+                "headers": [(k, mask_header(k, v)) for k, v in request.headers or []],
+                "body": None}
+        if response.status in REDIRECT_STATUSES and response.header("location") and trace:
+            trace("* a redirect: following it one request at a time")
+        # (a StreamExchange is shaped as the handler's connection: the redirect loop
+        # discards an answered redirect's body and releases it)
+        return await self.seam.answer(request.url, exchange, response, self.options,
+                                      self.method, sent)
+
+    async def gone(self, request: _Request, mux: Multiplexer) -> AnyURLError | None:
+        """The connection is going (GOAWAY) or gone before ``request``'s response: what
+        the caller has not seen is sent again on a new one, unless the connection
+        answered nothing (or timed out, or this URL was tried enough): then its error."""
+        answered = mux.answered or mux.reused
+        failure = mux.failure
+        goaway = mux.goaway
+        await mux.aclose()
+        self.mux = None
+        for waiting in self.queue:
+            waiting.stream = None
+        request.tries += 1
+        if isinstance(failure, TransferTimeout) or not answered or (
+                request.tries >= MAX_TRIES):
+            self.queue.popleft()
+            return failure or ConnectionLost(
+                f"the server of {request.url.masked()} "
+                + ("ended the connection (GOAWAY)" if goaway is not None
+                   else "closed the connection") + " without a response",
+                url=request.url)
+        if self.trace:
+            self.trace("* the server ended the HTTP/2 connection with requests unanswered; "
+                       "sending them again on a new one")
+        return None

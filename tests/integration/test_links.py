@@ -127,22 +127,26 @@ async def test_ftp_mlsd_walk_finds_every_file(peers: Any) -> None:
         assert "/".join((*parts.cwd, parts.name)) == relative(url, root)
 
 
-async def test_vsftpd_without_mlsd_lists_with_nlst(peers: Any) -> None:
-    """vsftpd answers MLSD with 500: the listing is NLST's, and its names are files whose
-    fetch lists them when they are directories (the RETR fallback)."""
+async def test_vsftpd_without_mlsd_lists_with_list_as_wget_does(peers: Any) -> None:
+    """vsftpd answers MLSD with 500: the listing is ``LIST -a``'s, read as wget and curl
+    read it (issue 30), so its directories are known as directories and its sizes and
+    times come with each file; NLST (names only) is not asked."""
     peer = peers["vsftpd"]
     root = ftp_root(peer)
     trace: list[str] = []
     options = FetchOptions(raw=True, trace=trace.append,
                            schemes=(FTPOptions(listing="mlsd"),))
     links, info = await fetch(root, options)
-    assert info.extra["command"] == "NLST"
-    assert "> MLSD" in trace and "> NLST" in trace
-    assert {link.url for link in links} == {
+    assert info.extra["command"] == "LIST"
+    assert "> MLSD" in trace and "> LIST -a" in trace and "> NLST" not in trace
+    kinds = {link.url.rstrip("/"): link.kind for link in links}
+    assert {url for url in kinds} >= {
         root + name for name in ("hello.txt", "bin1k.dat", "large.dat", "pub", "many",
                                  "gopherplus")}
-    assert {link.kind for link in links} == {FILE}
-    many, info = await fetch(root + "many", RAW)
+    assert kinds[root + "hello.txt"] == FILE and kinds[root + "many"] == PAGE
+    hello = next(link for link in links if link.url == root + "hello.txt")
+    assert hello.size == len(peers.expected("hello.txt")) and hello.modified is not None
+    many, info = await fetch(root + "many/", RAW)
     assert info.kind == "directory"
     assert len(many) == data.MANY_COUNT
     assert await read(many[0].url) == peers.expected("many/file000.txt")

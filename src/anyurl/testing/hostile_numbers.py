@@ -121,7 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = command_line("hostile_numbers", __doc__, 0, backend=False)
     parser.add_argument("name", choices=sorted(BEHAVIOURS))
     args = parser.parse_args(argv)
-    serve(args.name, host=args.host, port=args.port)
+    try:
+        serve(args.name, host=args.host, port=args.port)
+    except KeyboardInterrupt:  # Ctrl-C before the wait began (just after the ready line)
+        pass
     return 0
 
 

@@ -273,33 +273,58 @@ def test_a_fifo_with_no_writer_honours_max_time(tmp_path: Path, backend: str) ->
     assert time.monotonic() - started < 10
 
 
+def _get_fifo(fifo: Path, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "anyurl", "get", *args, f"file://{fifo}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, env=_env())
+
+
+def _await_wait_on(proc: subprocess.Popen[bytes], fifo: Path) -> None:
+    """Return once ``proc`` holds ``fifo`` open and its main thread waits in the event
+    loop's poll: its wait for the writer, read off /proc (not guessed with a sleep)."""
+    fds, wchan = Path(f"/proc/{proc.pid}/fd"), Path(f"/proc/{proc.pid}/wchan")
+    deadline = time.monotonic() + 30  # a hang guard only
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            opened = any(os.readlink(fd) == str(fifo) for fd in fds.iterdir())
+            polling = "poll" in wchan.read_text()
+        except OSError:  # an fd closed while we looked: look again
+            opened = polling = False
+        if opened and polling:
+            return
+        threading.Event().wait(0.01)
+    pytest.fail(f"anyurl never waited on the FIFO (exit {proc.poll()})")
+
+
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
 def test_a_fifo_is_read_once_its_writer_comes(tmp_path: Path, backend: str) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-
-    def write() -> None:
-        time.sleep(0.3)
+    proc = _get_fifo(fifo, "--backend", backend)
+    try:
+        _await_wait_on(proc, fifo)  # the writer comes after the reader waits for it
         with open(fifo, "wb") as f:
             f.write(b"late\n")
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert (proc.returncode, out) == (0, b"late\n"), err
 
-    writer = threading.Thread(target=write)
-    writer.start()
-    r = anyurl("get", "--backend", backend, f"file://{fifo}")
-    writer.join(10)
-    assert (r.returncode, r.stdout) == (0, b"late\n"), r.stderr
 
-
-def test_ctrl_c_ends_a_wait_on_a_fifo_within_a_second(tmp_path: Path) -> None:
+def test_ctrl_c_ends_a_wait_on_a_fifo(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    proc = subprocess.Popen([sys.executable, "-m", "anyurl", "get", f"file://{fifo}"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
-    time.sleep(1.5)  # started and waiting
-    sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=10)
-    assert time.monotonic() - sent < 1.5
+    proc = _get_fifo(fifo)
+    try:
+        _await_wait_on(proc, fifo)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)  # a hang guard: the signal ends the wait
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == 42, err
     assert b"Traceback" not in err
 

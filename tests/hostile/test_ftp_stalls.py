@@ -12,7 +12,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from types import TracebackType
 
@@ -26,12 +25,14 @@ BACKENDS = ["asyncio", "trio"]
 class StallingServer:
     """A loopback FTP server that logs anyone in and serves any name as ``body``
     (SIZE says ``size``, else the body's length), except that it never sends the reply
-    ``stall`` names ("150" or "226")."""
+    ``stall`` names ("150" or "226"). With ``hold_quit``, QUIT is answered only once that
+    event is set; ``quit_seen`` is set when QUIT arrives."""
 
     def __init__(self, stall: str, body: bytes = b"data", size: int | None = None,
-                 quit_after: float = 0.0):
+                 hold_quit: threading.Event | None = None):
         self.stall = stall
-        self.quit_after = quit_after  # seconds before QUIT is answered
+        self.hold_quit = hold_quit
+        self.quit_seen = threading.Event()
         self.body = body
         self.size = len(body) if size is None else size
         self.listener = socket.create_server(("127.0.0.1", 0))
@@ -93,7 +94,9 @@ class StallingServer:
                     if self.stall != "226":
                         conn.sendall(b"226 done\r\n")
                 elif verb == b"QUIT":
-                    time.sleep(self.quit_after)
+                    self.quit_seen.set()
+                    if self.hold_quit is not None:
+                        self.hold_quit.wait(30)  # a hang guard: the test sets it
                     conn.sendall(b"221 bye\r\n")
                     return
                 else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from anyurl.errors import PartialTransfer
 from anyurl.options import FTPOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.ftp import control
 from anyurl.schemes.ftp.handler import WHOLE_AT_MOST, FTPHandler
 from tests.hostile.test_ftp_stalls import StallingServer
 from tests.integration.test_ftp import base, config, ftp_peers  # noqa: F401
@@ -85,13 +87,26 @@ async def test_a_body_not_as_size_said_streams_every_byte(tmp_path: Path, sent: 
     assert target.read_bytes() == body
 
 
-async def test_a_late_goodbye_is_no_read_timeout_of_the_file() -> None:
+async def test_a_late_goodbye_is_no_read_timeout_of_the_file(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Without reuse the login says QUIT as soon as the file is read (inside the file's
-    step on trio): a 221 slower than the read timeout ends the goodbye, not the file."""
-    with StallingServer("none", quit_after=0.6) as server:
-        async with Resolver(config(idle_timeout=0, read_timeout=0.3),
-                            warn=lambda m: None) as resolver:
-            assert await resolver.fetch(f"ftp://127.0.0.1:{server.port}/f") == b"data"
+    step on trio): a 221 slower than the read timeout ends the goodbye, not the file.
+
+    The server holds the 221 until the test is over, and the goodbye's own bound is
+    set past the read timeout, so the wait for the 221 meets the read timeout. That
+    timeout is wide (3 s, not the server's pace) because the file's own replies must
+    not meet it."""
+    read_timeout = 3.0
+    monkeypatch.setattr(control, "GOODBYE_TIMEOUT", read_timeout + 1.0)
+    answer_quit = threading.Event()
+    with StallingServer("none", hold_quit=answer_quit) as server:
+        try:
+            async with Resolver(config(idle_timeout=0, read_timeout=read_timeout),
+                                warn=lambda m: None) as resolver:
+                assert await resolver.fetch(f"ftp://127.0.0.1:{server.port}/f") == b"data"
+            assert server.quit_seen.is_set()  # the goodbye was said, and not answered
+        finally:
+            answer_quit.set()
 
 
 async def _batch(handler: FTPHandler, urls: list[str], connections: int, *,

@@ -269,13 +269,15 @@ async def test_retries_run_out(tmp_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_stall_timeout_fails_with_28_then_retry_resumes(tmp_path: Path) -> None:
+    # The stall timeout must fire on the stall and never between the chunks before it or
+    # on the retry: 2 s, not 0.2 s, for a loaded machine's pauses (it costs 2 s a stall).
     url = script("stall", "stall")
-    [failed] = await run_jobs([Job(url, tmp_path / "a")], stall_timeout=0.2)
+    [failed] = await run_jobs([Job(url, tmp_path / "a")], stall_timeout=2.0)
     assert isinstance(failed.error, TransferTimeout) and failed.exit_code == 28
     assert "stalled" in str(failed.error)
     assert SCRIPTS["stall"].closed == 1  # the connection was closed, not left hanging
     url = script("stall-2", "stall")
-    [result] = await run_jobs([Job(url, tmp_path / "b")], stall_timeout=0.2, retry=1,
+    [result] = await run_jobs([Job(url, tmp_path / "b")], stall_timeout=2.0, retry=1,
                               retry_delay=0.001)
     assert result.ok, result.error
     assert SCRIPTS["stall-2"].offsets == [0, CUT]

@@ -192,19 +192,25 @@ async def test_a_shorter_timeout_than_the_armed_one_still_holds(pair: Pair) -> N
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_the_timer_is_rearmed_for_a_later_wait(pair: Pair) -> None:
     """asyncio's one timer per connection: it fires at the deadline of the wait that
-    armed it, and a later wait's deadline is further: it is re-armed, no timeout."""
+    armed it, and a later wait's deadline is further: it is re-armed, no timeout.
+
+    The first wait's read timeout is short (0.5 s) and the NOOP's wide (10 s, which must
+    not fire), so the first deadline passes while the NOOP waits, with no sleep to
+    place it; the 200 is sent once the timer shows it was re-armed."""
     control = pair.control
-    with using(Timeout(read=1.0)):
+    with using(Timeout(read=0.5)):
         async with anyio.create_task_group() as tg:
             tg.start_soon(control.read_reply)  # waits: the timer is armed for it
             await _until(lambda: control.reader.timer_deadline is not None)
             armed = control.reader.timer_deadline
             pair.peer.sendall(b"220 hi\r\n")
-        await anyio.sleep(0.6)  # the NOOP's deadline is this much after the first one
+    with using(Timeout(read=10.0)), anyio.fail_after(30):
         async with anyio.create_task_group() as tg:
             tg.start_soon(control.command, Command("NOOP"))
             # The first deadline passes while the NOOP waits; its own is later.
             await _until(lambda: control.reader.timer_deadline not in (armed, None))
+            rearmed = control.reader.timer_deadline
+            assert armed is not None and rearmed is not None and rearmed > armed + 5
             pair.peer.sendall(b"200 ok\r\n")
 
 

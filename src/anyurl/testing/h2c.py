@@ -44,6 +44,7 @@ class H2cServer:
         return status, b"" if method == b"HEAD" else body, len(body)
 
     async def handle(self, stream: anyio.abc.ByteStream) -> None:
+        """Serve one connection until the client closes it (or breaks a protocol)."""
         async with stream:
             try:
                 await self._http11(stream)

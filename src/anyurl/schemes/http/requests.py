@@ -113,8 +113,9 @@ async def exchange(
         conn = await connector.connection(route, url, trace, http2, prior)
         upgrade = _h2c_upgrade(conn) if http2 and not prior else None
         sending = headers if upgrade is None else headers + upgrade.headers
+        version = conn.http_version  # the request's, an upgrade's too
         if trace:
-            trace(f"> {method} {masked_target(url, route)} HTTP/{conn.http_version}")
+            trace(f"> {method} {masked_target(url, route)} HTTP/{version}")
             for k, v in sending:
                 trace(f"> {k}: {mask_header(k, v)}")
             if body:
@@ -144,8 +145,8 @@ async def exchange(
 
             store_cookies(jar, url, response.headers)
         sent = {"method": method, "target": masked_target(url, route),
-                "http_version": conn.http_version,
-                "headers": [(k, mask_header(k, v)) for k, v in headers],
+                "http_version": version,
+                "headers": [(k, mask_header(k, v)) for k, v in sending],
                 "body": None if isinstance(body, Form) else body}
         return conn, response, sent
 

@@ -32,7 +32,7 @@ from anyurl.url import URL, parse
 
 pytestmark = [pytest.mark.anyio]
 
-H2 = FetchOptions(schemes=(HTTPOptions(http2=True),))
+H2 = FetchOptions(schemes=(HTTPOptions(http2=True, http2_prior_knowledge=True),))
 STREAMS = 24
 BODY = 2 << 20  # per stream: 48 MiB in all, 16 times what the windows admit at once
 PAST = 8  # frames of 16 KiB sent on each stream by the server that ignores the windows

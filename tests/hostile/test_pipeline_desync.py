@@ -146,7 +146,8 @@ async def test_http2_data_never_crosses_to_another_stream(where: str) -> None:
     asked = Asked()
     with HostileServer(h2_cross_stream(where, asked)) as server:
         urls = [f"http://127.0.0.1:{server.port}/f{i}" for i in range(N)]
-        got, _handler = await _batch(urls, FetchOptions(schemes=(HTTPOptions(http2=True),)))
+        got, _handler = await _batch(urls, FetchOptions(schemes=(
+            HTTPOptions(http2=True, http2_prior_knowledge=True),)))
     for i, body in enumerate(got):
         assert body == f"/f{i}".encode() or isinstance(body, ProtocolError), (i, body)
     errors = [str(body) for body in got if isinstance(body, ProtocolError)]

@@ -1,4 +1,5 @@
-"""HTTP/2 (``HTTPOptions(http2=True)``) against a private nginx started by this module.
+"""HTTP/2 (``HTTPOptions(http2=True)``, with prior knowledge on http://) against a private
+nginx started by this module.
 
 nginx (Debian's nginx-light has the http_v2 module) listens three ways: h2c with prior
 knowledge (``listen ... http2`` without ssl: what ``http://`` with HTTP/2 speaks), TLS with
@@ -163,7 +164,7 @@ def trust(server: H2Server, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("anyurl.net.transport.ssl.create_default_context", create_default_context)
 
 
-H2 = FetchOptions(schemes=(HTTPOptions(http2=True),))
+H2 = FetchOptions(schemes=(HTTPOptions(http2=True, http2_prior_knowledge=True),))
 
 
 def _handler() -> HTTPHandler:
@@ -291,7 +292,7 @@ async def test_trace_shows_http2(server: H2Server) -> None:
     try:
         res = await handler.open(parse(f"http://127.0.0.1:{server.h2c}/small.txt"),
                                  FetchOptions(trace=lines.append,
-                                              schemes=(HTTPOptions(http2=True),)))
+                                              schemes=(H2.get(HTTPOptions),)))
         await res.aclose()
     finally:
         await handler.aclose()
@@ -378,7 +379,8 @@ def test_cli_http2_flag(server: H2Server) -> None:
     import sys
 
     url = f"http://127.0.0.1:{server.h2c}/small.txt"
-    r = subprocess.run([sys.executable, "-m", "anyurl", "get", "-s", "-v", "--http2", url],
+    r = subprocess.run([sys.executable, "-m", "anyurl", "get", "-s", "-v",
+                        "--http2-prior-knowledge", url],
                        capture_output=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout == SMALL
@@ -426,7 +428,7 @@ def _many_urls(port: int, count: int = MANY) -> list[URL]:
 
 #: ``--http2``: a batch's requests as concurrent streams (not the default: measured slower
 #: than the HTTP/1.1 pipeline here, bench/README.md).
-MUX = HTTPOptions(http2=True)
+MUX = HTTPOptions(http2=True, http2_prior_knowledge=True)
 
 
 async def test_https_batch_multiplexes_on_one_connection(server: H2Server, trust: None) -> None:
@@ -537,13 +539,13 @@ async def test_http11_by_default_and_with_the_option(server: H2Server, trust: No
 
 
 async def test_http2_batch_over_h2c(server: H2Server) -> None:
-    """``http2=True`` on http://: prior knowledge, multiplexed too."""
+    """``http2_prior_knowledge=True`` on http://: the preface at once, multiplexed too."""
     handler = _handler()
     trace: list[str] = []
     urls = [parse(f"http://127.0.0.1:{server.h2c}/many/f{i:03d}.txt") for i in range(50)]
     try:
         got = await _run_batch(handler, urls, FetchOptions(
-            trace=trace.append, schemes=(HTTPOptions(http2=True),)))
+            trace=trace.append, schemes=(HTTPOptions(http2=True, http2_prior_knowledge=True),)))
         assert handler.connections_opened == 1
     finally:
         await handler.aclose()

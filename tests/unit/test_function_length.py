@@ -19,7 +19,6 @@ ALLOWED: dict[str, int] = {
     "anyurl/cli/get_cmd.py::add_arguments": 133,
     "anyurl/schemes/prospero/handler.py::ProsperoHandler.open": 119,
     "anyurl/schemes/gopher/menus.py::menu": 99,
-    "anyurl/cli/scheme_options.py::add_scheme_arguments": 82,
     "anyurl/cli/get_cmd.py::fetch_all": 88,
     "anyurl/protocols/wais.py::parse_apdu": 84,
 }

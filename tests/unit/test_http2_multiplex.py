@@ -31,7 +31,7 @@ from anyurl.url import URL, parse
 
 pytestmark = [pytest.mark.anyio]
 
-H2 = FetchOptions(schemes=(HTTPOptions(http2=True),))
+H2 = FetchOptions(schemes=(HTTPOptions(http2=True, http2_prior_knowledge=True),))
 
 
 @dataclass

@@ -32,6 +32,21 @@ __all__ = ["add_cookie_arguments", "add_plugin_arguments", "add_scheme_arguments
            "apply_to_config", "cookie_jar", "cookie_strings", "scheme_options"]
 
 
+def _add_http_versions(g: argparse._ArgumentGroup) -> None:
+    """``--http2``, ``--http2-prior-knowledge`` and ``--http1.1``, as curl's."""
+    g.add_argument("--http2", action="store_const", const=True, default=None,
+                   help="http: HTTP/2 for every request (asked with Upgrade: h2c on "
+                   "http://, HTTP/1.1 when the server does not switch; ALPN for https://; "
+                   "needs pip install 'anyurl[http2]'), a batch of one host's URLs as "
+                   "concurrent streams of one connection")
+    g.add_argument("--http2-prior-knowledge", action="store_true",
+                   help="http: HTTP/2 on http:// without asking (the connection preface "
+                   "at once), for a server known to speak it without TLS")
+    g.add_argument("--http1.1", dest="http2", action="store_const", const=False,
+                   help="http: HTTP/1.1 only, the default (as curl's --http1.1); "
+                   "a batch pipelines")
+
+
 def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
     """The options that reach one scheme's handler (``--view``, ``--follow`` ...)."""
     g = p.add_argument_group("scheme options")
@@ -46,13 +61,7 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    "(on a terminal, anyurl asks instead)")
     g.add_argument("--compressed", action="store_true",
                    help="http: ask for gzip/deflate and decode it")
-    g.add_argument("--http2", action="store_const", const=True, default=None,
-                   help="http: HTTP/2 for every request (prior knowledge for http://, "
-                   "ALPN for https://; needs pip install 'anyurl[http2]'), a batch of "
-                   "one host's URLs as concurrent streams of one connection")
-    g.add_argument("--http1.1", dest="http2", action="store_const", const=False,
-                   help="http: HTTP/1.1 only, the default (as curl's --http1.1); "
-                   "a batch pipelines")
+    _add_http_versions(g)
     g.add_argument("--keep-error-body", action="store_true",
                    help="http: save an error page (4xx/5xx) as the result anyway")
     h = p.add_argument_group("http requests (curl's options)")
@@ -458,7 +467,9 @@ def http_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
 
         form = Form(parse_form_option(f) for f in args.form)
     http = HTTPOptions(
-        decode_content=args.compressed, http2=args.http2,
+        decode_content=args.compressed,
+        http2=True if args.http2_prior_knowledge and args.http2 is None else args.http2,
+        http2_prior_knowledge=args.http2_prior_knowledge,
         keep_error_body=args.keep_error_body, method=args.request,
         headers=tuple(headers), body=body, head=args.head, verify=not args.insecure,
         cafile=args.cacert, capath=args.capath, client_cert=args.cert,

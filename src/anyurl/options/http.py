@@ -24,11 +24,15 @@ class HTTPOptions(SchemeOptions):
 
     #: Ask for gzip/deflate (``Accept-Encoding``) and decode the body (``--compressed``).
     decode_content: bool = False
-    #: HTTP/2 (needs the ``h2`` package). True (``--http2``): prior knowledge for
-    #: http, ALPN for https, every request, a batch's as concurrent streams of one
-    #: connection. None, the default, and False (``--http1.1``): HTTP/1.1, a batch
-    #: pipelined (measured faster here than h2 in pure Python: bench/README.md).
+    #: HTTP/2 (needs the ``h2`` package). True (``--http2``): on http an HTTP/1.1
+    #: request asking ``Upgrade: h2c`` (RFC 7540 3.2), HTTP/1.1 goes on when the server
+    #: does not switch; ALPN for https; every request, a batch's as concurrent streams
+    #: of one connection. None, the default, and False (``--http1.1``): HTTP/1.1, a
+    #: batch pipelined (measured faster here than h2 in pure Python: bench/README.md).
     http2: bool | None = None
+    #: HTTP/2 on http with prior knowledge (``--http2-prior-knowledge``): the connection
+    #: preface at once, no ``Upgrade`` round trip; implies ``http2`` unless it is False.
+    http2_prior_knowledge: bool = False
     #: Return a 4xx/5xx body as the resource instead of raising (``--keep-error-body``).
     keep_error_body: bool = False
     #: The request method (``-X``); None: GET, POST when there is a ``body``, HEAD

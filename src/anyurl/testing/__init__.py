@@ -6,6 +6,8 @@ One module per protocol, each serving 127.0.0.1 from a small data set:
 module                  schemes it serves               in a test
 ======================  ==============================  ====================================
 :mod:`.http`            ``http:`` (not ``https:``)      ``serve_http`` (a task)
+:mod:`.h2c`             ``http:`` switching to HTTP/2   ``serve_h2c`` (a task)
+                        on ``Upgrade: h2c`` (needs h2)
 :mod:`.ftp`             ``ftp:`` (needs pyftpdlib)      ``running_ftp_server`` (a thread)
 :mod:`.gopherplus`      ``gopher:``, Gopher+            ``async with serve_gopherplus()``
 :mod:`.nntp`            ``news:``, ``nntp:``            ``NNTPServer().serve`` (a task),

@@ -370,12 +370,12 @@ async def pipelined(
 
 
 async def open_pipe(
-    connect: Callable[[Route, URL, Trace | None, bool], Awaitable[Connection]],
+    connect: Callable[[Route, URL, Trace | None, bool, bool], Awaitable[Connection]],
     route: Route, url: URL, trace: Trace | None,
 ) -> PipelinedConnection:
     """A pooled HTTP/1.1 connection (at a clean boundary) or a new one, to pipeline on."""
     while True:
-        conn = await connect(route, url, trace, False)
+        conn = await connect(route, url, trace, False, False)
         if isinstance(conn, HTTP11Connection) and not conn.h11.trailing_data[0] \
                 and conn.h11.our_state is h11.IDLE:
             return PipelinedConnection(conn.stream, route, conn.cycles)

@@ -4,7 +4,8 @@ A :class:`Connector` is the handler's connection choice: the :mod:`.pool` first 
 idle HTTP/1.1 connection with bytes waiting is out of step and closed, STYLE 26), else
 a new connection through the handler's ``Dialer`` or a gateway's :mod:`.tunnel`,
 HTTP/2 when asked and spoken (prior knowledge on http, ALPN's ``h2`` on https), HTTP/1.1
-otherwise. It also keeps the TLS contexts of the ``verify``/``cafile``/client-certificate
+otherwise (on http, :func:`.requests.exchange` asks that connection's first request to
+``Upgrade: h2c``). It also keeps the TLS contexts of the ``verify``/``cafile``/client-certificate
 settings a request asks for, and whether h2 is installed. Every request of the handler
 (one alone, a redirect's, a pipelined or multiplexed batch's) connects here.
 """
@@ -63,7 +64,9 @@ class Connector:
     def wants_http2(self, route: Route, options: FetchOptions, body: Body | None) -> bool:
         """HTTP/2 when asked for, spoken to the origin (not a GET gateway), h2 installed,
         for a request without a body (see :meth:`.http2.HTTP2Connection.request`)."""
-        if not options.get(HTTPOptions).http2 or route.absolute_form or body:
+        http = options.get(HTTPOptions)
+        asked = http.http2 or (http.http2 is None and http.http2_prior_knowledge)
+        if not asked or route.absolute_form or body:
             return False
         if self._http2_available is None:
             try:
@@ -76,13 +79,22 @@ class Connector:
                 self._http2_available = True
         return self._http2_available
 
+    @staticmethod
+    def prior_knowledge(route: Route, options: FetchOptions) -> bool:
+        """Whether an http ``route`` sends the HTTP/2 preface without asking
+        (``--http2-prior-knowledge``); else an HTTP/1.1 request asks ``Upgrade: h2c``."""
+        return not route.tls and options.get(HTTPOptions).http2_prior_knowledge
+
     async def connection(
-        self, route: Route, url: URL, trace: Trace | None, http2: bool = False
+        self, route: Route, url: URL, trace: Trace | None, http2: bool = False,
+        prior_knowledge: bool = False,
     ) -> Connection:
         """A pooled connection for ``route`` or a new one; HTTP/2 only if ``http2``.
 
-        With ``http2`` an http route speaks it with prior knowledge (h2c) and an https
-        route when the server picks ``h2`` by ALPN; otherwise the connection is HTTP/1.1.
+        With ``http2`` an https route speaks it when the server picks ``h2`` by ALPN,
+        an http route with ``prior_knowledge`` (h2c, the preface at once); a pooled HTTP/2
+        connection (one an upgrade made, too) is taken either way. Otherwise a new
+        connection is HTTP/1.1.
         """
         pooled = self.pool.take(route, http2=http2)
         while pooled is not None and pooled.http_version == "1.1" \
@@ -111,10 +123,10 @@ class Connector:
             what="the HTTP connection",
         )
         self.opened += 1
-        if http2 and (not route.tls or stream.alpn_protocol == "h2"):
+        if http2 and (stream.alpn_protocol == "h2" if route.tls else prior_knowledge):
             from anyurl.schemes.http.http2 import open_h2  # h2 only when asked for
 
-            return await open_h2(stream, route)
+            return await open_h2(stream, route, prior_knowledge=not route.tls)
         return HTTP11Connection(stream, route)
 
     def ssl_context(self, settings: tuple[object, ...]) -> ssl.SSLContext | None:

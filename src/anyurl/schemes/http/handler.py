@@ -241,12 +241,37 @@ class HTTPHandler(SchemeHandler):
     def _route_batch(
         self, route: Route, urls: list[URL], options: FetchOptions, method: str
     ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
-        """One route's URLs: HTTP/2 streams when the batch offers it, else pipelined."""
+        """One route's URLs: HTTP/2 streams when the batch offers it, else pipelined;
+        on http without prior knowledge the first URL asks to upgrade (:meth:`_h2c`)."""
         if self._offers_h2(route, options):
+            if (not route.tls and not self.connector.prior_knowledge(route, options)
+                    and not self.pool.has_http2(route)):
+                return self._h2c(route, urls, options, method)
             from anyurl.schemes.http.multiplex import multiplexed  # h2 only when used
 
             return multiplexed(self._seam(), route, urls, options, method)
         return pipelined(self._seam(), route, urls, options, method)
+
+    async def _h2c(
+        self, route: Route, urls: list[URL], options: FetchOptions, method: str
+    ) -> AsyncGenerator[tuple[URL, Resource | AnyURLError], None]:
+        """An http batch with HTTP/2 asked, not known: the first URL alone, its request
+        asking ``Upgrade: h2c`` (:func:`.requests.exchange`); the others as streams of
+        the connection the server switched (back in the pool once the first is read),
+        else pipelined over HTTP/1.1 as without HTTP/2."""
+        first, rest = urls[0], urls[1:]
+        try:
+            outcome: Resource | AnyURLError = await self.open(first, options)
+        except AnyURLError as exc:
+            outcome = exc
+        yield first, outcome
+        if rest:
+            async with aclosing(self._route_batch(route, rest, options, method)
+                                if self.pool.has_http2(route)
+                                else pipelined(self._seam(), route, rest, options, method)) \
+                    as items:
+                async for item in items:
+                    yield item
 
     def _offers_h2(self, route: Route, options: FetchOptions) -> bool:
         """Whether a batch on ``route`` asks for HTTP/2: only with ``http2=True``

@@ -85,7 +85,8 @@ class HTTP11Connection:
     async def request(self, scheme: str, target: str, headers: list[tuple[str, str]],
                       method: str = "GET", body: Body | None = None) -> Response:
         """Send the request (``headers`` frame ``body``) and read the response head
-        (1xx skipped)."""
+        (1xx skipped, but the ``101`` of an upgrade the request asked for: the bytes
+        after it are the new protocol's, :attr:`switched_data`)."""
         self.method = method
         events: list[Any] = [h11.Request(method=method, target=target, headers=headers)]
         if isinstance(body, Form):  # streamed from its files, a block at a time
@@ -100,15 +101,12 @@ class HTTP11Connection:
         while True:
             event = await self._next_event()
             if isinstance(event, h11.InformationalResponse):
+                if self.h11.their_state is h11.SWITCHED_PROTOCOL:
+                    self.keep_alive = False  # no longer HTTP/1.1
+                    return _head(event)
                 continue
             if isinstance(event, h11.Response):
-                return Response(
-                    status=event.status_code,
-                    reason=event.reason.decode("latin-1"),
-                    http_version=event.http_version.decode("ascii"),
-                    headers=[(k.decode("latin-1").lower(), v.decode("latin-1"))
-                             for k, v in event.headers],
-                )
+                return _head(event)
             if isinstance(event, h11.ConnectionClosed):
                 raise ConnectionLost(
                     f"the server of {self.stream.url.masked()} closed the connection "
@@ -120,6 +118,11 @@ class HTTP11Connection:
                 f"{self.stream.url.masked()}",
                 url=self.stream.url,
             )
+
+    @property
+    def switched_data(self) -> bytes:
+        """What was read past a ``101 Switching Protocols``: the new protocol's."""
+        return bytes(self.h11.trailing_data[0])
 
     def body(self, response: Response) -> AsyncIterator[bytes]:
         """Counted when the length is known and h11 expects a body, else h11's framing."""
@@ -249,3 +252,12 @@ def _keep_alive(response: Response) -> bool:
     """Whether the server keeps the connection open after this response (as h11 decides)."""
     tokens = {t.strip().lower() for t in (response.header("connection") or "").split(",")}
     return "close" not in tokens and response.http_version >= "1.1"
+
+
+def _head(event: h11.Response | h11.InformationalResponse) -> Response:
+    return Response(
+        status=event.status_code,
+        reason=event.reason.decode("latin-1"),
+        http_version=event.http_version.decode("ascii"),
+        headers=[(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in event.headers],
+    )

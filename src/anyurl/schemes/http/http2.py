@@ -8,10 +8,14 @@ and return its head, yield its body, drop its body. :class:`H2Connection` answer
 for HTTP/2 as :class:`~anyurl.schemes.http.http11.HTTP11Connection` does for HTTP/1.1, so
 the two paths share everything above the framing.
 
-How a connection is reached: ``http://`` speaks HTTP/2 with prior knowledge (h2c; the
-connection preface at once, no ``Upgrade`` round trip), as ``curl --http2-prior-knowledge``
-does; ``https://`` offers ALPN ``h2, http/1.1`` and the handler uses this module only when
-the server picks ``h2``.
+How a connection is reached: ``http://`` asks with an HTTP/1.1 request carrying
+``Upgrade: h2c`` and ``HTTP2-Settings`` (RFC 7540 3.2, :meth:`H2Connection.upgrade_header`),
+as ``curl --http2`` does; after the server's ``101`` the connection speaks HTTP/2 and the
+response to that request is stream 1's (:meth:`H2Connection.switched`), else HTTP/1.1 goes
+on. With prior knowledge (``--http2-prior-knowledge``) the connection preface is sent at
+once, no ``Upgrade`` round trip; a server that answers it with anything but HTTP/2 is
+said not to speak HTTP/2 without TLS. ``https://`` offers ALPN ``h2, http/1.1`` and the
+handler uses this module only when the server picks ``h2``.
 
 Decisions:
 
@@ -184,10 +188,15 @@ class H2Connection:
 
     http_version = "2"
 
-    def __init__(self, stream: Stream, key: Route):
+    def __init__(self, stream: Stream, key: Route, *, prior_knowledge: bool = False):
         self.stream = stream
         self.key = key
         self.cycles = 0
+        #: The preface went out unasked on a plain connection: a server that answers it
+        #: with no HTTP/2 at all does not speak it without TLS.
+        self.prior_knowledge = prior_knowledge
+        self._heard = False  # the server's first bytes have arrived
+        self._pending = b""  # bytes read past the 101 of an upgrade, not yet given to h2
         config = h2.config.H2Configuration(client_side=True, header_encoding=None)
         self.h2: h2.connection.H2Connection = ClientConnection(config=config)
         self._events: deque[h2.events.Event] = deque()
@@ -198,6 +207,27 @@ class H2Connection:
     async def start(self) -> None:
         """Send the connection preface, our settings and the bigger connection window."""
         self.h2.initiate_connection()
+        await self._tune()
+
+    def upgrade_header(self) -> str:
+        """The ``HTTP2-Settings`` value of an ``Upgrade: h2c`` request (RFC 7540 3.2.1:
+        base64url without padding), stream 1 set up as that request's; nothing is sent
+        before the server's ``101`` (:meth:`switched`)."""
+        payload = self.h2.initiate_upgrade_connection() or b""
+        return payload.decode("ascii").rstrip("=")
+
+    async def switched(self, trailing: bytes) -> Response:
+        """After the server's ``101``: send the preface and our settings, and read the
+        head of stream 1, the response to the upgrade request. ``trailing``: what was
+        read past the ``101``, already HTTP/2."""
+        self._pending = trailing
+        self._stream_id = 1
+        self._ended = False
+        await self._tune()
+        return await self._head(1)
+
+    async def _tune(self) -> None:
+        """Our settings and the connection window after the preface, then sent."""
         # As an update, not as initial values: h2 applies a setting to what it accepts
         # (the frame size limit, the windows of open streams) when the server acknowledges
         # it, and initial values are never acknowledged as changes. The server applies it
@@ -227,7 +257,12 @@ class H2Connection:
     async def _next_event(self) -> h2.events.Event | None:
         """The next event of the connection; None when the server has closed it."""
         while not self._events:
-            data = await self.stream.receive(DEFAULT_RECEIVE_SIZE)
+            data, self._pending = self._pending, b""
+            data = data or await self.stream.receive(DEFAULT_RECEIVE_SIZE)
+            not_h2 = self.not_http2(data)
+            if not_h2 is not None:
+                self._broken = True
+                raise not_h2
             if not data:
                 self._broken = True
                 return None
@@ -239,6 +274,20 @@ class H2Connection:
             # Settings and ping acknowledgements, window updates: h2 wrote them.
             await self._flush()
         return self._events.popleft()
+
+    def not_http2(self, data: bytes) -> ProtocolError | None:
+        """The error of a server that answers a preface sent unasked (prior knowledge)
+        with no HTTP/2, when ``data`` (what it sent first; empty: it closed) says so.
+        A server's first frame is its SETTINGS (type 4)."""
+        if self._heard:
+            return None
+        self._heard = True
+        if not self.prior_knowledge or (data and data[3:4] in (b"\x04", b"")):
+            return None
+        url = self.stream.url
+        return ProtocolError(
+            f"the server of {url.masked()} does not speak HTTP/2 without TLS (prior "
+            "knowledge); drop --http2-prior-knowledge or use --http2", url=url)
 
     def _framing_error(self, exc: h2.exceptions.ProtocolError) -> AnyURLError:
         url = self.stream.url
@@ -293,13 +342,17 @@ class H2Connection:
         it would need the flow-control windows of the upload direction.
         """
         assert not body, "request bodies go over HTTP/1.1"
-        url = self.stream.url
         stream_id = self.h2.get_next_available_stream_id()
         self._stream_id = stream_id
         self._ended = False
         self.h2.send_headers(stream_id, request_headers(scheme, target, headers, method),
                              end_stream=True)
         await self._flush()
+        return await self._head(stream_id)
+
+    async def _head(self, stream_id: int) -> Response:
+        """The response head of ``stream_id`` (1xx skipped)."""
+        url = self.stream.url
         while True:
             event = await self._next_event()
             if self._answered_after_goaway(event, stream_id):
@@ -398,9 +451,9 @@ class H2Connection:
         await self.stream.aclose()
 
 
-async def open_h2(stream: Stream, key: Route) -> H2Connection:
+async def open_h2(stream: Stream, key: Route, *, prior_knowledge: bool = False) -> H2Connection:
     """An :class:`H2Connection` on ``stream``, its preface sent; closes ``stream`` on error."""
-    conn = H2Connection(stream, key)
+    conn = H2Connection(stream, key, prior_knowledge=prior_knowledge)
     try:
         await conn.start()
     except BaseException:

@@ -64,6 +64,7 @@ from anyurl.errors import (
     TransferTimeout,
 )
 from anyurl.net.transport import DEFAULT_RECEIVE_SIZE
+from anyurl.options import HTTPOptions
 from anyurl.resource import Resource
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.http.batch import Outcome, pipelined
@@ -191,8 +192,9 @@ class Multiplexer:
         except AnyURLError as exc:  # a read timeout, a reset connection
             self._die(exc)
             return
-        if not data:
-            self._die(None)
+        not_h2 = self.conn.not_http2(data)  # an answer to prior knowledge that is not h2
+        if not data or not_h2 is not None:
+            self._die(not_h2)
             return
         try:
             events = self.h2.receive_data(data)
@@ -527,8 +529,9 @@ class _MultiplexRun:
                     continue
                 if self.mux is None:
                     try:
-                        conn = await self.seam.connect(self.route, request.url, self.trace,
-                                                       True)
+                        conn = await self.seam.connect(
+                            self.route, request.url, self.trace, True,
+                            self.options.get(HTTPOptions).http2_prior_knowledge)
                     except AnyURLError as exc:
                         queue.popleft()
                         yield request.url, exc  # the next URL tries its own connection

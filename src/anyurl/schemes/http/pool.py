@@ -33,6 +33,10 @@ class ConnectionPool:
                 return conn
         return None
 
+    def has_http2(self, route: Route) -> bool:
+        """Whether an idle HTTP/2 connection waits for ``route``."""
+        return any(conn.http_version == "2" for conn in self._idle.get(route, []))
+
     async def release(self, conn: Connection) -> None:
         """Keep ``conn`` for the next request if it is reusable and there is room."""
         if conn.reusable:

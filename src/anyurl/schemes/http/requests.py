@@ -17,10 +17,11 @@ from typing import Any
 from anyurl.config import Config
 from anyurl.errors import ConnectionLost, OptionError, PartialTransfer
 from anyurl.options import HTTPOptions
-from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.base import FetchOptions, Trace
 from anyurl.schemes.http.connect import Connector
 from anyurl.schemes.http.decoding import accept_encoding
 from anyurl.schemes.http.forms import Form
+from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Body, Connection, Response
 from anyurl.schemes.http.routes import (
     HTTP_SCHEMES,
@@ -107,16 +108,22 @@ async def exchange(
     target = request_target(url, route)
     trace = options.trace
     http2 = connector.wants_http2(route, options, body)
+    prior = http2 and connector.prior_knowledge(route, options)
     while True:
-        conn = await connector.connection(route, url, trace, http2)
+        conn = await connector.connection(route, url, trace, http2, prior)
+        upgrade = _h2c_upgrade(conn) if http2 and not prior else None
+        sending = headers if upgrade is None else headers + upgrade.headers
+        version = conn.http_version  # the request's, an upgrade's too
         if trace:
-            trace(f"> {method} {masked_target(url, route)} HTTP/{conn.http_version}")
-            for k, v in headers:
+            trace(f"> {method} {masked_target(url, route)} HTTP/{version}")
+            for k, v in sending:
                 trace(f"> {k}: {mask_header(k, v)}")
             if body:
                 trace(f"> ({len(body)} bytes of body)")
         try:
-            response = await conn.request(url.scheme, target, headers, method, body)
+            response = await conn.request(url.scheme, target, sending, method, body)
+            if upgrade is not None and response.status == 101:
+                conn, response = await upgrade.switch(conn, response, trace)
         except (ConnectionLost, PartialTransfer):
             await conn.aclose()
             if conn.cycles:  # a pooled connection the server had closed: try a new one
@@ -138,11 +145,41 @@ async def exchange(
 
             store_cookies(jar, url, response.headers)
         sent = {"method": method, "target": masked_target(url, route),
-                "http_version": conn.http_version,
-                "headers": [(k, mask_header(k, v)) for k, v in headers],
+                "http_version": version,
+                "headers": [(k, mask_header(k, v)) for k, v in sending],
                 "body": None if isinstance(body, Form) else body}
         return conn, response, sent
 
+
+class _Upgrade:
+    """An HTTP/1.1 request's ask for HTTP/2 on its connection (``Upgrade: h2c``, RFC 7540
+    3.2): the headers it adds, and the HTTP/2 connection the server's ``101`` makes."""
+
+    def __init__(self, conn: HTTP11Connection):
+        from anyurl.schemes.http.http2 import H2Connection  # h2 only when asked for
+
+        self.h2 = H2Connection(conn.stream, conn.key)
+        self.headers = [("Connection", "Upgrade, HTTP2-Settings"), ("Upgrade", "h2c"),
+                        ("HTTP2-Settings", self.h2.upgrade_header())]
+
+    async def switch(self, conn: Connection, switching: Response,
+                     trace: Trace | None) -> tuple[Connection, Response]:
+        """The connection and response after the ``101``: HTTP/2's stream 1."""
+        assert isinstance(conn, HTTP11Connection)
+        if trace:
+            trace(f"< {switching.status_line}")
+            for k, v in switching.headers:
+                trace(f"< {k}: {v}")
+            trace("* upgraded to HTTP/2 (h2c)")
+        self.h2.cycles = conn.cycles
+        return self.h2, await self.h2.switched(conn.switched_data)
+
+
+def _h2c_upgrade(conn: Connection) -> _Upgrade | None:
+    """The upgrade to ask for on an HTTP/1.1 connection of an http route, else None."""
+    if isinstance(conn, HTTP11Connection) and not conn.key.tls:
+        return _Upgrade(conn)
+    return None
 
 
 #: Headers whose framing anyurl writes itself: a caller's would break the exchange.

@@ -32,7 +32,7 @@ class HandlerSeam:
 
     def __init__(
         self, *,
-        connect: Callable[[Route, URL, Trace | None, bool], Awaitable[Connection]],
+        connect: Callable[[Route, URL, Trace | None, bool, bool], Awaitable[Connection]],
         pipe: Callable[[Route, URL, Trace | None], Awaitable[PipelinedConnection]],
         headers: Callable[[URL, Route, FetchOptions], list[tuple[str, str]]],
         answer: Callable[[URL, Connection, Response, FetchOptions, str, dict[str, Any]],
@@ -41,8 +41,9 @@ class HandlerSeam:
         keep: Callable[[Connection], Awaitable[None]],
         serial_routes: set[Route],
     ):
-        #: A pooled or new connection for a route; HTTP/2 when the flag asks and the
-        #: server speaks it (:meth:`.connect.Connector.connection`).
+        #: A pooled or new connection for a route; HTTP/2 when the first flag asks and
+        #: the server speaks it, the second: with prior knowledge on http
+        #: (:meth:`.connect.Connector.connection`).
         self.connect = connect
         #: A clean HTTP/1.1 connection to pipeline on (pooled or new).
         self.pipe = pipe

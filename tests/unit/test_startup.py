@@ -33,6 +33,7 @@ HEAVY = (
     "anyurl.schemes.http.html_links", "anyurl.schemes.http.css_links", "lxml",
     "tinycss2",
     "anyurl.schemes.http.http2", "anyurl.protocols",
+    "anyurl.schemes.http.forms",  # -F forms (their dataclasses)
     # the other schemes' handlers (modules today, packages tomorrow)
     "anyurl.schemes.ftp", "anyurl.schemes.gopher", "anyurl.schemes.news",
     "anyurl.schemes.telnet", "anyurl.schemes.mailto", "anyurl.schemes.wais",
@@ -50,6 +51,11 @@ OTHER_SCHEMES = (
     "anyurl.options.news", "anyurl.options.telnet", "anyurl.options.mailto",
     "anyurl.options.prospero", "anyurl.options.wais",
 )
+
+#: Modules a plain ``get`` has no use for that some interpreters' ``site`` imports at
+#: start (a sandbox's certificate hook imports random): checked beyond what ``site`` had.
+#: random (its hashing and bisect) is a retry's jitter only.
+AT_START_ELSEWHERE = ("random",)
 
 #: What ``anyurl --version`` must not import: the argument parser, typing, logging (the
 #: package logger's NullHandler comes with anyurl.config), re, the error tree.
@@ -148,6 +154,24 @@ def test_a_plain_get_of_one_http_url_imports_only_what_it_uses(tmp_path):
     assert "anyurl.schemes.http.handler" in names  # the run did fetch over http
     assert _among(names, HEAVY) == []
     assert _among(names, OTHER_SCHEMES) == []
+    assert _among(names - _loaded("pass")[0], AT_START_ELSEWHERE) == []
+
+
+def test_a_plain_get_of_one_file_url_imports_no_http_and_no_link_finder(tmp_path):
+    (tmp_path / "small.txt").write_bytes(b"hello, file\n")
+    url = (tmp_path / "small.txt").as_uri()
+    names, out = _loaded("from anyurl.cli.main import main\n"
+                         f"status = main(['get', {url!r}])\n"
+                         "assert status == 0, status")
+    assert out == b"hello, file\n"
+    assert "anyurl.schemes.file.handler" in names  # the run did read the file
+    # a directory listing's links (a mirror's walk) and every http module stay out;
+    # mimetypes gives the file's Content-Type
+    assert _among(names, (*HEAVY, "h11", "anyurl.schemes.http")) == [
+        "anyurl.schemes.file", "anyurl.schemes.file.handler", "anyurl.schemes.file.spec",
+        "mimetypes"]
+    assert _among(names, OTHER_SCHEMES) == ["anyurl.url.views.file"]
+    assert _among(names - _loaded("pass")[0], AT_START_ELSEWHERE) == []
 
 
 def test_the_options_type_check_answers_alike_without_importing_cookies_or_forms():

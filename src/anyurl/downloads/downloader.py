@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import random as _random
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -137,6 +136,14 @@ class Sink(Protocol):
     def flush(self) -> object: ...
 
 
+def _random() -> float:
+    """``random.random()``: the module (and its hashing and bisect imports) only for a
+    retry's jitter, never at start."""
+    import random
+
+    return random.random()
+
+
 @dataclass(frozen=True)
 class DownloadPolicy:
     """How a run behaves; :meth:`from_config` takes the defaults from a :class:`Config`.
@@ -159,7 +166,7 @@ class DownloadPolicy:
     retry_all_errors: bool = Config.retry_all_errors
     #: The random source of the jitter, a float in [0, 1) per call: pass
     #: ``random.Random(seed).random`` for waits a test can predict.
-    random: Callable[[], float] = dataclasses.field(default=_random.random, compare=False,
+    random: Callable[[], float] = dataclasses.field(default=_random, compare=False,
                                                     repr=False)
     stall_timeout: float | None = Config.stall_timeout
     max_time: float | None = Config.max_time

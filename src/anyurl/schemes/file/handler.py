@@ -21,6 +21,7 @@ import mimetypes
 import os
 import stat
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.lowlevel
@@ -32,12 +33,14 @@ from anyurl.errors import (
     UnsupportedHost,
     URLError,
 )
-from anyurl.links import FILE, PAGE, Link, checked
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.file.spec import is_local_host
 from anyurl.url import URL, FilePath, encode_wire, quote
 from anyurl.url.charset import UCHAR_PLAIN, display
+
+if TYPE_CHECKING:
+    from anyurl.links import Link
 
 __all__ = ["FileHandler", "is_local_host"]
 
@@ -83,6 +86,8 @@ class FileHandler(SchemeHandler):
         parts = info.url.parts
         if info.kind != "directory" or not isinstance(parts, FilePath):
             return []
+        from anyurl.links import FILE, PAGE, Link, checked  # a mirror's walk only
+
         directory = parts.path.removesuffix("/")
         prefix = "/".join(quote(segment, _FSEGMENT) for segment in directory.split("/"))
         base = info.url.without_fragment()

@@ -18,8 +18,7 @@ import h11
 from anyurl.errors import AnyURLError, ConnectionLost, PartialTransfer, ProtocolError
 from anyurl.net.transport import DEFAULT_RECEIVE_SIZE, Stream
 from anyurl.numbers import ascii_int
-from anyurl.schemes.http.forms import Form
-from anyurl.schemes.http.interfaces import Body, Response
+from anyurl.schemes.http.interfaces import Body, Response, is_form
 from anyurl.schemes.http.routes import Route
 
 __all__ = ["DRAIN_LIMIT", "HTTP11Connection"]
@@ -89,7 +88,7 @@ class HTTP11Connection:
         after it are the new protocol's, :attr:`switched_data`)."""
         self.method = method
         events: list[Any] = [h11.Request(method=method, target=target, headers=headers)]
-        if isinstance(body, Form):  # streamed from its files, a block at a time
+        if is_form(body):  # streamed from its files, a block at a time
             await self._send(*events)
             async for block in body.chunks():
                 await self._send(h11.Data(data=block))

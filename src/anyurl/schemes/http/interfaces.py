@@ -9,19 +9,31 @@ apart from ``http11.py`` and ``http2.py``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from anyurl.net.transport import Stream
 from anyurl.numbers import ascii_int
-from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.routes import Route
 
-__all__ = ["Body", "Connection", "Response"]
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+
+    from anyurl.schemes.http.forms import Form
+
+__all__ = ["Body", "Connection", "Response", "is_form"]
 
 #: A request body: bytes (``-d``), or a multipart form streamed from its files (``-F``).
-Body = bytes | Form
+Body: TypeAlias = "bytes | Form"
+
+
+def is_form(body: object) -> TypeIs[Form]:
+    """Whether ``body`` is a ``-F`` form, without importing the forms module (and its
+    dataclasses) for a request that has none: a Form exists only once it is imported."""
+    forms = sys.modules.get("anyurl.schemes.http.forms")
+    return forms is not None and isinstance(body, forms.Form)
 
 
 @dataclass

@@ -20,9 +20,8 @@ from anyurl.options import HTTPOptions
 from anyurl.schemes.base import FetchOptions, Trace
 from anyurl.schemes.http.connect import Connector
 from anyurl.schemes.http.decoding import accept_encoding
-from anyurl.schemes.http.forms import Form
 from anyurl.schemes.http.http11 import HTTP11Connection
-from anyurl.schemes.http.interfaces import Body, Connection, Response
+from anyurl.schemes.http.interfaces import Body, Connection, Response, is_form
 from anyurl.schemes.http.routes import (
     HTTP_SCHEMES,
     USER_AGENT,
@@ -63,7 +62,7 @@ def request_headers(
     if route.proxy_authorization:
         headers.append(("Proxy-Authorization", route.proxy_authorization))
     if body is not None:
-        headers.append(("Content-Type", body.content_type if isinstance(body, Form)
+        headers.append(("Content-Type", body.content_type if is_form(body)
                         else "application/x-www-form-urlencoded"))
     headers = merge_headers(headers, http.headers)
     if http.cookies is not None and url.scheme in HTTP_SCHEMES:
@@ -147,7 +146,7 @@ async def exchange(
         sent = {"method": method, "target": masked_target(url, route),
                 "http_version": version,
                 "headers": [(k, mask_header(k, v)) for k, v in sending],
-                "body": None if isinstance(body, Form) else body}
+                "body": None if is_form(body) else body}
         return conn, response, sent
 
 

@@ -43,12 +43,12 @@ HEAVY = (
 #: The views and options classes of the schemes a plain http ``get`` does not fetch: each
 #: is a dataclass (about a millisecond to create), in a module imported when first asked
 #: for (``anyurl.url.views``, ``anyurl.options``). GopherOptions is made whenever stdout
-#: is no terminal (menus saved as sent), FTPOptions is the downloader's.
+#: is no terminal (menus saved as sent); FTPOptions only for an ftp flag or ftp's -R.
 OTHER_SCHEMES = (
     "anyurl.url.views.ftp", "anyurl.url.views.gopher", "anyurl.url.views.mailto",
     "anyurl.url.views.news", "anyurl.url.views.telnet", "anyurl.url.views.wais",
     "anyurl.url.views.file", "anyurl.url.views.prospero",
-    "anyurl.options.news", "anyurl.options.telnet", "anyurl.options.mailto",
+    "anyurl.options.ftp", "anyurl.options.news", "anyurl.options.telnet", "anyurl.options.mailto",
     "anyurl.options.prospero", "anyurl.options.wais",
 )
 

@@ -23,10 +23,11 @@ import anyio
 from anyurl.cli.numbers import seconds
 from anyurl.config import Config
 from anyurl.numbers import ascii_int
-from anyurl.options import AnswerSource, FTPOptions, HTTPOptions, SchemeOptions
+from anyurl.options import AnswerSource, HTTPOptions, SchemeOptions
 
 if TYPE_CHECKING:
     from anyurl.cookies import CookieFile
+    from anyurl.options import FTPOptions
 
 __all__ = ["add_cookie_arguments", "add_plugin_arguments", "add_scheme_arguments",
            "apply_to_config", "cookie_jar", "cookie_strings", "scheme_options"]
@@ -362,6 +363,8 @@ def _ftp_options(args: argparse.Namespace) -> FTPOptions | None:
     if not (args.ftp_active or args.head or args.ftp_ascii != "off" or args.tls
             or args.insecure or args.cacert or args.capath):
         return None
+    from anyurl.options import FTPOptions  # a dataclass: made only when an ftp flag is
+
     return FTPOptions(passive=False if args.ftp_active else None, head=args.head,
                       ascii=args.ftp_ascii, tls=args.tls, verify=not args.insecure,
                       cafile=args.cacert, capath=args.capath)

@@ -82,7 +82,6 @@ from anyurl.errors import (
     TransferTimeout,
     URLError,
 )
-from anyurl.options import FTPOptions
 from anyurl.registry import spec_for
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
@@ -1097,6 +1096,8 @@ class Downloader:
         """``remote_time`` for ftp: the file's ``MDTM``, asked on the control connection
         the transfer then reuses (as curl's ``-R`` asks it before ``RETR``); None when
         the server has no ``MDTM`` or refuses it (the transfer then says what is wrong)."""
+        from anyurl.options import FTPOptions  # a dataclass: made for -R of ftp only
+
         options = job.options or FetchOptions()
         ftp = dataclasses.replace(options.get(FTPOptions), head=True)
         head = dataclasses.replace(options.with_scheme(ftp), offset=0, if_range=None,

@@ -10,6 +10,7 @@ figures are in ``bench/README.md``.
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -54,8 +55,9 @@ OTHER_SCHEMES = (
 
 #: Modules a plain ``get`` has no use for that some interpreters' ``site`` imports at
 #: start (a sandbox's certificate hook imports random): checked beyond what ``site`` had.
-#: random (its hashing and bisect) is a retry's jitter only.
-AT_START_ELSEWHERE = ("random",)
+#: random (its hashing and bisect) is a retry's jitter only; shutil (with bz2 and lzma) is
+#: where argparse's formatter reads the terminal's width, which anyurl's reads from os.
+AT_START_ELSEWHERE = ("random", "shutil", "bz2", "lzma")
 
 #: What ``anyurl --version`` must not import: the argument parser, typing, logging (the
 #: package logger's NullHandler comes with anyurl.config), re, the error tree.
@@ -201,3 +203,31 @@ print("ok")
         "http option form=b'a=b' is not of type anyurl.schemes.http.forms.Form | None",
         "ok",
     ]
+
+
+def test_the_parsers_read_the_width_as_shutil_does_without_asking_it(monkeypatch):
+    import shutil
+
+    from anyurl.cli.common import terminal_columns
+    from anyurl.cli.main import build_parser
+
+    for columns in ("57", "0", "x", None):
+        if columns is None:
+            monkeypatch.delenv("COLUMNS", raising=False)
+        else:
+            monkeypatch.setenv("COLUMNS", columns)
+        assert terminal_columns() == shutil.get_terminal_size().columns
+    monkeypatch.setenv("COLUMNS", "61")
+    wrapped = argparse.HelpFormatter("anyurl get")._width  # as argparse's own wraps
+
+    def helped() -> str:
+        parser = build_parser("get", plugins=False)
+        args, _ = parser.parse_known_args(["get", "-s", "file:///x"])
+        assert args.urls == ["file:///x"]
+        return str(parser._subparsers._group_actions[0].choices["get"].format_help())
+
+    before = helped()
+    asked: list[object] = []
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *a: asked.append(a))
+    assert helped() == before and asked == []  # the width came from os
+    assert wrapped == 59 and "--output-dir" in before

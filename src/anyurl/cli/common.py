@@ -8,14 +8,17 @@ terminal raw.
 
 from __future__ import annotations
 
+import argparse
 import logging
+import os
 import re
 import sys
 
 from anyurl.errors import AnyURLError, OptionError
 
-__all__ = ["COMMANDS", "EXTRAS", "WarningLine", "error_line", "error_text", "escape_controls",
-           "human_bytes", "print_error", "print_warning", "require_extras"]
+__all__ = ["COMMANDS", "EXTRAS", "HelpFormatter", "RawDescriptionHelpFormatter", "WarningLine",
+           "error_line", "error_text", "escape_controls", "human_bytes", "print_error",
+           "print_warning", "require_extras", "terminal_columns"]
 
 PROG = "anyurl"
 #: The subcommands; any other first word is a URL (``anyurl URL`` is ``anyurl get URL``).
@@ -29,6 +32,37 @@ EXTRAS = (
     ("backend", "trio", "trio", "trio", "--backend trio"),
     ("dask", None, "distributed", "dask", "--dask"),
 )
+
+def terminal_columns() -> int:
+    """The columns ``shutil.get_terminal_size().columns`` gives (``COLUMNS``, else
+    stdout's terminal, else 80), without importing shutil and its bz2, lzma and zlib."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's, as wide as it makes it, with the width read by
+    :func:`terminal_columns`: argparse makes a formatter for every ``add_argument``, and
+    its own width comes from shutil, an import a run that prints no help need not pay."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         terminal_columns() - 2 if width is None else width)
+
+
+class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """argparse's RawDescriptionHelpFormatter, its width read as :class:`HelpFormatter`
+    reads it."""
+
 
 #: C0 controls, DEL and C1 controls (ESC and CSI start terminal escape sequences).
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")

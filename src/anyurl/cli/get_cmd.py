@@ -41,6 +41,7 @@ import anyio
 
 from anyurl.cli.common import (
     COMMANDS,
+    RawDescriptionHelpFormatter,
     error_text,
     escape_controls,
     print_error,
@@ -127,7 +128,7 @@ JSON_HELP = ("with -o/-O: one JSON line per transfer on stdout (url, status, exi
              "@FILE: curl's --json, POST it as application/json")
 
 
-class _WithSchemes(argparse.RawDescriptionHelpFormatter):
+class _WithSchemes(RawDescriptionHelpFormatter):
     """``get --help`` ends with the schemes the registry knows, plug-ins included: asked
     only when the help is printed, so a plain run loads no scheme it does not use."""
 

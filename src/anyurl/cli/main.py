@@ -35,10 +35,10 @@ def build_parser(only: str | None = None, *, plugins: bool = True) -> argparse.A
     import argparse
     import importlib
 
-    from anyurl.cli.common import COMMANDS
+    from anyurl.cli.common import COMMANDS, HelpFormatter
 
     parser = argparse.ArgumentParser(
-        prog="anyurl",
+        prog="anyurl", formatter_class=HelpFormatter,
         description="Fetch any RFC 1738 URL by speaking its scheme's own protocol.",
         epilog="'anyurl URL' is short for 'anyurl get URL'. "
         "Exit codes follow curl: 3 malformed URL, 1 unsupported scheme, 6 host not "
@@ -144,14 +144,14 @@ def _meant(first: str) -> str | None:
     ``mirorr``, ``anyurl get --plan`` for ``plan``; None for a URL or no close match."""
     import argparse
 
-    from anyurl.cli.common import COMMANDS
+    from anyurl.cli.common import COMMANDS, HelpFormatter
     from anyurl.cli.suggest import looks_like_a_word, suggest
 
     if not looks_like_a_word(first):
         return None  # a URL, an option: 'anyurl URL' is 'anyurl get URL'
     from anyurl.cli.get_cmd import add_arguments
 
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = argparse.ArgumentParser(add_help=False, formatter_class=HelpFormatter)
     add_arguments(parser)
     return suggest(first, COMMANDS, tuple(o for a in parser._actions for o in a.option_strings))
 

@@ -231,3 +231,22 @@ def test_the_parsers_read_the_width_as_shutil_does_without_asking_it(monkeypatch
     monkeypatch.setattr(shutil, "get_terminal_size", lambda *a: asked.append(a))
     assert helped() == before and asked == []  # the width came from os
     assert wrapped == 59 and "--output-dir" in before
+
+
+def test_parse_reads_the_scheme_registry_without_loading_a_handler():
+    names, out = _loaded("from anyurl.cli.main import main\n"
+                         "assert main(['parse', 'http://example.org/a']) == 0")
+    assert out.startswith(b"url       http://example.org/a\n")
+    assert "anyurl.schemes.http.spec" in names  # the default port and view came from it
+    assert _among(names, ("anyurl.schemes.http.handler", "anyurl.schemes.base", "h11",
+                          "anyio", "asyncio", "ssl", "anyurl.resolver")) == []
+
+
+def test_the_http_package_gives_its_names_when_first_asked_for():
+    _, out = _loaded("import sys, anyurl.schemes.http as http\n"
+                     "assert 'anyurl.schemes.http.handler' not in sys.modules\n"
+                     "from anyurl.schemes.http import HTTPHandler, tunnel_to, USER_AGENT\n"
+                     "assert HTTPHandler.__module__ == 'anyurl.schemes.http.handler'\n"
+                     "assert set(http.__all__) <= set(dir(http))\n"
+                     "print(all(getattr(http, n) is not None for n in http.__all__))")
+    assert out == b"True\n"

@@ -21,20 +21,30 @@
 ``tunnel``            CONNECT tunnels through a gateway
 ``decoding``          content codings: gzip, deflate, br, zstd (output-bounded)
 ====================  ==========================================================
+
+Importing the package imports none of them: its names below are imported when first
+asked for, so the URL model's ``anyurl.schemes.http.spec`` (the default port and view
+that ``anyurl parse`` reads) brings no handler, no h11 and no ssl.
 """
 
-from anyurl.schemes.http.handler import REDIRECT_STATUSES, HTTPHandler, status_error
-from anyurl.schemes.http.routes import (
-    HTTP_SCHEMES,
-    USER_AGENT,
-    Route,
-    Router,
-    basic_credentials,
-    direct_route,
-    host_header,
-    request_target,
-)
-from anyurl.schemes.http.tunnel import open_tunnel, tunnel_to
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from anyurl.schemes.http.handler import REDIRECT_STATUSES, HTTPHandler, status_error
+    from anyurl.schemes.http.routes import (
+        HTTP_SCHEMES,
+        USER_AGENT,
+        Route,
+        Router,
+        basic_credentials,
+        direct_route,
+        host_header,
+        request_target,
+    )
+    from anyurl.schemes.http.tunnel import open_tunnel, tunnel_to
 
 __all__ = [
     "HTTP_SCHEMES",
@@ -51,3 +61,27 @@ __all__ = [
     "status_error",
     "tunnel_to",
 ]
+
+#: Where each name of the package lives, imported on first use.
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("REDIRECT_STATUSES", "HTTPHandler", "status_error"),
+                    "anyurl.schemes.http.handler"),
+    **dict.fromkeys(("HTTP_SCHEMES", "USER_AGENT", "Route", "Router", "basic_credentials",
+                     "direct_route", "host_header", "request_target"),
+                    "anyurl.schemes.http.routes"),
+    **dict.fromkeys(("open_tunnel", "tunnel_to"), "anyurl.schemes.http.tunnel"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """One of the package's names, its module imported when first asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

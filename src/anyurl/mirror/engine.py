@@ -82,6 +82,7 @@ from anyurl.url import URL, mask
 
 if TYPE_CHECKING:
     from anyurl.downloads.warc import WARCOutput, Written
+    from anyurl.schemes.base import SchemeHandler
 
 __all__ = ["MAX_PAGE", "STATE_NAME", "Mirror", "MirrorOptions", "MirrorSummary", "Redirected"]
 
@@ -773,16 +774,21 @@ class Mirror:
 
     async def _follow(self, state: CrawlState, entry: Entry, url: URL, info: ResourceInfo,
                       path: Path) -> None:
-        body = await anyio.to_thread.run_sync(_read_page, self.root, path)
-        if body is None:
-            return
         handler = self.resolver.handler_for(url)
-        if self.options.render:
-            text = handler.render(info, body)
-            if text is not None:
-                beside = path.with_name(path.name + ".txt")
-                await anyio.to_thread.run_sync(_write_beside, self.root, beside, text)
-        links = handler.links(info, body)
+        if not self.options.render and handler.streams_links(info):
+            # read a piece at a time as it is parsed, in the loop as a small file's
+            # digest is (the page was just written: its pages are in the cache)
+            links = _streamed_links(self.root, path, handler, info)
+        else:
+            body = await anyio.to_thread.run_sync(_read_page, self.root, path)
+            if body is None:
+                return
+            if self.options.render:
+                text = handler.render(info, body)
+                if text is not None:
+                    beside = path.with_name(path.name + ".txt")
+                    await anyio.to_thread.run_sync(_write_beside, self.root, beside, text)
+            links = handler.links(info, body)
         found: list[tuple[str, int, str | None, int | None, float | None, str | None]] = []
         named = list(links)
         if self.options.gopher_views:
@@ -1206,6 +1212,16 @@ def _read_page(root: Path, path: Path) -> bytes | None:
         if os.fstat(f.fileno()).st_size > MAX_PAGE:
             return None
         return f.read(MAX_PAGE + 1)
+
+
+def _streamed_links(root: Path, path: Path, handler: SchemeHandler,
+                    info: ResourceInfo) -> list[Link]:
+    """The links of the page at ``path``, which ``handler`` reads in pieces; [] when
+    larger than :data:`MAX_PAGE`."""
+    with open(open_in_tree(root, path, os.O_RDONLY), "rb") as f:
+        if os.fstat(f.fileno()).st_size > MAX_PAGE:
+            return []
+        return handler.links_from_file(info, f)
 
 
 def _write_beside(root: Path, path: Path, text: str) -> None:

@@ -53,8 +53,10 @@ content coding the handler did not undo: gzip, deflate, br, zstd) is not read at
 from __future__ import annotations
 
 import codecs
+import os
 import re
 from collections.abc import Callable
+from typing import BinaryIO
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
@@ -67,7 +69,8 @@ from anyurl.schemes.http.decoding import CodingError, decoder_for
 from anyurl.url import parse
 from anyurl.url.charset import display
 
-__all__ = ["CSS_TYPES", "HTML_TYPES", "MAX_HTML", "css_links", "document_links", "html_links"]
+__all__ = ["CSS_TYPES", "HTML_TYPES", "MAX_HTML", "css_links", "document_links", "file_links",
+           "html_links", "streams"]
 
 #: The largest page whose links are read: a mirror holds the body in memory anyway, but
 #: a parser's time and the list it builds must not grow without bound.
@@ -450,6 +453,13 @@ def _plain(info: ResourceInfo, body: bytes, types: frozenset[str]
     return None if plain is None else (plain, charset)
 
 
+def _parser(collector: _Collector) -> etree.HTMLParser:
+    """libxml2's HTML parser reporting to ``collector``; UTF-8 said, so that a ``<meta
+    charset>`` cannot override what the header said."""
+    return etree.HTMLParser(target=collector, encoding="utf-8", no_network=True,
+                            remove_comments=True, remove_pis=True, recover=True)
+
+
 def html_links(info: ResourceInfo, body: bytes) -> list[Link]:
     """The links of an HTML page (see the module docstring); [] for anything else."""
     readable = _plain(info, body, HTML_TYPES)
@@ -457,9 +467,7 @@ def html_links(info: ResourceInfo, body: bytes) -> list[Link]:
         return []
     markup, restore = _markup(*readable)
     collector = _Collector()
-    # UTF-8 said, so that a <meta charset> cannot override what the header said
-    parser = etree.HTMLParser(target=collector, encoding="utf-8", no_network=True,
-                              remove_comments=True, remove_pis=True, recover=True)
+    parser = _parser(collector)
     try:
         for at in range(0, len(markup), _FEED):
             parser.feed(markup[at:at + _FEED])
@@ -479,6 +487,60 @@ def css_links(info: ResourceInfo, body: bytes) -> list[Link]:
     charset = charset or declared_charset(plain)
     return _links(info, None, [(reference, FILE, None, True)
                                for reference in css_references(_text(plain, charset))])
+
+
+def streams(info: ResourceInfo) -> bool:
+    """Whether :func:`file_links` reads the resource a piece at a time: an HTML page."""
+    return _media_type(info.content_type)[0] in HTML_TYPES
+
+
+def file_links(info: ResourceInfo, file: BinaryIO) -> list[Link]:
+    """:func:`document_links` of a saved file, an HTML page read :data:`_FEED` bytes at a
+    time when it is UTF-8 (as almost every page is): a big page costs the parser's state
+    and the references found, never its bytes whole. A page in another charset, with a
+    content coding left on, or with an octet that is not UTF-8 is read whole, as
+    :func:`html_links` reads it; the links are the same either way."""
+    media, charset = _media_type(info.content_type)
+    coded = info.extra.get("content_encoding") and not info.extra.get("decoded")
+    if media not in HTML_TYPES or coded or _other_codec(charset) is not None:
+        return document_links(info, file.read())
+    if os.fstat(file.fileno()).st_size > MAX_HTML:
+        return []
+    links = _streamed(info, file)
+    if links is None:  # not UTF-8 after all: the octets that are not are kept
+        file.seek(0)
+        links = html_links(info, file.read())
+    return links
+
+
+def _streamed(info: ResourceInfo, file: BinaryIO) -> list[Link] | None:
+    """The links of a UTF-8 page fed to libxml2 as it is read, in the pieces
+    :func:`html_links` feeds (after a BOM); None when an octet is not UTF-8."""
+    if file.read(len(codecs.BOM_UTF8)) != codecs.BOM_UTF8:
+        file.seek(0)
+    check = codecs.getincrementaldecoder("utf-8")()
+    collector = _Collector()
+    parser = _parser(collector)
+    failed = False
+    try:
+        while chunk := file.read(_FEED):
+            check.decode(chunk)
+            if not failed:
+                try:
+                    parser.feed(chunk)
+                except etree.LxmlError:
+                    failed = True  # what was found stands; the rest is only checked
+        check.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return None
+    try:
+        if not failed:
+            parser.close()
+    except etree.LxmlError:
+        failed = True
+    if failed:
+        collector.close()
+    return _links(info, collector.base, collector.found)
 
 
 def document_links(info: ResourceInfo, body: bytes) -> list[Link]:

@@ -1209,9 +1209,10 @@ def _sha256(root: Path, path: Path, modified: float | None = None) -> tuple[str,
 def _read_page(root: Path, path: Path) -> bytes | None:
     """The page at ``path`` for its links; None when larger than :data:`MAX_PAGE`."""
     with open(open_in_tree(root, path, os.O_RDONLY), "rb") as f:
-        if os.fstat(f.fileno()).st_size > MAX_PAGE:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_PAGE:
             return None
-        return f.read(MAX_PAGE + 1)
+        return f.read(size + 1)  # (not MAX_PAGE + 1: a buffer that big for every page)
 
 
 def _streamed_links(root: Path, path: Path, handler: SchemeHandler,

@@ -103,8 +103,55 @@ _REFRESH = re.compile(
 #: them (``surrogateescape``): U+DC80 to U+DCFF.
 _LONE = re.compile("[\udc80-\udcff]")
 
-#: One reference found: its text, its kind, its label and whether it is a requisite.
-Found = tuple[str, str, str | None, bool]
+#: What a page says of one reference (the text of a :class:`_Found` key): where it was
+#: first found, its first kind, whether it was ever a page, ever a requisite, and its
+#: first label that is not blank with where that was found (None, None: none yet).
+Group = list[object]
+
+
+def _key(reference: str) -> str:
+    """What a reference names, as :class:`_Resolver` first reads it: without the spaces
+    around it, the tabs and line breaks in it and its fragment (``""``: the page)."""
+    reference = reference.strip(_STRIP)
+    if not reference.isprintable():  # (rare: skip three scans of every reference)
+        for ch in "\t\n\r":
+            reference = reference.replace(ch, "")
+    return reference.split("#", 1)[0]
+
+
+class _Found:
+    """The references of a page grouped by what each names (:func:`_key`), in the order
+    first found: an index names the same pages under thousands of fragments, and only
+    what :func:`_links` merges is kept (kinds, requisite, the first label that is not
+    blank), not a tuple per reference. Merging the groups of the URLs they resolve to
+    gives what merging every reference in document order would."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, Group] = {}
+        self._count = 0
+
+    def add(self, reference: str, kind: str, label: str | None, requisite: bool) -> int:
+        """Count one reference; its index in document order."""
+        index = self._count
+        self._count += 1
+        key = _key(reference)
+        group = self.groups.get(key)
+        if group is None:
+            self.groups[key] = [index, kind, kind == PAGE, requisite, None, None]
+        else:
+            group[2] = group[2] or kind == PAGE
+            group[3] = group[3] or requisite
+        self.label(key, index, label)
+        return index
+
+    def label(self, key: str, index: int, label: str | None) -> None:
+        """The label of the reference found at ``index``, kept if it is the group's first
+        that is not blank."""
+        if label and label.strip():
+            group = self.groups[key]
+            first = group[4]
+            if first is None or index < first:  # type: ignore[operator]
+                group[4], group[5] = index, label
 
 
 class _Collector:
@@ -114,9 +161,9 @@ class _Collector:
 
     def __init__(self) -> None:
         self.base: str | None = None
-        self.found: list[Found] = []
-        #: The open ``<a>``: its index in ``found`` and the text seen inside it so far.
-        self._anchor: tuple[int, list[str]] | None = None
+        self.found = _Found()
+        #: The open ``<a>``: its key and index in ``found``, the text inside it so far.
+        self._anchor: tuple[str, int, list[str]] | None = None
         #: The text of the open ``<style>``, and how deep inside ``<template>`` we are
         #: (a template's content is not rendered, so nothing there is loaded).
         self._style: list[str] | None = None
@@ -158,7 +205,7 @@ class _Collector:
 
     def data(self, data: str) -> None:
         if self._anchor is not None:
-            self._anchor[1].append(data)
+            self._anchor[2].append(data)
         if self._style is not None:
             self._style.append(data)
 
@@ -170,10 +217,11 @@ class _Collector:
     def _add(self, reference: str | None, kind: str, label: str | None,
              requisite: bool) -> None:
         if reference is not None:
-            self.found.append((reference, kind, label, requisite))
+            self.found.add(reference, kind, label, requisite)
 
     def _css(self, references: list[str]) -> None:
-        self.found.extend((reference, FILE, None, True) for reference in references)
+        for reference in references:
+            self.found.add(reference, FILE, None, True)
 
     def _srcset(self, srcset: str | None) -> None:
         for url in _candidates(srcset or ""):
@@ -182,11 +230,9 @@ class _Collector:
     def _close_anchor(self) -> None:
         if self._anchor is None:
             return
-        index, parts = self._anchor
+        key, index, parts = self._anchor
         self._anchor = None
-        reference, kind, _, requisite = self.found[index]
-        self.found[index] = (reference, kind, " ".join("".join(parts).split()) or None,
-                             requisite)
+        self.found.label(key, index, " ".join("".join(parts).split()) or None)
 
     def _base(self, attrs: dict[str, str]) -> None:
         if self.base is None and "href" in attrs:
@@ -195,8 +241,8 @@ class _Collector:
     def _a(self, attrs: dict[str, str]) -> None:
         self._close_anchor()
         if "href" in attrs:
-            self.found.append((attrs["href"], PAGE, None, False))
-            self._anchor = (len(self.found) - 1, [])
+            index = self.found.add(attrs["href"], PAGE, None, False)
+            self._anchor = (_key(attrs["href"]), index, [])
 
     def _area(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("href"), PAGE, attrs.get("alt"), False)
@@ -208,7 +254,7 @@ class _Collector:
         self._add(attrs.get("src"), FILE, attrs.get("alt"), True)
         self._srcset(attrs.get("srcset"))
         if self._anchor is not None and attrs.get("alt"):
-            self._anchor[1].append(attrs["alt"])  # an image link's label
+            self._anchor[2].append(attrs["alt"])  # an image link's label
 
     def _script(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), FILE, None, True)
@@ -413,32 +459,37 @@ class _Resolver:
             return None  # not a URL anyurl could fetch (a port out of range, no host ...)
 
 
-def _links(info: ResourceInfo, base: str | None, found: list[Found],
+def _links(info: ResourceInfo, base: str | None, found: _Found,
            restore: Callable[[str], str] = str) -> list[Link]:
     """The found references as links of the resource ``info`` describes, each URL once
-    (merged as :func:`~anyurl.links.unique` merges them: an index page names the same
-    URL thousands of times, and a :class:`Link` each would cost more than the parse)."""
+    (merged as :func:`~anyurl.links.unique` merges them, in document order: the first
+    kind unless one was a page, a requisite if one was, the first label that is not
+    blank; an index page names the same URL thousands of times, and a :class:`Link`
+    each would cost more than the parse)."""
     page = str(info.url.without_fragment())
     local = info.url.scheme == "file"
     resolve = _Resolver(page, local=local)
     if base is not None:
         resolve = _Resolver(resolve(restore(base)) or page, local=local)
-    merged: dict[str, tuple[str, str | None, bool]] = {}
-    for reference, kind, label, requisite in found:
-        url = resolve(restore(reference))
+    merged: dict[str, Group] = {}
+    for key, group in found.groups.items():  # (in the order first found)
+        url = resolve(restore(key))
         if url is None or url == page:
             continue
         before = merged.get(url)
         if before is None:
-            merged[url] = (kind, label, requisite)
-        else:
-            merged[url] = (PAGE if PAGE in (before[0], kind) else before[0],
-                           before[1] if before[1] and before[1].strip() else label,
-                           before[2] or requisite)
+            merged[url] = list(group)
+            continue
+        before[2] = before[2] or group[2]
+        before[3] = before[3] or group[3]
+        if group[4] is not None and (before[4] is None
+                                     or group[4] < before[4]):  # type: ignore[operator]
+            before[4], before[5] = group[4], group[5]
     links = []
-    for url, (kind, label, requisite) in merged.items():
-        label = restore(label).strip() if label else None
-        links.append(Link(url, kind, display(label) if label else None, requisite=requisite))
+    for url, (_, kind, page_too, requisite, _, label) in merged.items():
+        text = restore(str(label)).strip() if label else None
+        links.append(Link(url, PAGE if page_too else str(kind),
+                          display(text) if text else None, requisite=bool(requisite)))
     return checked(links)
 
 
@@ -485,8 +536,10 @@ def css_links(info: ResourceInfo, body: bytes) -> list[Link]:
         return []
     plain, charset = readable
     charset = charset or declared_charset(plain)
-    return _links(info, None, [(reference, FILE, None, True)
-                               for reference in css_references(_text(plain, charset))])
+    found = _Found()
+    for reference in css_references(_text(plain, charset)):
+        found.add(reference, FILE, None, True)
+    return _links(info, None, found)
 
 
 def streams(info: ResourceInfo) -> bool:

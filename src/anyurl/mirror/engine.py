@@ -100,6 +100,8 @@ BATCH_PER_LANE = 128
 #: A file up to this size is hashed (and its time set) in the event loop: a worker
 #: thread's hop costs more than reading a small file back from the page cache.
 INLINE_HASH = 64 << 10
+#: How much of a saved file :func:`_sha256` reads at a time.
+HASH_PIECE = 256 << 10
 
 
 @dataclass(frozen=True)
@@ -1194,10 +1196,14 @@ def _sha256(root: Path, path: Path, modified: float | None = None) -> tuple[str,
     server's modification time (as ``wget -N`` does), through the same descriptor."""
     digest = hashlib.sha256()
     size = 0
-    with open(open_in_tree(root, path, os.O_RDONLY), "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-            size += len(chunk)
+    # one buffer read into, not a new 1 MiB bytes per read: those come back from a
+    # worker thread's malloc arena only in part, and each thread keeps its own
+    with open(open_in_tree(root, path, os.O_RDONLY), "rb", buffering=0) as f:
+        buffer = bytearray(min(HASH_PIECE, os.fstat(f.fileno()).st_size + 1))
+        view = memoryview(buffer)
+        while count := f.readinto(buffer):
+            digest.update(view[:count])
+            size += count
         if modified is not None:
             try:
                 os.utime(f.fileno(), (modified, modified))

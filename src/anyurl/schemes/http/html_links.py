@@ -72,8 +72,8 @@ from anyurl.url.charset import display
 __all__ = ["CSS_TYPES", "HTML_TYPES", "MAX_HTML", "css_links", "document_links", "file_links",
            "html_links", "streams"]
 
-#: The largest page whose links are read: a mirror holds the body in memory anyway, but
-#: a parser's time and the list it builds must not grow without bound.
+#: The largest page whose links are read: a parser's time and what it finds must not
+#: grow without bound.
 MAX_HTML = 16 * 1024 * 1024
 #: Media types read as HTML (by the ``Content-Type`` the server sent, never by sniffing).
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})

@@ -10,6 +10,8 @@ MB, by default) as if served at ``http://127.0.0.1:8080/``, and runs on each:
 
 * the extractor of ``--old-rev`` (``html.parser``; its module loaded from git as it was),
 * the current one (libxml2 through lxml, as a parser target; tinycss2 for style sheets),
+  from the bytes (``html_links``) and from the file a piece at a time (``file_links``,
+  a mirror's way: the two must give the very same links),
 * each C parser alone, building its tree and no links: lxml (libxml2) and selectolax
   (Lexbor), the two this change chose from (selectolax when it is installed), and the
   peak memory each takes on the largest page (a child process each).
@@ -34,7 +36,7 @@ from pathlib import Path
 
 from anyurl.links import Link
 from anyurl.resource import ResourceInfo
-from anyurl.schemes.http.html_links import html_links
+from anyurl.schemes.http.html_links import file_links, html_links
 from anyurl.url import parse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,6 +60,7 @@ def old_extractor(rev: str) -> Callable[[ResourceInfo, bytes], list[Link]]:
 PEAKS = {
     "old extractor": "old(INFO, page)",
     "new extractor": "html_links(INFO, page)",
+    "new extractor, from the file": "file_links(INFO, open(PAGE, 'rb'))",
     "selectolax tree": "LexborHTMLParser(page)",
     "lxml tree": "lxml.html.document_fromstring(page)",
 }
@@ -69,13 +72,14 @@ from pathlib import Path
 sys.path.insert(0, {bench!r})
 from html_links import old_extractor, info_of
 import lxml.html
-from anyurl.schemes.http.html_links import html_links
+from anyurl.schemes.http.html_links import file_links, html_links
 try:
     from selectolax.lexbor import LexborHTMLParser
 except ImportError:
     pass
 old = old_extractor({rev!r})
-page = Path({page!r}).read_bytes()
+PAGE = Path({page!r})
+page = PAGE.read_bytes()
 INFO = info_of("http://127.0.0.1:8080/page.html")
 def peak():
     status = Path("/proc/self/status").read_text()
@@ -149,6 +153,15 @@ def main() -> int:
         "new extractor (lxml target, tinycss2)": cpu(lambda: run("new", html_links),
                                                      args.repeat),
     }
+    streamed: list[list[Link]] = []
+
+    def from_files() -> None:
+        streamed.clear()
+        for path, (info, _) in zip(files, pages, strict=True):
+            with path.open("rb") as f:
+                streamed.append(file_links(info, f))
+
+    timings["new extractor, each page read from its file"] = cpu(from_files, args.repeat)
     import lxml.html
 
     timings["lxml (libxml2) tree alone"] = cpu(
@@ -176,7 +189,13 @@ def main() -> int:
     for path, why in bad[:10]:
         print(f"  DIFFERS {path.relative_to(args.root)}: {why}")
     print(f"{len(pages) - len(bad)} of {len(pages)} pages: the old links plus requisites")
-    return 1 if bad else 0
+    unlike = [path for path, a, b in zip(files, results["new"], streamed, strict=True)
+              if a != b]
+    for path in unlike[:10]:
+        print(f"  FROM THE FILE DIFFERS {path.relative_to(args.root)}")
+    print(f"{len(pages) - len(unlike)} of {len(pages)} pages: the same links read from "
+          "the file a piece at a time (file_links) as from the bytes (html_links)")
+    return 1 if bad or unlike else 0
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ its terminator, MLSD lines as sent (CR LF), NLST names with LF, OVER and LIST li
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -590,3 +591,40 @@ def test_links_never_raise_and_give_urls(case: Any, body: bytes) -> None:
         assert link.kind in (PAGE, FILE)
         assert "#" not in link.url
         assert str(parse(link.url)) == link.url  # absolute URL text, as the parser writes it
+
+
+@pytest.mark.parametrize(("body", "content_type", "extra"), [
+    (HTML, "text/html; charset=utf-8", {}),
+    (b"\xef\xbb\xbf" + HTML, "text/html", {}),  # a BOM
+    (b'<a href="caf\xe9.html">caf\xe9</a>', "text/html", {}),  # not UTF-8: read whole
+    (b'<a href="caf\xe9.html">caf\xe9</a>', "text/html; charset=iso-8859-1", {}),
+    # the first octet that is not UTF-8 in the third piece of the feed
+    (b'<a href="a.html">a</a>' + b" " * (600 << 10) + b'<a href="\xe9.html">x</a>',
+     "text/html", {}),
+    (b'<a href="a.html">' + "\u00e9".encode() * (300 << 10) + b'</a>', "text/html", {}),
+    (gzip.compress(b'<a href="x.html">x</a>'), "text/html",
+     {"content_encoding": "gzip", "decoded": False}),
+    (b"", "text/html", {}),
+    (b'@import "a.css"; p { background: url(b.png) }', "text/css", {}),
+])
+def test_links_read_from_the_file_are_the_links_of_its_bytes(
+        tmp_path: Path, body: bytes, content_type: str, extra: dict[str, Any]) -> None:
+    """A mirror reads a page's links from its saved file a piece at a time
+    (``links_from_file``): the very links :meth:`links` finds in its bytes."""
+    handler = HTTPHandler(CONFIG)
+    page = info("http://h/p/", content_type=content_type, **extra)
+    saved = tmp_path / "page"
+    saved.write_bytes(body)
+    assert handler.streams_links(page) == content_type.startswith("text/html")
+    with saved.open("rb") as f:
+        assert handler.links_from_file(page, f) == handler.links(page, body)
+
+
+def test_a_handler_reads_a_saved_file_whole_by_default(tmp_path: Path) -> None:
+    handler = GopherHandler(CONFIG)
+    menu = ResourceInfo(url=parse("gopher://g/1/"), kind="menu")
+    saved = tmp_path / "menu"
+    saved.write_bytes(b"1Docs\t/docs\tg\t70\r\n.\r\n")
+    assert not handler.streams_links(menu)
+    with saved.open("rb") as f:
+        assert handler.links_from_file(menu, f) == handler.links(menu, saved.read_bytes())

@@ -82,6 +82,7 @@ from anyurl.url import URL, mask
 
 if TYPE_CHECKING:
     from anyurl.downloads.warc import WARCOutput, Written
+    from anyurl.schemes.base import SchemeHandler
 
 __all__ = ["MAX_PAGE", "STATE_NAME", "Mirror", "MirrorOptions", "MirrorSummary", "Redirected"]
 
@@ -99,6 +100,8 @@ BATCH_PER_LANE = 128
 #: A file up to this size is hashed (and its time set) in the event loop: a worker
 #: thread's hop costs more than reading a small file back from the page cache.
 INLINE_HASH = 64 << 10
+#: How much of a saved file :func:`_sha256` reads at a time.
+HASH_PIECE = 256 << 10
 
 
 @dataclass(frozen=True)
@@ -773,16 +776,21 @@ class Mirror:
 
     async def _follow(self, state: CrawlState, entry: Entry, url: URL, info: ResourceInfo,
                       path: Path) -> None:
-        body = await anyio.to_thread.run_sync(_read_page, self.root, path)
-        if body is None:
-            return
         handler = self.resolver.handler_for(url)
-        if self.options.render:
-            text = handler.render(info, body)
-            if text is not None:
-                beside = path.with_name(path.name + ".txt")
-                await anyio.to_thread.run_sync(_write_beside, self.root, beside, text)
-        links = handler.links(info, body)
+        if not self.options.render and handler.streams_links(info):
+            # read a piece at a time as it is parsed, in the loop as a small file's
+            # digest is (the page was just written: its pages are in the cache)
+            links = _streamed_links(self.root, path, handler, info)
+        else:
+            body = await anyio.to_thread.run_sync(_read_page, self.root, path)
+            if body is None:
+                return
+            if self.options.render:
+                text = handler.render(info, body)
+                if text is not None:
+                    beside = path.with_name(path.name + ".txt")
+                    await anyio.to_thread.run_sync(_write_beside, self.root, beside, text)
+            links = handler.links(info, body)
         found: list[tuple[str, int, str | None, int | None, float | None, str | None]] = []
         named = list(links)
         if self.options.gopher_views:
@@ -1188,10 +1196,14 @@ def _sha256(root: Path, path: Path, modified: float | None = None) -> tuple[str,
     server's modification time (as ``wget -N`` does), through the same descriptor."""
     digest = hashlib.sha256()
     size = 0
-    with open(open_in_tree(root, path, os.O_RDONLY), "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-            size += len(chunk)
+    # one buffer read into, not a new 1 MiB bytes per read: those come back from a
+    # worker thread's malloc arena only in part, and each thread keeps its own
+    with open(open_in_tree(root, path, os.O_RDONLY), "rb", buffering=0) as f:
+        buffer = bytearray(min(HASH_PIECE, os.fstat(f.fileno()).st_size + 1))
+        view = memoryview(buffer)
+        while count := f.readinto(buffer):
+            digest.update(view[:count])
+            size += count
         if modified is not None:
             try:
                 os.utime(f.fileno(), (modified, modified))
@@ -1203,9 +1215,20 @@ def _sha256(root: Path, path: Path, modified: float | None = None) -> tuple[str,
 def _read_page(root: Path, path: Path) -> bytes | None:
     """The page at ``path`` for its links; None when larger than :data:`MAX_PAGE`."""
     with open(open_in_tree(root, path, os.O_RDONLY), "rb") as f:
-        if os.fstat(f.fileno()).st_size > MAX_PAGE:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_PAGE:
             return None
-        return f.read(MAX_PAGE + 1)
+        return f.read(size + 1)  # (not MAX_PAGE + 1: a buffer that big for every page)
+
+
+def _streamed_links(root: Path, path: Path, handler: SchemeHandler,
+                    info: ResourceInfo) -> list[Link]:
+    """The links of the page at ``path``, which ``handler`` reads in pieces; [] when
+    larger than :data:`MAX_PAGE`."""
+    with open(open_in_tree(root, path, os.O_RDONLY), "rb") as f:
+        if os.fstat(f.fileno()).st_size > MAX_PAGE:
+            return []
+        return handler.links_from_file(info, f)
 
 
 def _write_beside(root: Path, path: Path, text: str) -> None:

@@ -24,7 +24,7 @@ import socket
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, BinaryIO, ClassVar, Literal, Protocol, TypeVar
 
 from anyurl.config import Config
 from anyurl.errors import AnyURLError, OptionError
@@ -280,6 +280,20 @@ class SchemeHandler(ABC):
         does no I/O, and never raises for a body it cannot read (it finds no links).
         """
         return []
+
+    def streams_links(self, info: ResourceInfo) -> bool:
+        """Whether :meth:`links_from_file` reads the resource ``info`` describes a piece
+        at a time (a mirror then never holds it whole); False: a mirror reads the saved
+        file's bytes and hands them to :meth:`links`, as :meth:`links_from_file` does by
+        default."""
+        return False
+
+    def links_from_file(self, info: ResourceInfo, file: BinaryIO) -> list[Link]:
+        """What :meth:`links` finds in the saved resource ``file`` (opened for binary
+        reading at its start, no larger than the mirror's bound). The default reads it
+        whole; a scheme whose link finder can read a file in pieces overrides this and
+        :meth:`streams_links`, and finds the very same links."""
+        return self.links(info, file.read())
 
     # -- what a resource is: the questions the mirror, serve and -w ask ----------------
     # Each has a default that reads only what every scheme shares (a content type); a

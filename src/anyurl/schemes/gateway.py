@@ -27,6 +27,7 @@ resolver's gate applies it once per URL and dispatches here.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import BinaryIO
 
 from anyurl.config import Config
 from anyurl.errors import AnyURLError
@@ -161,6 +162,14 @@ class GatewayHandler(SchemeHandler):
     def links(self, info: ResourceInfo, body: bytes) -> list[Link]:
         """The links of what came through the gateway, as :meth:`_answering` reads them."""
         return self._answering(info.url).links(info, body)
+
+    def streams_links(self, info: ResourceInfo) -> bool:
+        """Whether its links are read from the file in pieces, as :meth:`_answering` says."""
+        return self._answering(info.url).streams_links(info)
+
+    def links_from_file(self, info: ResourceInfo, file: BinaryIO) -> list[Link]:
+        """The links of the saved file, as :meth:`_answering` reads them."""
+        return self._answering(info.url).links_from_file(info, file)
 
     def is_listing(self, info: ResourceInfo) -> bool:
         """Whether it is a listing, as :meth:`_answering` says."""

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Iterable
 from contextlib import aclosing
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, BinaryIO, ClassVar
 
 from anyurl.config import Config
 from anyurl.errors import AnyURLError
@@ -122,6 +122,19 @@ class HTTPHandler(SchemeHandler):
         from anyurl.schemes.http.html_links import document_links  # lxml: a mirror's only
 
         return document_links(info, body)
+
+    def streams_links(self, info: ResourceInfo) -> bool:
+        """An HTML page's links are read from its saved file a piece at a time."""
+        from anyurl.schemes.http.html_links import streams  # lxml: a mirror's only
+
+        return streams(info)
+
+    def links_from_file(self, info: ResourceInfo, file: BinaryIO) -> list[Link]:
+        """:meth:`links` of the saved file, an HTML page read a piece at a time, so that a
+        mirror never holds a page whole (:func:`.html_links.file_links`)."""
+        from anyurl.schemes.http.html_links import file_links  # lxml: a mirror's only
+
+        return file_links(info, file)
 
     def plan(self, url: URL, options: FetchOptions) -> list[str]:
         route = self.router(url)

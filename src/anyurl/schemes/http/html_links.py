@@ -53,8 +53,10 @@ content coding the handler did not undo: gzip, deflate, br, zstd) is not read at
 from __future__ import annotations
 
 import codecs
+import os
 import re
 from collections.abc import Callable
+from typing import BinaryIO
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
@@ -67,10 +69,11 @@ from anyurl.schemes.http.decoding import CodingError, decoder_for
 from anyurl.url import parse
 from anyurl.url.charset import display
 
-__all__ = ["CSS_TYPES", "HTML_TYPES", "MAX_HTML", "css_links", "document_links", "html_links"]
+__all__ = ["CSS_TYPES", "HTML_TYPES", "MAX_HTML", "css_links", "document_links", "file_links",
+           "html_links", "streams"]
 
-#: The largest page whose links are read: a mirror holds the body in memory anyway, but
-#: a parser's time and the list it builds must not grow without bound.
+#: The largest page whose links are read: a parser's time and what it finds must not
+#: grow without bound.
 MAX_HTML = 16 * 1024 * 1024
 #: Media types read as HTML (by the ``Content-Type`` the server sent, never by sniffing).
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -100,8 +103,55 @@ _REFRESH = re.compile(
 #: them (``surrogateescape``): U+DC80 to U+DCFF.
 _LONE = re.compile("[\udc80-\udcff]")
 
-#: One reference found: its text, its kind, its label and whether it is a requisite.
-Found = tuple[str, str, str | None, bool]
+#: What a page says of one reference (the text of a :class:`_Found` key): where it was
+#: first found, its first kind, whether it was ever a page, ever a requisite, and its
+#: first label that is not blank with where that was found (None, None: none yet).
+Group = list[object]
+
+
+def _key(reference: str) -> str:
+    """What a reference names, as :class:`_Resolver` first reads it: without the spaces
+    around it, the tabs and line breaks in it and its fragment (``""``: the page)."""
+    reference = reference.strip(_STRIP)
+    if not reference.isprintable():  # (rare: skip three scans of every reference)
+        for ch in "\t\n\r":
+            reference = reference.replace(ch, "")
+    return reference.split("#", 1)[0]
+
+
+class _Found:
+    """The references of a page grouped by what each names (:func:`_key`), in the order
+    first found: an index names the same pages under thousands of fragments, and only
+    what :func:`_links` merges is kept (kinds, requisite, the first label that is not
+    blank), not a tuple per reference. Merging the groups of the URLs they resolve to
+    gives what merging every reference in document order would."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, Group] = {}
+        self._count = 0
+
+    def add(self, reference: str, kind: str, label: str | None, requisite: bool) -> int:
+        """Count one reference; its index in document order."""
+        index = self._count
+        self._count += 1
+        key = _key(reference)
+        group = self.groups.get(key)
+        if group is None:
+            self.groups[key] = [index, kind, kind == PAGE, requisite, None, None]
+        else:
+            group[2] = group[2] or kind == PAGE
+            group[3] = group[3] or requisite
+        self.label(key, index, label)
+        return index
+
+    def label(self, key: str, index: int, label: str | None) -> None:
+        """The label of the reference found at ``index``, kept if it is the group's first
+        that is not blank."""
+        if label and label.strip():
+            group = self.groups[key]
+            first = group[4]
+            if first is None or index < first:  # type: ignore[operator]
+                group[4], group[5] = index, label
 
 
 class _Collector:
@@ -111,9 +161,9 @@ class _Collector:
 
     def __init__(self) -> None:
         self.base: str | None = None
-        self.found: list[Found] = []
-        #: The open ``<a>``: its index in ``found`` and the text seen inside it so far.
-        self._anchor: tuple[int, list[str]] | None = None
+        self.found = _Found()
+        #: The open ``<a>``: its key and index in ``found``, the text inside it so far.
+        self._anchor: tuple[str, int, list[str]] | None = None
         #: The text of the open ``<style>``, and how deep inside ``<template>`` we are
         #: (a template's content is not rendered, so nothing there is loaded).
         self._style: list[str] | None = None
@@ -155,7 +205,7 @@ class _Collector:
 
     def data(self, data: str) -> None:
         if self._anchor is not None:
-            self._anchor[1].append(data)
+            self._anchor[2].append(data)
         if self._style is not None:
             self._style.append(data)
 
@@ -167,10 +217,11 @@ class _Collector:
     def _add(self, reference: str | None, kind: str, label: str | None,
              requisite: bool) -> None:
         if reference is not None:
-            self.found.append((reference, kind, label, requisite))
+            self.found.add(reference, kind, label, requisite)
 
     def _css(self, references: list[str]) -> None:
-        self.found.extend((reference, FILE, None, True) for reference in references)
+        for reference in references:
+            self.found.add(reference, FILE, None, True)
 
     def _srcset(self, srcset: str | None) -> None:
         for url in _candidates(srcset or ""):
@@ -179,11 +230,9 @@ class _Collector:
     def _close_anchor(self) -> None:
         if self._anchor is None:
             return
-        index, parts = self._anchor
+        key, index, parts = self._anchor
         self._anchor = None
-        reference, kind, _, requisite = self.found[index]
-        self.found[index] = (reference, kind, " ".join("".join(parts).split()) or None,
-                             requisite)
+        self.found.label(key, index, " ".join("".join(parts).split()) or None)
 
     def _base(self, attrs: dict[str, str]) -> None:
         if self.base is None and "href" in attrs:
@@ -192,8 +241,8 @@ class _Collector:
     def _a(self, attrs: dict[str, str]) -> None:
         self._close_anchor()
         if "href" in attrs:
-            self.found.append((attrs["href"], PAGE, None, False))
-            self._anchor = (len(self.found) - 1, [])
+            index = self.found.add(attrs["href"], PAGE, None, False)
+            self._anchor = (_key(attrs["href"]), index, [])
 
     def _area(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("href"), PAGE, attrs.get("alt"), False)
@@ -205,7 +254,7 @@ class _Collector:
         self._add(attrs.get("src"), FILE, attrs.get("alt"), True)
         self._srcset(attrs.get("srcset"))
         if self._anchor is not None and attrs.get("alt"):
-            self._anchor[1].append(attrs["alt"])  # an image link's label
+            self._anchor[2].append(attrs["alt"])  # an image link's label
 
     def _script(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), FILE, None, True)
@@ -410,32 +459,37 @@ class _Resolver:
             return None  # not a URL anyurl could fetch (a port out of range, no host ...)
 
 
-def _links(info: ResourceInfo, base: str | None, found: list[Found],
+def _links(info: ResourceInfo, base: str | None, found: _Found,
            restore: Callable[[str], str] = str) -> list[Link]:
     """The found references as links of the resource ``info`` describes, each URL once
-    (merged as :func:`~anyurl.links.unique` merges them: an index page names the same
-    URL thousands of times, and a :class:`Link` each would cost more than the parse)."""
+    (merged as :func:`~anyurl.links.unique` merges them, in document order: the first
+    kind unless one was a page, a requisite if one was, the first label that is not
+    blank; an index page names the same URL thousands of times, and a :class:`Link`
+    each would cost more than the parse)."""
     page = str(info.url.without_fragment())
     local = info.url.scheme == "file"
     resolve = _Resolver(page, local=local)
     if base is not None:
         resolve = _Resolver(resolve(restore(base)) or page, local=local)
-    merged: dict[str, tuple[str, str | None, bool]] = {}
-    for reference, kind, label, requisite in found:
-        url = resolve(restore(reference))
+    merged: dict[str, Group] = {}
+    for key, group in found.groups.items():  # (in the order first found)
+        url = resolve(restore(key))
         if url is None or url == page:
             continue
         before = merged.get(url)
         if before is None:
-            merged[url] = (kind, label, requisite)
-        else:
-            merged[url] = (PAGE if PAGE in (before[0], kind) else before[0],
-                           before[1] if before[1] and before[1].strip() else label,
-                           before[2] or requisite)
+            merged[url] = list(group)
+            continue
+        before[2] = before[2] or group[2]
+        before[3] = before[3] or group[3]
+        if group[4] is not None and (before[4] is None
+                                     or group[4] < before[4]):  # type: ignore[operator]
+            before[4], before[5] = group[4], group[5]
     links = []
-    for url, (kind, label, requisite) in merged.items():
-        label = restore(label).strip() if label else None
-        links.append(Link(url, kind, display(label) if label else None, requisite=requisite))
+    for url, (_, kind, page_too, requisite, _, label) in merged.items():
+        text = restore(str(label)).strip() if label else None
+        links.append(Link(url, PAGE if page_too else str(kind),
+                          display(text) if text else None, requisite=bool(requisite)))
     return checked(links)
 
 
@@ -450,6 +504,13 @@ def _plain(info: ResourceInfo, body: bytes, types: frozenset[str]
     return None if plain is None else (plain, charset)
 
 
+def _parser(collector: _Collector) -> etree.HTMLParser:
+    """libxml2's HTML parser reporting to ``collector``; UTF-8 said, so that a ``<meta
+    charset>`` cannot override what the header said."""
+    return etree.HTMLParser(target=collector, encoding="utf-8", no_network=True,
+                            remove_comments=True, remove_pis=True, recover=True)
+
+
 def html_links(info: ResourceInfo, body: bytes) -> list[Link]:
     """The links of an HTML page (see the module docstring); [] for anything else."""
     readable = _plain(info, body, HTML_TYPES)
@@ -457,9 +518,7 @@ def html_links(info: ResourceInfo, body: bytes) -> list[Link]:
         return []
     markup, restore = _markup(*readable)
     collector = _Collector()
-    # UTF-8 said, so that a <meta charset> cannot override what the header said
-    parser = etree.HTMLParser(target=collector, encoding="utf-8", no_network=True,
-                              remove_comments=True, remove_pis=True, recover=True)
+    parser = _parser(collector)
     try:
         for at in range(0, len(markup), _FEED):
             parser.feed(markup[at:at + _FEED])
@@ -477,8 +536,64 @@ def css_links(info: ResourceInfo, body: bytes) -> list[Link]:
         return []
     plain, charset = readable
     charset = charset or declared_charset(plain)
-    return _links(info, None, [(reference, FILE, None, True)
-                               for reference in css_references(_text(plain, charset))])
+    found = _Found()
+    for reference in css_references(_text(plain, charset)):
+        found.add(reference, FILE, None, True)
+    return _links(info, None, found)
+
+
+def streams(info: ResourceInfo) -> bool:
+    """Whether :func:`file_links` reads the resource a piece at a time: an HTML page."""
+    return _media_type(info.content_type)[0] in HTML_TYPES
+
+
+def file_links(info: ResourceInfo, file: BinaryIO) -> list[Link]:
+    """:func:`document_links` of a saved file, an HTML page read :data:`_FEED` bytes at a
+    time when it is UTF-8 (as almost every page is): a big page costs the parser's state
+    and the references found, never its bytes whole. A page in another charset, with a
+    content coding left on, or with an octet that is not UTF-8 is read whole, as
+    :func:`html_links` reads it; the links are the same either way."""
+    media, charset = _media_type(info.content_type)
+    coded = info.extra.get("content_encoding") and not info.extra.get("decoded")
+    if media not in HTML_TYPES or coded or _other_codec(charset) is not None:
+        return document_links(info, file.read())
+    if os.fstat(file.fileno()).st_size > MAX_HTML:
+        return []
+    links = _streamed(info, file)
+    if links is None:  # not UTF-8 after all: the octets that are not are kept
+        file.seek(0)
+        links = html_links(info, file.read())
+    return links
+
+
+def _streamed(info: ResourceInfo, file: BinaryIO) -> list[Link] | None:
+    """The links of a UTF-8 page fed to libxml2 as it is read, in the pieces
+    :func:`html_links` feeds (after a BOM); None when an octet is not UTF-8."""
+    if file.read(len(codecs.BOM_UTF8)) != codecs.BOM_UTF8:
+        file.seek(0)
+    check = codecs.getincrementaldecoder("utf-8")()
+    collector = _Collector()
+    parser = _parser(collector)
+    failed = False
+    try:
+        while chunk := file.read(_FEED):
+            check.decode(chunk)
+            if not failed:
+                try:
+                    parser.feed(chunk)
+                except etree.LxmlError:
+                    failed = True  # what was found stands; the rest is only checked
+        check.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return None
+    try:
+        if not failed:
+            parser.close()
+    except etree.LxmlError:
+        failed = True
+    if failed:
+        collector.close()
+    return _links(info, collector.base, collector.found)
 
 
 def document_links(info: ResourceInfo, body: bytes) -> list[Link]:

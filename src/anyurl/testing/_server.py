@@ -20,8 +20,21 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from contextlib import (
+    AbstractAsyncContextManager,
+    AbstractContextManager,
+    asynccontextmanager,
+    contextmanager,
+)
 from typing import Any, Protocol, Self, TypeVar
 
 import anyio
@@ -276,6 +289,34 @@ def block_until_interrupted() -> int:
     try:
         while True:
             time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+_B = TypeVar("_B")
+_H = TypeVar("_H")
+
+
+def serve_behaviour(
+    module: str,
+    doc: str | None,
+    behaviours: Mapping[str, _B],
+    open_server: Callable[[_B, str, int], AbstractContextManager[_H]],
+    url_of: Callable[[_H], str],
+    argv: Sequence[str] | None = None,
+) -> int:
+    """``python -m anyurl.testing.MODULE NAME [--host H] [--port N]`` of a hostile server
+    module: serve behaviour ``NAME`` of ``behaviours`` (``open_server(behaviour, host,
+    port)``), print ``NAME: URL`` as its ready line, and end quietly on Ctrl-C, even one
+    that comes before the wait began (just after the ready line)."""
+    parser = command_line(module, doc, 0, backend=False)
+    parser.add_argument("name", choices=sorted(behaviours))
+    args = parser.parse_args(argv)
+    try:
+        with open_server(behaviours[args.name], args.host, args.port) as server:
+            print(f"{args.name}: {url_of(server)}", flush=True)
+            block_until_interrupted()
     except KeyboardInterrupt:
         pass
     return 0

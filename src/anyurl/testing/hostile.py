@@ -30,9 +30,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
-from anyurl.testing._server import ThreadedListener, block_until_interrupted, command_line
+from anyurl.testing._server import ThreadedListener, serve_behaviour
 
-__all__ = ["BEHAVIOURS", "MAX_SEND", "Behaviour", "CrossOriginRedirect", "HostileServer", "serve"]
+__all__ = ["BEHAVIOURS", "MAX_SEND", "Behaviour", "CrossOriginRedirect", "HostileServer",
+           "main"]
 
 #: The most bytes one connection sends, whatever the behaviour (1 GiB).
 MAX_SEND = 1 << 30
@@ -527,23 +528,12 @@ class CrossOriginRedirect:
         self.target.close()
 
 
-def serve(name: str, *, host: str = "127.0.0.1", port: int = 0) -> None:
-    """Serve behaviour ``name`` until interrupted (``python -m anyurl.testing.hostile``)."""
-    with HostileServer(BEHAVIOURS[name], host=host, port=port) as server:
-        print(f"{name}: {server.url}", flush=True)
-        block_until_interrupted()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.hostile NAME [--host H] [--port N]``."""
-    parser = command_line("hostile", __doc__, 0, backend=False)
-    parser.add_argument("name", choices=sorted(BEHAVIOURS))
-    args = parser.parse_args(argv)
-    try:
-        serve(args.name, host=args.host, port=args.port)
-    except KeyboardInterrupt:  # Ctrl-C before the wait began (just after the ready line)
-        pass
-    return 0
+    return serve_behaviour(
+        "hostile", __doc__, BEHAVIOURS,
+        lambda behaviour, host, port: HostileServer(behaviour, host=host, port=port),
+        lambda server: server.url, argv)
 
 
 if __name__ == "__main__":

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from anyurl.protocols.ardp import ARDPReplyError, build_header, parse_packet
-from anyurl.testing._server import block_until_interrupted, command_line
+from anyurl.testing._server import serve_behaviour
 
-__all__ = ["BEHAVIOURS", "MAX_PACKETS", "Behaviour", "HostileARDPServer", "main", "serve"]
+__all__ = ["BEHAVIOURS", "MAX_PACKETS", "Behaviour", "HostileARDPServer", "main"]
 
 #: The most datagrams the server sends, whatever the behaviour.
 MAX_PACKETS = 10_000
@@ -162,23 +162,12 @@ class HostileARDPServer:
         self.close()
 
 
-def serve(name: str, *, host: str = "127.0.0.1", port: int = 0) -> None:
-    """Serve behaviour ``name`` until interrupted (``python -m anyurl.testing.hostile_ardp``)."""
-    with HostileARDPServer(BEHAVIOURS[name], host=host, port=port) as server:
-        print(f"{name}: {server.url()}", flush=True)
-        block_until_interrupted()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.hostile_ardp NAME [--host H] [--port N]``."""
-    parser = command_line("hostile_ardp", __doc__, 0, backend=False)
-    parser.add_argument("name", choices=sorted(BEHAVIOURS))
-    args = parser.parse_args(argv)
-    try:
-        serve(args.name, host=args.host, port=args.port)
-    except KeyboardInterrupt:  # Ctrl-C before the wait began (just after the ready line)
-        pass
-    return 0
+    return serve_behaviour(
+        "hostile_ardp", __doc__, BEHAVIOURS,
+        lambda behaviour, host, port: HostileARDPServer(behaviour, host=host, port=port),
+        lambda server: server.url(), argv)
 
 
 if __name__ == "__main__":

@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
-from anyurl.testing._server import ThreadedListener, block_until_interrupted, command_line
+from anyurl.testing._server import ThreadedListener, serve_behaviour
 
-__all__ = ["BEHAVIOURS", "Behaviour", "HostileFTPSServer", "main", "serve"]
+__all__ = ["BEHAVIOURS", "Behaviour", "HostileFTPSServer", "main"]
 
 
 @dataclass(frozen=True)
@@ -143,23 +143,12 @@ class HostileFTPSServer:
         self.close()
 
 
-def serve(name: str, *, host: str = "127.0.0.1", port: int = 0) -> None:
-    """Serve behaviour ``name`` until interrupted (``python -m anyurl.testing.hostile_ftps``)."""
-    with HostileFTPSServer(BEHAVIOURS[name], host=host, port=port) as server:
-        print(f"{name}: ftp://{server.host}:{server.port}/", flush=True)
-        block_until_interrupted()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.hostile_ftps NAME [--host H] [--port N]``."""
-    parser = command_line("hostile_ftps", __doc__, 0, backend=False)
-    parser.add_argument("name", choices=sorted(BEHAVIOURS))
-    args = parser.parse_args(argv)
-    try:
-        serve(args.name, host=args.host, port=args.port)
-    except KeyboardInterrupt:  # Ctrl-C before the wait began (just after the ready line)
-        pass
-    return 0
+    return serve_behaviour(
+        "hostile_ftps", __doc__, BEHAVIOURS,
+        lambda behaviour, host, port: HostileFTPSServer(behaviour, host=host, port=port),
+        lambda server: f"ftp://{server.host}:{server.port}/", argv)
 
 
 if __name__ == "__main__":

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from anyurl.testing._server import block_until_interrupted, command_line
+from anyurl.testing._server import serve_behaviour
 from anyurl.testing.hostile import Behaviour, HostileServer, _Peer
 
-__all__ = ["BEHAVIOURS", "serve"]
+__all__ = ["BEHAVIOURS", "main"]
 
 #: Digits that str.isdigit() takes and int() refuses, or int() takes as another number.
 SUPERSCRIPT_TWO = "²"
@@ -109,23 +109,12 @@ BEHAVIOURS: dict[str, Behaviour] = {b.name: b for b in [
 ]}
 
 
-def serve(name: str, *, host: str = "127.0.0.1", port: int = 0) -> None:
-    """Serve behaviour ``name`` until interrupted."""
-    with HostileServer(BEHAVIOURS[name], host=host, port=port) as server:
-        print(f"{name}: {server.url}", flush=True)
-        block_until_interrupted()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m anyurl.testing.hostile_numbers NAME [--host H] [--port N]``."""
-    parser = command_line("hostile_numbers", __doc__, 0, backend=False)
-    parser.add_argument("name", choices=sorted(BEHAVIOURS))
-    args = parser.parse_args(argv)
-    try:
-        serve(args.name, host=args.host, port=args.port)
-    except KeyboardInterrupt:  # Ctrl-C before the wait began (just after the ready line)
-        pass
-    return 0
+    return serve_behaviour(
+        "hostile_numbers", __doc__, BEHAVIOURS,
+        lambda behaviour, host, port: HostileServer(behaviour, host=host, port=port),
+        lambda server: server.url, argv)
 
 
 if __name__ == "__main__":

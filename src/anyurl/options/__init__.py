@@ -24,7 +24,6 @@ always did.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import sys
 import types
 import typing
@@ -33,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from anyurl.errors import OptionError
+from anyurl.lazy import lazy_names
 
 if TYPE_CHECKING:
     from anyurl.options.ftp import FTPOptions
@@ -152,15 +152,4 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """A scheme's options class, imported when first asked for."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(__name__, globals(), _LAZY)

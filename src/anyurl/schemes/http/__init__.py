@@ -29,8 +29,9 @@ that ``anyurl parse`` reads) brings no handler, no h11 and no ssl.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from anyurl.lazy import lazy_names
 
 if TYPE_CHECKING:
     from anyurl.schemes.http.handler import REDIRECT_STATUSES, HTTPHandler, status_error
@@ -73,15 +74,4 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """One of the package's names, its module imported when first asked for."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(__name__, globals(), _LAZY)

@@ -555,8 +555,8 @@ class Mirror:
         it is the same file, which is then listed once in the manifest and archived as a
         ``revisit`` of the first's record instead of fetched and listed again.
         """
-        if entry.previous is not None:
-            return entry
+        if entry.previous is not None or not self._index_saved:
+            return entry  # nothing saved at an index yet: no path to work out again
         target = _unless_a_directory(local_path(self.root, url), url.scheme)
         if target.name != index_name(url.scheme):
             return entry

@@ -117,3 +117,20 @@ def test_ftp_response_code_is_the_last_reply_as_curl(peers: Peers, path: str) ->
     theirs = curl("-s", "-o", "/dev/null", "-w", fmt, url)
     assert ours.stdout == theirs.stdout, (ours.stdout, theirs.stdout, ours.stderr)
     assert ours.stdout == b"226 226"
+
+
+@pytest.mark.parametrize(("userinfo", "path", "code", "exit_code"), [
+    ("", "no-such-file.txt", b"550", 78),
+    ("", "no-such-dir/file.txt", b"550", 9),
+    ("nobody-here:wrong@", "bin1k.dat", b"530", 67),
+], ids=["retr", "cwd", "login"])
+def test_ftp_response_code_of_a_refusal_is_the_refusing_reply(
+        peers: Peers, userinfo: str, path: str, code: bytes, exit_code: int) -> None:
+    # A refused RETR, CWD or login: curl's response_code is the reply that refused it
+    # (550, 530); it was 0 here. The exit codes stay curl's own.
+    url = f"ftp://{userinfo}{peers['vsftpd'].host}:{peers['vsftpd'].port}/{path}"
+    fmt = "%{response_code} %{exitcode}"
+    ours = anyurl("-s", "-o", null_device(), "-w", fmt, url)
+    theirs = curl("-s", "-o", "/dev/null", "-w", fmt, url)
+    assert ours.stdout == theirs.stdout, (ours.stdout, theirs.stdout, ours.stderr)
+    assert ours.stdout == code + b" " + str(exit_code).encode()

@@ -161,20 +161,23 @@ def refused(
     hint: str | None = None,
 ) -> AnyURLError:
     """The error for ``command`` refused with ``reply``: by its code where curl has one
-    (425, 421/426, 530), else ``default`` with ``hint``."""
+    (425, 421/426, 530), else ``default`` with ``hint``; its status is the reply's code
+    (``-w '%{response_code}'`` is 550 for a refused RETR, as curl's)."""
     what = command.verb if command.argument is None else f"{command.verb} {command.argument!r}"
     message = f"ftp server refused {what} for {url.masked()}: {reply.line}"
+    error: AnyURLError
     if reply.code == 425:
-        return ConnectFailed(
+        error = ConnectFailed(
             message, url=url, hint="A firewall may block the data connection; try "
             "the other mode (passive/active).")
-    if reply.code in (421, 426):
-        return ConnectionLost(message, url=url, hint="Try again.")
-    if reply.code == 530:
-        return LoginDenied(message, url=url, hint="Check the user name and password.")
-    if default is ServerError:
-        return ServerError(message, status=reply.code, url=url, hint=hint)
-    return default(message, url=url, hint=hint)
+    elif reply.code in (421, 426):
+        error = ConnectionLost(message, url=url, hint="Try again.")
+    elif reply.code == 530:
+        error = LoginDenied(message, url=url, hint="Check the user name and password.")
+    else:
+        error = default(message, url=url, hint=hint)
+    error.status = reply.code  # curl's -w %{response_code}: the reply that failed it
+    return error
 
 
 class Control:
@@ -331,12 +334,14 @@ class Control:
                 )
             reply = await self.command(Command("ACCT", account))
         if reply.category != 2:
-            raise LoginDenied(
+            denied = LoginDenied(
                 f"ftp server of {url.masked()} refused the login of user {login.user!r}: "
                 f"{reply.line}",
                 url=url,
                 hint="Check the user name and password (in the URL or ~/.netrc).",
             )
+            denied.status = reply.code  # -w %{response_code}: 530, as curl's
+            raise denied
         if self.tls:
             await self.private()
         pwd = await self.command(Command("PWD"))

@@ -268,3 +268,23 @@ def test_serve_shows_pages_and_names_downloads(site: Path, gem: str) -> None:
         assert re.search(r"filename\*=UTF-8''data\.bin", headers["content-disposition"])
     finally:
         stop(served.proc)
+
+
+def test_mirror_takes_the_plugins_own_flag(site: Path, gem: str, tmp_path: Path) -> None:
+    # The flag is the mirror's too: in its --help, and read into the plug-in's options
+    # (a flag unknown to mirror was "unrecognized arguments" before).
+    helped = _anyurl(site, "mirror", "--help")
+    assert helped.returncode == 0, helped.stderr
+    assert "x-gem options" in helped.stdout and "--gem-plain" in helped.stdout
+    done = _anyurl(site, "mirror", "--gem-plain", gem + "data.bin", "-o", str(tmp_path / "m"))
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("shown", [("--completion", "bash"), ("--completion", "zsh"),
+                                   ("--completion", "fish"), ("--man",)],
+                         ids=["bash", "zsh", "fish", "man"])
+def test_completion_and_man_page_know_the_plugins_flag(site: Path, shown: tuple[str, ...]
+                                                       ) -> None:
+    done = _anyurl(site, *shown)
+    assert done.returncode == 0, done.stderr
+    assert ("gem\\-plain" if shown == ("--man",) else "gem-plain") in done.stdout

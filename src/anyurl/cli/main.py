@@ -54,10 +54,11 @@ def build_parser(only: str | None = None, *, plugins: bool = True) -> argparse.A
     for name in COMMANDS:
         if only is None or name == only:
             importlib.import_module(f"anyurl.cli.{name}_cmd").add_parser(sub)
-    if "get" in sub.choices:
-        from anyurl.cli.scheme_options import add_plugin_arguments
+    for fetching in ("get", "mirror"):  # the commands that fetch: a plug-in's flags too
+        if fetching in sub.choices:
+            from anyurl.cli.scheme_options import add_plugin_arguments
 
-        add_plugin_arguments(sub.choices["get"], installed=plugins)
+            add_plugin_arguments(sub.choices[fetching], installed=plugins)
     return parser
 
 

@@ -342,14 +342,17 @@ def _config(args: argparse.Namespace, config: Config) -> Config:
 
 
 def _scheme_options(args: argparse.Namespace, http: HTTPOptions) -> tuple[SchemeOptions, ...]:
-    """The HTTP options when any was given, and FTP's TLS (``--ssl``, ``--ssl-reqd``, the
-    certificate options as for https) when asked."""
+    """The HTTP options when any was given, FTP's TLS (``--ssl``, ``--ssl-reqd``, the
+    certificate options as for https) when asked, and each plug-in's own options."""
     given: list[SchemeOptions] = [http] if http != HTTPOptions() else []
     if args.tls or args.insecure or args.cacert or args.capath:
         from anyurl.options import FTPOptions
 
         given.append(FTPOptions(tls=args.tls, verify=not args.insecure, cafile=args.cacert,
                                 capath=args.capath))
+    from anyurl.cli.scheme_options import plugin_options
+
+    given.extend(plugin_options(args))
     return tuple(given)
 
 

@@ -333,11 +333,19 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
         from anyurl.options import ProsperoOptions
 
         given.append(ProsperoOptions(follow=True))
+    given.extend(plugin_options(args))
+    return tuple(given)
+
+
+def plugin_options(args: argparse.Namespace) -> list[SchemeOptions]:
+    """The options each plug-in scheme made of its own flags (:func:`add_plugin_arguments`),
+    for ``get`` and ``mirror`` alike."""
+    given: list[SchemeOptions] = []
     for spec in getattr(args, "plugin_flags", ()):
         own = spec.flags.options(args)
         if own is not None:
             given.append(own)
-    return tuple(given)
+    return given
 
 
 #: curl's SOCKS options and the proxy scheme each means (``--socks5-hostname H:P`` is

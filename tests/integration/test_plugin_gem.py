@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from anyurl.errors import RemoteFileNotFound
 from anyurl.links import Link
 from anyurl.options import SchemeOptions
-from anyurl.registry.spec import Crawl, Flags, SchemeSpec
+from anyurl.registry.spec import Crawl, DemoCase, DemoServer, Flags, SchemeSpec
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, Presentation, SchemeHandler
 from anyurl.url import URL, decode
@@ -154,28 +154,54 @@ SPEC = SchemeSpec(
     local_name=_local_name,
     crawl=Crawl(index_name="index.gmi", tree_path=_segments),
     flags=Flags(add=_add, options=_options),
+    demo=(DemoCase(url="x-gem://127.0.0.1:{port}/a.gmi", what="a page of the plug-in",
+                   server=DemoServer("xgem_server")),),
 )
 '''
 
+#: The x-gem server, a module of the plug-in's distribution too: ``anyurl demo`` starts it
+#: as ``python -m xgem_server --host H --port P`` (the descriptor's ``DemoServer``), and
+#: the tests run the same class in a thread.
+SERVER = '''
+"""A loopback x-gem server: python -m xgem_server --host 127.0.0.1 --port PORT."""
+
+import argparse
+import socketserver
+
 PAGES = {
-    "/": b"# Home\n=> a.gmi Page A\n=> /sub/c.gmi Page C\n=> data.bin Some data\n",
-    "/a.gmi": b"# A\n=> b.gmi To B\n=> / Home\n",
-    "/b.gmi": b"# B\n=> a.gmi Back to A\n",
-    "/sub/c.gmi": b"# C\n=> /b.gmi To B\n",
+    "/": b"# Home\\n=> a.gmi Page A\\n=> /sub/c.gmi Page C\\n=> data.bin Some data\\n",
+    "/a.gmi": b"# A\\n=> b.gmi To B\\n=> / Home\\n",
+    "/b.gmi": b"# B\\n=> a.gmi Back to A\\n",
+    "/sub/c.gmi": b"# C\\n=> /b.gmi To B\\n",
 }
 DATA = bytes(range(256)) * 4
 
 
-class _Gem(socketserver.StreamRequestHandler):
+class Gem(socketserver.StreamRequestHandler):
     def handle(self) -> None:
         url = self.rfile.readline(1026).decode().strip()
         path = "/" + url.partition("://")[2].partition("/")[2]
         if path in PAGES:
-            self.wfile.write(b"20 text/gemini\r\n" + PAGES[path])
+            self.wfile.write(b"20 text/gemini\\r\\n" + PAGES[path])
         elif path == "/data.bin":
-            self.wfile.write(b"20 application/octet-stream\r\n" + DATA)
+            self.wfile.write(b"20 application/octet-stream\\r\\n" + DATA)
         else:
-            self.wfile.write(b"51 Not found\r\n")
+            self.wfile.write(b"51 Not found\\r\\n")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=1965)
+    args = ap.parse_args()
+    with socketserver.ThreadingTCPServer((args.host, args.port), Gem) as server:
+        server.serve_forever()
+'''
+_SERVER: dict[str, object] = {"__name__": "xgem_server"}
+exec(compile(SERVER, "xgem_server.py", "exec"), _SERVER)
+PAGES: dict[str, bytes] = _SERVER["PAGES"]  # type: ignore[assignment]
+DATA: bytes = _SERVER["DATA"]  # type: ignore[assignment]
+_Gem: type[socketserver.StreamRequestHandler] = _SERVER["Gem"]  # type: ignore[assignment]
 
 
 @pytest.fixture(scope="module")
@@ -183,6 +209,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The plug-in, installed as a distribution with its entry point."""
     site = tmp_path_factory.mktemp("gem-site")
     (site / "xgem_plugin.py").write_text(PLUGIN)
+    (site / "xgem_server.py").write_text(SERVER)
     info = site / "xgem_plugin-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: xgem-plugin\nVersion: 1.0\n")
@@ -288,3 +315,16 @@ def test_completion_and_man_page_know_the_plugins_flag(site: Path, shown: tuple[
     done = _anyurl(site, *shown)
     assert done.returncode == 0, done.stderr
     assert ("gem\\-plain" if shown == ("--man",) else "gem-plain") in done.stdout
+
+
+def test_demo_starts_the_plugins_server_and_fetches_its_page(site: Path) -> None:
+    # The descriptor's demo case: its own server started, its page fetched, as a
+    # built-in's (and nothing of it named in anyurl).
+    done = subprocess.run([sys.executable, "-m", "anyurl", "demo"], capture_output=True,
+                          text=True, timeout=240, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              [str(site), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"xgem_server +port \d+", done.stdout), done.stdout
+    page = PAGES["/a.gmi"].decode().splitlines()[0]
+    shown = done.stdout.split("x-gem://", 1)[1]
+    assert f"{len(PAGES['/a.gmi'])} bytes in" in shown and f"| {page}" in shown, done.stdout

@@ -277,3 +277,31 @@ async def test_a_files_step_keeps_the_read_timeout_of_each_wait(pair: Pair) -> N
           control.reader.step()):
         await control.command(Command("NOOP"))
     assert caught.value.exit_code == 28
+
+
+async def test_a_goodbye_in_a_files_step_is_not_charged_to_the_file(pair: Pair) -> None:
+    """A QUIT said inside a file's step (a login that is not kept) waits for its 221
+    under the goodbye's own bound: a 221 later than the read timeout must not expire
+    the step (on trio its cancel scope would stay cancelled, and the next checkpoint in
+    the step would end the file with exit 28)."""
+    control = pair.control
+    pair.peer.sendall(b"220 hi\r\n")
+    await control.read_reply()
+    quitted = threading.Event()
+
+    def answer_late() -> None:
+        pair.peer.settimeout(10)
+        if pair.peer.recv(100) == b"QUIT\r\n":
+            quitted.set()
+            threading.Event().wait(0.9)  # three read timeouts
+            pair.peer.sendall(b"221 bye\r\n")
+
+    late = threading.Thread(target=answer_late)
+    late.start()
+    try:
+        with using(Timeout(read=0.3)), control.reader.step():
+            await control.goodbye()
+            await anyio.sleep(0)  # a checkpoint still inside the step
+    finally:
+        late.join()
+    assert quitted.is_set()

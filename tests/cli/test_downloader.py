@@ -30,12 +30,14 @@ import pytest
 
 from anyurl import Resolver
 from anyurl.cli.get_cmd import parse_rate, read_url_list
+from anyurl.downloads import downloader as downloader_module
 from anyurl.downloads.downloader import (
     Downloader,
     DownloadEvents,
     DownloadPolicy,
     Job,
     TransferResult,
+    _Pace,
     is_transient,
 )
 from anyurl.downloads.names import remote_name, safe_name
@@ -312,14 +314,48 @@ async def test_cancelling_leaves_no_file_under_its_final_name(tmp_path: Path) ->
 
 
 @pytest.mark.anyio
-async def test_limit_rate_caps_the_average_rate(tmp_path: Path) -> None:
-    rate = 400_000  # DATA takes at least 0.256 s at this rate
-    started = time.monotonic()
+async def test_limit_rate_paces_every_byte(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # The transfer goes through the pace: every byte counted against the cap, and
+    # sleeps asked for (the arithmetic is checked on a virtual clock below; no wall time).
+    paces: list[_Pace] = []
+
+    class Recorded(_Pace):
+        def __init__(self, rate: float | None) -> None:
+            super().__init__(rate)
+            paces.append(self)
+
+    monkeypatch.setattr(downloader_module, "_Pace", Recorded)
+    rate = 400_000
     [result] = await run_jobs([Job(script("paced"), tmp_path / "a")], limit_rate=rate)
-    elapsed = time.monotonic() - started
     assert result.ok
-    # A lower bound only: the cap can make a transfer slower, never faster than this.
-    assert elapsed >= len(DATA) / rate * 0.95
+    assert [p.rate for p in paces] == [rate] and paces[0].count == len(DATA)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("arrival", "rate"), [(0.0, 1000.0), (0.0005, 1000.0),
+                                               (0.002, 1000.0)],
+                         ids=["instant", "slower-than-cap-half", "slower-than-cap"])
+async def test_pace_keeps_the_average_under_the_cap(arrival: float, rate: float) -> None:
+    """On a virtual clock: chunks of 1 byte arriving ``arrival`` seconds apart. After
+    each chunk the pace has waited until ``count / rate`` seconds have passed, and it
+    never sleeps when the source is already slower than the cap."""
+    now = [0.0]
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    pace = _Pace(rate, clock=lambda: now[0], sleep=sleep)
+    for _ in range(100):
+        now[0] += arrival
+        await pace(1)
+        assert now[0] >= pace.count / rate - 1e-9
+    if arrival >= 1 / rate:
+        assert slept == []
+    else:
+        assert now[0] == pytest.approx(100 / rate)
 
 
 @pytest.mark.anyio

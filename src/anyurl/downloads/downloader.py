@@ -46,7 +46,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -429,20 +429,26 @@ class _Watch:
 
 
 class _Pace:
-    """``limit_rate``: sleep after each chunk until the average rate is back under the cap."""
+    """``limit_rate``: sleep after each chunk until the average rate is back under the cap.
 
-    def __init__(self, rate: float | None):
+    ``clock`` and ``sleep`` are the event loop's (a test gives a virtual clock)."""
+
+    def __init__(self, rate: float | None, *,
+                 clock: Callable[[], float] = anyio.current_time,
+                 sleep: Callable[[float], Awaitable[None]] = anyio.sleep):
         self.rate = rate
-        self.start = anyio.current_time()
+        self.clock = clock
+        self.sleep = sleep
+        self.start = clock()
         self.count = 0
 
     async def __call__(self, n: int) -> None:
         if not self.rate:
             return
         self.count += n
-        ahead = self.count / self.rate - (anyio.current_time() - self.start)
+        ahead = self.count / self.rate - (self.clock() - self.start)
         if ahead > 0:
-            await anyio.sleep(ahead)
+            await self.sleep(ahead)
 
 
 #: Bytes of write buffers one run may hold at once, shared by its parallel transfers.

@@ -59,13 +59,15 @@ def test_assign_keeps_each_host_on_one_worker() -> None:
     assert shard_key("http://H0.example/x") == shard_key("http://h0.example:80/y")
 
 
-def test_fetch_many_on_two_workers(cluster: Any, peers: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_fetch_many_on_two_workers(cluster: Any, peers: Any, tmp_path: Path,
+                                   backend: str) -> None:
     from anyurl.mirror.scale import fetch_many_dask, shard_key
 
     names = [f"many/file{i:03d}.txt" for i in range(0, 40)]
     urls = [peers["nginx"].url(n) for n in names] + [peers["vsftpd"].url(n) for n in names] \
         + [peers["pygopherd"].url("0/" + n) for n in names[:10]]
-    results = fetch_many_dask(urls, cluster, tmp_path, retry=1)
+    results = fetch_many_dask(urls, cluster, tmp_path, retry=1, backend=backend)
     assert len(results) == len(urls)
     assert all(r.exit_code == 0 for r in results), [r.error for r in results if r.error]
     per_host: dict[str, set[str]] = {}
@@ -87,7 +89,8 @@ def test_get_cli_with_dask(cluster: Any, peers: Any, tmp_path: Path) -> None:
                                  for i in range(20)) + "\n")
     env = dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     r = subprocess.run([sys.executable, "-m", "anyurl", "get", "-i", str(listing), "--dask",
-                        address, "-O", "--output-dir", str(tmp_path / "out")],
+                        address, "-O", "--output-dir", str(tmp_path / "out"),
+                        "--backend", "trio"],  # the workers run on it too
                        capture_output=True, timeout=120, env=env)
     assert r.returncode == 0, r.stderr
     assert b"20 of 20 URLs done" in r.stderr
@@ -98,14 +101,16 @@ def test_get_cli_with_dask(cluster: Any, peers: Any, tmp_path: Path) -> None:
     assert no_o.returncode == 2
 
 
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
 def test_mirror_on_the_cluster_resumes_without_refetching(cluster: Any, peers: Any,
-                                                         tmp_path: Path) -> None:
+                                                         tmp_path: Path, backend: str) -> None:
     from anyurl.mirror.scale import mirror_dask
 
     start = [peers["vsftpd"].url("pub/"), peers["pygopherd"].url("1/pub")]
     options = {"wait": 0.0}
-    reports = mirror_dask(start, cluster, tmp_path, options=options)
+    reports = mirror_dask(start, cluster, tmp_path, options=options, backend=backend)
     assert len(reports) == 2 and all(not r["errors"] for r in reports)
+    assert {r["backend"] for r in reports} == {backend}  # each crawl ran on it
     expected = {p[4:]: m["sha256"] for p, m in peers.files.items() if p.startswith("pub/")}
     for report in reports:
         root = Path(report["root"])
@@ -117,9 +122,10 @@ def test_mirror_on_the_cluster_resumes_without_refetching(cluster: Any, peers: A
                 rel = path.relative_to(root).as_posix().split("/pub/", 1)[1]
                 got[rel] = _sha(path.read_bytes())
         assert got == expected, report["root"]
-    again = mirror_dask(start, cluster, tmp_path, options={**options, "refresh": False})
+    again = mirror_dask(start, cluster, tmp_path, options={**options, "refresh": False},
+                        backend=backend)
     assert [r["fetched_now"] for r in again] == [0, 0]  # every URL was done already
-    refreshed = mirror_dask(start, cluster, tmp_path, options=options)
+    refreshed = mirror_dask(start, cluster, tmp_path, options=options, backend=backend)
     for report in refreshed:  # checked again: nothing new, nothing changed on the servers
         assert report["outcomes"].get("unchanged", 0) == report["done"]
         assert not report["gone"]

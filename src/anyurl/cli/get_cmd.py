@@ -888,7 +888,8 @@ def _fetch_on_dask(request: GetRequest) -> int:
     try:
         results = fetch_many_dask(urls, request.dask, os.path.abspath(request.output_dir),
                                   config=settings, retry=config.retry,
-                                  per_host=config.per_host, parallel=config.parallel)
+                                  per_host=config.per_host, parallel=config.parallel,
+                                  backend=request.backend)
     except OSError as exc:
         print(f"anyurl: cannot use the Dask cluster at {request.dask}: {exc}",
               file=sys.stderr)

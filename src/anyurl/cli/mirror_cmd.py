@@ -385,7 +385,8 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
               "DIR/<host>/mirror.warc.gz", file=sys.stderr)
     try:
         reports = mirror_dask(urls, args.dask, str(options.root.resolve()), options=fields,
-                              warc_name="mirror.warc.gz" if options.warc else None)
+                              warc_name="mirror.warc.gz" if options.warc else None,
+                              backend=args.backend)
     except OSError as exc:
         print(f"anyurl: cannot use the Dask cluster at {args.dask}: {exc}", file=sys.stderr)
         return 7

@@ -73,6 +73,8 @@ class _Task:
     per_host: int = 2
     parallel: int = 8
     remote_name: bool = True
+    #: The async library the worker runs the task on (anyio's name: asyncio or trio).
+    backend: str = "asyncio"
 
 
 def shard_key(url: str) -> str:
@@ -223,7 +225,7 @@ def _run_shard(task: _Task, after: Any = None) -> list[dict[str, Any]]:
             f.write("".join(json.dumps(row) + "\n" for row in rows))  # one write a task
         return rows
 
-    return anyio.run(main)
+    return anyio.run(main, backend=task.backend)
 
 
 def _worker_name() -> str:
@@ -252,13 +254,15 @@ def fetch_many_dask(
     parallel: int = 8,
     task_retries: int = 2,
     chunk: int = CHUNK,
+    backend: str = "asyncio",
 ) -> list[ShardResult]:
     """Fetch ``urls`` on the Dask cluster at ``scheduler`` (an address such as
     ``tcp://10.0.0.1:8786``, or a ``distributed.Client``) into ``output_dir``.
 
     ``config`` holds :class:`~anyurl.config.Config` fields for the workers' resolvers
     (plain values: it travels to them); ``chunk`` is the most URLs of one host in one
-    task. Blocks until every URL has a result; results come in the order tasks finish.
+    task; ``backend`` the async library the workers run it on (asyncio or trio). Blocks
+    until every URL has a result; results come in the order tasks finish.
     """
     with _connected(scheduler) as client:
         from distributed import as_completed
@@ -272,7 +276,7 @@ def fetch_many_dask(
                 previous: Any = None
                 for piece in chunks(hosts[host], chunk):
                     task = _Task(tuple(piece), os.fspath(output_dir), dict(config or {}),
-                                 retry, per_host, parallel)
+                                 retry, per_host, parallel, backend=backend)
                     # The host's tasks run one after the other: each waits for the one
                     # before (its rows are handed over, a few hundred KB at most).
                     previous = client.submit(
@@ -286,7 +290,8 @@ def fetch_many_dask(
 
 def _run_mirror(start: tuple[str, ...], root: str, options: dict[str, Any],
                 config: dict[str, Any], warc_name: str | None = None,
-                found: tuple[tuple[str, int], ...] = ()) -> dict[str, Any]:
+                found: tuple[tuple[str, int], ...] = (),
+                backend: str = "asyncio") -> dict[str, Any]:
     """On a worker: crawl one host into ``root`` (this worker's part of the mirror),
     from ``start`` and the links other hosts' crawls ``found`` for it; the links it finds
     for other hosts come back in the report's ``foreign``."""
@@ -306,7 +311,10 @@ def _run_mirror(start: tuple[str, ...], root: str, options: dict[str, Any],
             mirror = Mirror(resolver, mirror_options,
                             owns=lambda url: shard_key(str(url)) == key)
             summary = await mirror.run(list(start), found)
+        import sniffio
+
         return {"worker": _worker_name(), "root": root, "host": key, "found": summary.found,
+                "backend": sniffio.current_async_library(),
                 "done": summary.done, "failed": summary.failed, "bytes": summary.bytes,
                 "fetched_now": summary.fetched_now,
                 "not_modified_now": summary.not_modified_now,
@@ -315,7 +323,7 @@ def _run_mirror(start: tuple[str, ...], root: str, options: dict[str, Any],
                 "refreshed": summary.refreshed, "outcomes": summary.outcomes,
                 "gone": summary.gone, "foreign": summary.foreign}
 
-    return anyio.run(main)
+    return anyio.run(main, backend=backend)
 
 
 def mirror_dask(
@@ -327,11 +335,13 @@ def mirror_dask(
     config: dict[str, Any] | None = None,
     task_retries: int = 2,
     warc_name: str | None = None,
+    backend: str = "asyncio",
 ) -> list[dict[str, Any]]:
     """Mirror ``start`` on the cluster: each host is crawled by the worker that owns it,
     into ``output_dir/<host>/`` with its own state (resumable per host).
 
-    ``options`` are :class:`~anyurl.mirror.MirrorOptions` fields other than ``root``.
+    ``options`` are :class:`~anyurl.mirror.MirrorOptions` fields other than ``root``;
+    ``backend`` is the async library each crawl runs on (asyncio or trio).
     The frontier crosses hosts through the scheduler: a crawl hands back the links it
     found for hosts it does not own (with ``span_hosts``), and they go, in the next
     round, to the tasks of the workers that own those hosts; rounds end when no crawl
@@ -353,7 +363,8 @@ def mirror_dask(
                     root = os.path.join(os.fspath(output_dir), _safe(host))
                     futures.append(client.submit(
                         _run_mirror, tuple(urls), root, dict(options or {}),
-                        dict(config or {}), warc_name, tuple(found), workers=[worker],
+                        dict(config or {}), warc_name, tuple(found), backend,
+                        workers=[worker],
                         allow_other_workers=True, pure=False, retries=task_retries))
             pending = {}
             for report in client.gather(futures):

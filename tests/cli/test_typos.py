@@ -93,3 +93,16 @@ def test_many_bad_urls_build_the_option_list_once(monkeypatch: pytest.MonkeyPatc
         error = get_cmd.not_a_url(text, URLSyntaxError("no host", 6, text=text))
         assert "is not a URL" in str(error)
     assert built == [1]
+
+
+def test_mirror_without_a_url_or_a_crawl_is_a_usage_error_that_makes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # It was exit 23 (a write error) and left an empty crawl state in the working
+    # directory, or made -o DIR.
+    monkeypatch.chdir(tmp_path)
+    assert main(["mirror"]) == 2
+    assert main(["mirror", "-o", str(tmp_path / "new")]) == 2
+    err = capsys.readouterr().err
+    assert "no URL to mirror, and '.' holds no crawl to resume. Give the URLs" in err
+    assert list(tmp_path.iterdir()) == []

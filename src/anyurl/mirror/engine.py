@@ -55,7 +55,7 @@ from anyurl.downloads.downloader import (
     TransferResult,
 )
 from anyurl.downloads.output import held_directories, open_directory, open_in_tree
-from anyurl.errors import AnyURLError, LocalWriteError
+from anyurl.errors import AnyURLError, LocalWriteError, OptionError
 from anyurl.links import Link
 from anyurl.mirror.paths import crawl_of, index_name, local_path
 from anyurl.mirror.refresh import (
@@ -239,6 +239,12 @@ class Mirror:
                   found: Sequence[tuple[str, int]] = ()) -> MirrorSummary:
         """Crawl from the ``start`` URLs (or resume the crawl already in ``root``);
         ``found`` are links another crawl found for this one, with their depth."""
+        if not start and not found and not (self.root / STATE_NAME).exists():
+            # Nothing to crawl and nothing to resume: a usage error, and nothing is
+            # made (no directory, no empty state left behind in the working directory).
+            raise OptionError(f"no URL to mirror, and {str(self.root)!r} holds no crawl "
+                              "to resume", hint="Give the URLs to mirror, or -o DIR of "
+                              "an earlier mirror to resume it.")
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -234,3 +234,26 @@ def test_ranges_of_a_file_url_as_curl(tmp_path: Path, args: list[str]) -> None:
     url = f"file://{tmp_path}/r.txt"
     ours, theirs = anyurl(*args, url), curl("-s", *args, url)
     assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout)
+
+
+@pytest.mark.parametrize("flags", [("-Z",), ("--parallel",), ("-Z", "--parallel-max", "3"),
+                                   ("--parallel-max", "3", "-Z")],
+                         ids=["Z", "parallel", "Z-max", "max-Z"])
+def test_dash_z_takes_no_number_as_in_curl(peers: Peers, flags: tuple[str, ...]) -> None:
+    # curl -Z URL URL: -Z is a switch there (--parallel-max N the number); it took the
+    # first URL for its number here ("'http://...' is not a number").
+    urls = [peers["nginx"].url("hello.txt"), peers["nginx"].url("many/file001.txt")]
+    ours = anyurl("-sS", *flags, *urls)
+    theirs = curl("-sS", *flags, *urls)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert sorted(ours.stdout.splitlines()) == sorted(theirs.stdout.splitlines())
+
+
+def test_dash_z_with_a_number_and_its_mistakes() -> None:
+    from anyurl.cli.main import _join_dash_values
+
+    assert _join_dash_values(["get", "-Z", "20", "u"]) == ["get", "-Z", "20", "u"]
+    assert _join_dash_values(["get", "-Z", "u"]) == ["get", "--parallel=50", "u"]
+    assert _join_dash_values(["get", "u", "-Z"]) == ["get", "u", "--parallel=50"]
+    r = anyurl("-Z", "٣", "http://127.0.0.1:9/")  # a number mistyped is still said so
+    assert r.returncode == 2 and b"-Z/--parallel" in r.stderr

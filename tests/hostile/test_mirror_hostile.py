@@ -239,6 +239,22 @@ def test_robots_txt_is_fetched_once_per_crawl_and_host(server: ScriptedServer,
     assert any(q.path == "/r/gone.txt" for q in server.requests[len(robots):])
 
 
+def test_a_server_that_cannot_be_reached_fails_the_mirror_with_its_code(
+        tmp_path: Path) -> None:
+    # No server answers for robots.txt: each URL fails as its fetch would (7, not
+    # "disallowed by robots.txt" with exit 0, which a script took for success).
+    import socket
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # bound, not listening: refused
+        r = mirror("-o", str(tmp_path / "m"), f"http://127.0.0.1:{port}/a/",
+                   f"http://127.0.0.1:{port}/b/")
+    assert r.returncode == 7, r.stderr
+    assert r.stderr.count(b"could not connect") == 2 and b"robots" in r.stderr
+    assert b"2 failed" in r.stderr
+
+
 def test_a_redirect_is_followed_only_into_the_scope_and_recorded(
         server: ScriptedServer, tmp_path: Path) -> None:
     other = ScriptedServer()  # another host (port): out of a crawl without --span-hosts

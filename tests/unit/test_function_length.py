@@ -16,7 +16,6 @@ LIMIT = 80
 
 #: ``path::qualified.name`` -> its length when the rule was first checked.
 ALLOWED: dict[str, int] = {
-    "anyurl/cli/get_cmd.py::add_arguments": 133,
     "anyurl/schemes/prospero/handler.py::ProsperoHandler.open": 119,
     "anyurl/schemes/gopher/menus.py::menu": 99,
     "anyurl/cli/get_cmd.py::fetch_all": 88,

@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import sys
+import typing
 
 from anyurl.errors import AnyURLError, OptionError
 
@@ -57,6 +58,16 @@ class HelpFormatter(argparse.HelpFormatter):
                  width: int | None = None) -> None:
         super().__init__(prog, indent_increment, max_help_position,
                          terminal_columns() - 2 if width is None else width)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage error is two lines as curl's is (what is wrong, and
+    where the options are), not the whole usage of some forty options."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        """Say ``message`` and where the options are, and exit 2 (argparse's status)."""
+        self.exit(2, f"{self.prog}: error: {message}\n"
+                     f"Try '{self.prog} --help' for its options.\n")
 
 
 class RawDescriptionHelpFormatter(HelpFormatter, argparse.RawDescriptionHelpFormatter):

@@ -157,13 +157,47 @@ def add_parser(sub: Any) -> None:
 
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The options of ``anyurl get`` (output, many URLs, protocol, scheme options)."""
-    p.add_argument("urls", nargs="*", metavar="URL")
-    p.add_argument("-i", "--input-file", metavar="FILE", action="append", default=[],
-                   help="read URLs from FILE ('-' for stdin): one per line, or found in "
-                   "free text as RFC 1738's Appendix describes")
-    out = p.add_argument_group("output")
+def _add_many_arguments(many: Any) -> None:
+    """Parallel transfers, retries and limits: curl's names where curl has them."""
+    many.add_argument("-Z", "--parallel", type=positive_int, metavar="N",
+                      help="transfers at once (default: 'parallel' of the config, 4); "
+                      "-Z alone is curl's: 50")
+    many.add_argument("--parallel-max", dest="parallel", type=positive_int, metavar="N",
+                      help="as -Z N (curl's name)")
+    many.add_argument("--dask", metavar="ADDRESS",
+                      help="fetch on the Dask cluster whose scheduler is at ADDRESS "
+                      "(tcp://host:8786), each host on one worker; needs -O and an "
+                      "--output-dir every worker can write (pip install 'anyurl[dask]')")
+    many.add_argument("--per-host", type=positive_int, metavar="N",
+                      help="transfers at once to one host (default: 'per_host', 2)")
+    many.add_argument("--retry", type=non_negative_int, metavar="N",
+                      help="retry a transfer that failed transiently (timeout, lost "
+                      "connection, short transfer, HTTP 408/429/5xx, FTP 4xx) up to N times, "
+                      "resuming where the scheme allows")
+    many.add_argument("--retry-delay", type=seconds, metavar="SECONDS",
+                      help="wait before the first retry (default 1); each further wait "
+                      "doubles, up to --retry-max-delay (default 60)")
+    many.add_argument("--retry-max-delay", type=seconds, metavar="SECONDS",
+                      help="the longest wait between attempts (default 60), a server's "
+                      "Retry-After (429, 503) included")
+    many.add_argument("--retry-all-errors", action="store_true", default=None,
+                      help="with --retry: retry after any error, not only transient ones "
+                      "(as curl's --retry-all-errors)")
+    many.add_argument("--retry-jitter", choices=("equal", "full", "none"),
+                      help="spread each wait so that clients do not retry in step: 'equal' "
+                      "(the default: half the wait plus a random part of the other half), "
+                      "'full' (a random part of it), 'none' (the exact doubled wait, as curl)")
+    many.add_argument("--stall-timeout", type=seconds, metavar="SECONDS",
+                      help="fail (exit 28, retried) when no byte arrives for SECONDS")
+    many.add_argument("--limit-rate", type=parse_rate, metavar="RATE",
+                      help="cap each transfer at RATE bytes per second (500K, 2M)")
+    many.add_argument("--max-filesize", type=parse_size, metavar="BYTES",
+                      help="fail (exit 63) a transfer larger than BYTES (500K, 2M, 1G), "
+                      "counted after --compressed decoding")
+
+
+def _add_output_arguments(out: Any) -> None:
+    """Where the bodies go: curl's -o/-O/-J, wget's --output-dir, resume, the archive."""
     out.add_argument("-o", "--output", metavar="FILE",
                      help="write to FILE (one URL only; '-' is stdout); an existing FILE "
                      "is replaced when the transfer completes, a device or FIFO written "
@@ -200,48 +234,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      "an empty line; for ftp, nntp, smtp ... the server's reply lines")
     out.add_argument("--raw", action="store_true",
                      help="the bytes the server sent (gopher menus), not a rendering")
-    p.add_argument("--no-pipeline", action="store_true",
-                   help="send HTTP requests one at a time on a connection (no HTTP/1.1 "
-                   "pipelining of a host's GET and HEAD requests)")
     out.add_argument("--json", action="store_true", help=JSON_HELP)
     out.add_argument("--warc", metavar="FILE.warc.gz",
                      help="also record every response in a new WARC/1.1 file (HTTP as "
                      "request and response, other schemes as resource and the dialogue)")
     out.add_argument("--no-progress", action="store_true",
                      help="no progress bars (they are drawn only when stderr is a terminal)")
-    many = p.add_argument_group("many URLs, retries, limits")
-    many.add_argument("-Z", "--parallel", type=positive_int, metavar="N",
-                      help="transfers at once (default: 'parallel' of the config, 4)")
-    many.add_argument("--dask", metavar="ADDRESS",
-                      help="fetch on the Dask cluster whose scheduler is at ADDRESS "
-                      "(tcp://host:8786), each host on one worker; needs -O and an "
-                      "--output-dir every worker can write (pip install 'anyurl[dask]')")
-    many.add_argument("--per-host", type=positive_int, metavar="N",
-                      help="transfers at once to one host (default: 'per_host', 2)")
-    many.add_argument("--retry", type=non_negative_int, metavar="N",
-                      help="retry a transfer that failed transiently (timeout, lost "
-                      "connection, short transfer, HTTP 408/429/5xx, FTP 4xx) up to N times, "
-                      "resuming where the scheme allows")
-    many.add_argument("--retry-delay", type=seconds, metavar="SECONDS",
-                      help="wait before the first retry (default 1); each further wait "
-                      "doubles, up to --retry-max-delay (default 60)")
-    many.add_argument("--retry-max-delay", type=seconds, metavar="SECONDS",
-                      help="the longest wait between attempts (default 60), a server's "
-                      "Retry-After (429, 503) included")
-    many.add_argument("--retry-all-errors", action="store_true", default=None,
-                      help="with --retry: retry after any error, not only transient ones "
-                      "(as curl's --retry-all-errors)")
-    many.add_argument("--retry-jitter", choices=("equal", "full", "none"),
-                      help="spread each wait so that clients do not retry in step: 'equal' "
-                      "(the default: half the wait plus a random part of the other half), "
-                      "'full' (a random part of it), 'none' (the exact doubled wait, as curl)")
-    many.add_argument("--stall-timeout", type=seconds, metavar="SECONDS",
-                      help="fail (exit 28, retried) when no byte arrives for SECONDS")
-    many.add_argument("--limit-rate", type=parse_rate, metavar="RATE",
-                      help="cap each transfer at RATE bytes per second (500K, 2M)")
-    many.add_argument("--max-filesize", type=parse_size, metavar="BYTES",
-                      help="fail (exit 63) a transfer larger than BYTES (500K, 2M, 1G), "
-                      "counted after --compressed decoding")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``anyurl get`` (output, many URLs, protocol, scheme options)."""
+    p.add_argument("urls", nargs="*", metavar="URL")
+    p.add_argument("-i", "--input-file", metavar="FILE", action="append", default=[],
+                   help="read URLs from FILE ('-' for stdin): one per line, or found in "
+                   "free text as RFC 1738's Appendix describes")
+    _add_output_arguments(p.add_argument_group("output"))
+    p.add_argument("--no-pipeline", action="store_true",
+                   help="send HTTP requests one at a time on a connection (no HTTP/1.1 "
+                   "pipelining of a host's GET and HEAD requests)")
+    _add_many_arguments(p.add_argument_group("many URLs, retries, limits"))
     proto = p.add_argument_group("protocol")
     proto.add_argument("--plan", action="store_true",
                        help="print the commands that would be sent, without connecting")

@@ -16,6 +16,7 @@ from anyurl import __version__
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads it so)
 if TYPE_CHECKING:
     import argparse
+    import typing
     from collections.abc import Sequence
 
 __all__ = ["main"]
@@ -32,12 +33,11 @@ def build_parser(only: str | None = None, *, plugins: bool = True) -> argparse.A
     (:func:`~anyurl.cli.scheme_options.add_plugin_arguments`); :func:`main` leaves them
     out until a flag is not known without them.
     """
-    import argparse
     import importlib
 
-    from anyurl.cli.common import COMMANDS, HelpFormatter
+    from anyurl.cli.common import COMMANDS, HelpFormatter, Parser
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="anyurl", formatter_class=HelpFormatter,
         description="Fetch any RFC 1738 URL by speaking its scheme's own protocol.",
         epilog="'anyurl URL' is short for 'anyurl get URL'. "
@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # one run of positionals only; the commands never write to their namespace
         args = argparse.Namespace(**{**vars(args), "urls": [*args.urls, *rest]})
     elif rest:
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+        _unrecognized(parser, args, rest)
     if args.command is None:
         parser.print_help()
         return 2
@@ -118,13 +118,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
+def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                  rest: list[str]) -> typing.NoReturn:
+    """The usage error for options no parser knows, said by the command's own parser
+    (``Try 'anyurl get --help'``), with the option probably meant (``--retyr``:
+    ``--retry``), as git and curl's own suggestions do."""
+    import difflib
+
+    sub = None
+    if args.command is not None:
+        for action in parser._subparsers._group_actions if parser._subparsers else ():
+            sub = getattr(action, "choices", {}).get(args.command, sub)
+    own = sub if sub is not None else parser
+    message = f"unrecognized arguments: {' '.join(rest)}"
+    unknown = next((r for r in rest if r.startswith("--")), None)
+    if unknown is not None:
+        known = [flag for action in own._actions for flag in action.option_strings
+                 if flag.startswith("--")]
+        close = difflib.get_close_matches(unknown.partition("=")[0], known, n=1, cutoff=0.7)
+        if close:
+            message += f" (did you mean {close[0]}?)"
+    own.error(message)
+    raise AssertionError("unreachable")  # pragma: no cover - error() exits
+
+
 #: Options whose value often begins with "-" as curl users write it (``--proto -file``);
 #: argparse would take such a value for an option of its own.
 _DASH_VALUED = frozenset({"--proto"})
 
 
+#: curl's ``-Z``/``--parallel`` takes no value (its ``--parallel-max``, 50 by default,
+#: says how many): here ``-Z N`` gives the number, and ``-Z`` before anything but digits
+#: means curl's 50, so that ``anyurl -Z URL URL`` works as ``curl -Z URL URL`` does.
+_PARALLEL = frozenset({"-Z", "--parallel"})
+CURL_PARALLEL_MAX = 50
+
+
 def _join_dash_values(args: list[str]) -> list[str]:
-    """``--proto -file`` as ``--proto=-file``, so argparse takes the value as curl does."""
+    """``--proto -file`` as ``--proto=-file``, so argparse takes the value as curl does;
+    a bare ``-Z`` as ``--parallel=50`` (:data:`_PARALLEL`)."""
     joined: list[str] = []
     i = 0
     while i < len(args):
@@ -132,12 +164,22 @@ def _join_dash_values(args: list[str]) -> list[str]:
             joined.append(f"{args[i]}={args[i + 1]}")
             i += 2
             continue
+        if args[i] in _PARALLEL and (i + 1 == len(args) or not _a_count(args[i + 1])):
+            joined.append(f"--parallel={CURL_PARALLEL_MAX}")
+            i += 1
+            continue
         if args[i] == "--":
             joined.extend(args[i:])
             break
         joined.append(args[i])
         i += 1
     return joined
+
+
+def _a_count(word: str) -> bool:
+    """Whether ``word`` is a value for ``-Z`` (digits, maybe mistyped ones: the option's
+    own parser says what is wrong with ``-Z ٣`` or ``-Z 0``)."""
+    return word[:1].isdigit() or (word[:1] in "+-" and word[1:2].isdigit())
 
 
 def _meant(first: str) -> str | None:

@@ -20,7 +20,14 @@ import urllib.robotparser
 
 import anyio
 
-from anyurl.errors import AnyURLError, RemoteFileNotFound
+from anyurl.errors import (
+    AnyURLError,
+    ConnectFailed,
+    HostNotResolved,
+    PolicyRefused,
+    ProxyError,
+    RemoteFileNotFound,
+)
 from anyurl.mirror.paths import crawl_of
 from anyurl.mirror.state import CrawlState
 from anyurl.numbers import is_ascii_digits
@@ -66,9 +73,16 @@ class Robots:
         #: path): their URLs are not matched one by one.
         self._open: set[str] = set()
         self._locks: dict[str, anyio.Lock] = {}
+        #: Origins whose robots.txt could not be asked at all (no answer: the host is not
+        #: resolved, the connection refused): the error, which each URL there fails with.
+        self._unreachable: dict[str, AnyURLError] = {}
 
     async def allows(self, url: URL) -> bool:
-        """Whether robots.txt lets this crawler fetch ``url`` (always, for non-HTTP)."""
+        """Whether robots.txt lets this crawler fetch ``url`` (always, for non-HTTP).
+
+        When the server cannot be reached at all, the error of that (exit 6, 7 ...) is
+        raised, for this URL and every later one of the origin: its URLs fail as the
+        fetch itself would, not as "disallowed" with no exit status."""
         if not crawl_of(url.scheme).robots:
             return True
         origin = f"{url.scheme}://{(url.host or '').lower()}:{url.effective_port}"
@@ -79,11 +93,17 @@ class Robots:
             # One fetch per origin: the other workers wait for it rather than ask too.
             async with self._locks.setdefault(origin, anyio.Lock()):
                 rules = self._rules.get(origin)
-                if rules is None:
-                    rules, text = await self._load(url, origin)
+                if rules is None and origin not in self._unreachable:
+                    try:
+                        rules, text = await self._load(url, origin)
+                    except AnyURLError as exc:
+                        self._unreachable[origin] = exc
+                        raise
                     self._rules[origin] = rules
                     if text is not None and refuses_nothing(text):
                         self._open.add(origin)
+            if rules is None:
+                raise self._unreachable[origin]
         return rules.can_fetch(self.user_agent, str(url))
 
     def crawl_delay(self, url: URL) -> float:
@@ -124,7 +144,9 @@ class Robots:
         return rules, body
 
     async def _fetch(self, url: URL) -> str | None:
-        """The file's text ("" when there is none: 4xx); None when it cannot be had."""
+        """The file's text ("" when there is none: 4xx); None when the server answered
+        with an error (5xx: RFC 9309 2.3.1.4, everything is disallowed). An error with no
+        answer from the server (not resolved, refused, timed out) is raised."""
         port = f":{url.port}" if url.port is not None else ""
         where = f"{url.scheme}://{url.host}{port}/robots.txt"
         try:
@@ -134,8 +156,14 @@ class Robots:
             status = exc.status or 0
             if isinstance(exc, RemoteFileNotFound) or 400 <= status < 500:
                 return ""  # no robots.txt: everything is allowed
+            if exc.status is None and isinstance(exc, _NO_ANSWER):
+                raise
             return None
 
+
+#: Errors that mean no server answered for robots.txt (so none will for the URL): the
+#: URL fails with them, as its own fetch would.
+_NO_ANSWER = (HostNotResolved, ConnectFailed, ProxyError, PolicyRefused)
 
 #: The fields urllib.robotparser reads numbers from, with ``int()``.
 _NUMBER_FIELDS = ("crawl-delay", "request-rate")

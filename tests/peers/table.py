@@ -129,6 +129,14 @@ PEERS: tuple[Peer, ...] = (
     Peer("leafnode-tls", "nntps", "leafnode_tls", 1563, _apt("leafnode stunnel4 openssl"),
          binaries=("/usr/sbin/leafnode", "/usr/sbin/texpire", "/usr/bin/stunnel4",
                    "/usr/bin/openssl", "/usr/bin/unshare")),
+    # NNTP with STARTTLS (RFC 4642): INN's nnrpd, standalone, a certificate of a test CA
+    # made when the peer starts (extra["cafile"]); AUTHINFO for the local user only in TLS
+    Peer("inn", "news", "inn", 1120,
+         f"run `{INSTALL_SCRIPT}` as root (it unpacks `apt-get download inn2` with dpkg-deb -x"
+         f" into {PEERS_OPT}/inn2 and installs its libraries; inn2 conflicts with leafnode)",
+         binaries=(f"{PEERS_OPT}/inn2/usr/lib/news/bin/nnrpd", "/usr/bin/openssl",
+                   "/usr/bin/unshare"),
+         **_LOCAL, note="runs as the news user: needs root"),
     # Telnet
     Peer("telnetd", "telnet", "telnetd", 2323, _apt("inetutils-telnetd socat"),
          binaries=("/usr/sbin/telnetd", "/usr/bin/socat"), **_LOCAL),

@@ -21,6 +21,9 @@ APT_PACKAGES=(
     vsftpd nginx-light pygopherd gophernicus leafnode inetutils-telnetd
     # a SOCKS5 proxy (dante) and TLS in front of leafnode for nntps:// (stunnel)
     dante-server stunnel4
+    # a SOCKS4a proxy: ssh -D logged in to an sshd of its own (tests/peers/servers.py);
+    # a system sshd is left alone (not in DAEMONS: stopping new ones would cut logins)
+    openssh-client openssh-server
     socat curl wget util-linux procps passwd
     # validates docker/docker-compose.yml without a Docker engine (tests/unit/test_peers_table.py)
     docker-compose
@@ -42,7 +45,7 @@ PIP_PACKAGES=(pyftpdlib aioftp aiosmtpd telnetlib3)
 PIP_MODULES=(pyftpdlib aioftp aiosmtpd telnetlib3)
 # Daemons the packages above could start; any that appear during this run are stopped.
 DAEMONS=(vsftpd nginx pygopherd inetd inetutils-inetd syslogd leafnode gophernicus pure-ftpd
-         danted stunnel4 stunnel innd nnrpd sshd)
+         danted stunnel4 stunnel innd nnrpd)
 
 log() { printf 'install-peers: %s\n' "$*" >&2; }
 

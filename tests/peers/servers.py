@@ -592,6 +592,57 @@ socks pass {{
                   logs={"server": str(log)})
 
 
+def openssh_socks(ctx: Context) -> Launch:
+    """OpenSSH's dynamic forwarding (``ssh -D``) on the peer's port: a SOCKS4, 4a and 5
+    proxy (dante speaks no 4a). The ssh client logs in as root, with a key made now, to
+    an ``sshd -i`` it runs itself as its ProxyCommand (no second port), with a host key
+    made now too; each SOCKS request is a ``direct-tcpip`` channel that sshd opens.
+
+    ``ssh -vv`` logs every request (``dynamic request: socks4 host NAME port N``: the
+    name as the client gave it) to the peer's output log. sshd wants its privilege
+    separation directory /run/sshd: natively it gets one on a tmpfs over /run in a
+    private mount namespace."""
+    d = ctx.peer_dir
+    import subprocess
+
+    for name in ("host_key", "client_key"):
+        for old in (d / name, d / f"{name}.pub"):
+            old.unlink(missing_ok=True)
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "anyurl-peer",
+                        "-f", str(d / name)], check=True, capture_output=True)
+    shutil.copy(d / "client_key.pub", d / "authorized_keys")
+    _write(d / "known_hosts", "anyurl-peer " + (d / "host_key.pub").read_text())
+    sshd_config = _write(d / "sshd_config", f"""\
+HostKey {d / "host_key"}
+AuthorizedKeysFile {d / "authorized_keys"}
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+PermitRootLogin prohibit-password
+StrictModes no
+AllowTcpForwarding local
+PermitOpen any
+AllowAgentForwarding no
+X11Forwarding no
+PermitTTY no
+LogLevel VERBOSE
+""")
+    ssh = ["/usr/bin/ssh", "-vv", "-N", "-F", "/dev/null", "-D", f"{ctx.host}:{ctx.port}",
+           "-i", str(d / "client_key"), "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
+           "-o", "HostKeyAlias=anyurl-peer", "-o", "StrictHostKeyChecking=yes",
+           "-o", f"UserKnownHostsFile={d / 'known_hosts'}", "-o", "ExitOnForwardFailure=yes",
+           "-o", f"ProxyCommand=/usr/sbin/sshd -i -e -f {d / 'sshd_config'}",
+           "root@anyurl-peer"]
+    privsep = ("mkdir -p /run/sshd" if ctx.container else
+               "mount -t tmpfs -o mode=755 anyurl-sshd /run\nmkdir -m 755 /run/sshd")
+    script = _write(d / "serve.sh", f"#!/bin/sh\nset -e\n{privsep}\nexec {shlex.join(ssh)}\n",
+                    0o755)
+    argv = ["/bin/sh", str(script)]
+    if not ctx.container:
+        argv = ["unshare", "--mount", "--propagation", "private", *argv]
+    return Launch(argv, extra={"config": str(sshd_config)})
+
+
 # -- Telnet -----------------------------------------------------------------------------------
 
 
@@ -644,6 +695,7 @@ BUILDERS = {
     "leafnode_tls": leafnode_tls,
     "inn": inn,
     "dante": dante,
+    "openssh_socks": openssh_socks,
     "telnetd": telnetd,
     "telnetlib3": telnetlib3,
     "aiosmtpd": aiosmtpd,
@@ -681,6 +733,8 @@ def missing(peer: Peer) -> str | None:
     if peer.kind == "dante" and peer.user and (os.geteuid() != 0 or not _local_user_exists()):
         return (f"peer {peer.name!r} checks the local user {LOCAL_USER!r}'s password, "
                 f"which needs root and that user: {peer.install}")
+    if peer.kind == "openssh_socks" and os.geteuid() != 0:
+        return f"peer {peer.name!r} logs in to its own sshd as root: {peer.install}"
     if peer.kind == "inn" and os.geteuid() != 0:
         return f"peer {peer.name!r} runs INN as the news user, which needs root: {peer.install}"
     if peer.kind == "gophernicus" and os.geteuid() == 0 and not _local_user_exists():

@@ -152,6 +152,12 @@ PEERS: tuple[Peer, ...] = (
     Peer("dante-login", "socks5h", "dante", 1081, _apt("dante-server"),
          binaries=("/usr/sbin/danted",), **_LOCAL,
          note="checks the local user's password: needs root and the local user"),
+    # SOCKS4, 4a and 5 (dante has no 4a): OpenSSH's dynamic forwarding, `ssh -D` logged in
+    # to an sshd of its own with keys made when the peer starts
+    Peer("openssh-socks", "socks4a", "openssh_socks", 1082,
+         _apt("openssh-client openssh-server"),
+         binaries=("/usr/bin/ssh", "/usr/sbin/sshd", "/usr/bin/ssh-keygen", "/usr/bin/unshare"),
+         note="logs in to its own sshd as root: needs root"),
     # Schemes with no packaged server: anyurl's own loopback servers, started when they exist.
     Peer("prospero", "prospero", "module", 1525,
          "comes with anyurl (src/anyurl/testing/prospero.py); `pip install -e .`",

@@ -7,8 +7,8 @@
 # the install is stopped by PID at the end. The peers are started by `python -m tests.peers start`
 # on free ports, never by this script.
 #
-# pure-ftpd conflicts with vsftpd as a package, so its .deb is only unpacked under
-# /opt/anyurl-peers/pure-ftpd.
+# pure-ftpd conflicts with vsftpd as a package, and inn2 with leafnode, so their .debs are only
+# unpacked, under /opt/anyurl-peers/pure-ftpd and /opt/anyurl-peers/inn2.
 set -euo pipefail
 
 PYTHON=${PYTHON:-python3}
@@ -21,11 +21,17 @@ APT_PACKAGES=(
     vsftpd nginx-light pygopherd gophernicus leafnode inetutils-telnetd
     # a SOCKS5 proxy (dante) and TLS in front of leafnode for nntps:// (stunnel)
     dante-server stunnel4
+    # a SOCKS4a proxy: ssh -D logged in to an sshd of its own (tests/peers/servers.py);
+    # a system sshd is left alone (not in DAEMONS: stopping new ones would cut logins)
+    openssh-client openssh-server
     socat curl wget util-linux procps passwd
     # validates docker/docker-compose.yml without a Docker engine (tests/unit/test_peers_table.py)
     docker-compose
     # pure-ftpd's shared libraries (the binary itself is unpacked, not installed)
     libcap2 libcrypt1 libpam0g libsodium23 libssl3
+    # INN's (the inn2 package conflicts with leafnode, so it is unpacked, not installed;
+    # libinn comes from inn2-inews, which does not conflict): nnrpd with STARTTLS
+    inn2-inews libcanlock3 libdb5.3 libperl5.36 libpython3.11 libsasl2-2 openssl
     # the browser of tests/integration/test_serve_browser.py (Selenium drives the system
     # chromium through /usr/bin/chromedriver: browsers cannot be downloaded here)
     chromium chromium-driver
@@ -39,7 +45,7 @@ PIP_PACKAGES=(pyftpdlib aioftp aiosmtpd telnetlib3)
 PIP_MODULES=(pyftpdlib aioftp aiosmtpd telnetlib3)
 # Daemons the packages above could start; any that appear during this run are stopped.
 DAEMONS=(vsftpd nginx pygopherd inetd inetutils-inetd syslogd leafnode gophernicus pure-ftpd
-         danted stunnel4 stunnel)
+         danted stunnel4 stunnel innd nnrpd)
 
 log() { printf 'install-peers: %s\n' "$*" >&2; }
 
@@ -99,8 +105,20 @@ for p in "${APT_PACKAGES[@]}"; do
 done
 
 pure_ftpd_bin="$OPT/pure-ftpd/usr/sbin/pure-ftpd"
+inn_bin="$OPT/inn2/usr/lib/news/bin/nnrpd"
 
-if [ ${#missing_apt[@]} -gt 0 ] || [ ! -x "$pure_ftpd_bin" ]; then
+# `apt-get download PACKAGE` unpacked with dpkg-deb -x into $OPT/PACKAGE.
+unpack() {
+    log "unpacking $1 into $OPT/$1"
+    tmp=$(mktemp -d)
+    chmod 755 "$tmp"  # apt-get download runs as _apt
+    (cd "$tmp" && { apt_get download -q "$1" || { apt_get update -q && apt_get download -q "$1"; }; })
+    mkdir -p "$OPT/$1"
+    dpkg-deb -x "$tmp/$1"_*.deb "$OPT/$1"
+    rm -rf "$tmp"
+}
+
+if [ ${#missing_apt[@]} -gt 0 ] || [ ! -x "$pure_ftpd_bin" ] || [ ! -x "$inn_bin" ]; then
     before=$(daemon_pids)
     policy=/usr/sbin/policy-rc.d
     created_policy=no
@@ -123,15 +141,8 @@ if [ ${#missing_apt[@]} -gt 0 ] || [ ! -x "$pure_ftpd_bin" ]; then
         fi
     fi
 
-    if [ ! -x "$pure_ftpd_bin" ]; then
-        log "unpacking pure-ftpd into $OPT/pure-ftpd"
-        tmp=$(mktemp -d)
-        chmod 755 "$tmp"  # apt-get download runs as _apt
-        (cd "$tmp" && { apt_get download -q pure-ftpd || { apt_get update -q && apt_get download -q pure-ftpd; }; })
-        mkdir -p "$OPT/pure-ftpd"
-        dpkg-deb -x "$tmp"/pure-ftpd_*.deb "$OPT/pure-ftpd"
-        rm -rf "$tmp"
-    fi
+    if [ ! -x "$pure_ftpd_bin" ]; then unpack pure-ftpd; fi
+    if [ ! -x "$inn_bin" ]; then unpack inn2; fi
 
     # Stop whatever daemon the install started anyway (only the new PIDs).
     after=$(daemon_pids)
@@ -145,7 +156,7 @@ if [ ${#missing_apt[@]} -gt 0 ] || [ ! -x "$pure_ftpd_bin" ]; then
     cleanup
     trap - EXIT
 else
-    log "apt packages and pure-ftpd already present"
+    log "apt packages, pure-ftpd and inn2 already present"
 fi
 
 # Keep the system services off on machines with systemd or sysvinit, so a reboot does not

@@ -15,7 +15,8 @@ Every error a user can meet is an :class:`AnyURLError`; its ``exit_code`` is wha
     │   ├── HostNotResolved          6
     │   │   └── ProxyNotResolved     5    ... the proxy's own name (curl's COULDNT_RESOLVE_PROXY)
     │   ├── ConnectFailed            7
-    │   │   └── TLSHandshakeFailed  35  the TLS handshake failed (curl's SSL connect error)
+    │   │   └── TLSHandshakeFailed  35  the TLS handshake failed (curl's SSL connect error;
+    │   │       │                          an FTP data connection's too, or its 522 reply)
     │   │       └── TLSCertificateError 60  the server's certificate was not accepted
     │   ├── ConnectionLost          56  the peer reset or closed the connection mid-dialogue
     │   ├── TLSNotOffered           64  TLS required and not offered (curl's USE_SSL_FAILED)

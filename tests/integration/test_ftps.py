@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from anyurl.errors import AnyURLError, LoginDenied, TLSCertificateError
+from anyurl.errors import AnyURLError, LoginDenied, TLSCertificateError, TLSHandshakeFailed
 from anyurl.net.transport import Stream
 from anyurl.options import FTPOptions
 from anyurl.resolver import Resolver
@@ -120,8 +120,10 @@ async def test_each_data_connection_resumes_the_control_connections_session(
     async with Resolver(trust_env=False) as r:
         with pytest.raises(AnyURLError) as caught:
             await r.fetch(_url(peers, name, "bin1k.dat"), _options(peers, name))
-    # The handshake itself passes; vsftpd then checks the reuse and answers 522.
+    # The handshake itself passes; vsftpd then checks the reuse and answers 522: the
+    # data connection's TLS failed, curl's 35 (not a partial transfer, 18).
     assert "522 SSL connection failed: session reuse required" in str(caught.value)
+    assert isinstance(caught.value, TLSHandshakeFailed) and caught.value.exit_code == 35
 
 
 @pytest.mark.anyio

@@ -233,6 +233,51 @@ def test_leafnode_group_and_article(peers):
         assert reader.line().startswith(b"205")
 
 
+def test_inn_offers_starttls_and_serves_articles_inside_it(peers):
+    """nnrpd lists STARTTLS, refuses a login in clear (483) and reading without one
+    (480); after STARTTLS (382, then ssl's handshake) and the login, it serves."""
+    import ssl
+
+    peer = peers["inn"]
+    count = len(data.NEWS_ARTICLES)
+    context = ssl.create_default_context(cafile=str(peer.extra["cafile"]))
+    with socket.create_connection(peer.address, timeout=TIMEOUT) as plain:
+        reader = LineReader(plain)
+        assert reader.line().startswith(b"20")
+        plain.sendall(b"CAPABILITIES\r\n")
+        assert reader.line().startswith(b"101")
+        assert b"STARTTLS" in reader.multiline()
+        plain.sendall(b"AUTHINFO USER " + peer.user.encode() + b"\r\n")
+        assert reader.line().startswith(b"483")
+        plain.sendall(f"GROUP {NEWS_GROUP}\r\n".encode())
+        assert reader.line().startswith(b"480")
+        plain.sendall(b"STARTTLS\r\n")
+        assert reader.line().startswith(b"382")
+        with context.wrap_socket(plain, server_hostname=peer.host) as sock:
+            reader = LineReader(sock)
+            for command, code in ((f"AUTHINFO USER {peer.user}", b"381"),
+                                  (f"AUTHINFO PASS {peer.password}", b"281"),
+                                  (f"GROUP {NEWS_GROUP}", f"211 {count} 1 {count}".encode())):
+                sock.sendall(command.encode() + b"\r\n")
+                assert reader.line().startswith(code), command
+            sock.sendall(b"ARTICLE 2\r\n")
+            assert reader.line().startswith(b"220 2 " + data.news_message_id(2).encode())
+            lines = reader.multiline()
+            assert b"\n".join(lines[lines.index(b"") + 1:]) + b"\n" == data.NEWS_ARTICLES[1][1]
+
+
+def test_openssh_socks4a_connects_by_name(peers):
+    """``ssh -D`` answers a SOCKS4a CONNECT to "localhost" (resolved by the proxy)."""
+    proxy, nginx = peers["openssh-socks"], peers["nginx"]
+    with socket.create_connection(proxy.address, timeout=TIMEOUT) as sock:
+        sock.sendall(b"\x04\x01" + nginx.port.to_bytes(2, "big") + b"\x00\x00\x00\x01"
+                     + b"anyurl\x00localhost\x00")
+        reply = sock.recv(8)
+        assert reply[:2] == b"\x00\x5a", reply  # granted
+        sock.sendall(b"GET /hello.txt HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        assert recv_all(sock).endswith(data.HELLO_TEXT)
+
+
 # -- Telnet -------------------------------------------------------------------------------------
 
 IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240

@@ -1,7 +1,8 @@
-"""SOCKS proxies against a real one, dante (peers "dante" and "dante-login"): every TCP
-scheme fetched through it gives the same bytes as direct, an FTP passive data connection
-goes through the proxy too (dante's log says so), https runs TLS over the tunnel, and a
-refusal or an unreachable proxy exits with curl's codes, the password never shown."""
+"""SOCKS proxies against real ones, dante (peers "dante" and "dante-login") and, for
+SOCKS4 and 4a, OpenSSH's ``ssh -D`` ("openssh-socks"): every TCP scheme fetched through
+them gives the same bytes as direct, an FTP passive data connection goes through the
+proxy too (the proxy's log says so), https runs TLS over the tunnel, and a refusal or an
+unreachable proxy exits with curl's codes, the password never shown."""
 
 from __future__ import annotations
 
@@ -71,11 +72,46 @@ async def test_every_scheme_through_dante_gives_the_direct_bytes(
 
 
 async def test_socks4_through_dante_with_the_name_resolved_here(peers: Any) -> None:
-    """dante speaks SOCKS4 but not 4a (it connects to 0.0.0.255): socks4a's request
-    is checked byte for byte in tests/unit/test_socks.py."""
+    """dante speaks SOCKS4 but not 4a (it connects to 0.0.0.255): socks4a is tested
+    against OpenSSH below, and its request checked byte for byte in
+    tests/unit/test_socks.py."""
     url = peers["nginx"].url("hello.txt").replace("127.0.0.1", "localhost")
     async with Resolver(proxy=_proxy(peers, scheme="socks4"), trust_env=False) as r:
         assert await r.fetch(url) == peers.expected("hello.txt")
+
+
+def _ssh_requests(peers: Any) -> list[tuple[str, int]]:
+    """(host, port) of each SOCKS4/4a request ``ssh -D`` logged, the host as the client
+    sent it (a name for socks4a, an address for socks4)."""
+    log = Path(peers["openssh-socks"].logs["output"]).read_text(errors="replace")
+    return [(host, int(port)) for host, port in
+            re.findall(r"dynamic request: socks4 host (\S+) port (\d+)", log)]
+
+
+@pytest.mark.parametrize("scheme", ["socks4a", "socks4"])
+async def test_socks4_and_4a_through_openssh(peers: Any, scheme: str) -> None:
+    """OpenSSH's ``ssh -D`` (peer "openssh-socks") speaks SOCKS4a, which dante does not:
+    with socks4a the proxy gets the name ("localhost") and resolves it, with socks4 the
+    address resolved here; an FTP passive data connection goes through it too."""
+    urls = {"http": peers["nginx"].url("hello.txt"), "ftp": peers["vsftpd"].url("pub/readme.txt"),
+            "gopher": peers["pygopherd"].url("0/hello.txt")}
+    urls = {what: url.replace("127.0.0.1", "localhost") for what, url in urls.items()}
+    async with Resolver(Config(), trust_env=False) as direct:
+        expected = {what: await direct.fetch(url) for what, url in urls.items()}
+    assert expected["http"] == peers.expected("hello.txt")
+    before = len(_ssh_requests(peers))
+    proxy = f"{scheme}://{peers['openssh-socks'].hostport}"
+    async with Resolver(proxy=proxy, trust_env=False) as r:
+        for what, url in urls.items():
+            assert await r.fetch(url) == expected[what], what
+    requests = _ssh_requests(peers)[before:]
+    host = "localhost" if scheme == "socks4a" else "127.0.0.1"
+    wanted = {peers[name].port for name in ("nginx", "vsftpd", "pygopherd")}
+    assert wanted <= {port for name, port in requests if name == host}, requests
+    lo, hi = peers["vsftpd"].passive_ports
+    assert any(lo <= port <= hi for _name, port in requests), requests
+    if scheme == "socks4":  # every name was resolved here
+        assert all(name == "127.0.0.1" for name, _port in requests), requests
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ cannot mount) the paths are replaced by symbolic links, the container being thro
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import pwd
 import re
@@ -461,6 +462,102 @@ execArgs = leafnode
                             {"cafile": str(ca)})
 
 
+INN = f"{PEERS_OPT}/inn2"  # scripts/install-peers.sh unpacks inn2 here (it conflicts with leafnode)
+INN_BIN = f"{INN}/usr/lib/news/bin"
+
+
+def _inn_spool(ctx: Context) -> tuple[Path, Path, Path]:
+    """The throwaway tree of one INN peer (etc, db, spool, run, log, tmp), the test
+    group's articles stored as tradspool files: (the tree, its inn.conf, the test CA)."""
+    root = ctx.peer_dir / "inn"
+    names = ("etc", "db", "run", "log", "tmp", "http", "spool/articles", "spool/overview")
+    for name in names:
+        (root / name).mkdir(parents=True, exist_ok=True)
+    group_dir = root.joinpath("spool", "articles", *NEWS_GROUP.split("."))
+    group_dir.mkdir(parents=True, exist_ok=True)
+    count = len(data.NEWS_ARTICLES)
+    for number in range(1, count + 1):
+        (group_dir / str(number)).write_bytes(data.news_article(NEWS_GROUP, NEWS_FQDN, number))
+    _write(root / "db" / "active", f"{NEWS_GROUP} {count:010d} 0000000001 y\n")
+    _write(root / "db" / "newsgroups", f"{NEWS_GROUP}\tanyurl test group\n")
+    _write(root / "db" / "history", "")
+    ca, cert, key = _test_ca(ctx)
+    paths = {f"path{name}": root / name for name in ("etc", "db", "run", "log", "tmp", "http")}
+    paths.update(pathnews=root, pathspool=root / "spool",
+                 patharticles=root / "spool" / "articles",
+                 pathoverview=root / "spool" / "overview",
+                 pathoutgoing=root / "spool" / "outgoing",
+                 pathincoming=root / "spool" / "incoming",
+                 patharchive=root / "spool" / "archive",
+                 pathbin=INN_BIN, pathcontrol=f"{INN_BIN}/control",
+                 pathfilter=f"{INN_BIN}/filter", tlscertfile=cert, tlskeyfile=key)
+    conf = _write(root / "etc" / "inn.conf", "".join(
+        [f'mta: "/bin/true %s"\norganization: "anyurl test peer"\n'
+         f"pathhost: {NEWS_FQDN}\ndomain: anyurl-tests.internal\nserver: 127.0.0.1\n"
+         "ovmethod: tradindexed\nhismethod: hisv6\nenableoverview: true\n"
+         "wireformat: false\nnnrpdloadlimit: 0\n"]
+        + [f"{key}: {value}\n" for key, value in paths.items()]))
+    _write(root / "etc" / "storage.conf", "method tradspool {\n newsgroups: *\n class: 0\n}\n")
+    shutil.copy(f"{INN}/etc/news/inn-secrets.conf", root / "etc" / "inn-secrets.conf")
+    # Logins (ckpasswd against a file of its own) only inside TLS, as public servers
+    # have it: before STARTTLS no auth group matches, and AUTHINFO USER is not offered.
+    salt = hashlib.sha256(str(ctx.peer_dir).encode()).hexdigest()[:16]
+    _write(root / "etc" / "passwd", f"{LOCAL_USER}:{_sha512_crypt(LOCAL_PASSWORD, salt)}\n")
+    _write(root / "etc" / "readers.conf", f"""\
+auth "login" {{
+    auth: "ckpasswd -f {root / 'etc' / 'passwd'}"
+    require_encryption: true
+}}
+access "readers" {{
+    users: "{LOCAL_USER}"
+    newsgroups: "*"
+    access: "R"
+}}
+""")
+    news = pwd.getpwnam("news")
+    for dirpath, _dirnames, filenames in os.walk(root):
+        os.chown(dirpath, news.pw_uid, news.pw_gid)
+        for name in filenames:
+            os.chown(os.path.join(dirpath, name), news.pw_uid, news.pw_gid)
+    os.chown(key, news.pw_uid, news.pw_gid)
+    os.chmod(key, 0o600)
+    return root, conf, ca
+
+
+def _sha512_crypt(password: str, salt: str) -> str:
+    """crypt(3)'s SHA-512 form of ``password`` (what ckpasswd's file holds), by openssl."""
+    import subprocess
+
+    done = subprocess.run(["openssl", "passwd", "-6", "-salt", salt, "-stdin"],
+                          input=password, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def inn(ctx: Context) -> Launch:
+    """INN's nnrpd as a standalone daemon (-D -f), reading a tradspool of the test
+    group, with STARTTLS (RFC 4642: a certificate of a test CA made now, the CA in
+    ``extra["cafile"]``) and AUTHINFO USER/PASS for the local test user only inside TLS.
+
+    The overview and history are built (makehistory, makedbz) before it starts. With no
+    syslog, INN writes its log to /dev/console: natively a file of the peer is
+    bind-mounted over it in a private mount namespace."""
+    root, conf, ca = _inn_spool(ctx)
+    console = ctx.peer_dir / "console.log"
+    _write(console, "", 0o666)
+    bind = ["-b", ctx.host] if ":" not in ctx.host else ["-6", ctx.host]
+    script = _write(ctx.peer_dir / "serve.sh", "#!/bin/sh\nset -e\n"
+                    f"cd {shlex.quote(str(root / 'db'))}\n"
+                    f"{INN_BIN}/makehistory -O\n{INN_BIN}/makedbz -i -o\n"
+                    "exec " + shlex.join([f"{INN_BIN}/nnrpd", "-D", "-f", "-n",
+                                          "-p", str(ctx.port), *bind]) + "\n", 0o755)
+    overlays = [] if ctx.container else [(console, Path("/dev/console"))]
+    env = {"INNCONF": str(conf), "LD_LIBRARY_PATH": f"{INN}/usr/lib/news"}
+    return Launch(_with_overlays(ctx, overlays, ["/bin/sh", str(script)]), env=env,
+                  logs={"console": str(console)},
+                  extra={"group": NEWS_GROUP, "articles": len(data.NEWS_ARTICLES),
+                         "fqdn": NEWS_FQDN, "cafile": str(ca)})
+
+
 # -- SOCKS ------------------------------------------------------------------------------------
 
 
@@ -493,6 +590,57 @@ socks pass {{
     path = _write(ctx.peer_dir / "danted.conf", conf)
     return Launch(["/usr/sbin/danted", "-f", str(path), "-p", str(ctx.peer_dir / "danted.pid")],
                   logs={"server": str(log)})
+
+
+def openssh_socks(ctx: Context) -> Launch:
+    """OpenSSH's dynamic forwarding (``ssh -D``) on the peer's port: a SOCKS4, 4a and 5
+    proxy (dante speaks no 4a). The ssh client logs in as root, with a key made now, to
+    an ``sshd -i`` it runs itself as its ProxyCommand (no second port), with a host key
+    made now too; each SOCKS request is a ``direct-tcpip`` channel that sshd opens.
+
+    ``ssh -vv`` logs every request (``dynamic request: socks4 host NAME port N``: the
+    name as the client gave it) to the peer's output log. sshd wants its privilege
+    separation directory /run/sshd: natively it gets one on a tmpfs over /run in a
+    private mount namespace."""
+    d = ctx.peer_dir
+    import subprocess
+
+    for name in ("host_key", "client_key"):
+        for old in (d / name, d / f"{name}.pub"):
+            old.unlink(missing_ok=True)
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "anyurl-peer",
+                        "-f", str(d / name)], check=True, capture_output=True)
+    shutil.copy(d / "client_key.pub", d / "authorized_keys")
+    _write(d / "known_hosts", "anyurl-peer " + (d / "host_key.pub").read_text())
+    sshd_config = _write(d / "sshd_config", f"""\
+HostKey {d / "host_key"}
+AuthorizedKeysFile {d / "authorized_keys"}
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+PermitRootLogin prohibit-password
+StrictModes no
+AllowTcpForwarding local
+PermitOpen any
+AllowAgentForwarding no
+X11Forwarding no
+PermitTTY no
+LogLevel VERBOSE
+""")
+    ssh = ["/usr/bin/ssh", "-vv", "-N", "-F", "/dev/null", "-D", f"{ctx.host}:{ctx.port}",
+           "-i", str(d / "client_key"), "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
+           "-o", "HostKeyAlias=anyurl-peer", "-o", "StrictHostKeyChecking=yes",
+           "-o", f"UserKnownHostsFile={d / 'known_hosts'}", "-o", "ExitOnForwardFailure=yes",
+           "-o", f"ProxyCommand=/usr/sbin/sshd -i -e -f {d / 'sshd_config'}",
+           "root@anyurl-peer"]
+    privsep = ("mkdir -p /run/sshd" if ctx.container else
+               "mount -t tmpfs -o mode=755 anyurl-sshd /run\nmkdir -m 755 /run/sshd")
+    script = _write(d / "serve.sh", f"#!/bin/sh\nset -e\n{privsep}\nexec {shlex.join(ssh)}\n",
+                    0o755)
+    argv = ["/bin/sh", str(script)]
+    if not ctx.container:
+        argv = ["unshare", "--mount", "--propagation", "private", *argv]
+    return Launch(argv, extra={"config": str(sshd_config)})
 
 
 # -- Telnet -----------------------------------------------------------------------------------
@@ -545,7 +693,9 @@ BUILDERS = {
     "gophernicus": gophernicus,
     "leafnode": leafnode,
     "leafnode_tls": leafnode_tls,
+    "inn": inn,
     "dante": dante,
+    "openssh_socks": openssh_socks,
     "telnetd": telnetd,
     "telnetlib3": telnetlib3,
     "aiosmtpd": aiosmtpd,
@@ -583,6 +733,10 @@ def missing(peer: Peer) -> str | None:
     if peer.kind == "dante" and peer.user and (os.geteuid() != 0 or not _local_user_exists()):
         return (f"peer {peer.name!r} checks the local user {LOCAL_USER!r}'s password, "
                 f"which needs root and that user: {peer.install}")
+    if peer.kind == "openssh_socks" and os.geteuid() != 0:
+        return f"peer {peer.name!r} logs in to its own sshd as root: {peer.install}"
+    if peer.kind == "inn" and os.geteuid() != 0:
+        return f"peer {peer.name!r} runs INN as the news user, which needs root: {peer.install}"
     if peer.kind == "gophernicus" and os.geteuid() == 0 and not _local_user_exists():
         return f"peer {peer.name!r} runs as the local user {LOCAL_USER!r}: {peer.install}"
     return None

@@ -129,6 +129,14 @@ PEERS: tuple[Peer, ...] = (
     Peer("leafnode-tls", "nntps", "leafnode_tls", 1563, _apt("leafnode stunnel4 openssl"),
          binaries=("/usr/sbin/leafnode", "/usr/sbin/texpire", "/usr/bin/stunnel4",
                    "/usr/bin/openssl", "/usr/bin/unshare")),
+    # NNTP with STARTTLS (RFC 4642): INN's nnrpd, standalone, a certificate of a test CA
+    # made when the peer starts (extra["cafile"]); AUTHINFO for the local user only in TLS
+    Peer("inn", "news", "inn", 1120,
+         f"run `{INSTALL_SCRIPT}` as root (it unpacks `apt-get download inn2` with dpkg-deb -x"
+         f" into {PEERS_OPT}/inn2 and installs its libraries; inn2 conflicts with leafnode)",
+         binaries=(f"{PEERS_OPT}/inn2/usr/lib/news/bin/nnrpd", "/usr/bin/openssl",
+                   "/usr/bin/unshare"),
+         **_LOCAL, note="runs as the news user: needs root"),
     # Telnet
     Peer("telnetd", "telnet", "telnetd", 2323, _apt("inetutils-telnetd socat"),
          binaries=("/usr/sbin/telnetd", "/usr/bin/socat"), **_LOCAL),
@@ -144,6 +152,12 @@ PEERS: tuple[Peer, ...] = (
     Peer("dante-login", "socks5h", "dante", 1081, _apt("dante-server"),
          binaries=("/usr/sbin/danted",), **_LOCAL,
          note="checks the local user's password: needs root and the local user"),
+    # SOCKS4, 4a and 5 (dante has no 4a): OpenSSH's dynamic forwarding, `ssh -D` logged in
+    # to an sshd of its own with keys made when the peer starts
+    Peer("openssh-socks", "socks4a", "openssh_socks", 1082,
+         _apt("openssh-client openssh-server"),
+         binaries=("/usr/bin/ssh", "/usr/sbin/sshd", "/usr/bin/ssh-keygen", "/usr/bin/unshare"),
+         note="logs in to its own sshd as root: needs root"),
     # Schemes with no packaged server: anyurl's own loopback servers, started when they exist.
     Peer("prospero", "prospero", "module", 1525,
          "comes with anyurl (src/anyurl/testing/prospero.py); `pip install -e .`",

@@ -55,6 +55,8 @@ CLI_HINTS: dict[str, str] = {
     "compressed": "Run it without --compressed to save the bytes as the server sent them.",
     "nntp_plain_auth": "Add --nntp-plain-auth to send the login in clear all the same, or "
                        "use nntps:// (TLS from the first byte, port 563).",
+    "nntp_tls": "The server takes logins only inside TLS: add --ssl-reqd (STARTTLS) or use "
+                "nntps:// (TLS from the first byte, port 563).",
     "file_ftp_fallback": "Use file:///path for a local file, or an ftp:// URL for that host "
                          "(--file-ftp-fallback retries it as ftp).",
 }

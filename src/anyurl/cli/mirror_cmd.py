@@ -147,7 +147,7 @@ def _add_request_arguments(r: argparse._ArgumentGroup) -> None:
                    help="http: add a header, replacing anyurl's of that name (repeatable)")
     r.add_argument("-A", "--user-agent", metavar="TEXT", help="http: the User-Agent header")
     r.add_argument("-e", "--referer", metavar="URL", help="http: the Referer header")
-    from anyurl.cli.scheme_options import add_cookie_arguments
+    from anyurl.cli.scheme_options import add_cookie_arguments, add_verify_arguments
 
     add_cookie_arguments(r)
     r.add_argument("--location-trusted", action="store_true",
@@ -155,12 +155,7 @@ def _add_request_arguments(r: argparse._ArgumentGroup) -> None:
                    "crawl, not only to the start URLs' (as curl's --location-trusted)")
     r.add_argument("--compressed", action="store_true",
                    help="http: ask for gzip/deflate and save the decoded body")
-    r.add_argument("-k", "--insecure", action="store_true",
-                   help="https, ftps: do not verify the server's certificate")
-    r.add_argument("--cacert", metavar="FILE",
-                   help="https, ftps: trust the CA certificates in FILE")
-    r.add_argument("--capath", metavar="DIR",
-                   help="https, ftps: trust the CA certificates in DIR")
+    add_verify_arguments(r)
     r.add_argument("--ssl", dest="tls", action="store_const", const="try", default="",
                    help="ftp: AUTH TLS when the server accepts it, else in clear")
     r.add_argument("--ssl-reqd", dest="tls", action="store_const", const="require",
@@ -342,16 +337,22 @@ def _config(args: argparse.Namespace, config: Config) -> Config:
 
 
 def _scheme_options(args: argparse.Namespace, http: HTTPOptions) -> tuple[SchemeOptions, ...]:
-    """The HTTP options when any was given, FTP's TLS (``--ssl``, ``--ssl-reqd``, the
-    certificate options as for https) when asked, and each plug-in's own options."""
+    """The HTTP options when any was given, FTP's TLS (``--ssl``, ``--ssl-reqd``) when
+    asked, the certificate checks (:func:`~anyurl.cli.scheme_options.verify_options`)
+    for ftp and nntp as for https, and each plug-in's own options."""
+    import dataclasses
+
+    from anyurl.cli.scheme_options import plugin_options, verify_options
+    from anyurl.options import FTPOptions
+
     given: list[SchemeOptions] = [http] if http != HTTPOptions() else []
-    if args.tls or args.insecure or args.cacert or args.capath:
-        from anyurl.options import FTPOptions
-
-        given.append(FTPOptions(tls=args.tls, verify=not args.insecure, cafile=args.cacert,
-                                capath=args.capath))
-    from anyurl.cli.scheme_options import plugin_options
-
+    for checks in verify_options(args):  # http's own are in ``http`` already
+        if isinstance(checks, FTPOptions):
+            given.append(dataclasses.replace(checks, tls=args.tls))
+        elif not isinstance(checks, HTTPOptions):
+            given.append(checks)
+    if args.tls and not any(isinstance(options, FTPOptions) for options in given):
+        given.append(FTPOptions(tls=args.tls))
     given.extend(plugin_options(args))
     return tuple(given)
 

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from anyurl.options import FTPOptions
 
 __all__ = ["add_cookie_arguments", "add_plugin_arguments", "add_scheme_arguments",
-           "apply_to_config", "cookie_jar", "cookie_strings", "scheme_options"]
+           "add_verify_arguments", "apply_to_config", "cookie_jar", "cookie_strings",
+           "scheme_options", "verify_options"]
 
 
 def _add_http_versions(g: argparse._ArgumentGroup) -> None:
@@ -126,14 +127,32 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
                    "(like wais_proxy=URL; 'tunnel+http://...' for CONNECT)")
 
 
-def add_certificate_arguments(h: Any) -> None:
-    """curl's certificate options: one set for every scheme in TLS (``anyurl.net.tls``)."""
+def add_verify_arguments(h: Any) -> None:
+    """curl's checks of the server's certificate, ``-k``, ``--cacert`` and ``--capath``:
+    the one definition ``get``, ``mirror`` and ``serve`` share (``anyurl.net.tls``);
+    :func:`verify_options` reads them."""
     h.add_argument("-k", "--insecure", action="store_true",
                    help="https, ftps, nntps: do not verify the server's certificate")
     h.add_argument("--cacert", metavar="FILE",
                    help="https, ftps, nntps: trust the CA certificates in FILE")
     h.add_argument("--capath", metavar="DIR",
                    help="https, ftps, nntps: trust the CA certificates in DIR")
+
+
+def verify_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
+    """The certificate checks of :func:`add_verify_arguments` as the options of every
+    scheme that speaks TLS (https, ftp and ftps, nntp and nntps); () when none was given."""
+    if not (args.insecure or args.cacert or args.capath):
+        return ()
+    from anyurl.options import FTPOptions, NewsOptions
+
+    checks = {"verify": not args.insecure, "cafile": args.cacert, "capath": args.capath}
+    return (HTTPOptions(**checks), FTPOptions(**checks), NewsOptions(**checks))
+
+
+def add_certificate_arguments(h: Any) -> None:
+    """curl's certificate options: one set for every scheme in TLS (``anyurl.net.tls``)."""
+    add_verify_arguments(h)
     h.add_argument("-E", "--cert", metavar="FILE", help="https: a client certificate (PEM)")
     h.add_argument("--key", metavar="FILE", help="https: the client certificate's key")
 

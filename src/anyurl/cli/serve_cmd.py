@@ -20,6 +20,7 @@ examples:
   anyurl serve                                   # http://127.0.0.1:PORT/?anyurl_token=...
   anyurl serve --port 8070 --no-token            # then: http://127.0.0.1:8070/gopher://host/1/
   anyurl serve --warc tree/archive.warc.gz       # replay what anyurl mirror --warc archived
+  anyurl serve --cacert test-ca.pem              # https, ftps, nntps of a private CA
   curl -x http://127.0.0.1:8070 gopher://host/1/ # the gateway as curl's proxy (--no-token)
 """
 
@@ -28,6 +29,7 @@ def add_parser(sub: Any) -> None:
     """Add ``anyurl serve`` to the subcommands."""
     from anyurl.cli.numbers import listen_port, parse_size, positive_int, seconds
     from anyurl.cli.policy_flags import add_policy_flags
+    from anyurl.cli.scheme_options import add_verify_arguments
 
     p = sub.add_parser(
         "serve", help="a local web gateway: every scheme in a web browser, or a WARC replayed",
@@ -44,6 +46,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--allow-host", metavar="NAME:PORT", action="append", default=[],
                    help="also accept this Host header (a name the gateway is reached by)")
     add_policy_flags(p)
+    add_verify_arguments(p)
     p.add_argument("--max-size", type=parse_size, default=256 * 1024 * 1024, metavar="BYTES",
                    help="bytes of one response at most (K, M, G suffixes; default 256M)")
     p.add_argument("--max-page", type=parse_size, default=16 * 1024 * 1024, metavar="BYTES",
@@ -75,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     import anyio
 
     from anyurl.cli.policy_flags import apply_policy_flags
+    from anyurl.cli.scheme_options import verify_options
     from anyurl.config import load_config
     from anyurl.errors import OptionError
 
@@ -105,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
                            max_size=args.max_size, max_page=args.max_page,
                            timeout=args.timeout,
                            max_requests=args.max_requests, warcs=tuple(args.warc),
-                           config=config)
+                           config=config, schemes=verify_options(args))
     if args.warc:
         from anyurl.serve.replay import Archive
 

@@ -903,7 +903,8 @@ def _tls_error(exc: BaseException, shown: str, url: URL) -> AnyURLError:
         return TLSHandshakeFailed(
             f"TLS handshake with {shown} for {url.masked()} failed: the server closed the "
             "connection (does it speak TLS on that port?)", url=url,
-            hint="An https:// URL needs a TLS port; try http:// for a plain one.")
+            hint="An https:// URL needs a TLS port; try http:// for a plain one."
+            if url.scheme == "https" else None)
     return TLSHandshakeFailed(
         f"TLS handshake with {shown} for {url.masked()} failed: {_reason(exc)}", url=url,
         hint="Does the server speak TLS on that port?")

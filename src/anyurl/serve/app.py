@@ -71,6 +71,7 @@ from anyurl.errors import (
     UnsupportedScheme,
     URLError,
 )
+from anyurl.options import SchemeOptions
 from anyurl.registry import spec_for
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo
@@ -119,6 +120,9 @@ class ServeOptions:
     #: Replay these WARC files instead of the network.
     warcs: tuple[Path, ...] = ()
     config: Config = field(default_factory=Config)
+    #: The per-scheme options every live fetch gets: the certificate checks of
+    #: ``--cacert``, ``--capath`` and ``-k`` (https, ftps, nntps).
+    schemes: tuple[SchemeOptions, ...] = ()
 
 
 def cookie_name(port: int) -> str:
@@ -471,7 +475,8 @@ class Gateway:
             deadline = anyio.current_time() + self.options.timeout
             with anyio.fail_after(self.options.timeout):
                 resource = await stack.enter_async_context(
-                    self.resolver.open(url, FetchOptions(raw=True)))
+                    self.resolver.open(url, FetchOptions(raw=True,
+                                                         schemes=self.options.schemes)))
             if page and self._shown(resource.info) in _SHOWN:
                 with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
                     body = await resource.read(limit=self.options.max_size)

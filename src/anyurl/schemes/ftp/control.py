@@ -44,6 +44,8 @@ from anyurl.errors import (
     ProtocolError,
     RemoteAccessDenied,
     ServerError,
+    TLSCertificateError,
+    TLSHandshakeFailed,
     TLSNotOffered,
     URLError,
 )
@@ -68,6 +70,7 @@ from anyurl.url import URL
 
 __all__ = [
     "CONTROL_RECEIVE_SIZE",
+    "DATA_TLS_HINT",
     "DEFAULT_PORT",
     "GOODBYE_TIMEOUT",
     "Control",
@@ -88,6 +91,11 @@ DEFAULT_PORT = 21
 CONTROL_RECEIVE_SIZE = RECEIVE_SIZE
 #: How long QUIT and ABOR may take when we are closing anyway.
 GOODBYE_TIMEOUT = 2.0
+
+#: What to try when a data connection's TLS fails (RFC 4217 10), handshake or 522.
+DATA_TLS_HINT = ("The server may want each data connection to resume the control "
+                 "connection's TLS session, or not speak TLS on it; try again, or the "
+                 "other mode (passive/active).")
 
 #: The scheme whose connections are TLS from the first byte (RFC 4217's implicit FTPS).
 IMPLICIT_SCHEME = "ftps"
@@ -392,8 +400,24 @@ class Control:
         connected, RFC 4217 10.2), resuming the control connection's session: vsftpd
         (``require_ssl_reuse``) refuses a data connection that does not, as proof that
         whoever connected is the client that logged in. Under TLS 1.3 the session comes
-        after the handshake; the login's replies read over TLS have brought it."""
-        await data.start_tls(self.url.connect_host, self.tls_context, self.stream.tls_session)
+        after the handshake; the login's replies read over TLS have brought it.
+
+        A failed handshake is :class:`TLSHandshakeFailed` (35) that says it was the
+        data connection's (a certificate not accepted stays
+        :class:`TLSCertificateError`, 60)."""
+        try:
+            await data.start_tls(self.url.connect_host, self.tls_context,
+                                 self.stream.tls_session)
+        except TLSCertificateError:
+            raise
+        except TLSHandshakeFailed as exc:
+            cause = exc.__cause__
+            closed = cause is None or isinstance(cause, anyio.EndOfStream
+                                                 | anyio.BrokenResourceError)
+            raise TLSHandshakeFailed(
+                f"the TLS handshake of the data connection for {self.url.masked()} failed: "
+                f"{'the server closed it' if closed else cause}", url=self.url,
+                hint=DATA_TLS_HINT) from exc
 
     # -- where it stands -------------------------------------------------------------------
 

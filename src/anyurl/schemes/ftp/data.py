@@ -12,10 +12,12 @@ is refused unless ``Config.allowed_ports`` allows it.
 A :class:`Transfer` streams the data connection (TYPE A decoded to local line ends, TYPE
 I untouched, or as the raw body :mod:`anyurl.net.bulk` moves in the kernel) and then settles
 the control connection: a transfer whose final reply is not 2yz is
-:class:`~anyurl.errors.PartialTransfer` (18). A transfer that completed gives its control
-connection back for reuse; one cut short sends ABOR and QUIT. A small image-type body is
-read whole instead (:meth:`Transfer.whole`), final reply included, and handed on as bytes
-in memory.
+:class:`~anyurl.errors.PartialTransfer` (18), but for a 522 on a private data connection
+(RFC 4217: the server failed its TLS), which is
+:class:`~anyurl.errors.TLSHandshakeFailed` (35) as a failed handshake on our side is.
+A transfer that completed gives its control connection back for reuse; one cut short
+sends ABOR and QUIT. A small image-type body is read whole instead
+(:meth:`Transfer.whole`), final reply included, and handed on as bytes in memory.
 """
 
 from __future__ import annotations
@@ -26,7 +28,13 @@ from contextlib import AsyncExitStack
 import anyio
 
 from anyurl.config import Config
-from anyurl.errors import ConnectFailed, PartialTransfer, PolicyRefused, ProtocolError
+from anyurl.errors import (
+    ConnectFailed,
+    PartialTransfer,
+    PolicyRefused,
+    ProtocolError,
+    TLSHandshakeFailed,
+)
 from anyurl.net.bulk import RawBody
 from anyurl.net.ports import BAD_PORTS
 from anyurl.net.transport import (
@@ -48,7 +56,7 @@ from anyurl.protocols.ftp import (
     parse_229,
 )
 from anyurl.resource import Resource, ResourceInfo
-from anyurl.schemes.ftp.control import Control, refused, weird
+from anyurl.schemes.ftp.control import DATA_TLS_HINT, Control, refused, weird
 from anyurl.url import URL
 
 __all__ = ["DataChannel", "Transfer", "open_data"]
@@ -234,6 +242,13 @@ class Transfer:
         self.received = received
         await self.data.aclose()
         reply = self.final or await self.control.read_reply()
+        if reply.code == 522 and self.control.private_data:
+            # The server failed the data connection's TLS (vsftpd: "522 SSL connection
+            # failed"), whatever our side of the handshake saw: curl's 35, not 18.
+            raise TLSHandshakeFailed(
+                f"ftp server failed the TLS of the data connection for {self.url.masked()}"
+                f" after {self.received} bytes: {reply.line}", url=self.url,
+                hint=DATA_TLS_HINT)
         if reply.category != 2:
             raise PartialTransfer(
                 f"ftp server ended the transfer of {self.url.masked()} after {self.received} "

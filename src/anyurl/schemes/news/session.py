@@ -9,8 +9,9 @@ Credentials: RFC 1738's nntp syntax has none, so they come from the URL only whe
 parsed leniently (``nntp://user:password@host/...``), else from ``NewsOptions.user`` /
 ``NewsOptions.password``, else, when the server asks (480), from ``~/.netrc`` (when
 ``Config.use_netrc``) and ``FetchOptions.password_callback``. Credentials given
-explicitly are sent right after MODE READER (so ``--plan`` shows them, password masked);
-NNTP here has no TLS, so the handler warns that the password crosses the network in
+explicitly are sent right after MODE READER (so ``--plan`` shows them, password masked),
+and after STARTTLS when TLS was asked (``NewsOptions.tls``); a password sent without
+TLS (no nntps:, no STARTTLS) makes the handler warn that it crosses the network in
 clear text (once per server, :class:`Logins`). A server that does not know AUTHINFO
 (500/502/503) is then used without logging in.
 
@@ -19,9 +20,10 @@ Responses map to errors as the rest of anyurl does (:func:`error`): 411 (no such
 :class:`RemoteFileNotFound` (exit 78); 481, 482 and a 480 that cannot be answered raise
 :class:`LoginDenied` (67); a 502 greeting (the server serves only local clients, as RFC
 1738 3.7 warns) :class:`RemoteAccessDenied` (9); 400 and other 4xx/5xx
-:class:`ServerError` (22); a connection lost in the middle of an article
-:class:`PartialTransfer` (18). Every message quotes the server's response line and the
-masked URL.
+:class:`ServerError` (22); 483 to AUTHINFO (logins only inside TLS, RFC 4642)
+:class:`LoginDenied` (67) with a hint to ask for STARTTLS; a connection lost in the
+middle of an article :class:`PartialTransfer` (18). Every message quotes the server's
+response line and the masked URL.
 """
 
 from __future__ import annotations
@@ -356,6 +358,12 @@ async def authenticate(
             raise URLError(f"the nntp user or password for {url.masked()} contains a "
                            "CR, LF or NUL", url=url)
     reply = await session.command(Command.of("AUTHINFO", "USER", user))
+    if reply.code == 483:  # logins only inside TLS [RFC 4642 2.2.2], as INN's require_encryption
+        raise LoginDenied(
+            f"{session.what()} takes the login of {user!r} for {url.masked()} only inside "
+            f"TLS: {reply.line}", url=url,
+            hint="NewsOptions(tls='require') asks for STARTTLS first; nntps:// is TLS from "
+            "the first byte.", remedy=("nntp_tls",))
     if proactive and reply.code in (500, 501, 502, 503) and not session.authenticated:
         if session.trace is not None:
             session.trace("* the server has no AUTHINFO; going on without logging in")

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
 import os
 import stat
@@ -210,7 +211,8 @@ class Mirror:
         self.options = options
         self.progress = progress
         self.root = options.root
-        self.robots = Robots(resolver) if options.robots else None
+        self.robots = Robots(resolver, archive=self._archive_robots if options.warc else None) \
+            if options.robots else None
         self._host_busy: dict[str, int] = {}
         self._host_next: dict[str, float] = {}
         #: Set (and replaced) whenever a URL finishes or joins the frontier: idle workers
@@ -879,12 +881,22 @@ class Mirror:
                         "sha256": None, "kind": "error", "status": error.status,
                         "error": str(error),
                         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
-        request = answer.get("request")
-        if self._warc is None or not isinstance(request, dict) \
+        if self._warc is None or not isinstance(answer.get("request"), dict) \
                 or _warc_record(url) != "response":
             self._failed(state, entry.url, error)
             return
+        async with self._warc_lock:  # the records and the state's note of them, in order
+            written = await self._archive_answer(url, answer, payload)
+            self._failed(state, entry.url, error, (str(written.file), written.end))
+
+    async def _archive_answer(self, url: URL, answer: dict[str, object],
+                              payload: bytes) -> Written:
+        """The request and response records of an error answer (``AnyURLError.answer``;
+        the caller holds the WARC lock)."""
         warc = self._warc
+        assert warc is not None
+        request = answer["request"]
+        assert isinstance(request, dict)
         headers = answer.get("headers")
 
         def write() -> Written:
@@ -899,9 +911,23 @@ class Mirror:
             assert warc.last is not None
             return warc.last
 
-        async with self._warc_lock:  # the records and the state's note of them, in order
-            written = await anyio.to_thread.run_sync(write)
-            self._failed(state, entry.url, error, (str(written.file), written.end))
+        return await anyio.to_thread.run_sync(write)
+
+    async def _archive_robots(self, answer: ResourceInfo | AnyURLError, body: bytes) -> None:
+        """robots.txt as the crawl asked it, in the WARC as any request is (wget and
+        Heritrix record it too): its response, or its error answer (a 404)."""
+        if self._warc is None:
+            return
+        async with self._warc_lock:
+            if isinstance(answer, AnyURLError):
+                if answer.answer is not None and isinstance(answer.answer.get("request"), dict):
+                    await self._archive_answer(self.resolver.parse(str(answer.url)),
+                                               answer.answer, body)
+                return
+            if _warc_record(answer.url) == "response":
+                warc = self._warc
+                await anyio.to_thread.run_sync(
+                    lambda: warc.write_result(answer, io.BytesIO(body)))
 
     async def _archive_redirect(self, info: ResourceInfo, dialogue: list[str]) -> Written:
         """The WARC records of a redirect: a ``response`` with the 3xx head (no body was

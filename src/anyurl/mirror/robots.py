@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 import urllib.robotparser
+from collections.abc import Awaitable, Callable
 
 import anyio
 
@@ -32,6 +33,7 @@ from anyurl.mirror.paths import crawl_of
 from anyurl.mirror.state import CrawlState
 from anyurl.numbers import is_ascii_digits
 from anyurl.resolver import Resolver
+from anyurl.resource import ResourceInfo
 from anyurl.url import URL
 
 __all__ = ["MAX_AGE", "MAX_CRAWL_DELAY", "MAX_ROBOTS", "USER_AGENT", "Robots"]
@@ -63,8 +65,13 @@ class Robots:
     """The robots.txt rules of the origins a crawl meets (kept in ``state`` when given)."""
 
     def __init__(self, resolver: Resolver, user_agent: str = USER_AGENT,
-                 state: CrawlState | None = None):
+                 state: CrawlState | None = None,
+                 archive: Callable[[ResourceInfo | AnyURLError, bytes],
+                                   Awaitable[None]] | None = None):
         self.resolver = resolver
+        #: Told each robots.txt answer as it came (the response's head and body, or the
+        #: error answer and its page), for the crawl's archive; None: not archived.
+        self.archive = archive
         self.user_agent = user_agent
         #: Where the files are kept between runs (the crawl's state), or None.
         self.state = state
@@ -151,8 +158,14 @@ class Robots:
         where = f"{url.scheme}://{url.host}{port}/robots.txt"
         try:
             async with self.resolver.open(where) as res:
-                return (await res.read(limit=MAX_ROBOTS)).decode("utf-8", "replace")
+                body = await res.read(limit=MAX_ROBOTS)
+                if self.archive is not None:
+                    await self.archive(res.info, body)
+                return body.decode("utf-8", "replace")
         except AnyURLError as exc:
+            if self.archive is not None and exc.answer is not None:
+                page = exc.answer.get("body")
+                await self.archive(exc, page if isinstance(page, bytes) else b"")
             status = exc.status or 0
             if isinstance(exc, RemoteFileNotFound) or 400 <= status < 500:
                 return ""  # no robots.txt: everything is allowed

@@ -351,6 +351,16 @@ def mirror_ftpdoc(root: Path, data_root: Path, ftp: str, server_log: Path, repea
     return lines
 
 
+def real_tree_row(name: str, root: Path, state: dict, base: dict[str, str],
+                  args: argparse.Namespace) -> list[str]:
+    """The rows of a real tree against wget: mirror-pydoc (nginx) or mirror-ftpdoc."""
+    if name == "mirror-pydoc":
+        return mirror_pydoc(root, args.repeat)
+    return mirror_ftpdoc(root, Path(state["data_root"]), base["vsftpd"],
+                         Path(state["peers"]["vsftpd"]["logs"]["server"]), args.repeat,
+                         args.changed)
+
+
 def _free_port() -> int:
     import socket
 
@@ -440,14 +450,8 @@ def main() -> None:
                                    [int(n) for n in args.dask_workers.split(",") if n])
                 summary.extend([f"dask: {lines[0]}", *(f"   {line}" for line in lines[1:])])
                 continue
-            if name == "mirror-pydoc":
-                summary.extend(mirror_pydoc(root, args.repeat))
-                continue
-            if name == "mirror-ftpdoc":
-                summary.extend(mirror_ftpdoc(
-                    root, data_root, base["vsftpd"],
-                    Path(state["peers"]["vsftpd"]["logs"]["server"]), args.repeat,
-                    args.changed))
+            if name in ("mirror-pydoc", "mirror-ftpdoc"):
+                summary.extend(real_tree_row(name, root, state, base, args))
                 continue
             if name == "mirror-rtt20":
                 start = f"http://127.0.0.1:{relay_port}/bench/rtt/index.html"

@@ -39,6 +39,11 @@ mirror-rtt20 a page linking ``--rtt-files`` 1 KiB files through the relay: ``any
 mirror-pydoc a real site: Debian's python3-doc (Python's documentation, 1,065 files, 530
             pages, Sphinx's CSS ``@import`` chain) from nginx with its MIME types:
             ``anyurl mirror`` against ``wget -m -np -p`` (ratios to wget; files saved)
+mirror-ftpdoc an FTP archive: a copy of this machine's ``/usr/share/doc`` (thousands of
+            files, directory and dangling symbolic links, dotfiles) served by vsftpd (no
+            MLSD: ``LIST`` is read), ``anyurl mirror`` against ``wget -m -np``; then a
+            refresh of both after ``--changed`` files grew (ratios to wget; files saved,
+            FTP commands each run sent, by vsftpd's log)
 dask        ``--dask-urls`` 4 KiB files over 8 nginx hosts fetched on Dask clusters of
             ``--dask-workers`` workers (``bench/scale_bench.py``): speed-ups over one worker,
             and the spread of URLs and CPU over the workers (needs ``anyurl[dask]``)
@@ -53,6 +58,9 @@ and the machine, and never assert them in a test.
 from __future__ import annotations
 
 import argparse
+import collections
+import filecmp
+import json
 import os
 import shutil
 import statistics
@@ -72,7 +80,8 @@ sys.path.insert(0, str(REPO))
 GNU_TIME = "/usr/bin/time"
 
 ROWS = ("http-bulk", "ftp-bulk", "ftps-bulk", "gopher-bulk", "http-small", "ftp-small", "http-z20",
-        "rss-z200", "http-rtt20", "http-rtt20-z", "mirror-rtt20", "mirror-pydoc", "dask")
+        "rss-z200", "http-rtt20", "http-rtt20-z", "mirror-rtt20", "mirror-pydoc", "mirror-ftpdoc",
+        "dask")
 #: Where Debian's python3-doc puts Python's documentation (``python3.X``).
 PYDOC = "/usr/share/doc/python3*/html"
 
@@ -90,6 +99,12 @@ class Client:
     #: exit statuses that are a run done (a real site has broken links: wget's 8,
     #: anyurl's 22 for a 404)
     accept: frozenset[int] = frozenset({0})
+    #: a vsftpd log (``log_ftp_protocol``): the FTP commands of each run are counted
+    server_log: Path | None = None
+    #: the commands of the last run, by verb
+    commands: collections.Counter[str] = field(default_factory=collections.Counter)
+    #: keep the scratch directory between runs (a refresh of the last run's mirror)
+    keep: bool = False
 
 
 def run_once(argv: list[str], cwd: Path | None, accept: frozenset[int] = frozenset({0})
@@ -118,20 +133,28 @@ def run_once(argv: list[str], cwd: Path | None, accept: frozenset[int] = frozens
 
 def measure(clients: list[Client], repeat: int) -> None:
     for i in range(repeat):
-        order = clients if i % 2 == 0 else list(reversed(clients))
-        for client in order:
-            if client.failed:
-                continue
-            if client.scratch is not None:
-                shutil.rmtree(client.scratch, ignore_errors=True)
-                client.scratch.mkdir(parents=True)
-            wall, cpu, rss, error = run_once(client.argv, client.scratch, client.accept)
-            if error:
-                client.failed = error
-                continue
-            client.wall.append(wall)
-            client.cpu.append(cpu)
-            client.rss_kib.append(rss)
+        for client in clients if i % 2 == 0 else list(reversed(clients)):
+            run_client(client)
+
+
+def run_client(client: Client) -> None:
+    """One run of ``client`` (unless one failed before), its figures kept."""
+    if client.failed:
+        return
+    if client.scratch is not None and not client.keep:
+        shutil.rmtree(client.scratch, ignore_errors=True)
+        client.scratch.mkdir(parents=True)
+    log = client.server_log
+    logged = log.stat().st_size if log is not None and log.exists() else 0
+    wall, cpu, rss, error = run_once(client.argv, client.scratch, client.accept)
+    if client.server_log is not None:
+        client.commands = ftp_commands(client.server_log, logged)
+    if error:
+        client.failed = error
+        return
+    client.wall.append(wall)
+    client.cpu.append(cpu)
+    client.rss_kib.append(rss)
 
 
 def report(row: str, title: str, clients: list[Client]) -> list[str]:
@@ -221,6 +244,123 @@ def mirror_pydoc(root: Path, repeat: int) -> list[str]:
     return lines
 
 
+def ftp_commands(log: Path, start: int) -> collections.Counter[str]:
+    """The FTP commands vsftpd logged after byte ``start`` of its log, by verb."""
+    marker = b'FTP command: Client "'
+    counts: collections.Counter[str] = collections.Counter()
+    with open(log, "rb") as f:
+        f.seek(start)
+        for line in f:
+            at = line.find(marker)
+            if at >= 0:
+                rest = line[at + len(marker):].split(b'", "', 1)[-1]
+                counts[rest.split(b" ", 1)[0].rstrip(b'"\n').decode(errors="replace")] += 1
+    return counts
+
+
+def _commands(client: Client) -> str:
+    total = sum(client.commands.values())
+    verbs = " ".join(f"{verb} {n}" for verb, n in client.commands.most_common())
+    return f"{client.name}: {total} ({verbs})"
+
+
+def _regular_files(tree: Path) -> list[Path]:
+    """The regular files below ``tree``, no symbolic link followed."""
+    return [Path(top, name) for top, _dirs, names in os.walk(tree) for name in names
+            if os.path.isfile(os.path.join(top, name))
+            and not os.path.islink(os.path.join(top, name))]
+
+
+def _grow(tree: Path, count: int, round_: int) -> list[str]:
+    """Append a line to ``count`` files spread over ``tree`` (a new size and time, as a
+    changed file on an archive has); their paths below ``tree``."""
+    files = sorted(_regular_files(tree))
+    step = max(1, len(files) // max(1, count))
+    grown = files[step // 2::step][:count]
+    for path in grown:
+        with open(path, "ab") as f:
+            f.write(f"changed by bench/run.py, round {round_}\n".encode())
+    return [os.fsdecode(p.relative_to(tree)) for p in grown]
+
+
+def _ftpdoc_compare(tree: Path, wget_out: Path, mirror_out: Path) -> list[str]:
+    """What each client saved of ``tree``: files, bytes equal to the served ones,
+    symbolic links recorded (anyurl's manifest) or fetched as files (wget)."""
+    lines = []
+    for name, top in (("wget", wget_out), ("anyurl", mirror_out)):
+        hosts = [p for p in top.glob("*/doc")] + [p for p in top.glob("site/ftp/*/doc")]
+        if not hosts:
+            lines.append(f"   {name}: nothing saved")
+            continue
+        saved = [p for p in _regular_files(hosts[0]) if p.name != ".listing"]
+        same = differ = links = 0
+        for p in saved:
+            source = tree / p.relative_to(hosts[0])
+            if source.is_symlink():
+                links += 1
+            if source.is_file() and filecmp.cmp(p, source, shallow=False):
+                same += 1
+            else:
+                differ += 1
+        lines.append(f"   {name}: {len(saved)} files (not .listing), {same} the same bytes "
+                     f"as served, {differ} not, {links} saved through a symbolic link")
+    manifest = mirror_out / "site" / "manifest.jsonl"
+    if manifest.exists():
+        kinds = collections.Counter(json.loads(line).get("kind")
+                                    for line in manifest.read_text().splitlines())
+        lines.append(f"   anyurl's manifest (all runs): {dict(kinds)}")
+    return lines
+
+
+def mirror_ftpdoc(root: Path, data_root: Path, ftp: str, server_log: Path, repeat: int,
+                  changed: int) -> list[str]:
+    """The mirror-ftpdoc row: a copy of /usr/share/doc served by vsftpd, ``wget -m -np``
+    against ``anyurl mirror`` alternately; then ``repeat`` refreshes of both (the last
+    mirror of each, kept) after ``changed`` files grew each time."""
+    tree = data_root / "doc"
+    if not tree.exists():
+        subprocess.run(["cp", "-a", "/usr/share/doc", str(tree)], check=True)
+    files = len(_regular_files(tree))
+    links = sum(1 for top, dirs, names in os.walk(tree) for name in dirs + names
+                if os.path.islink(os.path.join(top, name)))
+    start = f"ftp://{ftp}/doc/"
+    clients = [
+        Client("wget -m -np", ["wget", "-q", "-m", "-np", start], root / "out-wget-ftpdoc",
+               server_log=server_log),
+        Client("anyurl mirror", [sys.executable, "-m", "anyurl", "mirror", "-s", start,
+                                 "-o", "site"], root / "out-mirror-ftpdoc",
+               server_log=server_log)]
+    measure(clients, repeat)
+    lines = report("mirror-ftpdoc", f"{start}: /usr/share/doc ({files} files, {links} "
+                   "symbolic links) from vsftpd (ratios to wget -m -np)", clients)
+    more = ["   FTP commands of the last run: " + "; ".join(map(_commands, clients)),
+            *_ftpdoc_compare(tree, clients[0].scratch or root, clients[1].scratch or root)]
+    print("\n".join(more), flush=True)
+    lines.extend(more)
+    for client in clients:  # the refresh runs start from the last mirror of each
+        client.keep = True
+        client.wall, client.cpu, client.rss_kib = [], [], []
+    for i in range(repeat):  # both refresh after the same change, alternately first
+        _grow(tree, changed, i)
+        for client in clients if i % 2 == 0 else list(reversed(clients)):
+            run_client(client)
+    lines.extend(report("mirror-ftpdoc refresh", f"the same mirrors refreshed after "
+                        f"{changed} files grew (ratios to wget)", clients))
+    lines.append("   FTP commands of the last refresh: " + "; ".join(map(_commands, clients)))
+    print("\n".join(lines[-1:]), flush=True)
+    return lines
+
+
+def real_tree_row(name: str, root: Path, state: dict, base: dict[str, str],
+                  args: argparse.Namespace) -> list[str]:
+    """The rows of a real tree against wget: mirror-pydoc (nginx) or mirror-ftpdoc."""
+    if name == "mirror-pydoc":
+        return mirror_pydoc(root, args.repeat)
+    return mirror_ftpdoc(root, Path(state["data_root"]), base["vsftpd"],
+                         Path(state["peers"]["vsftpd"]["logs"]["server"]), args.repeat,
+                         args.changed)
+
+
 def _free_port() -> int:
     import socket
 
@@ -240,6 +380,8 @@ def main() -> None:
     ap.add_argument("--dask-urls", type=int, default=8000, help="files of the dask row")
     ap.add_argument("--dask-workers", default="1,2,8",
                     help="cluster sizes of the dask row, the first the reference")
+    ap.add_argument("--changed", type=int, default=5,
+                    help="files grown before each refresh of mirror-ftpdoc (default 5)")
     ap.add_argument("--repeat", type=int, default=3, help="paired runs per client")
     ap.add_argument("--backends", default="asyncio,trio")
     ap.add_argument("--rows", default=",".join(ROWS), help=f"some of {','.join(ROWS)}")
@@ -258,7 +400,7 @@ def main() -> None:
 
     root = Path(tempfile.mkdtemp(prefix="anyurl-bench-"))
     os.chmod(root, 0o755)
-    need = [name for name, wanted in (("vsftpd", {"ftp-bulk", "ftp-small"}),
+    need = [name for name, wanted in (("vsftpd", {"ftp-bulk", "ftp-small", "mirror-ftpdoc"}),
                                       ("vsftpd-tls", {"ftps-bulk"}),
                                       ("gophernicus", {"gopher-bulk"})) if wanted & set(rows)]
     nginx = None
@@ -308,8 +450,8 @@ def main() -> None:
                                    [int(n) for n in args.dask_workers.split(",") if n])
                 summary.extend([f"dask: {lines[0]}", *(f"   {line}" for line in lines[1:])])
                 continue
-            if name == "mirror-pydoc":
-                summary.extend(mirror_pydoc(root, args.repeat))
+            if name in ("mirror-pydoc", "mirror-ftpdoc"):
+                summary.extend(real_tree_row(name, root, state, base, args))
                 continue
             if name == "mirror-rtt20":
                 start = f"http://127.0.0.1:{relay_port}/bench/rtt/index.html"

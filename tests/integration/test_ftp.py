@@ -482,6 +482,27 @@ async def test_reuse_in_the_same_directory_sends_no_cwd(ftp_peers: Any) -> None:
     )]
 
 
+async def test_reuse_goes_back_and_down_in_one_cwd(ftp_peers: Any) -> None:
+    """A reused connection leaving its directory sends PWD's path joined with the next
+    URL's segments as one CWD; a refused one gets the walk, which names the segment."""
+    log = CommandLog(ftp_peers)
+    root = base(ftp_peers, "pyftpdlib")
+    async with Resolver(config(), warn=lambda m: None) as resolver:
+        await resolver.fetch(root + "pub/nested/deeper/file.txt")
+        await resolver.fetch(root + "pub/readme.txt")
+        await resolver.fetch(root + "pub/nested/deeper/file.txt")
+        with pytest.raises(RemoteAccessDenied) as denied:
+            await resolver.fetch(root + "no-such-dir/x.txt")
+    assert "no-such-dir" in str(denied.value)
+    assert log.sessions() == [anonymous(
+        "CWD pub", "CWD nested", "CWD deeper", "TYPE I", "SIZE file.txt", "EPSV",
+        "RETR file.txt",
+        "CWD /pub", "SIZE readme.txt", "EPSV", "RETR readme.txt",  # not a prefix: joined
+        "CWD nested", "CWD deeper", "SIZE file.txt", "EPSV", "RETR file.txt",  # a prefix
+        "CWD /no-such-dir", "CWD /", "CWD no-such-dir",  # refused: the walk says which
+    )]
+
+
 async def test_plan_is_what_is_sent(ftp_peers: Any) -> None:
     """`--plan` lists the commands a fresh connection sends, PASS masked."""
     log = CommandLog(ftp_peers)

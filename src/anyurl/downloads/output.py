@@ -26,7 +26,9 @@ A download never destroys what it does not own and never leaves a lie on disk:
   outside it. The root itself is the user's and may be a link. A tree's ``.part``
   files are kept in its staging directory (``.anyurl-partial/``), where no remote
   name can land. Within :func:`held_directories` (a mirror's batch) a directory walked
-  so is walked once: its descriptor is kept and duplicated for the next file there.
+  so is walked once: its descriptor is kept and duplicated for the next file there, and
+  a walk starts from the deepest directory on its way that is kept (a sibling's walk
+  opens one name, not every component from the root).
 * **Continuing** (``resume=True``, ``-C``): an existing ``FILE.part`` is continued (it is
   anyurl's own, from an interrupted run). Without one, a regular ``FILE`` is continued
   *in place*, as curl's ``-C -`` and wget's ``-c`` do (:attr:`Placement.CONTINUE`): the
@@ -284,9 +286,15 @@ class _Held:
         self.lock = threading.Lock()  # the downloader opens in worker threads too
 
     def get(self, key: tuple[str, str]) -> int | None:
+        """A duplicate of the descriptor kept for ``key``, or None; a hit makes it
+        the last to be closed when the limit is reached (the ancestors a walk keeps
+        stay while their subdirectories are written)."""
         with self.lock:
-            fd = self.fds.get(key)
-            return None if fd is None else os.dup(fd)
+            fd = self.fds.pop(key, None)
+            if fd is None:
+                return None
+            self.fds[key] = fd
+            return os.dup(fd)
 
     def keep(self, key: tuple[str, str], fd: int) -> None:
         with self.lock:
@@ -295,6 +303,16 @@ class _Held:
             if len(self.fds) >= self.limit:
                 os.close(self.fds.pop(next(iter(self.fds))))
             self.fds[key] = os.dup(fd)
+
+    def nearest(self, tree: Path, parts: tuple[str, ...]) -> tuple[int, int] | None:
+        """The deepest kept directory of ``tree`` among ``tree/parts[:k]`` (k < the
+        whole), as (a duplicate of its descriptor, k), or None."""
+        top = os.fspath(tree)
+        for k in range(len(parts) - 1, -1, -1):
+            fd = self.get((top, os.fspath(tree.joinpath(*parts[:k]))))
+            if fd is not None:
+                return fd, k
+        return None
 
     def close(self) -> None:
         with self.lock:
@@ -342,27 +360,28 @@ def open_directory(tree: Path, directory: Path, *, create: bool = False) -> int:
     key = (os.fspath(tree), os.fspath(directory))
     fd = held.get(key)
     if fd is None:
-        fd = _walk(tree, directory, create)
+        fd = _walk(tree, directory, create, held)
         held.keep(key, fd)
     return fd
 
 
-def _walk(tree: Path, directory: Path, create: bool) -> int:
-    """:func:`open_directory`'s walk, one component at a time."""
+def _walk(tree: Path, directory: Path, create: bool, held: _Held | None = None) -> int:
+    """:func:`open_directory`'s walk, one component at a time: from ``tree``, or from
+    the deepest directory on the way that ``held`` keeps (reached by such a walk),
+    keeping there each directory it opens."""
     parts = _below(tree, directory)
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+    start = held.nearest(tree, parts) if held is not None else None
+    if start is not None:
+        fd, done = start
+    else:
+        fd, done = _open_tree(tree, create), 0
+        if held is not None:
+            held.keep((os.fspath(tree), os.fspath(tree)), fd)
+    walked = tree.joinpath(*parts[:done])
     try:
-        fd = os.open(tree, flags)
-    except OSError as exc:
-        if create and isinstance(exc, FileNotFoundError):
-            _check_directory(tree, True)
-            fd = os.open(tree, flags)
-        else:
-            raise LocalWriteError(
-                f"cannot use the directory {str(tree)!r}: {exc.strerror or exc}") from exc
-    walked = tree
-    try:
-        for name in parts:
+        for i in range(done, len(parts)):
+            name = parts[i]
             walked = walked / name
             try:
                 inner = os.open(name, flags | os.O_NOFOLLOW, dir_fd=fd)
@@ -383,10 +402,25 @@ def _walk(tree: Path, directory: Path, create: bool) -> int:
                     ) from exc
             os.close(fd)
             fd = inner
+            if held is not None and i < len(parts) - 1:  # the last: the caller keeps it
+                held.keep((os.fspath(tree), os.fspath(walked)), fd)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _open_tree(tree: Path, create: bool) -> int:
+    """A descriptor of the tree's root (the user's: it may be a link)."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+    try:
+        return os.open(tree, flags)
+    except OSError as exc:
+        if create and isinstance(exc, FileNotFoundError):
+            _check_directory(tree, True)
+            return os.open(tree, flags)
+        raise LocalWriteError(
+            f"cannot use the directory {str(tree)!r}: {exc.strerror or exc}") from exc
 
 
 def _open_directory_at(fd: int, name: str, walked: Path, tree: Path) -> int:

@@ -427,8 +427,9 @@ class Control:
 
         Reuse that knows where it is: when the connection already walked a prefix of
         ``cwd`` from the login directory, only the rest is walked; otherwise a reused
-        connection goes back to the login directory first (3.2.5), and :class:`Stale`
-        says it cannot."""
+        connection goes back to the login directory first (3.2.5), in the same CWD as
+        the walk down when it can (:meth:`_walk_at_once`), and :class:`Stale` says it
+        cannot."""
         walked = self.cwd
         if walked is not None and cwd[: len(walked)] == walked:
             skip = len(walked)
@@ -436,6 +437,8 @@ class Control:
             skip = 0
             if reused:
                 assert self.home is not None
+                if await self._walk_at_once(cwd):
+                    return len(cwd)
                 back = Command("CWD", self.home)
                 reply = await self.command(back)
                 if reply.category != 2:
@@ -446,6 +449,25 @@ class Control:
             self.note(f"already in {'/'.join(walked or ())!r} from the login directory: "
                       f"{skip} CWD not sent again")
         return skip
+
+    async def _walk_at_once(self, cwd: tuple[str, ...]) -> bool:
+        """Go back to the login directory and down ``cwd`` with one ``CWD``: the path
+        PWD reported (a Unix path: it starts with ``/``) joined with the segments by
+        ``/``, where a reused connection would send ``CWD <home>`` and one CWD per
+        segment (a mirror moving from directory to directory sent three CWDs where one
+        does: ``CWD /doc/pkg``). Only segments that are plain names (not empty, no
+        ``/``, not ``.`` or ``..``) are joined; whether it worked (a refusal changes
+        nothing on the server: the caller then walks one segment at a time, as a fresh
+        login does, so a missing directory is reported by the segment that is)."""
+        home = self.home
+        if not cwd or home is None or not home.startswith("/") or any(
+                not segment or "/" in segment or segment in (".", "..") for segment in cwd):
+            return False
+        reply = await self.command(Command("CWD", home.rstrip("/") + "/" + "/".join(cwd)))
+        if reply.category != 2:
+            return False
+        self.cwd = cwd
+        return True
 
     async def change_directory(self, command: Command) -> None:
         """One CWD step of the URL, remembered; a refusal is :class:`RemoteAccessDenied`."""

@@ -3,7 +3,8 @@
 A control connection whose transfer completed cleanly is kept per (host, port, user,
 password) for ``Config.idle_timeout`` seconds. Before it serves the next URL it is
 returned to the login directory with ``CWD <dir PWD reported after login>`` (skipped
-when the previous URL made no CWD: :meth:`~.control.Control.position`); a connection
+when the previous URL made no CWD, and joined with the next URL's segments in one CWD
+where PWD gave a Unix path: :meth:`~.control.Control.position`); a connection
 whose PWD reply could not be parsed is never kept, and one that turns out dead (EOF,
 421, a refused CWD) is replaced by a fresh login by the handler. Expired connections are
 closed when the pool is next touched or when the handler closes.

@@ -34,7 +34,8 @@ from anyurl.cli.numbers import (
 from anyurl.cli.policy_flags import add_policy_flags, apply_policy_flags
 from anyurl.cli.terminal import wanted
 from anyurl.errors import Aborted, AnyURLError
-from anyurl.options import HTTPOptions, SchemeOptions
+from anyurl.options import SchemeOptions
+from anyurl.schemes.http.options import HTTPOptions
 
 if TYPE_CHECKING:
     from anyurl.config import Config
@@ -346,7 +347,7 @@ def _scheme_options(args: argparse.Namespace, http: HTTPOptions) -> tuple[Scheme
     certificate options as for https) when asked, and each plug-in's own options."""
     given: list[SchemeOptions] = [http] if http != HTTPOptions() else []
     if args.tls or args.insecure or args.cacert or args.capath:
-        from anyurl.options import FTPOptions
+        from anyurl.schemes.ftp.options import FTPOptions
 
         given.append(FTPOptions(tls=args.tls, verify=not args.insecure, cafile=args.cacert,
                                 capath=args.capath))

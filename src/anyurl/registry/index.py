@@ -17,12 +17,14 @@ asked for, never at import time. Entry points are read only for a name no built-
 from __future__ import annotations
 
 import importlib
+import itertools
 from collections.abc import Iterator, Mapping
+from typing import Literal
 
 from anyurl.registry.spec import SchemeSpec
 
-__all__ = ["BUILTIN_SPECS", "DEFAULT_PORTS", "add", "default_port", "names", "plugins",
-           "spec_for", "specs"]
+__all__ = ["BUILTIN_SPECS", "DEFAULT_PORTS", "add", "default_port", "lender", "lent_names",
+           "names", "plugins", "spec_for", "specs"]
 
 #: The built-in schemes: each name and the module whose ``SPEC`` describes it.
 BUILTIN_SPECS: dict[str, str] = {
@@ -125,6 +127,40 @@ def specs() -> Iterator[SchemeSpec]:
         if spec is not None and id(spec) not in seen:
             seen.add(id(spec))
             yield spec
+
+
+#: A descriptor's field naming a module whose ``__all__`` a package of anyurl re-exports.
+Lent = Literal["view_module", "options_module"]
+
+
+def _exporting(spec: SchemeSpec, field: Lent) -> tuple[str, list[str]] | None:
+    module = getattr(spec, field)
+    if not module:
+        return None
+    return module, list(getattr(importlib.import_module(module), "__all__", ()))
+
+
+def lender(name: str, field: Lent, guess: str = "") -> str | None:
+    """The module that exports ``name`` among the descriptors' ``field`` modules (their
+    views, their options), or None: the scheme ``guess`` (what the name reads as, so one
+    lookup costs one scheme) is asked first, then every known one."""
+    first = spec_for(guess) if guess in BUILTIN_SPECS or guess in _added else None
+    for spec in itertools.chain((first,) if first else (), specs()):
+        found = _exporting(spec, field)
+        if found is not None and name in found[1]:
+            return found[0]
+    return None
+
+
+def lent_names(field: Lent) -> dict[str, str]:
+    """Every name the known descriptors' ``field`` modules export, with its module (it
+    imports them all)."""
+    lent: dict[str, str] = {}
+    for spec in specs():
+        found = _exporting(spec, field)
+        if found is not None:
+            lent.update(dict.fromkeys(found[1], found[0]))
+    return lent
 
 
 def default_port(scheme: str) -> int | None:

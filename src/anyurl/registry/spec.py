@@ -184,6 +184,12 @@ class SchemeSpec(Generic[U]):
     default_port: int | None = None
     #: The typed, decoded view of a URL's scheme part (``url.parts``); None: generic.
     view: Callable[[U], Any] | None = None
+    #: The module of its view's classes and functions (``FTPPath``, ``ftp_path``): the
+    #: names of its ``__all__`` are :mod:`anyurl.url`'s and :mod:`anyurl.url.views`'s too.
+    view_module: str | None = None
+    #: The module of its typed options (a :class:`~anyurl.options.SchemeOptions`): the
+    #: names of its ``__all__`` are :mod:`anyurl.options`'s too.
+    options_module: str | None = None
     #: The file name ``-O`` saves a URL under, before it is made safe; None (or ""):
     #: the URL's host, else the scheme's name.
     local_name: Callable[[U], str] | None = None

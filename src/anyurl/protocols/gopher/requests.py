@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from anyurl.protocols.gopher.errors import GopherCommandError
-from anyurl.url import GopherPath, encode_wire
+from anyurl.schemes.gopher.view import GopherPath
+from anyurl.url import encode_wire
 from anyurl.url.views import gopher_plus_problem
 
 __all__ = [

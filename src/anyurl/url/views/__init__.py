@@ -8,12 +8,14 @@ path where the scheme's BNF splits it and only then decodes the pieces: an ``ftp
 Views are computed from a URL that has already passed the parser, so they do not
 validate; :mod:`anyurl.url.parse` refuses what a view could not represent.
 
-Each scheme's view lives in a module of its own (``views.ftp``, ``views.http`` ...),
-imported when one of its names is first asked for here (PEP 562): a dataclass costs
+Each scheme's view lives in its scheme's package (``anyurl/schemes/<name>/view.py``,
+the module its descriptor's ``view_module`` names), imported when one of its names is
+first asked for here (PEP 562), found through :mod:`anyurl.registry`: a dataclass costs
 about a millisecond to create, and ``anyurl get`` of an http URL has no use for the
-other nine. ``from anyurl.url.views import FTPPath`` works as it always did. What the
-parser needs of the ftp and gopher grammars (splitting a path, checking a Gopher+
-string) and the generic view stay here.
+others. ``from anyurl.url.views import FTPPath`` works for every scheme, a plug-in's
+too; anyurl's own modules import a view from its module, which the type checker reads.
+What the parser needs of the ftp and gopher grammars (splitting a path, checking a
+Gopher+ string), the generic view and :class:`SchemeView` stay here.
 """
 
 from __future__ import annotations
@@ -21,40 +23,11 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-if TYPE_CHECKING:
-    from anyurl.url.views.file import FilePath
-    from anyurl.url.views.ftp import FTPPath
-    from anyurl.url.views.ftp import ftp_path as ftp_path
-    from anyurl.url.views.gopher import GopherPath
-    from anyurl.url.views.gopher import gopher_path as gopher_path
-    from anyurl.url.views.http import HTTPPath
-    from anyurl.url.views.http import http_path as http_path
-    from anyurl.url.views.mailto import MailtoPart
-    from anyurl.url.views.news import NewsPart, NNTPPath
-    from anyurl.url.views.news import news_part as news_part
-    from anyurl.url.views.news import nntp_path as nntp_path
-    from anyurl.url.views.prospero import ProsperoPath
-    from anyurl.url.views.prospero import prospero_path as prospero_path
-    from anyurl.url.views.telnet import TelnetPart
-    from anyurl.url.views.wais import WAISPath
-    from anyurl.url.views.wais import wais_path as wais_path
+from anyurl.lazy import lazy_names
 
-__all__ = [
-    "FTPPath",
-    "FilePath",
-    "GenericPart",
-    "GopherPath",
-    "HTTPPath",
-    "MailtoPart",
-    "NNTPPath",
-    "NewsPart",
-    "ProsperoPath",
-    "TelnetPart",
-    "WAISPath",
-    "gopher_plus_problem",
-]
+__all__ = ["GenericPart", "SchemeView", "gopher_plus_problem"]
 
 _FTP_TYPE = re.compile(r";type=([^;/]*)\Z", re.IGNORECASE)
 
@@ -103,6 +76,14 @@ def gopher_plus_problem(plus: str) -> str | None:
             "line breaks")
 
 
+class SchemeView(Protocol):
+    """What every view is (``url.parts``): ``anyurl parse --json`` shows it."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``view`` object of ``anyurl parse --json``."""
+        ...
+
+
 @dataclass(frozen=True)
 class GenericPart:
     """Any other scheme: ``schemepart`` as written (section 5's genericurl)."""
@@ -114,56 +95,37 @@ class GenericPart:
         return {"schemepart": self.schemepart}
 
 
-#: Where each scheme's view and the function that builds it live, imported on first use.
-_LAZY: dict[str, str] = {
-    "FTPPath": "anyurl.url.views.ftp",
-    "ftp_path": "anyurl.url.views.ftp",
-    "HTTPPath": "anyurl.url.views.http",
-    "http_path": "anyurl.url.views.http",
-    "GopherPath": "anyurl.url.views.gopher",
-    "gopher_path": "anyurl.url.views.gopher",
-    "MailtoPart": "anyurl.url.views.mailto",
-    "NewsPart": "anyurl.url.views.news",
-    "news_part": "anyurl.url.views.news",
-    "NNTPPath": "anyurl.url.views.news",
-    "nntp_path": "anyurl.url.views.news",
-    "TelnetPart": "anyurl.url.views.telnet",
-    "WAISPath": "anyurl.url.views.wais",
-    "wais_path": "anyurl.url.views.wais",
-    "FilePath": "anyurl.url.views.file",
-    "ProsperoPath": "anyurl.url.views.prospero",
-    "prospero_path": "anyurl.url.views.prospero",
-}
+def _view_module(name: str) -> str | None:
+    """The module of a scheme's view name: the registry asks the scheme the name reads as
+    first (``FTPPath``, ``ftp_path``: ftp), then every scheme."""
+    from anyurl import registry
+
+    guess = re.sub(r"(Path|Part|_path|_part)\Z", "", name).lower()
+    return registry.lender(name, "view_module", guess)
+
+
+def _every_view_name() -> list[str]:
+    from anyurl import registry
+
+    return [*registry.lent_names("view_module"), "View"]
+
+
+_lent, __dir__ = lazy_names(__name__, globals(), _view_module, _every_view_name)
 
 if TYPE_CHECKING:
-    View: TypeAlias = (
-        FTPPath
-        | HTTPPath
-        | GopherPath
-        | MailtoPart
-        | NewsPart
-        | NNTPPath
-        | TelnetPart
-        | WAISPath
-        | FilePath
-        | ProsperoPath
-        | GenericPart
-    )
+    #: A URL's view, as the type checker knows it (a scheme's own view class narrows it).
+    View: TypeAlias = SchemeView
 
 
 def __getattr__(name: str) -> Any:
-    """A scheme's view (or ``View``, the union of them all), imported when first asked."""
-    if name == "View":
-        value: Any = GenericPart
-        for other in (n for n in _LAZY if n[0].isupper()):
-            value = value | __getattr__(other)
-    elif name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """A scheme's view, or ``View``: the union of every known scheme's view classes."""
+    if name != "View":
+        return _lent(name)
+    from anyurl import registry
+
+    value: Any = GenericPart
+    for other, module in registry.lent_names("view_module").items():
+        if other[0].isupper():
+            value = value | getattr(importlib.import_module(module), other)
     globals()[name] = value
     return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY, "View"})

@@ -33,6 +33,8 @@ SPEC = SchemeSpec(
     summary="files and directories of this machine",
     view=lambda url: FilePath("/" + decode(url.path or "")),
     view_module="anyurl.schemes.file.view",
+    cli_hints={"file_ftp_fallback": "Use file:///path for a local file, or an ftp:// URL for "
+                                    "that host (--file-ftp-fallback retries it as ftp)."},
     local_name=lambda url: _local_path(url).rstrip("/").rsplit("/", 1)[-1],
     # Only a local document may name a file: URL (a remote page must not make a mirror
     # read this machine's files): the handlers decide, not a found link.

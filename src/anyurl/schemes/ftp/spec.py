@@ -69,6 +69,10 @@ SPEC = SchemeSpec(
     default_port=21,
     view=lambda url: ftp_path(url.path),
     view_module="anyurl.schemes.ftp.view",
+    cli_hints={"Put it in the URL (ftp://user:password@host/) or ~/.netrc, or run anyurl on "
+               "a terminal to be asked for it.":
+               "Give it with -u USER:PASSWORD or in ~/.netrc, or run anyurl on a terminal to "
+               "be asked for it."},
     options_module="anyurl.schemes.ftp.options",
     local_name=_local_name,
     host_prefixes=("ftp.",),

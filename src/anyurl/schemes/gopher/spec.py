@@ -102,6 +102,7 @@ SPEC = SchemeSpec(
     default_port=70,
     view=lambda url: gopher_path(url.path),
     view_module="anyurl.schemes.gopher.view",
+    cli_hints={"gopher_view": "Drop --view, or the Gopher+ string (%09%09...) from the URL."},
     options_module="anyurl.schemes.gopher.options",
     local_name=lambda url: _parts(url).selector.rstrip("/").rsplit("/", 1)[-1],
     proxied=True,

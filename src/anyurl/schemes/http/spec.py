@@ -48,6 +48,9 @@ SPEC = SchemeSpec(
     default_port=80,
     view=lambda url: http_path(url.path),
     view_module="anyurl.schemes.http.view",
+    cli_hints={"Give a user and password in the URL (http://user:password@host/) if the "
+               "server wants a login.":
+               "Give a login with -u USER[:PASSWORD] (or --netrc) if the server wants one."},
     options_module="anyurl.schemes.http.options",
     local_name=_local_name,
     login=True,

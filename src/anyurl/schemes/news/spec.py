@@ -67,6 +67,8 @@ SPEC = SchemeSpec(
     default_port=119,
     view=_view,
     view_module="anyurl.schemes.news.view",
+    cli_hints={"nntp_plain_auth": "Add --nntp-plain-auth to send the login in clear all the "
+                                  "same, or use nntps:// (TLS from the first byte, port 563)."},
     options_module="anyurl.schemes.news.options",
     local_name=_local_name,
     login=True,

@@ -15,6 +15,8 @@ SPEC = SchemeSpec(
     default_port=23,
     view=lambda url: TelnetPart(),
     view_module="anyurl.schemes.telnet.view",
+    cli_hints={"Put it in the URL (telnet://user:password@host/) or run interactively.":
+               "Give it with -u USER:PASSWORD, or run anyurl on a terminal to be asked for it."},
     options_module="anyurl.schemes.telnet.options",
     login=True,
     followable=False,  # opens a session: a mirror must never follow it

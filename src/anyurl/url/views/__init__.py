@@ -14,8 +14,7 @@ first asked for here (PEP 562), found through :mod:`anyurl.registry`: a dataclas
 about a millisecond to create, and ``anyurl get`` of an http URL has no use for the
 others. ``from anyurl.url.views import FTPPath`` works for every scheme, a plug-in's
 too; anyurl's own modules import a view from its module, which the type checker reads.
-What the parser needs of the ftp and gopher grammars (splitting a path, checking a
-Gopher+ string), the generic view and :class:`SchemeView` stay here.
+The generic view and :class:`SchemeView` are this module's own.
 """
 
 from __future__ import annotations
@@ -27,54 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from anyurl.lazy import lazy_names
 
-__all__ = ["GenericPart", "SchemeView", "gopher_plus_problem"]
-
-_FTP_TYPE = re.compile(r";type=([^;/]*)\Z", re.IGNORECASE)
-
-
-def split_ftp_path(path: str | None) -> tuple[str, str | None]:
-    """Split a raw ftp url-path into the raw fpath and the typecode (lowercased)."""
-    if path is None:
-        return "", None
-    m = _FTP_TYPE.search(path)
-    if m is None:
-        return path, None
-    return path[: m.start()], m.group(1).lower()
-
-
-def split_gopher_path(path: str | None) -> tuple[str, str, str | None, str | None]:
-    """Split a raw gopher-path into raw (gtype, selector, search, gopher+ string)."""
-    if not path:
-        return "1", "", None, None
-    n = 3 if path[0] == "%" and len(path) >= 3 else 1
-    gtype, rest = path[:n], path[n:]
-    parts = re.split("%09", rest, maxsplit=2)
-    selector = parts[0]
-    search = parts[1] if len(parts) > 1 else None
-    plus = parts[2] if len(parts) > 2 else None
-    return gtype, selector, search, plus
-
-
-#: Section 3.4.9's filled-in form, the one Gopher+ string that may hold CR LF:
-#: ``+[view]<TAB>1`` CR LF, ``+-1`` CR LF, the answer lines (none of them a lone ``.``)
-#: and the ``.`` line that ends the data block, with nothing after it.
-_GOPHER_FORM = re.compile(
-    r"\+[^\t\r\n\x00]*\t1\r\n\+-1\r\n(?:(?!\.\r\n)[^\r\n\x00]*\r\n)*\.\r\n\Z")
-
-
-def gopher_plus_problem(plus: str) -> str | None:
-    """Why the decoded Gopher+ string ``plus`` must not be sent, or None.
-
-    A CR, LF or NUL in it would end the request line early and smuggle in more
-    (RFC 1738 section 6), except in exactly the shape of section 3.4.9's form, where the
-    line breaks are the data block's own.
-    """
-    if not any(c in plus for c in "\r\n\x00") or _GOPHER_FORM.match(plus):
-        return None
-    return ("a CR, LF or NUL in a Gopher+ string would end the request line early; only "
-            "section 3.4.9's filled-in form (+<TAB>1, +-1, the answer lines, '.') carries "
-            "line breaks")
-
+__all__ = ["GenericPart", "SchemeView"]
 
 class SchemeView(Protocol):
     """What every view is (``url.parts``): ``anyurl parse --json`` shows it."""

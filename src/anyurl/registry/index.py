@@ -1,12 +1,16 @@
 """The scheme registry: every scheme's :class:`~anyurl.registry.spec.SchemeSpec`, by name.
 
-The one list of the built-in schemes is :data:`BUILTIN_SPECS` (name to the module that
-holds its ``SPEC``, or ``SPECS`` when it describes several); a plug-in adds its own
+The registry's list of the built-in schemes is :data:`BUILTIN_SPECS` (name to the module
+that holds its ``SPEC``, or ``SPECS`` when it describes several); a plug-in adds its own
 through the ``anyurl.schemes`` entry-point group, whose value is a ``SchemeSpec`` (or,
 as before descriptors existed, a handler class: it gets a descriptor with its names
-only). Everything that depends on a scheme
-(the URL's default port and view, ``-O`` names, the mirror, gateways, ``-u``, the
-browser gateway, the demo) asks here, so a plug-in gets what a built-in gets.
+only). What depends on a scheme (the URL's default port and view, the views' and
+options' names that :mod:`anyurl.url` and :mod:`anyurl.options` lend (:func:`lender`),
+``-O`` names, the mirror, gateways, ``-u``, the browser gateway, the demo, the command
+line's hints) asks here, so a plug-in gets what a built-in gets. Other parts of anyurl
+still know some built-in schemes by name: the URL grammar (section 5 is one grammar), the
+command line's flags of the built-in schemes and a few more, which
+``tests/unit/test_architecture.py`` lists (``NAMED_ELSEWHERE``, a list that only shrinks).
 
 It sits at the bottom of the house: it imports only the descriptor type, and loads a
 scheme's ``spec`` module (which may import the URL model) when that scheme is first

@@ -6,7 +6,7 @@ Usage::
     python bench/nntp_pipeline.py --delay-ms 10        # through a relay: 20 ms round trip
     python bench/nntp_pipeline.py --server 127.0.0.1:1190 --group anyurl.test  # leafnode...
 
-It starts the loopback NNTP server (``python -m anyurl.testing.nntp --articles N``, 1 KiB
+It starts the loopback NNTP server (``python -m anyurl.schemes.news.loopback --articles N``, 1 KiB
 articles) in a process of its own unless ``--server`` names one, and with ``--delay-ms D``
 a userspace relay (another process; netem is not available here) that holds every chunk
 D ms in each direction, so a round trip costs 2 D more. In this process it then fetches
@@ -126,7 +126,7 @@ def main() -> None:
         else:
             host, port = "127.0.0.1", free_port()
             children.append(subprocess.Popen(
-                [sys.executable, "-m", "anyurl.testing.nntp", "--port", str(port),
+                [sys.executable, "-m", "anyurl.schemes.news.loopback", "--port", str(port),
                  "--articles", str(args.count)], env=env))
             wait_for(port)
         if args.delay_ms:

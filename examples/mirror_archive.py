@@ -20,7 +20,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from anyurl import Resolver
 from anyurl.mirror import Mirror, MirrorOptions
-from anyurl.testing.http import serve_http
+from anyurl.schemes.http.loopback import serve_http
 
 
 def make_site(root: Path) -> None:

@@ -36,23 +36,22 @@ if TYPE_CHECKING:
         URLSyntaxError,
     )
     from anyurl.links import Link
-    from anyurl.options import (
-        FTPOptions,
-        GopherOptions,
-        HTTPOptions,
-        MailtoOptions,
-        NewsOptions,
-        ProsperoOptions,
-        SchemeOptions,
-        TelnetOptions,
-        WAISOptions,
-    )
+    from anyurl.options import SchemeOptions
     from anyurl.resolver import FetchResult, Resolver
     from anyurl.resource import Resource, ResourceInfo
     from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler
+    from anyurl.schemes.ftp.options import FTPOptions
+    from anyurl.schemes.gopher.options import GopherOptions
+    from anyurl.schemes.http.options import HTTPOptions
+    from anyurl.schemes.mailto.options import MailtoOptions
+    from anyurl.schemes.news.options import NewsOptions
+    from anyurl.schemes.prospero.options import ProsperoOptions
+    from anyurl.schemes.telnet.options import TelnetOptions
+    from anyurl.schemes.wais.options import WAISOptions
     from anyurl.sync import download, fetch, fetch_many, get, open
     from anyurl.timeouts import Timeout
-    from anyurl.url import URL, mask, parse
+    from anyurl.url import URL, mask
+    from anyurl.url.parse import parse
     from anyurl.url.text import find_urls
 
 __version__ = "0.1.0"
@@ -78,15 +77,15 @@ _NAMES: dict[str, str] = {
     "UnsupportedScheme": "anyurl.errors",
     "URLSyntaxError": "anyurl.errors",
     "Link": "anyurl.links",
-    "FTPOptions": "anyurl.options",
-    "GopherOptions": "anyurl.options",
-    "HTTPOptions": "anyurl.options",
-    "MailtoOptions": "anyurl.options",
-    "NewsOptions": "anyurl.options",
-    "ProsperoOptions": "anyurl.options",
+    "FTPOptions": "anyurl.schemes.ftp.options",
+    "GopherOptions": "anyurl.schemes.gopher.options",
+    "HTTPOptions": "anyurl.schemes.http.options",
+    "MailtoOptions": "anyurl.schemes.mailto.options",
+    "NewsOptions": "anyurl.schemes.news.options",
+    "ProsperoOptions": "anyurl.schemes.prospero.options",
     "SchemeOptions": "anyurl.options",
-    "TelnetOptions": "anyurl.options",
-    "WAISOptions": "anyurl.options",
+    "TelnetOptions": "anyurl.schemes.telnet.options",
+    "WAISOptions": "anyurl.schemes.wais.options",
     "FetchResult": "anyurl.resolver",
     "Resolver": "anyurl.resolver",
     "Resource": "anyurl.resource",

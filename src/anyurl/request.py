@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from anyurl.errors import OptionError
-from anyurl.options import HTTPOptions
 from anyurl.registry import spec_for
 from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.http.options import HTTPOptions
 from anyurl.timeouts import TimeoutTypes
 from anyurl.url import URL
 

@@ -19,7 +19,7 @@ import pytest
 
 import anyurl.errors as errors
 from anyurl.cli.common import error_text
-from anyurl.cli.hints import CLI_FOR_HINT, CLI_HINTS, library_words
+from anyurl.cli.hints import CLI_FOR_HINT, CLI_HINTS, library_words, scheme_hints
 from anyurl.errors import AnyURLError, OptionError
 from tests.cli.devices import null_device
 from tests.cli.test_curl_options import anyurl, curl
@@ -104,7 +104,9 @@ def test_the_walk_would_catch_the_librarys_words() -> None:
 def test_every_translation_is_of_a_hint_the_source_gives() -> None:
     hints = {exc.hint for _, exc in written_errors()}
     assert set(CLI_FOR_HINT) <= hints
-    for text in [*CLI_FOR_HINT.values(), *CLI_HINTS.values()]:
+    # a scheme's own words: for a hint its handler gives, or for a remedy key
+    assert {key for key in scheme_hints() if " " in key} <= hints
+    for text in [*CLI_FOR_HINT.values(), *CLI_HINTS.values(), *scheme_hints().values()]:
         assert library_words(text) == [], text
 
 

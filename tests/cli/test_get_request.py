@@ -18,8 +18,8 @@ from anyurl.cli import get_cmd
 from anyurl.cli.get_request import JSON_HEADERS, GetRequest, read_request
 from anyurl.cli.main import build_parser
 from anyurl.options import HTTPOptions
+from anyurl.schemes.http.loopback import serve_http
 from anyurl.testing._server import serving_in_thread
-from anyurl.testing.http import serve_http
 
 CLI = Path(__file__).resolve().parents[2] / "src" / "anyurl" / "cli"
 

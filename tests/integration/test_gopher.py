@@ -32,7 +32,7 @@ from anyurl.protocols.gopher import AskForm, ItemAttributes, MenuItem
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.testing.gopherplus import BINARY, HELLO, HELLO_DE, STREAM, serve_gopherplus
+from anyurl.schemes.gopher.loopback import BINARY, HELLO, HELLO_DE, STREAM, serve_gopherplus
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 

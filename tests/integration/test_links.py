@@ -19,8 +19,8 @@ from anyurl.options import FTPOptions
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.testing.prospero import MANY_COUNT as PROSPERO_MANY
-from anyurl.testing.wais import DATABASE
+from anyurl.schemes.prospero.loopback import MANY_COUNT as PROSPERO_MANY
+from anyurl.schemes.wais.loopback import DATABASE
 from anyurl.url import FTPPath, parse
 from tests.peers import data
 from tests.peers.table import NEWS_GROUP

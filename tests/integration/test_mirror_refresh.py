@@ -29,7 +29,7 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from anyurl.mirror.engine import MANIFEST_NAME
-from anyurl.testing.ftp import running_ftp_server
+from anyurl.schemes.ftp.loopback import running_ftp_server
 
 pytestmark = [pytest.mark.integration]
 

@@ -33,7 +33,7 @@ from anyurl.errors import (
 from anyurl.options import NewsOptions
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.news.handler import news_server
-from anyurl.testing.nntp import SAMPLE_ARTICLES, NNTPServer, NNTPServerConfig, make_article
+from anyurl.schemes.news.loopback import SAMPLE_ARTICLES, NNTPServer, NNTPServerConfig, make_article
 from anyurl.url import parse
 from tests.peers import data
 from tests.peers.table import NEWS_FQDN, NEWS_GROUP

@@ -30,7 +30,7 @@ from anyurl.errors import (
 from anyurl.resource import Resource
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.news.handler import NewsHandler
-from anyurl.testing.nntp import (
+from anyurl.schemes.news.loopback import (
     SAMPLE_GROUP,
     NNTPServerConfig,
     generated_articles,

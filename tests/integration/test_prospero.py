@@ -1,7 +1,8 @@
 """prospero: against the loopback ARDP/Prospero server (the `prospero` peer, and in-process).
 
 No real Prospero server exists to test against (see docs/schemes/prospero.md); the peer is
-anyurl's own `python -m anyurl.testing.prospero`, started by the `peers` fixture. Tests that
+anyurl's own `python -m anyurl.schemes.prospero.loopback`, started by the `peers` fixture.
+Tests that
 need a server pointing at other peers (to follow access methods) or a look at what the server
 received run one in-process on the test's event loop. Every test runs on asyncio and trio.
 """
@@ -29,8 +30,8 @@ from anyurl.options import ProsperoOptions
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.schemes.prospero.loopback import CONTENTS_TEXT, DOS_TEXT, MANY_COUNT, serve_prospero
 from anyurl.testing.gateway import Gateway
-from anyurl.testing.prospero import CONTENTS_TEXT, DOS_TEXT, MANY_COUNT, serve_prospero
 from anyurl.url import URL
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
@@ -283,7 +284,7 @@ async def test_json_report() -> None:
 async def test_follow_prospero_contents() -> None:
     """PROSPERO-CONTENTS (as Prospero 5.3's dirsrv implements it): the contents are the
     object's CONTENTS attribute, read with GET-OBJECT-INFO CONTENTS."""
-    from anyurl.testing.prospero import CONTENTS_TEXT
+    from anyurl.schemes.prospero.loopback import CONTENTS_TEXT
 
     trace: list[str] = []
     async with serve_prospero() as server:

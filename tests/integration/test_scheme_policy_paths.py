@@ -23,7 +23,7 @@ from anyurl.options import ProsperoOptions
 from anyurl.resolver import Resolver
 from anyurl.scheme_policy import SchemePolicy
 from anyurl.schemes.base import FetchOptions
-from anyurl.testing.prospero import serve_prospero
+from anyurl.schemes.prospero.loopback import serve_prospero
 from tests.integration.test_serve import _env, start_serve, stop
 
 pytestmark = [pytest.mark.integration]
@@ -59,7 +59,7 @@ async def test_a_derived_file_url_meets_the_policy(secret: Path, raw: bool) -> N
 def prospero_process(secret: Path) -> Iterator[int]:
     """A Prospero loopback server in its own process (anyurl serve is one too)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "anyurl.testing.prospero", "--port", "0",
+        [sys.executable, "-m", "anyurl.schemes.prospero.loopback", "--port", "0",
          "--local-file", str(secret)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env(),
         stdin=subprocess.DEVNULL, start_new_session=True)

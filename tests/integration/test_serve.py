@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
+from anyurl.schemes.wais.loopback import build_documents
 from anyurl.serve.app import TOKEN_PARAM, cookie_name
-from anyurl.testing.wais import build_documents
 from tests.peers import data
 
 pytestmark = [pytest.mark.integration]
@@ -400,7 +400,7 @@ def test_serve_runs_on_trio_too(peers: Any) -> None:
 @pytest.fixture(scope="module")
 def gopherplus() -> Iterator[str]:
     """anyurl's loopback Gopher+ server (it has a type-7 search item): its host:port."""
-    proc = subprocess.Popen([sys.executable, "-m", "anyurl.testing.gopherplus", "--host",
+    proc = subprocess.Popen([sys.executable, "-m", "anyurl.schemes.gopher.loopback", "--host",
                              "127.0.0.1", "--port", "0"], stdout=subprocess.PIPE, env=_env(),
                             stdin=subprocess.DEVNULL, start_new_session=True)
     try:

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from anyurl.testing.wais import build_documents
+from anyurl.schemes.wais.loopback import build_documents
 from tests.integration.test_serve import (
     CRLF_HELLO,
     Served,

@@ -201,7 +201,7 @@ async def test_password_echo_is_masked() -> None:
 async def test_commands_are_typed_when_no_login_is_asked() -> None:
     """A URL with a user, a server that asks for none (RFC 1738 3.8: the user is
     advice): the commands are still typed once the server goes quiet."""
-    from anyurl.testing.telnet import TelnetServerConfig, running_telnet_server
+    from anyurl.schemes.telnet.loopback import TelnetServerConfig, running_telnet_server
 
     with running_telnet_server(TelnetServerConfig(user=None)) as server:
         transcript, trace, _ = await session(

@@ -1,7 +1,8 @@
 """anyurl.testing's command lines and run forms, shared through anyurl.testing._server.
 
-Every loopback server runs as ``python -m anyurl.testing.<module> --host H --port N``
-(how ``anyurl demo``, tests/peers and docker start them): it answers on the port it was
+Every loopback server runs as ``python -m anyurl.schemes.<scheme>.loopback --host H --port
+N`` or ``python -m anyurl.testing.<module> ...`` (how ``anyurl demo``, tests/peers and
+docker start them): it answers on the port it was
 given, every one on anyio takes ``--backend``, and Ctrl-C ends it with status 0 and no
 traceback. The session servers (NNTP, SMTP, telnet) each run in a task group or a
 thread of their own in the same way.
@@ -20,7 +21,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from anyurl.testing.nntp import NNTPServer
+from anyurl.schemes.news.loopback import NNTPServer
 
 pytestmark = pytest.mark.integration
 
@@ -38,19 +39,34 @@ class Module:
     #: A UDP server (the port to find free is a UDP one).
     udp: bool = False
 
+    @property
+    def module(self) -> str:
+        """The module ``python -m`` runs: a scheme's loopback server, or a testing one."""
+        return self.name if "." in self.name else f"anyurl.testing.{self.name}"
+
+    @property
+    def id(self) -> str:
+        """The test's id: the scheme, or the testing module's name."""
+        return self.name.removesuffix(".loopback").rsplit(".", 1)[-1]
+
+
+def _loopback(scheme: str) -> str:
+    return f"anyurl.schemes.{scheme}.loopback"
+
 
 ANYIO = [
-    Module("http", ("--root", "{root}"), b"HEAD / HTTP/1.0\r\n\r\n", b"HTTP/1.1 200 "),
-    Module("nntp", (), b"", b"200 anyurl loopback NNTP server ready"),
-    Module("smtp", (), b"", b"220 anyurl.test "),
-    Module("telnet", ("--user", "u"), b"", bytes((255, 251, 1))),  # IAC WILL ECHO
-    Module("gopherplus", (), b"/hello.txt\r\n", b"Hello from the anyurl Gopher+",
+    Module(_loopback("http"), ("--root", "{root}"), b"HEAD / HTTP/1.0\r\n\r\n", b"HTTP/1.1 200 "),
+    Module(_loopback("news"), (), b"", b"200 anyurl loopback NNTP server ready"),
+    Module(_loopback("mailto"), (), b"", b"220 anyurl.test "),
+    Module(_loopback("telnet"), ("--user", "u"), b"", bytes((255, 251, 1))),  # IAC WILL ECHO
+    Module(_loopback("gopher"), (), b"/hello.txt\r\n", b"Hello from the anyurl Gopher+",
            "gopherplus listening on 127.0.0.1:{port}"),
-    Module("wais", (), b"", b"", "wais listening on 127.0.0.1:{port} (database demo)"),
-    Module("prospero", (), b"", b"", "prospero listening on udp 127.0.0.1:{port}", udp=True),
+    Module(_loopback("wais"), (), b"", b"", "wais listening on 127.0.0.1:{port} (database demo)"),
+    Module(_loopback("prospero"), (), b"", b"", "prospero listening on udp 127.0.0.1:{port}",
+           udp=True),
 ]
 THREADS = [
-    Module("ftp", ("--root", "{root}"), b"", b"220 anyurl demo FTP"),
+    Module(_loopback("ftp"), ("--root", "{root}"), b"", b"220 anyurl demo FTP"),
     Module("gateway", (), b"GET wais://h/db HTTP/1.1\r\nHost: h\r\n\r\n", b"HTTP/1.1 200 "),
     Module("hostile", ("http-lying-length",), b"GET / HTTP/1.1\r\n\r\n", b"HTTP/1.1 200 OK",
            "http-lying-length: http://127.0.0.1:{port}/file"),
@@ -86,7 +102,7 @@ def _run(module: Module, extra: tuple[str, ...], tmp_path: Path) -> None:
     port = _free_port(module.udp)
     args = [a.format(root=tmp_path) for a in module.args]
     proc = subprocess.Popen(
-        [sys.executable, "-m", f"anyurl.testing.{module.name}", "--host", "127.0.0.1",
+        [sys.executable, "-m", module.module, "--host", "127.0.0.1",
          "--port", str(port), *args, *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -107,14 +123,14 @@ def _run(module: Module, extra: tuple[str, ...], tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
-@pytest.mark.parametrize("module", ANYIO, ids=lambda m: m.name)
+@pytest.mark.parametrize("module", ANYIO, ids=lambda m: m.id)
 def test_anyio_module_serves_on_either_backend_and_ends_quietly(
     module: Module, backend: str, tmp_path: Path
 ) -> None:
     _run(module, ("--backend", backend), tmp_path)
 
 
-@pytest.mark.parametrize("module", THREADS, ids=lambda m: m.name)
+@pytest.mark.parametrize("module", THREADS, ids=lambda m: m.id)
 def test_thread_module_serves_and_ends_quietly(module: Module, tmp_path: Path) -> None:
     _run(module, (), tmp_path)
 

@@ -1,4 +1,5 @@
-"""anyurl.testing.smtp: the loopback SMTP server, through anyurl.Resolver on both backends.
+"""anyurl.schemes.mailto.loopback: the loopback SMTP server, through anyurl.Resolver on both
+backends.
 
 mailto: URLs sent to the server a user's own tests would start: in their task group
 (``SMTPServer.serve``) or in a thread (``running_smtp_server``).
@@ -22,7 +23,7 @@ from anyurl.config import Config
 from anyurl.errors import ServerError
 from anyurl.options import MailtoOptions
 from anyurl.schemes.base import FetchOptions
-from anyurl.testing.smtp import (
+from anyurl.schemes.mailto.loopback import (
     SMTPServer,
     SMTPServerConfig,
     open_smtp_server,
@@ -134,7 +135,8 @@ def test_smtp_server_runs_as_a_module() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "anyurl.testing.smtp", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "anyurl.schemes.mailto.loopback", "--port",
+                             str(port)],
                             stdout=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 10

@@ -1,4 +1,5 @@
-"""anyurl.testing.telnet: the loopback telnet server, through anyurl.Resolver on both backends.
+"""anyurl.schemes.telnet.loopback: the loopback telnet server, through anyurl.Resolver on both
+backends.
 
 The server is what a user's own tests would start: in their task group
 (``TelnetServer.serve``) or in a thread (``running_telnet_server``).
@@ -21,7 +22,7 @@ from anyurl.config import Config
 from anyurl.errors import LoginDenied
 from anyurl.options import TelnetOptions
 from anyurl.schemes.base import FetchOptions
-from anyurl.testing.telnet import (
+from anyurl.schemes.telnet.loopback import (
     TelnetServer,
     TelnetServerConfig,
     open_telnet_server,
@@ -152,7 +153,7 @@ def test_telnet_server_runs_as_a_module() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "anyurl.testing.telnet", "--port",
+    proc = subprocess.Popen([sys.executable, "-m", "anyurl.schemes.telnet.loopback", "--port",
                              str(port), "--user", "u"], stdout=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 10
@@ -175,7 +176,7 @@ def test_telnet_server_runs_as_a_module() -> None:
 async def test_typed_login_is_reported_and_can_be_turned_off() -> None:
     """RFC 1738 3.8: the user and password are advice; anyurl says what it typed
     (password masked) and types nothing with TelnetOptions(login=False)."""
-    from anyurl.testing.telnet import running_telnet_server
+    from anyurl.schemes.telnet.loopback import running_telnet_server
 
     warnings: list[str] = []
     with running_telnet_server(TelnetServerConfig(user="joe", password="s3cret")) as server:

@@ -1,6 +1,7 @@
 """wais: against the loopback WAIS server (the `wais` peer, and in-process).
 
-No WAIS server is packaged; the peer is anyurl's own `python -m anyurl.testing.wais`, started by
+No WAIS server is packaged; the peer is anyurl's own `python -m anyurl.schemes.wais.loopback`,
+started by
 the `peers` fixture. The bytes a real freeWAIS-sf server sends are covered by
 tests/unit/test_wais_core.py. Every test runs on asyncio and trio.
 """
@@ -19,7 +20,13 @@ from anyurl.protocols.wais import InitRequest, Operator, QueryTerm, SearchReques
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.testing.wais import DATABASE, LARGE_SIZE, WAISDocument, build_documents, serve_wais
+from anyurl.schemes.wais.loopback import (
+    DATABASE,
+    LARGE_SIZE,
+    WAISDocument,
+    build_documents,
+    serve_wais,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -175,7 +182,7 @@ async def test_what_the_server_received() -> None:
 async def test_a_missing_database_is_78_with_and_without_a_search(path: str) -> None:
     """freeWAIS-sf answers an empty search of a missing database with no documents and no
     diagnostic: anyurl asks again with a word, so both URLs fail alike (issue 12)."""
-    from anyurl.testing.wais import serve_wais
+    from anyurl.schemes.wais.loopback import serve_wais
 
     async with serve_wais(quiet_empty_search=True) as srv, \
             Resolver(Config(allowed_ports=frozenset({srv.port})), warn=lambda _: None) as r:

@@ -160,15 +160,15 @@ PEERS: tuple[Peer, ...] = (
          note="logs in to its own sshd as root: needs root"),
     # Schemes with no packaged server: anyurl's own loopback servers, started when they exist.
     Peer("prospero", "prospero", "module", 1525,
-         "comes with anyurl (src/anyurl/testing/prospero.py); `pip install -e .`",
-         transport="udp", module="anyurl.testing.prospero",
+         "comes with anyurl (src/anyurl/schemes/prospero/loopback.py); `pip install -e .`",
+         transport="udp", module="anyurl.schemes.prospero.loopback",
          args=("--host", "{host}", "--port", "{port}")),
     Peer("wais", "wais", "module", 2210,
-         "comes with anyurl (src/anyurl/testing/wais.py); `pip install -e .`",
-         module="anyurl.testing.wais", args=("--host", "{host}", "--port", "{port}")),
+         "comes with anyurl (src/anyurl/schemes/wais/loopback.py); `pip install -e .`",
+         module="anyurl.schemes.wais.loopback", args=("--host", "{host}", "--port", "{port}")),
     Peer("gopherplus", "gopher", "module", 7072,
-         "comes with anyurl (src/anyurl/testing/gopherplus.py); `pip install -e .`",
-         module="anyurl.testing.gopherplus",
+         "comes with anyurl (src/anyurl/schemes/gopher/loopback.py); `pip install -e .`",
+         module="anyurl.schemes.gopher.loopback",
          args=("--host", "{host}", "--port", "{port}", "--root", "{data_root}")),
 )
 

@@ -33,8 +33,8 @@ from anyurl.schemes.http.interfaces import Response
 from anyurl.schemes.http.pipeline import Malformed, ResponseReader, parse_head
 from anyurl.schemes.mailto.handler import _parse_relay
 from anyurl.schemes.news.target import _split_server
+from anyurl.schemes.news.view import nntp_path
 from anyurl.serve.replay import _cdxj_offset
-from anyurl.url.views.news import nntp_path
 
 #: What int() or str.isdigit() take that no protocol writes as a number.
 NOT_ASCII = ["²", "٣", "１", "߀", "𝟗", "৪", "+", "-", "_", " ", "\t", "\u00a0", "\u2007"]

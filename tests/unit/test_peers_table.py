@@ -91,7 +91,8 @@ def test_every_peer_can_be_built_and_says_how_to_install_it(peer):
     assert peer.transport in ("tcp", "udp")
     assert ("install-peers.sh" in peer.install) or peer.kind == "module"
     if peer.kind == "module":
-        assert peer.module and peer.module.startswith("anyurl.testing.")
+        assert peer.module and peer.module.startswith("anyurl.schemes.")
+        assert peer.module.endswith(".loopback")
         assert "{port}" in peer.args
 
 

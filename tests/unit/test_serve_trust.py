@@ -18,9 +18,9 @@ from typing import Any
 import anyio
 import pytest
 
+from anyurl.schemes.gopher.loopback import serve_gopherplus
 from anyurl.serve import html
 from anyurl.serve.app import TOKEN_PARAM, Gateway, Guard, ServeOptions, cookie_name
-from anyurl.testing.gopherplus import serve_gopherplus
 
 pytestmark = pytest.mark.anyio
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from anyurl.schemes.http.loopback import serve_http
 from anyurl.testing._server import serving_in_thread
-from anyurl.testing.http import serve_http
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -35,22 +36,29 @@ HEAVY = (
     "tinycss2",
     "anyurl.schemes.http.http2", "anyurl.protocols",
     "anyurl.schemes.http.forms",  # -F forms (their dataclasses)
-    # the other schemes' handlers (modules today, packages tomorrow)
+    # the other schemes' handlers (each package but its light modules: LIGHT)
     "anyurl.schemes.ftp", "anyurl.schemes.gopher", "anyurl.schemes.news",
     "anyurl.schemes.telnet", "anyurl.schemes.mailto", "anyurl.schemes.wais",
     "anyurl.schemes.prospero", "anyurl.schemes.file", "anyurl.schemes.gateway",
 )
 
+#: A scheme package's modules that parsing a URL and building options import: the package
+#: itself (its docstring), its descriptor, its view and its options; the rest of it is its
+#: handler's, which only a URL of the scheme imports.
+LIGHT = re.compile(r"anyurl\.schemes\.\w+(\.(spec|view|options))?\Z")
+
 #: The views and options classes of the schemes a plain http ``get`` does not fetch: each
 #: is a dataclass (about a millisecond to create), in a module imported when first asked
-#: for (``anyurl.url.views``, ``anyurl.options``). GopherOptions is made whenever stdout
-#: is no terminal (menus saved as sent); FTPOptions only for an ftp flag or ftp's -R.
+#: for (``anyurl.url.views``, ``anyurl.options``, or the scheme's own module). GopherOptions
+#: is made whenever stdout is no terminal (menus saved as sent); FTPOptions only for an ftp
+#: flag or ftp's -R.
 OTHER_SCHEMES = (
-    "anyurl.url.views.ftp", "anyurl.url.views.gopher", "anyurl.url.views.mailto",
-    "anyurl.url.views.news", "anyurl.url.views.telnet", "anyurl.url.views.wais",
-    "anyurl.url.views.file", "anyurl.url.views.prospero",
-    "anyurl.options.ftp", "anyurl.options.news", "anyurl.options.telnet", "anyurl.options.mailto",
-    "anyurl.options.prospero", "anyurl.options.wais",
+    "anyurl.schemes.ftp.view", "anyurl.schemes.gopher.view", "anyurl.schemes.mailto.view",
+    "anyurl.schemes.news.view", "anyurl.schemes.telnet.view", "anyurl.schemes.wais.view",
+    "anyurl.schemes.file.view", "anyurl.schemes.prospero.view",
+    "anyurl.schemes.ftp.options", "anyurl.schemes.news.options",
+    "anyurl.schemes.telnet.options", "anyurl.schemes.mailto.options",
+    "anyurl.schemes.prospero.options", "anyurl.schemes.wais.options",
 )
 
 #: Modules a plain ``get`` has no use for that some interpreters' ``site`` imports at
@@ -90,6 +98,11 @@ def _among(names: set[str], wanted: tuple[str, ...]) -> list[str]:
     return sorted(n for n in names for w in wanted if n == w or n.startswith(w + "."))
 
 
+def _heavy(names: set[str], more: tuple[str, ...] = ()) -> list[str]:
+    """The modules of :data:`HEAVY` (and ``more``) in ``names``, but a scheme's light ones."""
+    return [n for n in _among(names, HEAVY + more) if not LIGHT.match(n)]
+
+
 def test_importing_the_command_line_imports_no_event_loop_and_no_heavy_module():
     names, _ = _loaded("import anyurl.cli.main")
     assert _among(names, HEAVY + NOT_AT_IMPORT) == []
@@ -127,7 +140,7 @@ from anyurl.url import parse
 url = parse("http://example.org/a?b")
 assert type(url.parts).__name__ == "HTTPPath"
 before = sorted(n for n in __import__("sys").modules
-                if n.startswith(("anyurl.url.views.", "anyurl.options.")))
+                if n.endswith((".view", ".options")) and n.startswith("anyurl.schemes."))
 from anyurl.options import WAISOptions
 from anyurl.url import FTPPath
 from anyurl.url.views import FTPPath as view, View, nntp_path
@@ -139,10 +152,10 @@ assert FTPPath in View.__args__ and "TelnetPart" in dir(anyurl.url.views)
 print(" ".join(before))
 """)
     made_first = {name.decode() for name in out.split()}
-    assert "anyurl.url.views.http" in made_first
+    assert "anyurl.schemes.http.view" in made_first
     assert _among(made_first, OTHER_SCHEMES) == []
-    assert _among(names, ("anyurl.url.views.ftp", "anyurl.url.views.news",
-                          "anyurl.options.wais", "anyurl.url.views.telnet")) != []
+    assert _among(names, ("anyurl.schemes.ftp.view", "anyurl.schemes.news.view",
+                          "anyurl.schemes.wais.options", "anyurl.schemes.telnet.view")) != []
 
 
 def test_a_plain_get_of_one_http_url_imports_only_what_it_uses(tmp_path):
@@ -154,7 +167,7 @@ def test_a_plain_get_of_one_http_url_imports_only_what_it_uses(tmp_path):
                              "assert status == 0, status")
     assert out == b"hello, start-up\n"
     assert "anyurl.schemes.http.handler" in names  # the run did fetch over http
-    assert _among(names, HEAVY) == []
+    assert _heavy(names) == []
     assert _among(names, OTHER_SCHEMES) == []
     assert _among(names - _loaded("pass")[0], AT_START_ELSEWHERE) == []
 
@@ -169,10 +182,9 @@ def test_a_plain_get_of_one_file_url_imports_no_http_and_no_link_finder(tmp_path
     assert "anyurl.schemes.file.handler" in names  # the run did read the file
     # a directory listing's links (a mirror's walk) and every http module stay out;
     # mimetypes gives the file's Content-Type
-    assert _among(names, (*HEAVY, "h11", "anyurl.schemes.http")) == [
-        "anyurl.schemes.file", "anyurl.schemes.file.handler", "anyurl.schemes.file.spec",
-        "mimetypes"]
-    assert _among(names, OTHER_SCHEMES) == ["anyurl.url.views.file"]
+    assert _heavy(names, ("h11", "anyurl.schemes.http")) == [
+        "anyurl.schemes.file.handler", "mimetypes"]
+    assert _among(names, OTHER_SCHEMES) == ["anyurl.schemes.file.view"]
     assert _among(names - _loaded("pass")[0], AT_START_ELSEWHERE) == []
 
 

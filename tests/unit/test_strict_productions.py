@@ -20,9 +20,10 @@ from dataclasses import dataclass
 import pytest
 
 from anyurl.errors import URLSyntaxError
+from anyurl.schemes.ftp.view import split_ftp_path
+from anyurl.schemes.gopher.view import split_gopher_path
 from anyurl.url import URL, parse
 from anyurl.url.charset import decode
-from anyurl.url.views import split_ftp_path, split_gopher_path
 
 # -- section 2.2 and 5: the character classes -------------------------------------------
 

@@ -73,7 +73,8 @@ def _wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 1
 
 
 def _server_name(server: DemoServer) -> str:
-    return server.module.rsplit(".", 1)[-1]
+    """The module's last name; a scheme's ``<package>.loopback`` is named by its package."""
+    return server.module.removesuffix(".loopback").rsplit(".", 1)[-1]
 
 
 def _missing(server: DemoServer) -> str | None:

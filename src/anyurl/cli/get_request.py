@@ -26,7 +26,8 @@ from anyurl.cli.suggest import JSON_DATA
 from anyurl.config import Config, load_config
 from anyurl.errors import AnyURLError, FileExists
 from anyurl.numbers import ascii_int, is_ascii_digits
-from anyurl.options import HTTPOptions, SchemeOptions
+from anyurl.options import SchemeOptions
+from anyurl.schemes.http.options import HTTPOptions
 
 if TYPE_CHECKING:
     from anyurl.cookies import CookieFile

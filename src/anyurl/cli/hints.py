@@ -17,7 +17,7 @@ import re
 
 from anyurl.errors import AnyURLError
 
-__all__ = ["CLI_FOR_HINT", "CLI_HINTS", "cli_hint", "library_words"]
+__all__ = ["CLI_FOR_HINT", "CLI_HINTS", "cli_hint", "library_words", "scheme_hints"]
 
 #: remedy -> the hint as a user of ``anyurl get`` acts on it ({0}: the remedy's argument).
 CLI_HINTS: dict[str, str] = {
@@ -41,7 +41,6 @@ CLI_HINTS: dict[str, str] = {
     "mail_body": "Give the message body with --data or --data-file.",
     "mail_from": "Give the sender with --mail-from ADDRESS (or mail_from in the config "
                  "file, or $EMAIL).",
-    "gopher_view": "Drop --view, or the Gopher+ string (%09%09...) from the URL.",
     "search": "This is a search item: give a term with --search TEXT (or in the URL after "
               "%09).",
     "answers": "Give the answers with --answers FILE.json, an object mapping each prompt to "
@@ -53,32 +52,17 @@ CLI_HINTS: dict[str, str] = {
     "write_timeout": "The server stopped reading what anyurl sends; write_timeout in the "
                      "config file raises the limit if it is merely slow.",
     "compressed": "Run it without --compressed to save the bytes as the server sent them.",
-    "nntp_plain_auth": "Add --nntp-plain-auth to send the login in clear all the same, or "
-                       "use nntps:// (TLS from the first byte, port 563).",
-    "nntp_tls": "The server takes logins only inside TLS: add --ssl-reqd (STARTTLS) or use "
-                "nntps:// (TLS from the first byte, port 563).",
-    "file_ftp_fallback": "Use file:///path for a local file, or an ftp:// URL for that host "
-                         "(--file-ftp-fallback retries it as ftp).",
 }
 
 
 #: Hints the library gives without a remedy key -> the same advice for ``anyurl get``.
 CLI_FOR_HINT: dict[str, str] = {
-    "Give a user and password in the URL (http://user:password@host/) if the server "
-    "wants a login.":
-        "Give a login with -u USER[:PASSWORD] (or --netrc) if the server wants one.",
     "Check the user name and password (in the URL or ~/.netrc).":
         "Check the user name and password (-u, the URL or ~/.netrc).",
-    "Put it in the URL (ftp://user:password@host/) or ~/.netrc, or run anyurl on a "
-    "terminal to be asked for it.":
-        "Give it with -u USER:PASSWORD or in ~/.netrc, or run anyurl on a terminal to be "
-        "asked for it.",
     "Give one in the URL (lenient parsing), the password option or ~/.netrc.":
         "Give it with -u USER:PASSWORD or in ~/.netrc.",
     "Check the user and password in the URL.":
         "Check the user and password (-u or the URL).",
-    "Put it in the URL (telnet://user:password@host/) or run interactively.":
-        "Give it with -u USER:PASSWORD, or run anyurl on a terminal to be asked for it.",
     "Try again with resume (resume=True) to continue where it stopped.":
         CLI_HINTS["resume"],
 }
@@ -98,6 +82,13 @@ def library_words(text: str) -> list[str]:
     return [m.group() for m in _LIBRARY_WORDS.finditer(text)]
 
 
+def scheme_hints() -> dict[str, str]:
+    """Every scheme's own words (its descriptor's ``cli_hints``): remedies and hints."""
+    from anyurl import registry
+
+    return {key: text for spec in registry.specs() for key, text in spec.cli_hints.items()}
+
+
 def cli_hint(exc: AnyURLError) -> str | None:
     """The hint to print for ``exc`` on the command line, or None for none.
 
@@ -105,12 +96,12 @@ def cli_hint(exc: AnyURLError) -> str | None:
     error's own hint when it has no library words, else nothing.
     """
     if exc.remedy:
-        template = CLI_HINTS.get(exc.remedy[0])
+        template = CLI_HINTS.get(exc.remedy[0]) or scheme_hints().get(exc.remedy[0])
         if template is not None:
             return template.format(*exc.remedy[1:])
     if not exc.hint:
         return None
-    translated = CLI_FOR_HINT.get(exc.hint)
+    translated = CLI_FOR_HINT.get(exc.hint) or scheme_hints().get(exc.hint)
     if translated is not None:
         return translated
     return None if library_words(exc.hint) else exc.hint

@@ -34,7 +34,8 @@ from anyurl.cli.numbers import (
 from anyurl.cli.policy_flags import add_policy_flags, apply_policy_flags
 from anyurl.cli.terminal import wanted
 from anyurl.errors import Aborted, AnyURLError
-from anyurl.options import HTTPOptions, SchemeOptions
+from anyurl.options import SchemeOptions
+from anyurl.schemes.http.options import HTTPOptions
 
 if TYPE_CHECKING:
     from anyurl.config import Config
@@ -343,7 +344,7 @@ def _scheme_options(args: argparse.Namespace, http: HTTPOptions) -> tuple[Scheme
     import dataclasses
 
     from anyurl.cli.scheme_options import plugin_options, verify_options
-    from anyurl.options import FTPOptions
+    from anyurl.schemes.ftp.options import FTPOptions
 
     given: list[SchemeOptions] = [http] if http != HTTPOptions() else []
     for checks in verify_options(args):  # http's own are in ``http`` already

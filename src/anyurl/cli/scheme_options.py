@@ -23,11 +23,12 @@ import anyio
 from anyurl.cli.numbers import seconds
 from anyurl.config import Config
 from anyurl.numbers import ascii_int
-from anyurl.options import AnswerSource, HTTPOptions, SchemeOptions
+from anyurl.options import AnswerSource, SchemeOptions
+from anyurl.schemes.http.options import HTTPOptions
 
 if TYPE_CHECKING:
     from anyurl.cookies import CookieFile
-    from anyurl.options import FTPOptions
+    from anyurl.schemes.ftp.options import FTPOptions
 
 __all__ = ["add_cookie_arguments", "add_plugin_arguments", "add_scheme_arguments",
            "add_verify_arguments", "apply_to_config", "cookie_jar", "cookie_strings",
@@ -312,7 +313,7 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
     to_files = bool((args.output and args.output != "-") or args.remote_name)
     render = bool(args.render or (not to_files and sys.stdout.isatty()))
     if args.view or answers is not None or not render:
-        from anyurl.options import GopherOptions
+        from anyurl.schemes.gopher.options import GopherOptions
 
         given.append(GopherOptions(view=args.view, answers=answers, render=render))
     http = http_options(args, extra_data=extra_data, extra_headers=extra_headers,
@@ -335,13 +336,13 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
             body = f.read()
     if (args.subject is not None or body is not None or args.data_file == "-"
             or args.mail_from):
-        from anyurl.options import MailtoOptions
+        from anyurl.schemes.mailto.options import MailtoOptions
 
         given.append(MailtoOptions(subject=args.subject, body=body,
                                    body_from_stdin=args.data_file == "-",
                                    mail_from=args.mail_from))
     if args.telnet_command or args.idle is not None or args.telnet_no_login:
-        from anyurl.options import TelnetOptions
+        from anyurl.schemes.telnet.options import TelnetOptions
 
         telnet = TelnetOptions(commands=tuple(args.telnet_command),
                                login=not args.telnet_no_login)
@@ -349,7 +350,7 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
             telnet = dataclasses.replace(telnet, idle=args.idle)
         given.append(telnet)
     if args.follow:
-        from anyurl.options import ProsperoOptions
+        from anyurl.schemes.prospero.options import ProsperoOptions
 
         given.append(ProsperoOptions(follow=True))
     given.extend(plugin_options(args))
@@ -390,7 +391,7 @@ def _ftp_options(args: argparse.Namespace) -> FTPOptions | None:
     if not (args.ftp_active or args.head or args.ftp_ascii != "off" or args.tls
             or args.insecure or args.cacert or args.capath):
         return None
-    from anyurl.options import FTPOptions  # a dataclass: made only when an ftp flag is
+    from anyurl.schemes.ftp.options import FTPOptions  # a dataclass: made only when an ftp flag is
 
     return FTPOptions(passive=False if args.ftp_active else None, head=args.head,
                       ascii=args.ftp_ascii, tls=args.tls, verify=not args.insecure,
@@ -403,7 +404,7 @@ def _news_options(args: argparse.Namespace) -> SchemeOptions | None:
     if not (args.nntp_server or args.tls or args.nntp_plain_auth or args.insecure
             or args.cacert or args.capath):
         return None  # the class is not even imported (tests/unit/test_startup.py)
-    from anyurl.options import NewsOptions
+    from anyurl.schemes.news.options import NewsOptions
 
     news = NewsOptions(server=args.nntp_server or None, tls=args.tls,
                        plain_auth=args.nntp_plain_auth, verify=not args.insecure,

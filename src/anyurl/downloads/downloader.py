@@ -1102,7 +1102,7 @@ class Downloader:
         """``remote_time`` for ftp: the file's ``MDTM``, asked on the control connection
         the transfer then reuses (as curl's ``-R`` asks it before ``RETR``); None when
         the server has no ``MDTM`` or refuses it (the transfer then says what is wrong)."""
-        from anyurl.options import FTPOptions  # a dataclass: made for -R of ftp only
+        from anyurl.schemes.ftp.options import FTPOptions  # a dataclass: made for -R of ftp only
 
         options = job.options or FetchOptions()
         ftp = dataclasses.replace(options.get(FTPOptions), head=True)

@@ -13,12 +13,14 @@ URLs of several schemes, as the command line builds it. A misspelt field is a
 :class:`~anyurl.errors.OptionError` when the handler opens (:meth:`SchemeOptions.check`).
 
 This package imports no handler, so the command line and programs can build options
-without paying for the protocol code they do not use. Each scheme's class lives in a
-module of its own (``options.ftp``, ``options.http`` ...), imported when its name is
-first asked for here (PEP 562): a frozen dataclass costs about a millisecond to create,
-and a plain ``anyurl get`` of an http URL has no use for the gopher, news, telnet,
-mailto, Prospero and WAIS ones. ``from anyurl.options import FTPOptions`` works as it
-always did.
+without paying for the protocol code they do not use. Each scheme's class lives in its
+scheme's package (``anyurl/schemes/<name>/options.py``, the module its descriptor's
+``options_module`` names) and is imported when its name is first asked for here (PEP
+562), found through :mod:`anyurl.registry`: a frozen dataclass costs about a millisecond
+to create, and a plain ``anyurl get`` of an http URL has no use for the others. A
+plug-in's options are found the same way, so ``from anyurl.options import FTPOptions``
+works for every scheme, built in or not; anyurl's own modules import a scheme's class
+from its module, which the type checker reads.
 """
 
 from __future__ import annotations
@@ -29,33 +31,12 @@ import types
 import typing
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Union
+from typing import Any, ClassVar, Union
 
 from anyurl.errors import OptionError
 from anyurl.lazy import lazy_names
 
-if TYPE_CHECKING:
-    from anyurl.options.ftp import FTPOptions
-    from anyurl.options.gopher import GopherOptions
-    from anyurl.options.http import HTTPOptions
-    from anyurl.options.mailto import MailtoOptions
-    from anyurl.options.news import NewsOptions
-    from anyurl.options.prospero import ProsperoOptions
-    from anyurl.options.telnet import TelnetOptions
-    from anyurl.options.wais import WAISOptions
-
-__all__ = [
-    "AnswerSource",
-    "FTPOptions",
-    "GopherOptions",
-    "HTTPOptions",
-    "MailtoOptions",
-    "NewsOptions",
-    "ProsperoOptions",
-    "SchemeOptions",
-    "TelnetOptions",
-    "WAISOptions",
-]
+__all__ = ["AnswerSource", "SchemeOptions"]
 
 
 @dataclass(frozen=True)
@@ -139,17 +120,23 @@ def _type_name(hint: Any) -> str:
 AnswerSource = Mapping[str, str] | Callable[[Any], Awaitable[Mapping[str, str]]]
 
 
-#: Where each scheme's options class lives, imported on first use.
-_LAZY: dict[str, str] = {
-    "FTPOptions": "anyurl.options.ftp",
-    "HTTPOptions": "anyurl.options.http",
-    "GopherOptions": "anyurl.options.gopher",
-    "NewsOptions": "anyurl.options.news",
-    "TelnetOptions": "anyurl.options.telnet",
-    "MailtoOptions": "anyurl.options.mailto",
-    "ProsperoOptions": "anyurl.options.prospero",
-    "WAISOptions": "anyurl.options.wais",
-}
+def _options_module(name: str) -> str | None:
+    """The module of the scheme options class ``name``: the registry asks the scheme the
+    name reads as first (the class's label, ``FTPOptions``: ftp), then every scheme."""
+    from anyurl import registry
+
+    return registry.lender(name, "options_module", name.removesuffix("Options").lower())
 
 
-__getattr__, __dir__ = lazy_names(__name__, globals(), _LAZY)
+def _every_options_name() -> list[str]:
+    from anyurl import registry
+
+    return list(registry.lent_names("options_module"))
+
+
+_lent, __dir__ = lazy_names(__name__, globals(), _options_module, _every_options_name)
+
+
+def __getattr__(name: str) -> Any:
+    """A scheme's options class, imported from its scheme's package when first asked."""
+    return _lent(name)

@@ -75,7 +75,8 @@ from anyurl.protocols.replies import (
     Reply,
     ReplyReader,
 )
-from anyurl.url import FTPPath, encode_wire
+from anyurl.schemes.ftp.view import FTPPath
+from anyurl.url import encode_wire
 
 __all__ = [
     "ASCII_MODES",

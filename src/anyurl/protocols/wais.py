@@ -27,7 +27,7 @@ group). There is no Present: WAIS servers keep no result sets.
 
 :class:`WAISConnection` frames messages (either role); the ``*_apdu`` functions build
 requests and responses; :func:`parse_apdu` reads any of the four PDUs we use. The
-loopback server (:mod:`anyurl.testing.wais`) uses the same functions from the other side.
+loopback server (:mod:`anyurl.schemes.wais.loopback`) uses the same functions from the other side.
 """
 
 from __future__ import annotations

@@ -1,12 +1,16 @@
 """The scheme registry: every scheme's :class:`~anyurl.registry.spec.SchemeSpec`, by name.
 
-The one list of the built-in schemes is :data:`BUILTIN_SPECS` (name to the module that
-holds its ``SPEC``, or ``SPECS`` when it describes several); a plug-in adds its own
+The registry's list of the built-in schemes is :data:`BUILTIN_SPECS` (name to the module
+that holds its ``SPEC``, or ``SPECS`` when it describes several); a plug-in adds its own
 through the ``anyurl.schemes`` entry-point group, whose value is a ``SchemeSpec`` (or,
 as before descriptors existed, a handler class: it gets a descriptor with its names
-only). Everything that depends on a scheme
-(the URL's default port and view, ``-O`` names, the mirror, gateways, ``-u``, the
-browser gateway, the demo) asks here, so a plug-in gets what a built-in gets.
+only). What depends on a scheme (the URL's default port and view, the views' and
+options' names that :mod:`anyurl.url` and :mod:`anyurl.options` lend (:func:`lender`),
+``-O`` names, the mirror, gateways, ``-u``, the browser gateway, the demo, the command
+line's hints) asks here, so a plug-in gets what a built-in gets. Other parts of anyurl
+still know some built-in schemes by name: the URL grammar (section 5 is one grammar), the
+command line's flags of the built-in schemes and a few more, which
+``tests/unit/test_architecture.py`` lists (``NAMED_ELSEWHERE``, a list that only shrinks).
 
 It sits at the bottom of the house: it imports only the descriptor type, and loads a
 scheme's ``spec`` module (which may import the URL model) when that scheme is first
@@ -17,12 +21,14 @@ asked for, never at import time. Entry points are read only for a name no built-
 from __future__ import annotations
 
 import importlib
+import itertools
 from collections.abc import Iterator, Mapping
+from typing import Literal
 
 from anyurl.registry.spec import SchemeSpec
 
-__all__ = ["BUILTIN_SPECS", "DEFAULT_PORTS", "add", "default_port", "names", "plugins",
-           "spec_for", "specs"]
+__all__ = ["BUILTIN_SPECS", "DEFAULT_PORTS", "add", "default_port", "lender", "lent_names",
+           "names", "plugins", "spec_for", "specs"]
 
 #: The built-in schemes: each name and the module whose ``SPEC`` describes it.
 BUILTIN_SPECS: dict[str, str] = {
@@ -125,6 +131,40 @@ def specs() -> Iterator[SchemeSpec]:
         if spec is not None and id(spec) not in seen:
             seen.add(id(spec))
             yield spec
+
+
+#: A descriptor's field naming a module whose ``__all__`` a package of anyurl re-exports.
+Lent = Literal["view_module", "options_module"]
+
+
+def _exporting(spec: SchemeSpec, field: Lent) -> tuple[str, list[str]] | None:
+    module = getattr(spec, field)
+    if not module:
+        return None
+    return module, list(getattr(importlib.import_module(module), "__all__", ()))
+
+
+def lender(name: str, field: Lent, guess: str = "") -> str | None:
+    """The module that exports ``name`` among the descriptors' ``field`` modules (their
+    views, their options), or None: the scheme ``guess`` (what the name reads as, so one
+    lookup costs one scheme) is asked first, then every known one."""
+    first = spec_for(guess) if guess in BUILTIN_SPECS or guess in _added else None
+    for spec in itertools.chain((first,) if first else (), specs()):
+        found = _exporting(spec, field)
+        if found is not None and name in found[1]:
+            return found[0]
+    return None
+
+
+def lent_names(field: Lent) -> dict[str, str]:
+    """Every name the known descriptors' ``field`` modules export, with its module (it
+    imports them all)."""
+    lent: dict[str, str] = {}
+    for spec in specs():
+        found = _exporting(spec, field)
+        if found is not None:
+            lent.update(dict.fromkeys(found[1], found[0]))
+    return lent
 
 
 def default_port(scheme: str) -> int | None:

@@ -23,7 +23,7 @@ model. Options in a demo case are generic the same way (:class:`DemoOptions`).
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol
 
@@ -184,6 +184,12 @@ class SchemeSpec(Generic[U]):
     default_port: int | None = None
     #: The typed, decoded view of a URL's scheme part (``url.parts``); None: generic.
     view: Callable[[U], Any] | None = None
+    #: The module of its view's classes and functions (``FTPPath``, ``ftp_path``): the
+    #: names of its ``__all__`` are :mod:`anyurl.url`'s and :mod:`anyurl.url.views`'s too.
+    view_module: str | None = None
+    #: The module of its typed options (a :class:`~anyurl.options.SchemeOptions`): the
+    #: names of its ``__all__`` are :mod:`anyurl.options`'s too.
+    options_module: str | None = None
     #: The file name ``-O`` saves a URL under, before it is made safe; None (or ""):
     #: the URL's host, else the scheme's name.
     local_name: Callable[[U], str] | None = None
@@ -223,6 +229,10 @@ class SchemeSpec(Generic[U]):
     demo: tuple[DemoCase[Any], ...] = field(default=())
     #: Its own command-line flags (a plug-in's; the built-ins' are the command line's).
     flags: Flags | None = None
+    #: What the command line says of its errors in its own words: a remedy key (an
+    #: error's ``remedy``) or a hint its handler gives, to the advice ``anyurl get``
+    #: prints instead ({0}: the remedy's argument).
+    cli_hints: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

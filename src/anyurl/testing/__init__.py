@@ -1,38 +1,34 @@
 """Loopback servers for anyurl's network schemes: for its tests, ``anyurl demo`` and yours.
 
-One module per protocol, each serving 127.0.0.1 from a small data set:
+Each scheme's own server lives in its package, as ``anyurl.schemes.<name>.loopback``,
+serving 127.0.0.1 from a small data set:
 
-======================  ==============================  ====================================
-module                  schemes it serves               in a test
-======================  ==============================  ====================================
-:mod:`.http`            ``http:`` (not ``https:``)      ``serve_http`` (a task)
-:mod:`.h2c`             ``http:`` switching to HTTP/2   ``serve_h2c`` (a task)
-                        on ``Upgrade: h2c`` (needs h2)
-:mod:`.ftp`             ``ftp:`` (needs pyftpdlib)      ``running_ftp_server`` (a thread)
-:mod:`.gopherplus`      ``gopher:``, Gopher+            ``async with serve_gopherplus()``
-:mod:`.nntp`            ``news:``, ``nntp:``            ``NNTPServer().serve`` (a task),
-                                                        ``async with NNTPServer().open()``,
-                                                        ``NNTPServer().running()`` (a thread)
-:mod:`.wais`            ``wais:``                       ``async with serve_wais()``
-:mod:`.prospero`        ``prospero:`` (ARDP over UDP)   ``async with serve_prospero()``
-:mod:`.telnet`          ``telnet:``                     ``async with open_telnet_server()``,
-                                                        ``running_telnet_server`` (a thread)
-:mod:`.smtp`            ``mailto:`` (the relay)         ``async with open_smtp_server()``,
-                                                        ``running_smtp_server`` (a thread)
-:mod:`.gateway`         a gateway (RFC 1738 section 4)  ``Gateway()`` (a thread)
-======================  ==============================  ====================================
+* ``http.loopback``: ``http:`` (not ``https:``); ``serve_http`` (a task)
+* ``ftp.loopback``: ``ftp:`` (needs pyftpdlib); ``running_ftp_server`` (a thread)
+* ``gopher.loopback``: ``gopher:``, Gopher+; ``async with serve_gopherplus()``
+* ``news.loopback``: ``news:``, ``nntp:``; ``NNTPServer().serve`` (a task), ``async with
+  NNTPServer().open()``, ``NNTPServer().running()`` (a thread)
+* ``wais.loopback``: ``wais:``; ``async with serve_wais()``
+* ``prospero.loopback``: ``prospero:`` (ARDP over UDP); ``async with serve_prospero()``
+* ``telnet.loopback``: ``telnet:``; ``async with open_telnet_server()``,
+  ``running_telnet_server`` (a thread)
+* ``mailto.loopback``: ``mailto:`` (the relay, SMTP); ``async with open_smtp_server()``,
+  ``running_smtp_server`` (a thread)
+
+This package holds what is no one scheme's: :mod:`.gateway` (a gateway, RFC 1738 section
+4: ``Gateway()``, a thread), :mod:`.h2c` (``http:`` switching to HTTP/2 on ``Upgrade:
+h2c``, needs h2: ``serve_h2c``, a task), the ``hostile`` servers that misbehave on
+purpose, and ``_server``, the shapes every server shares (the listener, the task,
+context-manager and thread forms, the command line); each server module holds only its
+protocol.
 
 ``file:`` needs no server, and ``https:`` has none here (the integration tests use nginx).
 Each binds port 0 (a free port) unless told otherwise and says which port it got: a task
 hands it to ``task_group.start``, a context manager yields a server whose ``port`` it
 is (``running_ftp_server`` yields the port itself). The anyio ones run on asyncio and
 trio alike; the thread forms serve from a thread of their own, so a synchronous test can
-use them too. Each module also runs on its own as ``python -m anyurl.testing.<module>
---host H --port N`` (how ``anyurl demo`` starts them; the ones on anyio take ``--backend
-trio``) until Ctrl-C stops it. They exist for what no packaged server offers (Prospero,
-WAIS, the corners of Gopher+) and so that the demo and a user's tests run on a machine
-with nothing installed.
-
-The shapes they share (the listener, the task, context-manager and thread forms, the
-command line) are in ``_server``; each module holds only its protocol.
+use them too. Each also runs on its own as ``python -m <module> --host H --port N`` (how
+``anyurl demo`` starts them; the ones on anyio take ``--backend trio``) until Ctrl-C stops
+it. They exist for what no packaged server offers (Prospero, WAIS, the corners of
+Gopher+) and so that the demo and a user's tests run on a machine with nothing installed.
 """

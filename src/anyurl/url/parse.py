@@ -46,7 +46,6 @@ from anyurl.url.charset import (
     escape_unsafe,
 )
 from anyurl.url.model import URL
-from anyurl.url.views import gopher_plus_problem, split_ftp_path, split_gopher_path
 
 __all__ = ["IP_SCHEMES", "SAME_GRAMMAR", "parse", "unwrap"]
 
@@ -132,6 +131,12 @@ class _Text:
             return self.index[-1] + 1
         return self.index[i]
 
+
+
+def _split_ftp_path(raw: str) -> tuple[str, str | None]:
+    from anyurl.schemes.ftp.view import split_ftp_path  # imported for ftp URLs only
+
+    return split_ftp_path(raw)
 
 def unwrap(text: str) -> str:
     """The URL inside ``text``'s wrappers, with the wrapper's whitespace removed."""
@@ -267,6 +272,8 @@ class _Parser:
                 first = raw.find("%09", 3 if raw[:1] == "%" else 1)
                 second = -1 if first < 0 else raw.find("%09", first + 3)
                 if second >= 0:
+                    from anyurl.schemes.gopher.view import gopher_plus_problem
+
                     stop = slash + 1 + second
                     problem = gopher_plus_problem(decode(raw[second + 3 :]))
                     if problem is not None:
@@ -399,7 +406,7 @@ class _Parser:
         scheme = url.scheme
         raw = s[start:end]
         if scheme == "ftp" or scheme == "file":
-            fpath, typecode = split_ftp_path(raw) if scheme == "ftp" else (raw, None)
+            fpath, typecode = _split_ftp_path(raw) if scheme == "ftp" else (raw, None)
             if typecode is not None and typecode not in ("a", "i", "d"):
                 pos = start + len(fpath) + len(";type=")
                 raise self.fail(f"unknown ftp typecode {typecode!r} (expected a, i or d)", pos)
@@ -466,6 +473,8 @@ class _Parser:
         first problem is the one named. Lenient mode writes them ``%2F`` and ``%3F``:
         the search reaches the server decoded, so the escape changes nothing it is sent.
         """
+        from anyurl.schemes.gopher.view import split_gopher_path  # of gopher URLs only
+
         gtype, selector, search, _ = split_gopher_path(raw)
         if search is None:
             self.check_chars(start, end, XCHAR_PLAIN, "the url-path")

@@ -12,7 +12,7 @@ Split by idea:
 
 Presentation (menus and attributes as text) is the handler's
 (:mod:`anyurl.schemes.gopher.render`), and what the loopback servers encode lives with
-them in :mod:`anyurl.testing.gopherplus`: this package holds client protocol only.
+them in :mod:`anyurl.schemes.gopher.loopback`: this package holds client protocol only.
 """
 
 from anyurl.protocols.common import NEED_DATA, NeedData

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from anyurl.protocols.gopher.errors import GopherCommandError
-from anyurl.url import GopherPath, encode_wire
-from anyurl.url.views import gopher_plus_problem
+from anyurl.schemes.gopher.view import GopherPath, gopher_plus_problem
+from anyurl.url import encode_wire
 
 __all__ = [
     "CRLF",

@@ -36,7 +36,8 @@ from anyurl.errors import (
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.file.spec import is_local_host
-from anyurl.url import URL, FilePath, encode_wire, quote
+from anyurl.schemes.file.view import FilePath
+from anyurl.url import URL, encode_wire, quote
 from anyurl.url.charset import UCHAR_PLAIN, display
 
 if TYPE_CHECKING:

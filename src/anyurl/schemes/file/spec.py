@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from anyurl.registry.spec import Crawl, DemoCase, SchemeSpec
+from anyurl.schemes.file.view import FilePath
 from anyurl.url.charset import decode
 from anyurl.url.model import URL
 from anyurl.url.segments import without_dot_segments
-from anyurl.url.views import FilePath
 
 __all__ = ["SPEC", "is_local_host"]
 
@@ -32,6 +32,9 @@ SPEC = SchemeSpec(
     handler="anyurl.schemes.file.handler:FileHandler",
     summary="files and directories of this machine",
     view=lambda url: FilePath("/" + decode(url.path or "")),
+    view_module="anyurl.schemes.file.view",
+    cli_hints={"file_ftp_fallback": "Use file:///path for a local file, or an ftp:// URL for "
+                                    "that host (--file-ftp-fallback retries it as ftp)."},
     local_name=lambda url: _local_path(url).rstrip("/").rsplit("/", 1)[-1],
     # Only a local document may name a file: URL (a remote page must not make a mirror
     # read this machine's files): the handlers decide, not a found link.

@@ -15,5 +15,8 @@ connections, listings; split by idea as the http package is.
 ``listings``          NLST/MLSD/LIST listings and a listing's entries as links
 ``spec``              the scheme's descriptor (:class:`~anyurl.registry.spec.SchemeSpec`),
                       which the registry reads
+``view``              its URL's parts as section 3 reads them (``url.parts``)
+``options``           its typed options (:mod:`anyurl.options` lends them)
+``loopback``          a loopback server of the scheme, for tests and ``anyurl demo``
 ====================  ==========================================================
 """

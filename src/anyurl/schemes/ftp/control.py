@@ -52,7 +52,6 @@ from anyurl.errors import (
 from anyurl.net.credentials import netrc_entry
 from anyurl.net.tls import make_ssl_context
 from anyurl.net.transport import Dialer, Stream
-from anyurl.options import FTPOptions
 from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.ftp import (
     Command,
@@ -65,6 +64,7 @@ from anyurl.protocols.ftp import (
     parse_257,
 )
 from anyurl.schemes.base import FetchOptions, Trace
+from anyurl.schemes.ftp.options import FTPOptions
 from anyurl.schemes.ftp.reader import RECEIVE_SIZE, ControlReader
 from anyurl.url import URL
 

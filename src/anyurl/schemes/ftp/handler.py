@@ -49,7 +49,6 @@ from anyurl.errors import (
 )
 from anyurl.links import Link
 from anyurl.net.transport import DIRECT, Dialer, Stream
-from anyurl.options import FTPOptions
 from anyurl.protocols.common import LocalProtocolError
 from anyurl.protocols.ftp import (
     ASCIIDecoder,
@@ -76,8 +75,10 @@ from anyurl.schemes.ftp.control import (
 )
 from anyurl.schemes.ftp.data import DataChannel, Transfer, open_data
 from anyurl.schemes.ftp.listings import list_directory, listing_links, listing_verbs
+from anyurl.schemes.ftp.options import FTPOptions
 from anyurl.schemes.ftp.pool import ControlPool
-from anyurl.url import URL, FTPPath
+from anyurl.schemes.ftp.view import FTPPath
+from anyurl.url import URL
 
 __all__ = ["WHOLE_AT_MOST", "FTPHandler"]
 

@@ -33,7 +33,8 @@ from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.ftp.control import Control, ftp_options, refused
 from anyurl.schemes.ftp.data import DataChannel, Transfer
-from anyurl.url import URL, FTPPath, quote
+from anyurl.schemes.ftp.view import FTPPath
+from anyurl.url import URL, quote
 from anyurl.url.charset import UCHAR_PLAIN, display
 
 __all__ = ["list_directory", "listing_links", "listing_verbs"]

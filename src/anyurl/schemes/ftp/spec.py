@@ -8,9 +8,9 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.ftp.view import FTPPath, ftp_path
 from anyurl.url.model import URL
 from anyurl.url.segments import without_dot_segments
-from anyurl.url.views import FTPPath, ftp_path
 
 if TYPE_CHECKING:
     from anyurl.options import SchemeOptions
@@ -51,8 +51,8 @@ def _fetch_options(given: tuple[SchemeOptions, ...],
     sizes its listings gave standing for ``SIZE`` (one round trip less per file)."""
     import dataclasses
 
-    from anyurl.options import FTPOptions
     from anyurl.schemes.base import FetchOptions
+    from anyurl.schemes.ftp.options import FTPOptions
 
     options = FetchOptions(schemes=given)
     ftp = dataclasses.replace(options.get(FTPOptions), listing="mlsd",
@@ -60,7 +60,7 @@ def _fetch_options(given: tuple[SchemeOptions, ...],
     return options.with_scheme(ftp).schemes
 
 
-_SERVER = DemoServer("anyurl.testing.ftp", ("--root", "{data}"), requires=("pyftpdlib",))
+_SERVER = DemoServer("anyurl.schemes.ftp.loopback", ("--root", "{data}"), requires=("pyftpdlib",))
 
 SPEC = SchemeSpec(
     names=("ftp",),
@@ -68,6 +68,12 @@ SPEC = SchemeSpec(
     summary="files and directories of an FTP server (RFC 959)",
     default_port=21,
     view=lambda url: ftp_path(url.path),
+    view_module="anyurl.schemes.ftp.view",
+    cli_hints={"Put it in the URL (ftp://user:password@host/) or ~/.netrc, or run anyurl on "
+               "a terminal to be asked for it.":
+               "Give it with -u USER:PASSWORD or in ~/.netrc, or run anyurl on a terminal to "
+               "be asked for it."},
+    options_module="anyurl.schemes.ftp.options",
     local_name=_local_name,
     host_prefixes=("ftp.",),
     login=True,

@@ -16,5 +16,8 @@ rendering; split by idea as the http and ftp packages are.
 ``render``            menus and attributes as readable text, for a terminal
 ``spec``              the scheme's descriptor (:class:`~anyurl.registry.spec.SchemeSpec`),
                       which the registry reads
+``view``              its URL's parts as section 3 reads them (``url.parts``)
+``options``           its typed options (:mod:`anyurl.options` lends them)
+``loopback``          a loopback server of the scheme, for tests and ``anyurl demo``
 ====================  ==========================================================
 """

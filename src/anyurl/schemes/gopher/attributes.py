@@ -15,11 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from anyurl.errors import ProtocolError
-from anyurl.options import GopherOptions
 from anyurl.protocols.gopher import parse_attributes, parse_menu
 from anyurl.resource import Resource, ResourceExtra, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.gopher.exchange import Exchange, as_sent, collect, raise_error_item
+from anyurl.schemes.gopher.options import GopherOptions
 from anyurl.schemes.gopher.render import render_attributes
 from anyurl.url import URL
 

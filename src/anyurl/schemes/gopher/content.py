@@ -26,7 +26,7 @@ from anyurl.schemes.gopher.exchange import (
     plus_error,
     raise_error_item,
 )
-from anyurl.url import GopherPath
+from anyurl.schemes.gopher.view import GopherPath
 
 __all__ = ["content"]
 

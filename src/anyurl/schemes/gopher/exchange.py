@@ -42,7 +42,8 @@ from anyurl.protocols.gopher import (
 )
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions
-from anyurl.url import URL, GopherPath
+from anyurl.schemes.gopher.view import GopherPath
+from anyurl.url import URL
 
 __all__ = [
     "MAX_LISTING",

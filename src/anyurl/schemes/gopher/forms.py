@@ -20,7 +20,6 @@ import anyio
 from anyurl.config import Config
 from anyurl.errors import AnyURLError, ProtocolError
 from anyurl.net.transport import Dialer
-from anyurl.options import GopherOptions
 from anyurl.protocols.gopher import (
     MENU_TYPES,
     AskForm,
@@ -39,7 +38,9 @@ from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.gopher.content import content
 from anyurl.schemes.gopher.exchange import collect, raise_error_item, send
 from anyurl.schemes.gopher.menus import menu
-from anyurl.url import URL, GopherPath
+from anyurl.schemes.gopher.options import GopherOptions
+from anyurl.schemes.gopher.view import GopherPath
+from anyurl.url import URL
 
 __all__ = ["fill_in"]
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from anyurl.errors import RemoteFileNotFound, URLError
 from anyurl.links import Link
-from anyurl.options import GopherOptions
 from anyurl.protocols.gopher import (
     MENU_TYPES,
     Framing,
@@ -49,7 +48,9 @@ from anyurl.schemes.gopher.exchange import send, show
 from anyurl.schemes.gopher.forms import fill_in
 from anyurl.schemes.gopher.menu_links import menu_links, render_saved_menu
 from anyurl.schemes.gopher.menus import menu
-from anyurl.url import URL, GopherPath, quote
+from anyurl.schemes.gopher.options import GopherOptions
+from anyurl.schemes.gopher.view import GopherPath
+from anyurl.url import URL, quote
 
 __all__ = ["GopherHandler"]
 

@@ -16,7 +16,8 @@ from anyurl.numbers import is_ascii_digits
 from anyurl.protocols.gopher import GopherReplyError, parse_attributes, parse_menu
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.gopher.render import render_menu
-from anyurl.url import GopherPath, quote
+from anyurl.schemes.gopher.view import GopherPath
+from anyurl.url import quote
 from anyurl.url.charset import UCHAR_PLAIN, display
 
 __all__ = ["menu_links", "render_saved_menu", "view_links", "without_terminator"]

@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator
 import anyio
 
 from anyurl.errors import ProtocolError
-from anyurl.options import GopherOptions
 from anyurl.protocols.gopher import (
     Data,
     EndOfData,
@@ -35,6 +34,7 @@ from anyurl.schemes.gopher.exchange import (
     plus_error,
     raise_error_item,
 )
+from anyurl.schemes.gopher.options import GopherOptions
 from anyurl.schemes.gopher.render import render_menu
 from anyurl.url import URL
 

@@ -6,9 +6,9 @@ import re
 from typing import TYPE_CHECKING
 
 from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, SchemeSpec, directory_of
+from anyurl.schemes.gopher.view import GopherPath, gopher_path
 from anyurl.url.model import URL
 from anyurl.url.segments import has_dot_segment
-from anyurl.url.views import GopherPath, gopher_path
 
 if TYPE_CHECKING:
     from anyurl.options import SchemeOptions
@@ -79,8 +79,8 @@ def _fetch_options(given: tuple[SchemeOptions, ...],
     rendering is saved beside them only with ``--render``)."""
     import dataclasses
 
-    from anyurl.options import GopherOptions
     from anyurl.schemes.base import FetchOptions
+    from anyurl.schemes.gopher.options import GopherOptions
 
     options = FetchOptions(schemes=given)
     return options.with_scheme(dataclasses.replace(options.get(GopherOptions),
@@ -93,7 +93,7 @@ def _a_view(url: URL) -> bool:
     return (_parts(url).gopher_plus or "").startswith("+")
 
 
-_SERVER = DemoServer("anyurl.testing.gopherplus", ("--root", "{data}"))
+_SERVER = DemoServer("anyurl.schemes.gopher.loopback", ("--root", "{data}"))
 
 SPEC = SchemeSpec(
     names=("gopher",),
@@ -101,6 +101,9 @@ SPEC = SchemeSpec(
     summary="Gopher menus, documents and searches (RFC 1436, Gopher+)",
     default_port=70,
     view=lambda url: gopher_path(url.path),
+    view_module="anyurl.schemes.gopher.view",
+    cli_hints={"gopher_view": "Drop --view, or the Gopher+ string (%09%09...) from the URL."},
+    options_module="anyurl.schemes.gopher.options",
     local_name=lambda url: _parts(url).selector.rstrip("/").rsplit("/", 1)[-1],
     proxied=True,
     # A selector is opaque (only the server knows what it means) and is requested as

@@ -20,11 +20,16 @@
 ``routes``            where a request goes and how its target and headers are written
 ``tunnel``            CONNECT tunnels through a gateway
 ``decoding``          content codings: gzip, deflate, br, zstd (output-bounded)
+``spec``              the scheme's descriptor (:class:`~anyurl.registry.spec.SchemeSpec`),
+                      which the registry reads
+``view``              its URL's parts as section 3 reads them (``url.parts``)
+``options``           its typed options (:mod:`anyurl.options` lends them)
+``loopback``          a loopback server of the scheme, for tests and ``anyurl demo``
 ====================  ==========================================================
 
 Importing the package imports none of them: its names below are imported when first
 asked for, so the URL model's ``anyurl.schemes.http.spec`` (the default port and view
-that ``anyurl parse`` reads) brings no handler, no h11 and no ssl.
+that ``anyurl parse`` reads) and ``options`` bring no handler, no h11 and no ssl.
 """
 
 from __future__ import annotations

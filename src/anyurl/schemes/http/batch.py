@@ -25,11 +25,11 @@ import anyio
 import h11
 
 from anyurl.errors import AnyURLError, OptionError, TransferTimeout
-from anyurl.options import HTTPOptions
 from anyurl.resource import Resource
 from anyurl.schemes.base import FetchOptions, Trace
 from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Connection, Response
+from anyurl.schemes.http.options import HTTPOptions
 from anyurl.schemes.http.pipeline import (
     FAR,
     MAX_DEPTH,

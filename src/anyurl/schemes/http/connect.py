@@ -19,10 +19,10 @@ from collections.abc import Callable
 from anyurl.config import Config
 from anyurl.net.tls import make_ssl_context
 from anyurl.net.transport import Dialer
-from anyurl.options import HTTPOptions
 from anyurl.schemes.base import FetchOptions, Trace
 from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Body, Connection, Response
+from anyurl.schemes.http.options import HTTPOptions
 from anyurl.schemes.http.pool import ConnectionPool
 from anyurl.schemes.http.routes import Route
 from anyurl.schemes.http.tunnel import tunnel_to

@@ -47,12 +47,12 @@ from typing import TYPE_CHECKING, BinaryIO, ClassVar
 from anyurl.config import Config
 from anyurl.errors import AnyURLError
 from anyurl.net.transport import DIRECT, Dialer
-from anyurl.options import HTTPOptions
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, Gate, SchemeHandler, Trace
 from anyurl.schemes.http.batch import Step as _Step  # (tests build one, by this name)
 from anyurl.schemes.http.batch import Template, open_pipe, pipelined, prepare
 from anyurl.schemes.http.connect import Connector, tls_settings, with_tls
+from anyurl.schemes.http.options import HTTPOptions
 from anyurl.schemes.http.pipeline import PipelinedConnection
 from anyurl.schemes.http.pool import MAX_IDLE_PER_ROUTE, ConnectionPool
 from anyurl.schemes.http.redirects import REDIRECT_STATUSES, Redirects

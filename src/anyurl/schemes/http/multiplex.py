@@ -64,7 +64,6 @@ from anyurl.errors import (
     TransferTimeout,
 )
 from anyurl.net.transport import DEFAULT_RECEIVE_SIZE
-from anyurl.options import HTTPOptions
 from anyurl.resource import Resource
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.http.batch import Outcome, pipelined
@@ -76,6 +75,7 @@ from anyurl.schemes.http.http2 import (
     response_head,
 )
 from anyurl.schemes.http.interfaces import Body, Connection, Response
+from anyurl.schemes.http.options import HTTPOptions
 from anyurl.schemes.http.redirects import REDIRECT_STATUSES
 from anyurl.schemes.http.routes import Route, mask_header, masked_target, request_target
 from anyurl.url import URL

@@ -28,11 +28,11 @@ from anyurl.errors import (
     UnsupportedScheme,
     URLError,
 )
-from anyurl.options import HTTPOptions
 from anyurl.resource import Resource
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.http.connect import Connector, tls_settings, with_tls
 from anyurl.schemes.http.interfaces import Connection, Response
+from anyurl.schemes.http.options import HTTPOptions
 from anyurl.schemes.http.requests import (
     credentials,
     exchange,

@@ -16,12 +16,12 @@ from typing import Any
 
 from anyurl.config import Config
 from anyurl.errors import ConnectionLost, OptionError, PartialTransfer
-from anyurl.options import HTTPOptions
 from anyurl.schemes.base import FetchOptions, Trace
 from anyurl.schemes.http.connect import Connector
 from anyurl.schemes.http.decoding import accept_encoding
 from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Body, Connection, Response, is_form
+from anyurl.schemes.http.options import HTTPOptions
 from anyurl.schemes.http.routes import (
     HTTP_SCHEMES,
     USER_AGENT,

@@ -30,15 +30,16 @@ from anyurl.errors import (
 )
 from anyurl.net.bulk import RawBody
 from anyurl.numbers import ascii_int, is_ascii_digits
-from anyurl.options import HTTPOptions
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.http.connect import Connector
 from anyurl.schemes.http.decoding import CodingError, Decoder, decoder_for
 from anyurl.schemes.http.http11 import HTTP11Connection
 from anyurl.schemes.http.interfaces import Connection, Response
+from anyurl.schemes.http.options import HTTPOptions
 from anyurl.schemes.http.pipeline import Exchange
-from anyurl.url import URL, HTTPPath
+from anyurl.schemes.http.view import HTTPPath
+from anyurl.url import URL
 
 __all__ = ["retry_after_seconds", "small_resource", "status_error", "to_resource"]
 

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from anyurl.errors import UnsupportedScheme, URLError
-from anyurl.url import DEFAULT_PORTS, URL, HTTPPath, mask
+from anyurl.schemes.http.view import HTTPPath
+from anyurl.url import DEFAULT_PORTS, URL, mask
 
 __all__ = [
     "HTTP_SCHEMES",

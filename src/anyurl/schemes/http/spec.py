@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.http.view import HTTPPath, http_path
 from anyurl.url.charset import decode
 from anyurl.url.model import URL
 from anyurl.url.segments import without_dot_segments
-from anyurl.url.views import HTTPPath, http_path
 
 __all__ = ["HTTPS_SPEC", "SPEC", "SPECS", "TRANSIENT_HTTP_STATUSES"]
 
@@ -47,6 +47,11 @@ SPEC = SchemeSpec(
     summary="web pages and files (HTTP/1.1 over h11, HTTP/2 over h2)",
     default_port=80,
     view=lambda url: http_path(url.path),
+    view_module="anyurl.schemes.http.view",
+    cli_hints={"Give a user and password in the URL (http://user:password@host/) if the "
+               "server wants a login.":
+               "Give a login with -u USER[:PASSWORD] (or --netrc) if the server wants one."},
+    options_module="anyurl.schemes.http.options",
     local_name=_local_name,
     login=True,
     proxied=True,
@@ -56,7 +61,7 @@ SPEC = SchemeSpec(
                 canonical=_canonical, family="http", tree_path=_tree_path, robots=True,
                 revalidates=True),
     demo=(DemoCase("http://127.0.0.1:{port}/hello.txt", "GET over h11",
-                   DemoServer("anyurl.testing.http", ("--root", "{data}"))),),
+                   DemoServer("anyurl.schemes.http.loopback", ("--root", "{data}"))),),
 )
 HTTPS_SPEC = dataclasses.replace(SPEC, names=("https",), default_port=443, demo=(),
                                  summary="web pages and files over TLS")

@@ -45,7 +45,6 @@ import anyio
 
 from anyurl.errors import AnyURLError, ConnectionLost, ProtocolError, ServerError, URLError
 from anyurl.numbers import ascii_int
-from anyurl.options import MailtoOptions
 from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.smtp import (
     NEED_DATA,
@@ -63,7 +62,9 @@ from anyurl.protocols.smtp import (
 )
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
-from anyurl.url import URL, MailtoPart, decode
+from anyurl.schemes.mailto.options import MailtoOptions
+from anyurl.schemes.mailto.view import MailtoPart
+from anyurl.url import URL, decode
 
 __all__ = ["DEFAULT_RELAY", "MailtoHandler", "compose"]
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from anyurl.options import MailtoOptions
 from anyurl.registry.spec import DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.mailto.options import MailtoOptions
+from anyurl.schemes.mailto.view import MailtoPart
 from anyurl.url.charset import decode
-from anyurl.url.views import MailtoPart
 
 __all__ = ["SPEC"]
 
@@ -14,11 +14,13 @@ SPEC = SchemeSpec(
     handler="anyurl.schemes.mailto.handler:MailtoHandler",
     summary="a message submitted over SMTP (RFC 5321) to a relay",
     view=lambda url: MailtoPart(decode(url.opaque or "")),
+    view_module="anyurl.schemes.mailto.view",
+    options_module="anyurl.schemes.mailto.options",
     followable=False,  # sends mail: a mirror must never follow it
     not_in_browser="mailto: sends mail; the gateway never does that for a web page. "
                    "The link below hands it to this machine's mail program.",
     demo=(DemoCase("mailto:demo@example.org", "a message submitted over SMTP",
-                   DemoServer("anyurl.testing.smtp"),
+                   DemoServer("anyurl.schemes.mailto.loopback"),
                    (MailtoOptions(subject="anyurl demo", body=b"Sent by anyurl demo.\n"),),
                    config=lambda port: {"smtp_relay": f"127.0.0.1:{port}",
                                         "mail_from": "demo@anyurl.test"}),),

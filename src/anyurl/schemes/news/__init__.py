@@ -15,5 +15,8 @@ split by idea as the http and ftp packages are.
                       as text or JSON, and read back into links
 ``spec``              the scheme's descriptor (:class:`~anyurl.registry.spec.SchemeSpec`),
                       which the registry reads
+``view``              its URL's parts as section 3 reads them (``url.parts``)
+``options``           its typed options (:mod:`anyurl.options` lends them)
+``loopback``          a loopback server of the scheme, for tests and ``anyurl demo``
 ====================  ==========================================================
 """

@@ -40,7 +40,6 @@ from anyurl.config import Config
 from anyurl.errors import AnyURLError, URLError
 from anyurl.links import Link
 from anyurl.net.transport import DIRECT, Dialer
-from anyurl.options import NewsOptions
 from anyurl.protocols.common import LocalProtocolError
 from anyurl.protocols.nntp import Command, message_id_argument, parse_article_reply
 from anyurl.resource import Resource, ResourceInfo
@@ -53,6 +52,7 @@ from anyurl.schemes.news.listings import (
     listing_links,
     render_listing,
 )
+from anyurl.schemes.news.options import NewsOptions
 from anyurl.schemes.news.session import (
     Logins,
     Session,
@@ -62,7 +62,8 @@ from anyurl.schemes.news.session import (
     select_group,
 )
 from anyurl.schemes.news.target import DEFAULT_PORT, DEFAULT_SERVER, Kind, Target, news_server
-from anyurl.url import URL, NewsPart, NNTPPath
+from anyurl.schemes.news.view import NewsPart, NNTPPath
+from anyurl.url import URL
 
 __all__ = ["DEFAULT_LISTING_LIMIT", "DEFAULT_PORT", "DEFAULT_SERVER", "MAX_DEPTH",
            "NewsHandler", "news_server"]

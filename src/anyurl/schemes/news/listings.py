@@ -20,7 +20,6 @@ from collections.abc import AsyncIterator
 from anyurl.errors import ProtocolError
 from anyurl.links import FILE, PAGE, Link, checked
 from anyurl.numbers import is_ascii_digits
-from anyurl.options import NewsOptions
 from anyurl.protocols.common import RemoteProtocolError
 from anyurl.protocols.nntp import (
     ActiveEntry,
@@ -32,9 +31,11 @@ from anyurl.protocols.nntp import (
 )
 from anyurl.resource import Resource, ResourceExtra, ResourceInfo
 from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.news.options import NewsOptions
 from anyurl.schemes.news.session import Session, error, request, select_group
 from anyurl.schemes.news.target import DEFAULT_PORT, Target
-from anyurl.url import URL, NewsPart, NNTPPath, quote
+from anyurl.schemes.news.view import NewsPart, NNTPPath
+from anyurl.url import URL, quote
 from anyurl.url.charset import UCHAR_PLAIN, display
 
 __all__ = ["DEFAULT_LISTING_LIMIT", "group_listing", "list_groups", "listing_links",

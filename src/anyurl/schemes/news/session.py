@@ -49,7 +49,6 @@ from anyurl.errors import (
 from anyurl.net.credentials import netrc_entry
 from anyurl.net.tls import make_ssl_context
 from anyurl.net.transport import Dialer, Stream
-from anyurl.options import NewsOptions
 from anyurl.protocols.common import LocalProtocolError, RemoteProtocolError
 from anyurl.protocols.nntp import (
     Command,
@@ -65,6 +64,7 @@ from anyurl.protocols.nntp import (
     parse_group,
 )
 from anyurl.schemes.base import FetchOptions, Trace
+from anyurl.schemes.news.options import NewsOptions
 from anyurl.schemes.news.target import Target
 from anyurl.url import URL
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import dataclasses
 
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.news.view import NewsPart, NNTPPath, news_part, nntp_path
 from anyurl.url.model import URL
-from anyurl.url.views import NewsPart, NNTPPath, news_part, nntp_path
 
 __all__ = ["SPEC", "SPECS", "TLS_SPEC"]
 
@@ -58,7 +58,7 @@ def _tree_path(url: URL) -> tuple[list[str], bool]:
     return [getattr(parts, "group", None) or ""], True
 
 
-_SERVER = DemoServer("anyurl.testing.nntp")
+_SERVER = DemoServer("anyurl.schemes.news.loopback")
 
 SPEC = SchemeSpec(
     names=("news", "nntp"),
@@ -66,6 +66,12 @@ SPEC = SchemeSpec(
     summary="Usenet articles and groups over NNTP (RFC 3977)",
     default_port=119,
     view=_view,
+    view_module="anyurl.schemes.news.view",
+    cli_hints={"nntp_plain_auth": "Add --nntp-plain-auth to send the login in clear all the "
+                                  "same, or use nntps:// (TLS from the first byte, port 563).",
+               "nntp_tls": "The server takes logins only inside TLS: add --ssl-reqd "
+                           "(STARTTLS) or use nntps:// (TLS from the first byte, port 563)."},
+    options_module="anyurl.schemes.news.options",
     local_name=_local_name,
     login=True,
     proxied=True,

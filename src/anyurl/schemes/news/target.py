@@ -23,10 +23,10 @@ from typing import Literal
 from anyurl.config import Config
 from anyurl.errors import URLError
 from anyurl.numbers import ascii_int
-from anyurl.options import NewsOptions
 from anyurl.protocols.nntp import Command, message_id_argument
 from anyurl.registry import default_port
 from anyurl.schemes.base import FetchOptions
+from anyurl.schemes.news.options import NewsOptions
 from anyurl.url import URL
 
 __all__ = ["DEFAULT_PORT", "DEFAULT_SERVER", "Kind", "Target", "news_server"]

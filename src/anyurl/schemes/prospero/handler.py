@@ -74,7 +74,6 @@ from anyurl.errors import (
 from anyurl.links import FILE, PAGE, checked, retrievable
 from anyurl.links import Link as FoundLink
 from anyurl.net.transport import DIRECT, Datagrams, Dialer, open_udp
-from anyurl.options import ProsperoOptions
 from anyurl.protocols import ardp
 from anyurl.protocols.prospero import (
     AccessMethod,
@@ -96,7 +95,9 @@ from anyurl.protocols.prospero import (
 )
 from anyurl.resource import Resource, ResourceExtra, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, Gate, Presentation, SchemeHandler, Trace
-from anyurl.url import URL, ProsperoPath, parse, quote
+from anyurl.schemes.prospero.options import ProsperoOptions
+from anyurl.schemes.prospero.view import ProsperoPath
+from anyurl.url import URL, parse, quote
 from anyurl.url.charset import UCHAR_PLAIN, display
 
 __all__ = ["MAX_FORWARDS", "ProsperoHandler"]

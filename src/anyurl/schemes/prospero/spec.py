@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.prospero.view import ProsperoPath, prospero_path
 from anyurl.url.model import URL
-from anyurl.url.views import ProsperoPath, prospero_path
 
 __all__ = ["SPEC"]
 
@@ -29,11 +29,13 @@ SPEC = SchemeSpec(
     summary="Prospero directory objects and their access methods",
     default_port=1525,
     view=lambda url: prospero_path(url.path),
+    view_module="anyurl.schemes.prospero.view",
+    options_module="anyurl.schemes.prospero.options",
     local_name=_local_name,
     proxied=True,
     udp=True,
     crawl=Crawl(index_name=".listing", tree_path=_tree_path),
     demo=(DemoCase("prospero://127.0.0.1:{port}//pub/README",
                    "GET-OBJECT-INFO over ARDP/UDP: access methods as URLs",
-                   DemoServer("anyurl.testing.prospero", udp=True)),),
+                   DemoServer("anyurl.schemes.prospero.loopback", udp=True)),),
 )

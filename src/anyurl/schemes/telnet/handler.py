@@ -38,7 +38,6 @@ import anyio
 
 from anyurl.errors import LoginDenied, OptionError, URLError
 from anyurl.net.transport import Stream
-from anyurl.options import TelnetOptions
 from anyurl.protocols.telnet import (
     ECHO,
     NEED_DATA,
@@ -53,6 +52,7 @@ from anyurl.protocols.telnet import (
 )
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
+from anyurl.schemes.telnet.options import TelnetOptions
 from anyurl.url import URL
 
 __all__ = ["DEFAULT_IDLE", "DEFAULT_TERMINAL_TYPE", "TelnetHandler"]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from anyurl.options import TelnetOptions
 from anyurl.registry.spec import DemoCase, DemoServer, SchemeSpec
-from anyurl.url.views import TelnetPart
+from anyurl.schemes.telnet.options import TelnetOptions
+from anyurl.schemes.telnet.view import TelnetPart
 
 __all__ = ["SPEC"]
 
@@ -14,12 +14,16 @@ SPEC = SchemeSpec(
     summary="an interactive session, or a scripted one with --telnet-command",
     default_port=23,
     view=lambda url: TelnetPart(),
+    view_module="anyurl.schemes.telnet.view",
+    cli_hints={"Put it in the URL (telnet://user:password@host/) or run interactively.":
+               "Give it with -u USER:PASSWORD, or run anyurl on a terminal to be asked for it."},
+    options_module="anyurl.schemes.telnet.options",
     login=True,
     followable=False,  # opens a session: a mirror must never follow it
     not_in_browser="telnet: opens an interactive session, which a web page cannot hold; "
                    "the link below hands it to this machine's telnet client.",
     demo=(DemoCase("telnet://demo@127.0.0.1:{port}/",
                    "login as demo (RFC 1738's advice), type a command, the transcript "
-                   "until quiet", DemoServer("anyurl.testing.telnet", ("--user", "demo")),
+                   "until quiet", DemoServer("anyurl.schemes.telnet.loopback", ("--user", "demo")),
                    (TelnetOptions(idle=1.0, commands=("echo hello from anyurl",)),)),),
 )

@@ -51,7 +51,6 @@ from anyurl.errors import (
 from anyurl.links import FILE, Link, checked
 from anyurl.net.transport import Stream
 from anyurl.numbers import ascii_int
-from anyurl.options import WAISOptions
 from anyurl.protocols import wais
 from anyurl.protocols.wais import (
     NEED_DATA,
@@ -63,7 +62,9 @@ from anyurl.protocols.wais import (
 )
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler, Trace
-from anyurl.url import URL, WAISPath, decode, encode_wire, quote
+from anyurl.schemes.wais.options import WAISOptions
+from anyurl.schemes.wais.view import WAISPath
+from anyurl.url import URL, decode, encode_wire, quote
 from anyurl.url.charset import display
 
 __all__ = ["WAISHandler"]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.wais.view import WAISPath, wais_path
 from anyurl.url.model import URL
-from anyurl.url.views import WAISPath, wais_path
 
 __all__ = ["SPEC"]
 
@@ -48,10 +48,12 @@ SPEC = SchemeSpec(
     summary="WAIS searches and documents (Z39.50-1988 as WAIS speaks it)",
     default_port=210,
     view=lambda url: wais_path(url.path),
+    view_module="anyurl.schemes.wais.view",
+    options_module="anyurl.schemes.wais.options",
     local_name=_local_name,
     proxied=True,
     crawl=Crawl(index_name=".catalogue", tree_path=_tree_path),
     demo=(DemoCase("wais://127.0.0.1:{port}/demo?gopher",
                    "a Z39.50 search of the 'demo' database",
-                   DemoServer("anyurl.testing.wais")),),
+                   DemoServer("anyurl.schemes.wais.loopback")),),
 )

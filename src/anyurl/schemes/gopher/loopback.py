@@ -7,7 +7,7 @@ tested, on both anyio backends, and shown by ``anyurl demo``. It is not a genera
 its items are fixed (see :data:`CATALOGUE` below and the root menu), plus, with
 ``--root DIR``, the files under DIR as ``/data/...``.
 
-Run it with ``python -m anyurl.testing.gopherplus --host 127.0.0.1 --port 7072``, or in
+Run it with ``python -m anyurl.schemes.gopher.loopback --host 127.0.0.1 --port 7072``, or in
 a program::
 
     async with serve_gopherplus() as server:
@@ -47,7 +47,7 @@ from anyurl.testing._server import command_line, open_tcp, serve_until_interrupt
 
 __all__ = ["ADMIN", "BINARY", "CATALOGUE", "GopherPlusServer", "main", "serve_gopherplus"]
 
-log = logging.getLogger("anyurl.testing.gopherplus")
+log = logging.getLogger("anyurl.schemes.gopher.loopback")
 
 ADMIN = "anyurl loopback <gopher@localhost>"
 MOD_DATE = "<20240101120000>"
@@ -381,7 +381,7 @@ def serve_gopherplus(host: str = "127.0.0.1", port: int = 0,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.gopherplus``: serve until interrupted."""
+    """``python -m anyurl.schemes.gopher.loopback``: serve until interrupted."""
     parser = command_line("gopherplus", __doc__, 7072)
     parser.add_argument("--root", type=Path, default=None,
                         help="also serve the files under this directory as /data/...")

@@ -31,7 +31,7 @@ every negotiation in :attr:`TelnetServer.negotiation` (``"< DO ECHO"`` received,
 synchronous code, ``with running_telnet_server(config) as server:`` runs it in a thread.
 From a shell::
 
-    python -m anyurl.testing.telnet --host 127.0.0.1 --port 2323 [--user U [--password P]]
+    python -m anyurl.schemes.telnet.loopback --host 127.0.0.1 --port 2323 [--user U [--password P]]
 """
 
 from __future__ import annotations
@@ -341,7 +341,7 @@ def running_telnet_server(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.telnet``: serve until interrupted."""
+    """``python -m anyurl.schemes.telnet.loopback``: serve until interrupted."""
     parser = command_line("telnet", __doc__, 2323)
     parser.add_argument("--user", help="ask for a login as this user")
     parser.add_argument("--password", help="the password for --user (none: no prompt)")

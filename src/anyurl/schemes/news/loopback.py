@@ -21,7 +21,7 @@ do (a pipelining client waits for answers that never come). Every command line r
 is kept in :attr:`NNTPServer.received` (AUTHINFO PASS masked), so a test can check what
 reached the wire. Run it with::
 
-    python -m anyurl.testing.nntp --host 127.0.0.1 --port 1119 [--user U --password P]
+    python -m anyurl.schemes.news.loopback --host 127.0.0.1 --port 1119 [--user U --password P]
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ class _Connection:
             await self.reply("205 closing connection")
             return False
         if verb == "CAPABILITIES" and not cfg.rfc977:
-            caps = ["VERSION 2", "IMPLEMENTATION anyurl.testing.nntp", "READER",
+            caps = ["VERSION 2", "IMPLEMENTATION anyurl.schemes.news.loopback", "READER",
                     "LIST ACTIVE NEWSGROUPS OVERVIEW.FMT", "OVER"]
             if cfg.user is not None and not self.authenticated:
                 caps.append("AUTHINFO USER")
@@ -421,7 +421,7 @@ async def serve_nntp(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.nntp``: serve until interrupted."""
+    """``python -m anyurl.schemes.news.loopback``: serve until interrupted."""
     parser = command_line("nntp", __doc__, 1119)
     parser.add_argument("--user", help="require AUTHINFO USER/PASS with this user")
     parser.add_argument("--password", help="the password for --user")

@@ -7,7 +7,7 @@ and :mod:`anyurl.protocols.ardp`), so it proves that client and server agree wit
 other and with our reading of the 1993 protocol document -- not interoperability with
 the historical implementation.
 
-Run it with ``python -m anyurl.testing.prospero --host 127.0.0.1 --port 1525``, or in a
+Run it with ``python -m anyurl.schemes.prospero.loopback --host 127.0.0.1 --port 1525``, or in a
 program::
 
     async with serve_prospero() as server:
@@ -82,7 +82,7 @@ from anyurl.testing._server import advertised, background, command_line, serve_u
 
 __all__ = ["ProsperoServer", "main", "serve_prospero"]
 
-log = logging.getLogger("anyurl.testing.prospero")
+log = logging.getLogger("anyurl.schemes.prospero.loopback")
 
 MANY_COUNT = 300
 BUSY_WAIT_SECONDS = 2
@@ -502,7 +502,7 @@ def _hostport_arg(text: str) -> tuple[str, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.prospero``: serve until interrupted."""
+    """``python -m anyurl.schemes.prospero.loopback``: serve until interrupted."""
     parser = command_line("prospero", __doc__, 1525)
     parser.add_argument("--ftp", type=_hostport_arg, default=None, metavar="HOST:PORT",
                         help="where AFTP access methods point (default: HOST:21)")

@@ -6,7 +6,7 @@ serves anyurl's tests and ``anyurl demo``. It reads and writes the bytes of
 symmetry; agreement with the freeWAIS-sf server is covered separately by the unit tests
 built from the bytes it was observed to send (``specs/wais.md`` section 9).
 
-Run it with ``python -m anyurl.testing.wais --host 127.0.0.1 --port 2210``, or::
+Run it with ``python -m anyurl.schemes.wais.loopback --host 127.0.0.1 --port 2210``, or::
 
     async with serve_wais() as server:
         url = server.url("demo?gopher")
@@ -62,7 +62,7 @@ from anyurl.testing._server import command_line, open_tcp, serve_until_interrupt
 
 __all__ = ["DATABASE", "WAISDocument", "WAISServer", "build_documents", "main", "serve_wais"]
 
-log = logging.getLogger("anyurl.testing.wais")
+log = logging.getLogger("anyurl.schemes.wais.loopback")
 
 DATABASE = "demo"
 LARGE_SIZE = 25_000
@@ -273,7 +273,7 @@ def serve_wais(host: str = "127.0.0.1", port: int = 0, database: str = DATABASE,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.wais``: serve until interrupted."""
+    """``python -m anyurl.schemes.wais.loopback``: serve until interrupted."""
     parser = command_line("wais", __doc__, 2210)
     parser.add_argument("--database", default=DATABASE)
     args = parser.parse_args(argv)

@@ -26,7 +26,7 @@ In a test on either anyio backend::
 synchronous code, ``with running_smtp_server() as server:`` runs it in a thread. From a
 shell, printing a line for each message received::
 
-    python -m anyurl.testing.smtp --host 127.0.0.1 --port 2525
+    python -m anyurl.schemes.mailto.loopback --host 127.0.0.1 --port 2525
 """
 
 from __future__ import annotations
@@ -308,7 +308,7 @@ def running_smtp_server(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.smtp``: accept mail until interrupted."""
+    """``python -m anyurl.schemes.mailto.loopback``: accept mail until interrupted."""
     parser = command_line("smtp", __doc__, 2525)
     parser.add_argument("--refuse", action="append", default=[], metavar="ADDRESS",
                         help="answer RCPT for this address with 550 (repeatable)")

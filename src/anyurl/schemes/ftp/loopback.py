@@ -51,7 +51,7 @@ def running_ftp_server(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.ftp``: serve ``--root`` until interrupted."""
+    """``python -m anyurl.schemes.ftp.loopback``: serve ``--root`` until interrupted."""
     parser = command_line("ftp", __doc__, 2121, backend=False)
     parser.add_argument("--root", default=".")
     args = parser.parse_args(argv)

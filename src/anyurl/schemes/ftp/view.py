@@ -5,13 +5,26 @@ Imported when the view is first asked for (:mod:`anyurl.url.views`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from anyurl.url.charset import decode, display
-from anyurl.url.views import split_ftp_path
 
-__all__ = ["FTPPath", "ftp_path"]
+__all__ = ["FTPPath", "ftp_path", "split_ftp_path"]
+
+
+_FTP_TYPE = re.compile(r";type=([^;/]*)\Z", re.IGNORECASE)
+
+
+def split_ftp_path(path: str | None) -> tuple[str, str | None]:
+    """Split a raw ftp url-path into the raw fpath and the typecode (lowercased)."""
+    if path is None:
+        return "", None
+    m = _FTP_TYPE.search(path)
+    if m is None:
+        return path, None
+    return path[: m.start()], m.group(1).lower()
 
 
 @dataclass(frozen=True)

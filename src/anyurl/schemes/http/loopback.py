@@ -143,7 +143,7 @@ async def serve_http(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.http``: serve ``--root`` until interrupted."""
+    """``python -m anyurl.schemes.http.loopback``: serve ``--root`` until interrupted."""
     parser = command_line("http", __doc__, 8080)
     parser.add_argument("--root", default=".")
     args = parser.parse_args(argv)

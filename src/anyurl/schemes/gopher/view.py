@@ -5,13 +5,47 @@ Imported when the view is first asked for (:mod:`anyurl.url.views`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from anyurl.url.charset import decode, display
-from anyurl.url.views import split_gopher_path
 
-__all__ = ["GopherPath", "gopher_path"]
+__all__ = ["GopherPath", "gopher_path", "gopher_plus_problem", "split_gopher_path"]
+
+
+def split_gopher_path(path: str | None) -> tuple[str, str, str | None, str | None]:
+    """Split a raw gopher-path into raw (gtype, selector, search, gopher+ string)."""
+    if not path:
+        return "1", "", None, None
+    n = 3 if path[0] == "%" and len(path) >= 3 else 1
+    gtype, rest = path[:n], path[n:]
+    parts = re.split("%09", rest, maxsplit=2)
+    selector = parts[0]
+    search = parts[1] if len(parts) > 1 else None
+    plus = parts[2] if len(parts) > 2 else None
+    return gtype, selector, search, plus
+
+
+#: Section 3.4.9's filled-in form, the one Gopher+ string that may hold CR LF:
+#: ``+[view]<TAB>1`` CR LF, ``+-1`` CR LF, the answer lines (none of them a lone ``.``)
+#: and the ``.`` line that ends the data block, with nothing after it.
+_GOPHER_FORM = re.compile(
+    r"\+[^\t\r\n\x00]*\t1\r\n\+-1\r\n(?:(?!\.\r\n)[^\r\n\x00]*\r\n)*\.\r\n\Z")
+
+
+def gopher_plus_problem(plus: str) -> str | None:
+    """Why the decoded Gopher+ string ``plus`` must not be sent, or None.
+
+    A CR, LF or NUL in it would end the request line early and smuggle in more
+    (RFC 1738 section 6), except in exactly the shape of section 3.4.9's form, where the
+    line breaks are the data block's own.
+    """
+    if not any(c in plus for c in "\r\n\x00") or _GOPHER_FORM.match(plus):
+        return None
+    return ("a CR, LF or NUL in a Gopher+ string would end the request line early; only "
+            "section 3.4.9's filled-in form (+<TAB>1, +-1, the answer lines, '.') carries "
+            "line breaks")
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ import fcntl
 import os
 import select
 import socket
+import stat
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ CHUNK = 1 << 20
 #: A move yields to other tasks at least this often (bytes), as stream reads do.
 YIELD_EVERY = 4 << 20
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+_F_GETPIPE_SZ = getattr(fcntl, "F_GETPIPE_SZ", 1032)
 
 
 @dataclass
@@ -127,6 +129,7 @@ async def _splice(
             fcntl.fcntl(write_end, _F_SETPIPE_SZ, CHUNK)
         except OSError:
             pass  # the default 64 KiB pipe: more calls, same result
+        _widen_if_a_pipe(fd)
         quiet_since = anyio.current_time()
         while True:
             await anyio.lowlevel.checkpoint_if_cancelled()
@@ -151,6 +154,21 @@ async def _splice(
         os.close(read_end)
         os.close(write_end)
         pump.lowat_to(1)  # a kept-alive connection reads its next head as before
+
+
+def _widen_if_a_pipe(fd: int) -> None:
+    """A target that is itself a pipe (``anyurl URL | tool``) takes at most its size per
+    splice: 64 KiB by default, 16 calls a MiB. Grown to :data:`CHUNK` where the system
+    allows it (``/proc/sys/fs/pipe-max-size``; never shrunk), it takes a MiB a call, as
+    the pipe between socket and target does. The reader of the pipe sees the same bytes
+    in the same order; only its buffer is larger."""
+    try:
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return
+        if fcntl.fcntl(fd, _F_GETPIPE_SZ) < CHUNK:
+            fcntl.fcntl(fd, _F_SETPIPE_SZ, CHUNK)
+    except OSError:
+        pass  # not allowed (pipe-max-size, an unprivileged user's pipe budget): as it was
 
 
 #: Seconds one pump call may run before it hands back to the event loop.

@@ -215,11 +215,11 @@ async def test_a_pipe_target_is_widened_and_gets_every_byte(peers: Peers, peer: 
     reader = threading.Thread(target=drain)
     reader.start()
     try:
-        async with Resolver(Config(use_netrc=False)) as r:
-            async with r.open(peers[peer].url(data.LARGE_NAME)) as res:
-                assert res.raw is not None
-                await res.copy_to(write_end)
-                assert fcntl.fcntl(write_end, fcntl.F_GETPIPE_SZ) >= CHUNK
+        async with (Resolver(Config(use_netrc=False)) as r,
+                    r.open(peers[peer].url(data.LARGE_NAME)) as res):
+            assert res.raw is not None
+            await res.copy_to(write_end)
+            assert fcntl.fcntl(write_end, fcntl.F_GETPIPE_SZ) >= CHUNK
     finally:
         os.close(write_end)
         reader.join()

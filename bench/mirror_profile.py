@@ -5,6 +5,7 @@ Usage::
     PYTHONPATH=src python bench/mirror_profile.py                 # loopback, 300 files
     PYTHONPATH=src python bench/mirror_profile.py --rtt-ms 20     # through bench/relay.py
     PYTHONPATH=src python bench/mirror_profile.py --files 1000 --repeat 5 --top 40
+    PYTHONPATH=src python bench/mirror_profile.py --pydoc         # python3-doc, a real site
 
 It serves ``bench/rtt/index.html`` (a page linking ``--files`` files of 1 KiB, as
 ``bench/run.py``'s mirror-rtt20 row does) from nginx on 127.0.0.1, optionally through the
@@ -13,7 +14,9 @@ it ``--repeat`` times into a fresh directory (median wall and CPU, user + system
 child), then once in this process under cProfile with the process clock
 (``time.process_time``): the functions with the most own time, and the count of a few
 calls that cost per file (``open``, SQLite statements, thread hops). The relay prints
-how many connections the mirror opened. Read the profile as shares: cProfile slows small
+how many connections the mirror opened. ``--pydoc`` mirrors Debian's python3-doc instead
+(``bench/run.py``'s mirror-pydoc row: 1,065 files, 530 pages, nginx with its MIME types),
+from the site's root. Read the profile as shares: cProfile slows small
 functions more than big ones.
 """
 
@@ -35,16 +38,19 @@ from pathlib import Path
 
 from compiled import compile_anyurl  # bench/compiled.py
 from nginx import free_port, start_nginx, stop_nginx  # bench/nginx.py
-from run import add_small_files  # bench/run.py
+from run import PYDOC, add_small_files  # bench/run.py
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def timed(argv: list[str], cwd: Path) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system) of one child run."""
+def timed(broken_links: bool, argv: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of one child run (exit 22, a 404 in the
+    crawl, is a run done when the site has ``broken_links``)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
-    subprocess.run(argv, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run(argv, cwd=cwd, check=False, stdout=subprocess.DEVNULL)
+    if done.returncode not in ((0, 22) if broken_links else (0,)):
+        raise SystemExit(f"the mirror failed: exit status {done.returncode}")
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -56,6 +62,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rtt-ms", type=float, default=0.0,
                         help="a round trip added by bench/relay.py (half each way)")
+    parser.add_argument("--pydoc", action="store_true",
+                        help="mirror python3-doc (the mirror-pydoc row's site)")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--no-profile", action="store_true")
     parser.add_argument("--save", metavar="FILE", help="also write the profile (pstats)")
@@ -66,9 +74,14 @@ def main() -> None:
     relay: subprocess.Popen[bytes] | None = None
     nginx = None
     try:
-        www = root / "www"
-        add_small_files(www, 0, 0, args.files)
-        nginx, (port,) = start_nginx(root, www)
+        if args.pydoc:
+            www = next(p.resolve() for p in sorted(Path("/").glob(PYDOC.lstrip("/")))
+                       if (p / "_static" / "pydoctheme.css").is_file())
+            args.files = sum(1 for p in www.rglob("*") if p.is_file())
+        else:
+            www = root / "www"
+            add_small_files(www, 0, 0, args.files)
+        nginx, (port,) = start_nginx(root, www, mime_types=args.pydoc)
         if args.rtt_ms:
             relay_port = free_port()
             relay = subprocess.Popen([sys.executable, str(Path(__file__).with_name("relay.py")),
@@ -76,7 +89,8 @@ def main() -> None:
                                       str(args.rtt_ms / 2), str(root / "connections")])
             time.sleep(0.5)
             port = relay_port
-        start = f"http://127.0.0.1:{port}/bench/rtt/index.html"
+        start = f"http://127.0.0.1:{port}/" if args.pydoc \
+            else f"http://127.0.0.1:{port}/bench/rtt/index.html"
         import anyurl
 
         env_src = str(Path(anyurl.__file__).parents[1])
@@ -85,16 +99,17 @@ def main() -> None:
             out = root / "out"
             shutil.rmtree(out, ignore_errors=True)
             out.mkdir()
-            wall, cpu = timed([sys.executable, "-c",
+            wall, cpu = timed(args.pydoc, [sys.executable, "-c",
                                f"import sys; sys.path.insert(0, {env_src!r}); "
                                "from anyurl.cli.main import main; sys.exit(main())",
                                "mirror", "-s", start, "-o", "site"], out)
             walls.append(wall)
             cpus.append(cpu)
             files = sum(1 for _ in (out / "site").rglob("f0*"))
-            if files != args.files:
+            if not args.pydoc and files != args.files:
                 raise SystemExit(f"the mirror saved {files} of {args.files} files")
-        print(f"anyurl mirror of {args.files} x 1 KiB"
+        what = f"python3-doc ({args.files} files)" if args.pydoc else f"{args.files} x 1 KiB"
+        print(f"anyurl mirror of {what}"
               f"{f' at a {args.rtt_ms:g} ms round trip' if args.rtt_ms else ', loopback'}: "
               f"wall {statistics.median(walls):.3f} s, CPU {statistics.median(cpus):.3f} s "
               f"(median of {args.repeat}; {statistics.median(cpus) / args.files * 1e6:.0f} "

@@ -14,6 +14,7 @@ It imports no handler, so a program can hold links without loading protocol code
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -22,7 +23,7 @@ from anyurl.errors import URLError
 from anyurl.registry import spec_for
 from anyurl.url import parse
 
-__all__ = ["FILE", "PAGE", "Link", "checked", "retrievable", "unique"]
+__all__ = ["FILE", "PAGE", "Link", "checked", "retrievable", "unique", "written"]
 
 #: ``Link.kind`` of something that itself has links: a directory, a menu, an HTML page,
 #: a newsgroup. A mirror fetches it and asks for its links in turn.
@@ -109,9 +110,18 @@ def checked(links: Iterable[Link]) -> list[Link]:
     """
     kept = []
     for link in links:
-        try:
-            url = str(parse(link.url).without_fragment())
-        except URLError:
+        url = written(link.url)
+        if url is None:
             continue
         kept.append(link if url == link.url else dataclasses.replace(link, url=url))
     return unique(kept)
+
+
+@functools.lru_cache(maxsize=2048)  # the pages of a site name the same few URLs
+def written(text: str) -> str | None:
+    """``text`` parsed and written again as RFC 1738 writes a URL, without its fragment;
+    None when it does not parse."""
+    try:
+        return str(parse(text).without_fragment())
+    except URLError:
+        return None

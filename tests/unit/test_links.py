@@ -33,6 +33,7 @@ from anyurl.schemes.file.handler import FileHandler
 from anyurl.schemes.ftp.handler import FTPHandler
 from anyurl.schemes.gopher.handler import GopherHandler
 from anyurl.schemes.http import HTTPHandler
+from anyurl.schemes.http import html_links as html_links_module
 from anyurl.schemes.http.html_links import MAX_HTML
 from anyurl.schemes.news.handler import NewsHandler
 from anyurl.schemes.prospero.handler import ProsperoHandler
@@ -158,6 +159,33 @@ def test_html_without_base_resolves_against_the_final_url() -> None:
     assert urls(html_links(body, url="https://h.example.org/a/b.html#x")) == [
         "https://h.example.org/a/c.html", "https://h.example.org/root.html",
         "https://h.example.org/a/b.html?y=2"]
+
+
+#: References whose resolution may depend on more than the base's directory (its last
+#: segment, its query), with ones that do not, side by side.
+REFERENCES = ["c.html", "?y=2", ";p", "http:?x", "http:", "http:c.html", "\x01?z", " ?w",
+              "/root.html", "//other.example.org/x", "https://h.example.org/", "../up/",
+              ".", "..", "d/e.html?q=1", "a:b", "ftp://f.example.org/pub/", "HTTP:x"]
+BASES = ["https://h.example.org/a/b.html", "https://h.example.org/a/c.html?q=1",
+         "https://h.example.org/a/", "https://h.example.org", "https://other.example.org",
+         "https://h.example.org/a/b;x", "http://h.example.org/a/b.html"]
+
+
+def test_references_resolved_on_one_page_are_resolved_alike_on_the_next() -> None:
+    """Every page of a directory resolves the same reference the same way
+    (html_links keeps what earlier pages resolved), and a reference that depends on the
+    page's own name or query is never taken from another page."""
+    alone = {}
+    for base in BASES:  # each page the first one read after the cache is emptied
+        html_links_module._RESOLVED.clear()
+        for ref in REFERENCES:
+            alone[base, ref] = urls(html_links(f'<a href="{ref}">x</a>'.encode(), url=base))
+    html_links_module._RESOLVED.clear()
+    for _ in range(2):  # then all of them, one after another, twice
+        for base in BASES:
+            for ref in REFERENCES:
+                found = urls(html_links(f'<a href="{ref}">x</a>'.encode(), url=base))
+                assert found == alone[base, ref], (base, ref)
 
 
 def test_html_fragments_and_the_page_itself_are_dropped() -> None:

@@ -262,6 +262,9 @@ def run(args: argparse.Namespace) -> int:
             return summary
         return None  # cancelled by a signal
 
+    from anyurl.cli.memory import hold_mmap_threshold
+
+    hold_mmap_threshold()  # a long crawl's heap stays its live data, not its history
     try:
         summary = anyio.run(crawl, backend=args.backend)
     except KeyboardInterrupt:

@@ -103,6 +103,9 @@ BATCH_PER_LANE = 128
 INLINE_HASH = 64 << 10
 #: How much of a saved file :func:`_sha256` reads at a time.
 HASH_PIECE = 256 << 10
+#: Links a crawl remembers having queued (:attr:`Mirror._queued`), so that a link every
+#: page names is judged and queued once, not once a page.
+QUEUED_KEPT = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -236,6 +239,11 @@ class Mirror:
         self._unflushed = [0, 0]
         self._reported = 0.0
         self._state: CrawlState | None = None
+        #: Links (URL text, depth, requisite) that this run judged in scope and queued:
+        #: found again (every page of a site names its index, its style sheets), the
+        #: same judgement and a queueing that is a no-op (the state keeps a URL once a
+        #: generation) are skipped. At most :data:`QUEUED_KEPT`.
+        self._queued: set[tuple[str, int, bool]] = set()
 
     async def run(self, start: list[str],
                   found: Sequence[tuple[str, int]] = ()) -> MirrorSummary:
@@ -804,23 +812,32 @@ class Mirror:
         if self.options.gopher_views:
             named += [Link(more) for link in links for more in link.more]
         self._summary.links_found += len(named)
+        depth = entry.depth + 1
+        queued = self._queued
+        admitted: list[tuple[str, int, bool]] = []
         for link in named:
+            key = (link.url, depth, link.requisite)
+            if key in queued:
+                continue  # judged and queued already this run: the same again changes nothing
             try:
                 target = self._link(link.url)
             except AnyURLError:
                 self._summary.links_skipped += 1
                 continue  # a page may name what RFC 1738 cannot parse: not ours to fetch
-            if self._judge(target, entry.depth + 1, requisite=link.requisite):
+            if self._judge(target, depth, requisite=link.requisite):
+                admitted.append(key)
                 if link.target is not None and self.options.retr_symlinks:
                     # what it points to, fetched: the link's own size and time are not its
-                    found.append((str(target), entry.depth + 1, entry.url, None, None,
-                                  link.target))
+                    found.append((str(target), depth, entry.url, None, None, link.target))
                 else:
-                    found.append((str(target), entry.depth + 1, entry.url, link.size,
-                                  link.modified, link.target))
+                    found.append((str(target), depth, entry.url, link.size, link.modified,
+                                  link.target))
         if found:
             state.add_many(found)
             self._signal()
+            if len(queued) + len(admitted) > QUEUED_KEPT:
+                queued.clear()  # (bounded: forgetting costs only the judging and a no-op)
+            queued.update(admitted)
 
     def _judge(self, target: URL, depth: int, *, requisite: bool = False) -> bool:
         """Whether ``target`` (a found link or a redirect's target, ``depth`` links from

@@ -1,6 +1,8 @@
 """robots.txt for HTTP crawls (RFC 9309), read through the resolver like any URL.
 
-Parsed with the standard library's :mod:`urllib.robotparser`. One file per origin,
+Parsed with the standard library's :mod:`urllib.robotparser` (imported only for a file
+that has lines: it imports :mod:`urllib.request`, :mod:`http.client` and :mod:`email`,
+2.2 MiB of a mirror's peak that a site without robots.txt never needs). One file per origin,
 fetched once per crawl through the resolver's gate (so its port policy holds), at most
 512 KiB: the workers of a crawl wait for the one fetch under way, and the file is kept
 in the crawl's state with the time it was fetched, so a resumed crawl (or the next Dask
@@ -16,8 +18,8 @@ pause between two requests to the host, when it is longer than ``--wait``.
 from __future__ import annotations
 
 import time
-import urllib.robotparser
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
@@ -35,6 +37,9 @@ from anyurl.numbers import is_ascii_digits
 from anyurl.resolver import Resolver
 from anyurl.resource import ResourceInfo
 from anyurl.url import URL
+
+if TYPE_CHECKING:
+    import urllib.robotparser
 
 __all__ = ["MAX_AGE", "MAX_CRAWL_DELAY", "MAX_ROBOTS", "USER_AGENT", "Robots"]
 
@@ -61,6 +66,44 @@ def refuses_nothing(text: str) -> bool:
     return True
 
 
+class _Rules(Protocol):
+    """What a crawl asks of an origin's rules (:class:`urllib.robotparser.RobotFileParser`)."""
+
+    def can_fetch(self, useragent: str, url: str) -> bool: ...
+
+    def crawl_delay(self, useragent: str) -> str | None: ...
+
+
+class _AllowAll:
+    """The rules of an origin whose robots.txt is missing (a 4xx) or has no lines:
+    what :class:`~urllib.robotparser.RobotFileParser` makes of such a file (every URL
+    allowed, no ``Crawl-delay``), without importing it."""
+
+    def can_fetch(self, useragent: str, url: str) -> bool:
+        """Every URL may be fetched."""
+        return True
+
+    def crawl_delay(self, useragent: str) -> str | None:
+        """No pause is asked."""
+        return None
+
+
+def _parsed(lines: list[str]) -> urllib.robotparser.RobotFileParser:
+    """A robots.txt's rules, read by the standard library's parser."""
+    import urllib.robotparser
+
+    rules = urllib.robotparser.RobotFileParser()
+    rules.parse(lines)
+    return rules
+
+
+def _rules_of(text: str) -> _Rules:
+    """The rules of a robots.txt of ``text`` (its numbers checked first)."""
+    if not text.strip():
+        return _AllowAll()
+    return _parsed(_ascii_numbers(text))
+
+
 class Robots:
     """The robots.txt rules of the origins a crawl meets (kept in ``state`` when given)."""
 
@@ -75,7 +118,7 @@ class Robots:
         self.user_agent = user_agent
         #: Where the files are kept between runs (the crawl's state), or None.
         self.state = state
-        self._rules: dict[str, urllib.robotparser.RobotFileParser] = {}
+        self._rules: dict[str, _Rules] = {}
         #: Origins whose robots.txt refuses nothing (none, or no Disallow with a
         #: path): their URLs are not matched one by one.
         self._open: set[str] = set()
@@ -132,23 +175,18 @@ class Robots:
         except (TypeError, ValueError):
             return 0.0
 
-    async def _load(self, url: URL, origin: str,
-                    ) -> tuple[urllib.robotparser.RobotFileParser, str | None]:
+    async def _load(self, url: URL, origin: str) -> tuple[_Rules, str | None]:
         """The rules kept in the state when fresh, else fetched (and kept when final),
         with their text (None: the file could not be had, and everything is refused)."""
-        rules = urllib.robotparser.RobotFileParser()
         kept = self.state.robots(origin) if self.state is not None else None
         if kept is not None and time.time() - kept[1] < MAX_AGE:
-            rules.parse(_ascii_numbers(kept[0]))
-            return rules, kept[0]
+            return _rules_of(kept[0]), kept[0]
         body = await self._fetch(url)
         if body is None:
-            rules.parse(["User-agent: *", "Disallow: /"])  # unreachable: not kept
-            return rules, None
+            return _parsed(["User-agent: *", "Disallow: /"]), None  # unreachable: not kept
         if self.state is not None:
             self.state.set_robots(origin, body, time.time())
-        rules.parse(_ascii_numbers(body))
-        return rules, body
+        return _rules_of(body), body
 
     async def _fetch(self, url: URL) -> str | None:
         """The file's text ("" when there is none: 4xx); None when the server answered

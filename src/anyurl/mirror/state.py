@@ -24,7 +24,7 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -253,24 +253,27 @@ class CrawlState:
         A sixth item is a symbolic link's target (the URL is the link)."""
         now = time.time()
         generation = self.generation
-        with self._db:
-            self._db.execute("BEGIN")
-            queued = 0
+
+        def rows() -> Iterator[tuple[object, ...]]:
             for item in found:
-                url, depth, source = item[0], item[1], item[2]
                 size, modified = (item[3], item[4]) if len(item) >= 5 else (None, None)
                 target = item[5] if len(item) == 6 else None
-                queued += self._db.execute(
-                    "INSERT INTO urls (url, depth, status, found_from, added, generation, "
-                    "listed_size, listed_modified, listed_target) "
-                    "VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (url) DO UPDATE SET status = 'queued', "
-                    "generation = excluded.generation, depth = MIN(depth, excluded.depth), "
-                    "listed_size = excluded.listed_size, "
-                    "listed_modified = excluded.listed_modified, "
-                    "listed_target = excluded.listed_target, added = excluded.added "
-                    "WHERE generation < excluded.generation AND status IN ('done', 'failed')",
-                    (url, depth, source, now, generation, size, modified, target)).rowcount
+                yield (item[0], item[1], item[2], now, generation, size, modified, target)
+
+        with self._db:
+            self._db.execute("BEGIN")
+            # one statement run over all rows (its rowcount is their sum), not a call each
+            queued: int = self._db.executemany(
+                "INSERT INTO urls (url, depth, status, found_from, added, generation, "
+                "listed_size, listed_modified, listed_target) "
+                "VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (url) DO UPDATE SET status = 'queued', "
+                "generation = excluded.generation, depth = MIN(depth, excluded.depth), "
+                "listed_size = excluded.listed_size, "
+                "listed_modified = excluded.listed_modified, "
+                "listed_target = excluded.listed_target, added = excluded.added "
+                "WHERE generation < excluded.generation AND status IN ('done', 'failed')",
+                rows()).rowcount
         return queued
 
     def take(self, skip_hosts: frozenset[str] = frozenset()) -> Entry | None:

@@ -61,12 +61,10 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
-from anyurl.errors import URLError
-from anyurl.links import FILE, PAGE, Link, checked, retrievable
+from anyurl.links import FILE, PAGE, Link, checked, retrievable, written
 from anyurl.resource import ResourceInfo
 from anyurl.schemes.http.css_links import css_references, declared_charset, style_references
 from anyurl.schemes.http.decoding import CodingError, decoder_for
-from anyurl.url import parse
 from anyurl.url.charset import display
 
 __all__ = ["CSS_TYPES", "HTML_TYPES", "MAX_HTML", "css_links", "document_links", "file_links",
@@ -419,14 +417,38 @@ def _markup(body: bytes, charset: str | None) -> tuple[bytes, Callable[[str], st
     return _LONE.sub("\ufffd", text).encode("utf-8"), str  # (every block taken: lose them)
 
 
+#: References resolved on earlier pages, by the base's directory (:meth:`_Resolver.
+#: _directory`), the reference and whether the page is local: the pages of one
+#: directory name the same pages, style sheets and images. At most :data:`RESOLVED_KEPT`.
+_RESOLVED: dict[tuple[tuple[str, str, str], str, bool], str | None] = {}
+RESOLVED_KEPT = 4096
+#: A reference whose result depends on the base's directory only, never on its last
+#: segment or query: it has a path (it starts with none of ``?;#``, nor with a space or
+#: control character, which :func:`urllib.parse.urljoin` strips) and no scheme, or a
+#: scheme and an authority (``http:?q`` and ``http:`` take the base's path and query).
+_BY_DIRECTORY = re.compile(r"[^?;#:/\x00-\x20][^:/]*(?:/|\Z)|/|[A-Za-z][A-Za-z0-9+.-]*://")
+
+
 class _Resolver:
     """References resolved against one base, each distinct reference once (a page of
-    an index names the same page under many fragments)."""
+    an index names the same page under many fragments); one that resolves the same
+    against every base of the directory is looked up in :data:`_RESOLVED` first."""
 
     def __init__(self, base: str, *, local: bool):
         self.base = base
         self.local = local
         self._done: dict[str, str | None] = {}
+        self._directory = self._directory_of(base)
+
+    @staticmethod
+    def _directory_of(base: str) -> tuple[str, str, str] | None:
+        """What of ``base`` a reference :data:`_BY_DIRECTORY` matches resolves against:
+        its scheme, authority and path up to the last ``/`` (None: no cache)."""
+        try:
+            scheme, netloc, path, _, _ = urlsplit(base)
+        except ValueError:
+            return None
+        return scheme, netloc, path[:path.rfind("/") + 1]
 
     def __call__(self, reference: str) -> str | None:
         """``reference`` resolved, escaped as RFC 1738 writes URLs; None to skip.
@@ -441,9 +463,23 @@ class _Resolver:
         reference = reference.split("#", 1)[0]
         if not reference:
             return None  # the page itself
-        if reference not in self._done:
-            self._done[reference] = self._absolute(reference)
-        return self._done[reference]
+        done = self._done
+        if reference in done:
+            return done[reference]
+        directory = self._directory
+        if directory is not None and _BY_DIRECTORY.match(reference):
+            key = (directory, reference, self.local)
+            if key in _RESOLVED:
+                found = _RESOLVED[key]
+            else:
+                found = self._absolute(reference)
+                if len(_RESOLVED) >= RESOLVED_KEPT:
+                    _RESOLVED.clear()  # (bounded: forgetting costs a resolution again)
+                _RESOLVED[key] = found
+        else:
+            found = self._absolute(reference)
+        done[reference] = found
+        return found
 
     def _absolute(self, reference: str) -> str | None:
         try:
@@ -453,10 +489,7 @@ class _Resolver:
             return None
         if not retrievable(scheme) and not (scheme == "file" and self.local):
             return None
-        try:
-            return str(parse(joined).without_fragment())
-        except URLError:
-            return None  # not a URL anyurl could fetch (a port out of range, no host ...)
+        return written(joined)  # None: not a URL anyurl could fetch (no host ...)
 
 
 def _links(info: ResourceInfo, base: str | None, found: _Found,

@@ -222,3 +222,27 @@ async def test_the_port_policy_still_holds_for_the_target(peers: Any) -> None:
         with pytest.raises(PolicyRefused):
             await r.fetch("gopher://127.0.0.1:25/0/x")
     assert _connects(peers, "dante")[before:] == []
+
+
+async def test_telnet_and_wais_through_dante(peers: Any) -> None:
+    # The two TCP schemes the test above leaves out: a scripted telnet session on the
+    # real telnetd (its login and a command), and a WAIS search, through the proxy.
+    from anyurl.schemes.base import FetchOptions
+    from anyurl.schemes.telnet.options import TelnetOptions
+    from tests.integration.test_wais import DATABASE
+
+    telnetd, waisd = peers["telnetd"], peers["wais"]
+    session = FetchOptions(schemes=(TelnetOptions(idle=1.0,
+                                                  commands=("echo anyurl-$((6*7))",)),))
+    search = f"wais://{waisd.host}:{waisd.port}/{DATABASE}?gopher%20minnesota"
+    async with Resolver(Config(), trust_env=False, warn=lambda _: None) as direct:
+        expected = await direct.fetch(search)
+    before = len(_connects(peers, "dante"))
+    async with Resolver(Config(connect_timeout=10, read_timeout=20), proxy=_proxy(peers),
+                        trust_env=False, warn=lambda _: None) as r:
+        url = f"telnet://{LOCAL_USER}:{LOCAL_PASSWORD}@{telnetd.host}:{telnetd.port}/"
+        async with r.open(url, session) as res:
+            transcript = await res.read()
+        assert await r.fetch(search) == expected
+    assert b"anyurl-42" in transcript
+    assert {telnetd.port, waisd.port} <= set(_connects(peers, "dante")[before:])

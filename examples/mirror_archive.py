@@ -6,7 +6,8 @@ WARC needs warcio: ``pip install 'anyurl[warc]'``.
 
 The crawl is anyurl.mirror.Mirror (what ``anyurl mirror --warc`` runs): the pages' links
 are read by the HTTP handler's HTML parser, the files land in a tree that mirrors the
-URLs with a manifest, and every response is recorded with warcio.
+URLs with a manifest, and every response is recorded with warcio (robots.txt's 404 too:
+its request and response are two of the 11 records).
 """
 
 from __future__ import annotations

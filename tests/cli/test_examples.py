@@ -20,7 +20,7 @@ EXPECTED = {
     "trio_app.py": "downloaded: ['file0.txt', 'file1.txt', 'file2.txt', 'file3.txt', "
                    "'file4.txt'] all ok",
     "custom_scheme.py": "Uryyb, jbeyq",
-    "mirror_archive.py": "WARC records: request, response, warcinfo (9 in all)",
+    "mirror_archive.py": "WARC records: request, response, warcinfo (11 in all)",
 }
 
 

@@ -483,10 +483,10 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     }),
     "gopher": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/mirror_cmd.py", "cli/parse_cmd.py",
-        "cli/policy_flags.py", "cli/scheme_options.py", "cli/serve_cmd.py",
-        "mirror/engine.py", "protocols/prospero.py", "registry/index.py",
-        "schemes/prospero/loopback.py", "schemes/wais/loopback.py", "schemes/wais/spec.py",
-        "serve/app.py", "serve/html.py", "serve/replay.py", "testing/hostile.py",
+        "cli/policy_flags.py", "cli/serve_cmd.py", "mirror/engine.py",
+        "protocols/prospero.py", "registry/index.py", "schemes/prospero/loopback.py",
+        "schemes/wais/loopback.py", "schemes/wais/spec.py", "serve/app.py",
+        "serve/html.py", "serve/replay.py", "testing/hostile.py",
         "testing/hostile_numbers.py", "url/parse.py",
     }),
     "http": frozenset({
@@ -512,15 +512,13 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "testing/hostile_numbers.py", "testing/hostile_pipelines.py", "url/parse.py",
     }),
     "prospero": frozenset({
-        "__init__.py", "cli/scheme_options.py", "registry/index.py", "resource.py",
-        "schemes/wais/loopback.py", "serve/app.py", "serve/replay.py",
-        "testing/hostile_ardp.py", "url/parse.py",
+        "__init__.py", "registry/index.py", "resource.py", "schemes/wais/loopback.py",
+        "serve/app.py", "serve/replay.py", "testing/hostile_ardp.py", "url/parse.py",
     }),
     "telnet": frozenset({
-        "__init__.py", "cli/get_cmd.py", "cli/scheme_options.py", "config.py",
-        "protocols/gopher/menus.py", "protocols/prospero.py", "protocols/replies.py",
-        "registry/index.py", "schemes/gopher/handler.py", "schemes/prospero/loopback.py",
-        "url/parse.py",
+        "__init__.py", "cli/get_cmd.py", "config.py", "protocols/gopher/menus.py",
+        "protocols/prospero.py", "protocols/replies.py", "registry/index.py",
+        "schemes/gopher/handler.py", "schemes/prospero/loopback.py", "url/parse.py",
     }),
     "wais": frozenset({
         "__init__.py", "cli/scheme_options.py", "cli/serve_cmd.py", "config.py",

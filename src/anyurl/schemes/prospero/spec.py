@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.prospero.flags import FLAGS
 from anyurl.schemes.prospero.view import ProsperoPath, prospero_path
 from anyurl.url.model import URL
 
@@ -25,6 +26,7 @@ def _tree_path(url: URL) -> tuple[list[str], bool]:
 
 SPEC = SchemeSpec(
     names=("prospero",),
+    flags=FLAGS,
     handler="anyurl.schemes.prospero.handler:ProsperoHandler",
     summary="Prospero directory objects and their access methods",
     default_port=1525,

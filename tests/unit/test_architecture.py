@@ -475,19 +475,18 @@ LIMIT = 3
 NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     "ftp": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
-        "cli/parse_cmd.py", "cli/scheme_options.py", "cli/serve_cmd.py", "config.py",
-        "downloads/downloader.py", "protocols/prospero.py", "protocols/replies.py",
-        "registry/index.py", "resolver.py", "schemes/file/handler.py",
-        "schemes/file/spec.py", "schemes/prospero/loopback.py", "serve/app.py",
-        "serve/html.py", "testing/hostile.py", "testing/hostile_ftps.py", "url/parse.py",
+        "cli/scheme_options.py", "config.py", "downloads/downloader.py",
+        "protocols/prospero.py", "protocols/replies.py", "registry/index.py",
+        "resolver.py", "schemes/file/handler.py", "schemes/file/spec.py",
+        "schemes/prospero/loopback.py", "testing/hostile.py", "testing/hostile_ftps.py",
+        "url/parse.py",
     }),
     "gopher": frozenset({
-        "__init__.py", "cli/get_cmd.py", "cli/mirror_cmd.py", "cli/parse_cmd.py",
-        "cli/policy_flags.py", "cli/serve_cmd.py", "mirror/engine.py",
-        "protocols/prospero.py", "registry/index.py", "schemes/prospero/loopback.py",
-        "schemes/wais/loopback.py", "schemes/wais/spec.py", "serve/app.py",
-        "serve/html.py", "serve/replay.py", "testing/hostile.py",
-        "testing/hostile_numbers.py", "url/parse.py",
+        "__init__.py", "cli/get_cmd.py", "cli/mirror_cmd.py", "cli/policy_flags.py",
+        "mirror/engine.py", "protocols/prospero.py", "registry/index.py",
+        "schemes/prospero/loopback.py", "schemes/wais/loopback.py", "schemes/wais/spec.py",
+        "serve/replay.py", "testing/hostile.py", "testing/hostile_numbers.py",
+        "url/parse.py",
     }),
     "http": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/main.py",
@@ -506,14 +505,13 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "protocols/replies.py", "registry/index.py", "url/parse.py",
     }),
     "news": frozenset({
-        "__init__.py", "cli/get_cmd.py", "cli/mirror_cmd.py", "cli/parse_cmd.py",
-        "cli/scheme_options.py", "cli/serve_cmd.py", "config.py", "registry/index.py",
-        "serve/app.py", "serve/html.py", "serve/replay.py", "testing/hostile.py",
+        "__init__.py", "cli/get_cmd.py", "cli/mirror_cmd.py", "cli/scheme_options.py",
+        "config.py", "registry/index.py", "serve/replay.py", "testing/hostile.py",
         "testing/hostile_numbers.py", "testing/hostile_pipelines.py", "url/parse.py",
     }),
     "prospero": frozenset({
         "__init__.py", "registry/index.py", "resource.py", "schemes/wais/loopback.py",
-        "serve/app.py", "serve/replay.py", "testing/hostile_ardp.py", "url/parse.py",
+        "serve/replay.py", "testing/hostile_ardp.py", "url/parse.py",
     }),
     "telnet": frozenset({
         "__init__.py", "cli/get_cmd.py", "config.py", "protocols/gopher/menus.py",
@@ -521,9 +519,8 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "schemes/gopher/handler.py", "schemes/prospero/loopback.py", "url/parse.py",
     }),
     "wais": frozenset({
-        "__init__.py", "cli/scheme_options.py", "cli/serve_cmd.py", "config.py",
-        "protocols/prospero.py", "registry/index.py", "resource.py",
-        "schemes/prospero/loopback.py", "serve/app.py", "serve/html.py",
+        "__init__.py", "cli/scheme_options.py", "config.py", "protocols/prospero.py",
+        "registry/index.py", "resource.py", "schemes/prospero/loopback.py",
         "testing/hostile_wais.py", "url/parse.py",
     }),
 }

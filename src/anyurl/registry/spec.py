@@ -195,6 +195,9 @@ class SchemeSpec(Generic[U]):
     handler: str | type
     #: One line for people: what the scheme fetches.
     summary: str = ""
+    #: A URL of the scheme as a person writes one (``gopher://gopher.example.org/1/``):
+    #: the examples of ``anyurl parse --help`` and the browser gateway's address box.
+    example: str = ""
     #: The port a URL without one connects to (RFC 1738 section 3); None: no network.
     default_port: int | None = None
     #: The typed, decoded view of a URL's scheme part (``url.parts``); None: generic.

@@ -68,6 +68,7 @@ SPEC = SchemeSpec(
     flags=FLAGS,
     handler="anyurl.schemes.ftp.handler:FTPHandler",
     summary="files and directories of an FTP server (RFC 959)",
+    example="ftp://ftp.example.org/pub/",
     default_port=21,
     view=lambda url: ftp_path(url.path),
     view_module="anyurl.schemes.ftp.view",

@@ -101,6 +101,7 @@ SPEC = SchemeSpec(
     flags=FLAGS,
     handler="anyurl.schemes.gopher.handler:GopherHandler",
     summary="Gopher menus, documents and searches (RFC 1436, Gopher+)",
+    example="gopher://gopher.example.org/1/",
     default_port=70,
     view=lambda url: gopher_path(url.path),
     view_module="anyurl.schemes.gopher.view",

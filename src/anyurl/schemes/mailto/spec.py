@@ -15,6 +15,7 @@ SPEC = SchemeSpec(
     flags=FLAGS,
     handler="anyurl.schemes.mailto.handler:MailtoHandler",
     summary="a message submitted over SMTP (RFC 5321) to a relay",
+    example="mailto:someone@example.org",
     view=lambda url: MailtoPart(decode(url.opaque or "")),
     view_module="anyurl.schemes.mailto.view",
     options_module="anyurl.schemes.mailto.options",

@@ -66,6 +66,7 @@ SPEC = SchemeSpec(
     flags=FLAGS,
     handler="anyurl.schemes.news.handler:NewsHandler",
     summary="Usenet articles and groups over NNTP (RFC 3977)",
+    example="news:comp.infosystems.www",
     default_port=119,
     view=_view,
     view_module="anyurl.schemes.news.view",

@@ -29,6 +29,7 @@ SPEC = SchemeSpec(
     flags=FLAGS,
     handler="anyurl.schemes.prospero.handler:ProsperoHandler",
     summary="Prospero directory objects and their access methods",
+    example="prospero://prospero.example.org//pub/README",
     default_port=1525,
     view=lambda url: prospero_path(url.path),
     view_module="anyurl.schemes.prospero.view",

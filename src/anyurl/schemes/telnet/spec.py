@@ -14,6 +14,7 @@ SPEC = SchemeSpec(
     flags=FLAGS,
     handler="anyurl.schemes.telnet.handler:TelnetHandler",
     summary="an interactive session, or a scripted one with --telnet-command",
+    example="telnet://host.example.org/",
     default_port=23,
     view=lambda url: TelnetPart(),
     view_module="anyurl.schemes.telnet.view",

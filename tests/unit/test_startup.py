@@ -45,7 +45,7 @@ HEAVY = (
 #: A scheme package's modules that parsing a URL and building options import: the package
 #: itself (its docstring), its descriptor, its view and its options; the rest of it is its
 #: handler's, which only a URL of the scheme imports.
-LIGHT = re.compile(r"anyurl\.schemes\.\w+(\.(spec|view|options))?\Z")
+LIGHT = re.compile(r"anyurl\.schemes\.\w+(\.(spec|view|options|flags))?\Z")
 
 #: The views and options classes of the schemes a plain http ``get`` does not fetch: each
 #: is a dataclass (about a millisecond to create), in a module imported when first asked

@@ -64,6 +64,16 @@ class Parser(argparse.ArgumentParser):
     """argparse's parser, whose usage error is two lines as curl's is (what is wrong, and
     where the options are), not the whole usage of some forty options."""
 
+    #: The epilog, made when help is shown rather than when the parser is built (examples
+    #: read from every scheme's descriptor, which a run need not load).
+    late_epilog: typing.Callable[[], str] | None = None
+
+    def format_help(self) -> str:
+        """argparse's help, with :attr:`late_epilog` made now."""
+        if self.late_epilog is not None:
+            self.epilog, self.late_epilog = self.late_epilog(), None
+        return super().format_help()
+
     def error(self, message: str) -> typing.NoReturn:
         """Say ``message`` and where the options are, and exit 2 (argparse's status)."""
         self.exit(2, f"{self.prog}: error: {message}\n"

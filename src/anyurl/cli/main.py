@@ -29,9 +29,9 @@ def build_parser(only: str | None = None, *, plugins: bool = True) -> argparse.A
 
     Each subcommand's module is imported only when it is registered: ``anyurl get``
     does not pay for the mirror's or the demo's imports, ``--version`` for none. The
-    installed plug-ins' own flags are read from their entry points with ``plugins``
-    (:func:`~anyurl.cli.scheme_options.add_plugin_arguments`); :func:`main` leaves them
-    out until a flag is not known without them.
+    schemes' own flags are their descriptors' (:func:`~anyurl.cli.scheme_options.add_scheme_flags`);
+    the installed plug-ins' are read from their entry points with ``plugins``:
+    :func:`main` leaves them out until a flag is not known without them.
     """
     import importlib
 
@@ -54,11 +54,11 @@ def build_parser(only: str | None = None, *, plugins: bool = True) -> argparse.A
     for name in COMMANDS:
         if only is None or name == only:
             importlib.import_module(f"anyurl.cli.{name}_cmd").add_parser(sub)
-    for fetching in ("get", "mirror"):  # the commands that fetch: a plug-in's flags too
-        if fetching in sub.choices:
-            from anyurl.cli.scheme_options import add_plugin_arguments
+    for fetching in ("get", "mirror", "serve"):  # the commands that fetch: each scheme's
+        if fetching in sub.choices:                # flags, built-in and plug-in alike
+            from anyurl.cli.scheme_options import add_scheme_flags
 
-            add_plugin_arguments(sub.choices[fetching], installed=plugins)
+            add_scheme_flags(sub.choices[fetching], fetching, installed=plugins)
     return parser
 
 

@@ -341,23 +341,13 @@ def _config(args: argparse.Namespace, config: Config) -> Config:
 
 
 def _scheme_options(args: argparse.Namespace, http: HTTPOptions) -> tuple[SchemeOptions, ...]:
-    """The HTTP options when any was given, FTP's TLS (``--ssl``, ``--ssl-reqd``) when
-    asked, the certificate checks (:func:`~anyurl.cli.scheme_options.verify_options`)
-    for ftp and nntp as for https, and each plug-in's own options."""
-    import dataclasses
-
-    from anyurl.cli.scheme_options import plugin_options, verify_options
-    from anyurl.schemes.ftp.options import FTPOptions
+    """The HTTP options when any was given, and what each scheme's flags make of the
+    namespace (:func:`~anyurl.cli.scheme_options.flag_options`): a built-in's, of the
+    shared flags (the certificate checks, ``--ssl``); a plug-in's, of its own."""
+    from anyurl.cli.scheme_options import flag_options
 
     given: list[SchemeOptions] = [http] if http != HTTPOptions() else []
-    for checks in verify_options(args):  # http's own are in ``http`` already
-        if isinstance(checks, FTPOptions):
-            given.append(dataclasses.replace(checks, tls=args.tls))
-        elif not isinstance(checks, HTTPOptions):
-            given.append(checks)
-    if args.tls and not any(isinstance(options, FTPOptions) for options in given):
-        given.append(FTPOptions(tls=args.tls))
-    given.extend(plugin_options(args))
+    given.extend(flag_options(args))
     return tuple(given)
 
 

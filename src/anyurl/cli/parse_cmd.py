@@ -29,12 +29,9 @@ def add_parser(sub: Any) -> None:
         "parse",
         help="show how a URL is parsed (RFC 1738 section 5)",
         description="Parse URLs and print their parts. Exit 3 when a URL is malformed.",
-        epilog="examples:\n"
-        "  anyurl parse --json 'ftp://myname@host.dom/%%2Fetc/motd'\n"
-        "  anyurl parse --strict 'gopher://gopher.example.org/00/file'\n"
-        "  printf 'news:*\\nnntp://h/alt.test/12\\n' | anyurl parse --json -",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.late_epilog = _examples
     p.add_argument("url", help="the URL, or - to read one URL per line from stdin")
     p.add_argument("--json", action="store_true", help="print one JSON object per URL")
     p.add_argument("--strict", action="store_true",
@@ -67,6 +64,17 @@ def _show(url: URL, args: argparse.Namespace) -> str:
     if args.json:
         return json.dumps(_model(url, args.show_password), ensure_ascii=False)
     return _text(url, args.show_password)
+
+
+def _examples() -> str:
+    """The help's examples: a URL of each scheme, as its descriptor gives one."""
+    from anyurl.registry import specs
+
+    urls = list(dict.fromkeys(spec.example for spec in specs() if spec.example))
+    lines = [f"  anyurl parse --json {u!r}" for u in urls[:-2]]
+    lines.append(f"  anyurl parse --strict {urls[-2]!r}")
+    lines.append(f"  printf '{urls[0]}\\n{urls[-1]}\\n' | anyurl parse --json -")
+    return "examples:\n" + "\n".join(line.replace("%", "%%") for line in lines)
 
 
 def run(args: argparse.Namespace) -> int:

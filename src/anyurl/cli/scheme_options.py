@@ -1,38 +1,37 @@
 """Command-line options that reach one scheme's handler (:mod:`anyurl.options`).
 
-Each option sets a field of one handler's typed options: ``--view`` and ``--answers`` to the
-Gopher+ handler, ``--compressed``, ``--http2``, ``--http1.1`` and ``--keep-error-body`` to HTTP,
-``--ftp-active`` and ``-B``/``--ftp-ascii`` to FTP, ``--nntp-server`` to news,
-``--subject``/``--data``/``--smtp-relay`` to mailto,
-``--telnet-command``/``--idle`` to telnet, ``--follow`` to Prospero; ``--gateway``
-adds an HTTP gateway for a scheme (RFC 1738 section 4) over the ``<scheme>_proxy``
-environment variables and the config file.
+curl's request options (``-H``, ``-d``, ``-F``, ``-b`` ...) and ``--compressed``,
+``--http2``, ``--http1.1`` and ``--keep-error-body`` set HTTP's typed options; the flags
+several schemes share under curl's names (``-k``, ``--cacert``, ``--capath``, ``--ssl``,
+``--ssl-reqd``, ``-I``, the proxies) are defined here too. Every other scheme's own flags
+are its descriptor's :class:`~anyurl.registry.Flags` (a built-in's in
+``anyurl/schemes/<name>/flags.py``, a plug-in's in its package): :func:`add_scheme_flags`
+adds each as a group of ``--help``, and :func:`flag_options` asks each for the options
+it makes of the namespace, its own flags and the shared ones, as a plug-in's are asked.
+``--gateway`` adds an HTTP gateway for a scheme (RFC 1738 section 4) over the
+``<scheme>_proxy`` environment variables and the config file.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from anyurl.cli.numbers import seconds
 from anyurl.config import Config
 from anyurl.numbers import ascii_int
-from anyurl.options import AnswerSource, SchemeOptions
+from anyurl.options import SchemeOptions
 from anyurl.schemes.http.options import HTTPOptions
 
 if TYPE_CHECKING:
     from anyurl.cookies import CookieFile
-    from anyurl.schemes.ftp.options import FTPOptions
+    from anyurl.registry import Flags
 
-__all__ = ["add_cookie_arguments", "add_plugin_arguments", "add_scheme_arguments",
+__all__ = ["add_cookie_arguments", "add_scheme_arguments", "add_scheme_flags",
            "add_verify_arguments", "apply_to_config", "cookie_jar", "cookie_strings",
-           "scheme_options", "verify_options"]
+           "flag_options", "scheme_options", "verify_options"]
 
 
 def _add_http_versions(g: argparse._ArgumentGroup) -> None:
@@ -53,15 +52,6 @@ def _add_http_versions(g: argparse._ArgumentGroup) -> None:
 def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
     """The options that reach one scheme's handler (``--view``, ``--follow`` ...)."""
     g = p.add_argument_group("scheme options")
-    g.add_argument("--view", metavar="'TYPE LANG'",
-                   help="gopher+: the alternate view to fetch, e.g. 'text/plain De_DE'")
-    g.add_argument("--render", action="store_true",
-                   help="gopher: render menus and attributes as text with URLs even into a "
-                   "file or pipe (the default on a terminal; elsewhere they are saved as "
-                   "the server sent them)")
-    g.add_argument("--answers", metavar="FILE.json",
-                   help="gopher+: answers to a +ASK form, a JSON object {prompt: value} "
-                   "(on a terminal, anyurl asks instead)")
     g.add_argument("--compressed", action="store_true",
                    help="http: ask for gzip/deflate and decode it")
     _add_http_versions(g)
@@ -95,33 +85,7 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
     h.add_argument("--netrc", "--netrc-optional", dest="netrc", action="store_true",
                    help="http: take a login from ~/.netrc for a URL without one (ftp and "
                    "nntp always read it)")
-    g.add_argument("--ftp-active", action="store_true",
-                   help="ftp: active mode (EPRT/PORT) instead of passive")
-    g.add_argument("-B", "--ftp-ascii", "--use-ascii", dest="ftp_ascii", action="store_const",
-                   const="on", default="off",
-                   help="ftp: fetch files named without ;type= in TYPE A (CR LF becomes "
-                   "LF); the default is image type, the server's bytes")
-    g.add_argument("--ftp-ascii-guess", dest="ftp_ascii", action="store_const", const="guess",
-                   help="ftp: guess the type from the name as RFC 1738 3.2.3 suggests "
-                   "(.txt and other text suffixes in TYPE A)")
-    add_nntp_arguments(g)
-    g.add_argument("--subject", metavar="TEXT", help="mailto: the subject of the message")
-    g.add_argument("--mail-from", metavar="ADDRESS",
-                   help="mailto: the sender (as curl's --mail-from; else mail_from or "
-                   "anonymous_email in the config, else $EMAIL)")
-    g.add_argument("--smtp-relay", metavar="HOST[:PORT]",
-                   help="mailto: the SMTP server to submit through (default localhost:25)")
-    g.add_argument("--data-file", metavar="FILE",
-                   help="mailto: read the body from FILE ('-' for stdin)")
-    g.add_argument("--telnet-command", metavar="LINE", action="append", default=[],
-                   help="telnet: a line to type after login (repeatable)")
-    g.add_argument("--telnet-no-login", action="store_true",
-                   help="telnet: do not type the URL's user and password into the server's "
-                   "prompts (RFC 1738 3.8 makes them advice only)")
-    g.add_argument("--idle", type=seconds, metavar="SECONDS",
-                   help="telnet: end the session after the server is quiet this long")
-    g.add_argument("--follow", action="store_true",
-                   help="prospero: fetch the object through its first usable access method")
+    add_tls_arguments(g)
     add_proxy_arguments(g)
     g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
                    help="fetch SCHEME URLs through the HTTP gateway at URL "
@@ -142,13 +106,12 @@ def add_verify_arguments(h: Any) -> None:
 
 def verify_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
     """The certificate checks of :func:`add_verify_arguments` as the options of every
-    scheme that speaks TLS (https, ftp and ftps, nntp and nntps); () when none was given."""
+    scheme that speaks TLS: HTTP's, and those each scheme's flags make of them
+    (:func:`flag_options`); () when none was given."""
     if not (args.insecure or args.cacert or args.capath):
         return ()
-    from anyurl.options import FTPOptions, NewsOptions
-
-    checks = {"verify": not args.insecure, "cafile": args.cacert, "capath": args.capath}
-    return (HTTPOptions(**checks), FTPOptions(**checks), NewsOptions(**checks))
+    http = HTTPOptions(verify=not args.insecure, cafile=args.cacert, capath=args.capath)
+    return (http, *flag_options(args))
 
 
 def add_certificate_arguments(h: Any) -> None:
@@ -158,29 +121,26 @@ def add_certificate_arguments(h: Any) -> None:
     h.add_argument("--key", metavar="FILE", help="https: the client certificate's key")
 
 
-def add_plugin_arguments(p: argparse.ArgumentParser, *, installed: bool) -> None:
-    """Each plug-in scheme's own flags, in a group of its own (its descriptor's
-    :class:`~anyurl.registry.Flags`, as pytest's ``pytest_addoption``): those a program
-    added, and with ``installed`` the entry points' (read only when asked: ``--help``, or
-    a flag the built-in parser does not know). :func:`scheme_options` asks each of them
-    for its options."""
-    from anyurl.registry import plugins
+def add_scheme_flags(p: argparse.ArgumentParser, command: str, *, installed: bool) -> None:
+    """Each scheme's own flags, in a group of its own (its descriptor's
+    :class:`~anyurl.registry.Flags`, as pytest's ``pytest_addoption``), built-in and
+    plug-in alike, for the schemes whose flags are ``command``'s: the built-ins', those
+    a program added, and with ``installed`` the entry points' (read only when asked:
+    ``--help``, or a flag the built-in parser does not know). :func:`flag_options` asks
+    each of them for its options, and the others for those the shared flags make."""
+    from anyurl.registry import flagged
 
-    flagged = tuple(spec for spec in plugins(installed=installed) if spec.flags is not None)
-    for spec in flagged:
-        assert spec.flags is not None
-        spec.flags.add(p.add_argument_group(f"{spec.name} options",
-                                            spec.summary or None))
-    if flagged:
-        p.set_defaults(plugin_flags=flagged)
+    found = flagged(installed=installed)
+    for name, summary, flags in found:
+        if command in flags.commands:
+            flags.add(p.add_argument_group(f"{name} options", summary or None))
+    p.set_defaults(scheme_flags=(command, tuple(flags for _, _, flags in found)))
 
 
-def add_nntp_arguments(g: Any) -> None:
-    """The news server, and TLS with curl's names for it: one option for every scheme
-    that starts TLS on a plain connection (FTP's AUTH TLS, RFC 4217; NNTP's STARTTLS,
-    RFC 4642), read by both."""
-    g.add_argument("--nntp-server", metavar="HOST[:PORT]",
-                   help="news: the server for news: URLs (else $NNTPSERVER, config)")
+def add_tls_arguments(g: Any) -> None:
+    """TLS with curl's names for it: one option for every scheme that starts TLS on a
+    plain connection (FTP's AUTH TLS, RFC 4217; NNTP's STARTTLS, RFC 4642), whose flags
+    read it (:class:`~anyurl.registry.Flags`)."""
     g.add_argument("--ssl", dest="tls", action="store_const", const="try", default="",
                    help="ftp: AUTH TLS when the server accepts it, else in clear; nntp, "
                    "news: STARTTLS when the server offers it (then the login goes only "
@@ -188,9 +148,6 @@ def add_nntp_arguments(g: Any) -> None:
     g.add_argument("--ssl-reqd", dest="tls", action="store_const", const="require",
                    help="ftp: AUTH TLS (data in TLS too), nntp, news: STARTTLS, or fail "
                    "(exit 64) before any login")
-    g.add_argument("--nntp-plain-auth", action="store_true",
-                   help="nntp, news: with --ssl and no TLS offered, send AUTHINFO in clear "
-                   "all the same")
 
 
 def add_proxy_arguments(g: Any) -> None:
@@ -257,32 +214,6 @@ def cookie_strings(args: argparse.Namespace) -> list[tuple[str, str | None]]:
     return [("Cookie", ";".join(strings))] if strings else []  # curl joins them so
 
 
-async def _ask_on_terminal(form: Any) -> dict[str, str]:
-    """Prompt for each question of a Gopher+ +ASK form; AskP without echo."""
-
-    def ask() -> dict[str, str]:
-        answers: dict[str, str] = {}
-        for q in form.questions:
-            if q.kind == "Note":
-                print(q.prompt, file=sys.stderr)
-                continue
-            if not q.needs_answer:
-                continue
-            hint = ""
-            if q.choices:
-                hint = " [" + "/".join(q.choices) + "]"
-            elif q.default:
-                hint = f" [{q.default}]"
-            prompt = f"{q.prompt}{hint}: "
-            import getpass  # a Gopher+ form's secret only
-
-            value = getpass.getpass(prompt) if q.secret else input(prompt)
-            answers[q.prompt] = value or (q.default or "")
-        return answers
-
-    return await anyio.to_thread.run_sync(ask)
-
-
 def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
                    extra_headers: Sequence[str] = (),
                    cookies: CookieFile | None = None) -> tuple[SchemeOptions, ...]:
@@ -290,82 +221,46 @@ def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
 
     Only the schemes whose options differ from their defaults are included; every
     handler takes its own class from ``FetchOptions.schemes`` and ignores the others.
-    ``extra_data``, ``extra_headers`` and ``cookies`` go to :func:`http_options`. The
-    other schemes' classes are imported only when their options are given (each is a
-    module of :mod:`anyurl.options`, created when first imported).
+    ``extra_data``, ``extra_headers`` and ``cookies`` go to :func:`http_options`; every
+    other scheme makes its own of the namespace (:func:`flag_options`), importing its
+    class only when its options are given.
     """
-    given: list[SchemeOptions] = []
-    answers: AnswerSource | None = None
-    if args.answers:
-        import json  # --answers only: not paid by every start
-
-        with open(args.answers, encoding="utf-8") as f:
-            loaded = json.load(f)
-        if not isinstance(loaded, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in loaded.items()
-        ):
-            raise ValueError(f"{args.answers}: the answers must be a JSON object of strings")
-        answers = loaded
-    elif sys.stdin.isatty():
-        answers = _ask_on_terminal
-    # A downloader saves what the server sent (as curl, wget and Lynx -source do): a menu
-    # is rendered for a terminal, or when asked.
-    to_files = bool((args.output and args.output != "-") or args.remote_name)
-    render = bool(args.render or (not to_files and sys.stdout.isatty()))
-    if args.view or answers is not None or not render:
-        from anyurl.schemes.gopher.options import GopherOptions
-
-        given.append(GopherOptions(view=args.view, answers=answers, render=render))
     http = http_options(args, extra_data=extra_data, extra_headers=extra_headers,
                         cookies=cookies)
-    if http != HTTPOptions():
-        given.append(http)
-    ftp = _ftp_options(args)
-    if ftp is not None:
-        given.append(ftp)
-    news = _news_options(args)
-    if news is not None:
-        given.append(news)
-    body: bytes | None = None
-    if args.data and args.data_file:
-        raise ValueError("give the message body with --data or --data-file, not both")
-    if args.data:
-        body = "\n".join(args.data).encode("utf-8")  # mailto: the text as written
-    elif args.data_file and args.data_file != "-":
-        with open(args.data_file, "rb") as f:
-            body = f.read()
-    if (args.subject is not None or body is not None or args.data_file == "-"
-            or args.mail_from):
-        from anyurl.schemes.mailto.options import MailtoOptions
-
-        given.append(MailtoOptions(subject=args.subject, body=body,
-                                   body_from_stdin=args.data_file == "-",
-                                   mail_from=args.mail_from))
-    if args.telnet_command or args.idle is not None or args.telnet_no_login:
-        from anyurl.schemes.telnet.options import TelnetOptions
-
-        telnet = TelnetOptions(commands=tuple(args.telnet_command),
-                               login=not args.telnet_no_login)
-        if args.idle is not None:
-            telnet = dataclasses.replace(telnet, idle=args.idle)
-        given.append(telnet)
-    if args.follow:
-        from anyurl.schemes.prospero.options import ProsperoOptions
-
-        given.append(ProsperoOptions(follow=True))
-    given.extend(plugin_options(args))
+    given: list[SchemeOptions] = [http] if http != HTTPOptions() else []
+    given.extend(flag_options(args))
     return tuple(given)
 
 
-def plugin_options(args: argparse.Namespace) -> list[SchemeOptions]:
-    """The options each plug-in scheme made of its own flags (:func:`add_plugin_arguments`),
-    for ``get`` and ``mirror`` alike."""
+def _scheme_flags(args: argparse.Namespace) -> tuple[str, tuple[Flags, ...]]:
+    """The command and every scheme's flags that :func:`add_scheme_flags` gave it."""
+    found: tuple[str, tuple[Flags, ...]] = getattr(args, "scheme_flags", ("", ()))
+    return found
+
+
+def flag_options(args: argparse.Namespace) -> list[SchemeOptions]:
+    """The options each scheme makes of the namespace (:func:`add_scheme_flags`): of its
+    own flags and the shared ones where the command has its flags (its
+    :attr:`~anyurl.registry.Flags.options`), of the shared ones alone elsewhere (its
+    :attr:`~anyurl.registry.Flags.shared`); for ``get``, ``mirror`` and ``serve`` alike."""
+    command, flagged = _scheme_flags(args)
     given: list[SchemeOptions] = []
-    for spec in getattr(args, "plugin_flags", ()):
-        own = spec.flags.options(args)
+    for flags in flagged:
+        make = flags.options if command in flags.commands else flags.shared
+        own = make(args) if make is not None else None
         if own is not None:
-            given.append(own)
+            given.append(own)  # type: ignore[arg-type]  # a SchemeOptions, said as DemoOptions
     return given
+
+
+def flag_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The run's configuration that the schemes' own flags set (``--nntp-server``)."""
+    command, flagged = _scheme_flags(args)
+    changes: dict[str, Any] = {}
+    for flags in flagged:
+        if flags.config is not None and command in flags.commands:
+            changes.update(flags.config(args))
+    return changes
 
 
 #: curl's SOCKS options and the proxy scheme each means (``--socks5-hostname H:P`` is
@@ -383,33 +278,6 @@ def _proxy_given(args: argparse.Namespace) -> str | None:
             return value if "://" in value else f"{scheme}://{value}"
     proxy: str | None = getattr(args, "proxy", None)
     return proxy
-
-
-def _ftp_options(args: argparse.Namespace) -> FTPOptions | None:
-    """FTPOptions from --ftp-active, -I, -B, and TLS: --ssl, --ssl-reqd (the options
-    nntp reads too) and the certificate options (as for https); None when none applies."""
-    if not (args.ftp_active or args.head or args.ftp_ascii != "off" or args.tls
-            or args.insecure or args.cacert or args.capath):
-        return None
-    from anyurl.schemes.ftp.options import FTPOptions  # a dataclass: made only when an ftp flag is
-
-    return FTPOptions(passive=False if args.ftp_active else None, head=args.head,
-                      ascii=args.ftp_ascii, tls=args.tls, verify=not args.insecure,
-                      cafile=args.cacert, capath=args.capath)
-
-
-def _news_options(args: argparse.Namespace) -> SchemeOptions | None:
-    """NewsOptions from --nntp-server, --ssl, --ssl-reqd, --nntp-plain-auth and the
-    certificate options (as for https); None when none was given."""
-    if not (args.nntp_server or args.tls or args.nntp_plain_auth or args.insecure
-            or args.cacert or args.capath):
-        return None  # the class is not even imported (tests/unit/test_startup.py)
-    from anyurl.schemes.news.options import NewsOptions
-
-    news = NewsOptions(server=args.nntp_server or None, tls=args.tls,
-                       plain_auth=args.nntp_plain_auth, verify=not args.insecure,
-                       cafile=args.cacert, capath=args.capath)
-    return news
 
 
 def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
@@ -432,12 +300,7 @@ def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
         if not sep or not scheme or not url:
             raise ValueError(f"--gateway wants SCHEME=URL, not {spec!r}")
         gateways[scheme.lower()] = url
-    changes: dict[str, Any] = {"gateways": gateways}
-    if args.nntp_server:
-        changes["nntp_server"] = args.nntp_server
-    if args.smtp_relay:
-        changes["smtp_relay"] = args.smtp_relay
-    return config.replace(**changes)
+    return config.replace(gateways=gateways, **flag_config(args))
 
 
 def _data_item(text: str, *, binary: bool) -> bytes:

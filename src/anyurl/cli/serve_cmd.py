@@ -15,13 +15,20 @@ from typing import Any
 
 __all__ = ["add_parser", "run"]
 
-EXAMPLES = """\
+def _examples() -> str:
+    """The help's examples, their URL a scheme's the gateway shows (its descriptor's)."""
+    from anyurl.registry import specs
+
+    url = next(spec.example for spec in specs()
+               if spec.example and spec.not_in_browser is None and spec.crawl is not None
+               and spec.default_port is not None)
+    return f"""\
 examples:
   anyurl serve                                   # http://127.0.0.1:PORT/?anyurl_token=...
-  anyurl serve --port 8070 --no-token            # then: http://127.0.0.1:8070/gopher://host/1/
+  anyurl serve --port 8070 --no-token            # then: http://127.0.0.1:8070/{url}
   anyurl serve --warc tree/archive.warc.gz       # replay what anyurl mirror --warc archived
-  anyurl serve --cacert test-ca.pem              # https, ftps, nntps of a private CA
-  curl -x http://127.0.0.1:8070 gopher://host/1/ # the gateway as curl's proxy (--no-token)
+  anyurl serve --cacert test-ca.pem              # the TLS servers of a private CA
+  curl -x http://127.0.0.1:8070 {url}  # the gateway as curl's proxy (--no-token)
 """
 
 
@@ -33,9 +40,10 @@ def add_parser(sub: Any) -> None:
 
     p = sub.add_parser(
         "serve", help="a local web gateway: every scheme in a web browser, or a WARC replayed",
-        description="Serve any URL (gopher, ftp, news, wais ...) as web pages on a local "
+        description="Serve any URL of RFC 1738 as web pages on a local "
         "address, and as an HTTP proxy (RFC 1738 section 4); or replay WARC files.",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.late_epilog = _examples
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=listen_port, default=0, help="the port (default: a free one)")

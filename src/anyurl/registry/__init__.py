@@ -12,10 +12,12 @@ descriptor is read as a built-in one is.
 """
 
 from anyurl.registry.index import (
+    BUILTIN_FLAGS,
     BUILTIN_SPECS,
     DEFAULT_PORTS,
     add,
     default_port,
+    flagged,
     lender,
     lent_names,
     names,
@@ -26,6 +28,7 @@ from anyurl.registry.index import (
 from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, Flags, SchemeSpec
 
 __all__ = [
+    "BUILTIN_FLAGS",
     "BUILTIN_SPECS",
     "DEFAULT_PORTS",
     "Crawl",
@@ -36,6 +39,7 @@ __all__ = [
     "SchemeSpec",
     "add",
     "default_port",
+    "flagged",
     "lender",
     "lent_names",
     "names",

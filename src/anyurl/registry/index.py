@@ -1,15 +1,16 @@
 """The scheme registry: every scheme's :class:`~anyurl.registry.spec.SchemeSpec`, by name.
 
 The registry's list of the built-in schemes is :data:`BUILTIN_SPECS` (name to the module
-that holds its ``SPEC``, or ``SPECS`` when it describes several); a plug-in adds its own
-through the ``anyurl.schemes`` entry-point group, whose value is a ``SchemeSpec`` (or,
-as before descriptors existed, a handler class: it gets a descriptor with its names
-only). What depends on a scheme (the URL's default port and view, the views' and
-options' names that :mod:`anyurl.url` and :mod:`anyurl.options` lend (:func:`lender`),
-``-O`` names, the mirror, gateways, ``-u``, the browser gateway, the demo, the command
-line's hints) asks here, so a plug-in gets what a built-in gets. Other parts of anyurl
-still know some built-in schemes by name: the URL grammar (section 5 is one grammar), the
-command line's flags of the built-in schemes and a few more, which
+that holds its ``SPEC``, or ``SPECS`` when it describes several), and of their
+command-line flags :data:`BUILTIN_FLAGS` (the light modules the descriptors take their
+``flags`` from); a plug-in adds its own through the ``anyurl.schemes`` entry-point group,
+whose value is a ``SchemeSpec`` (or, as before descriptors existed, a handler class: it
+gets a descriptor with its names only). What depends on a scheme (the URL's default port
+and view, the views' and options' names that :mod:`anyurl.url` and :mod:`anyurl.options`
+lend (:func:`lender`), ``-O`` names, the mirror, gateways, ``-u``, the browser gateway,
+the demo, the command line's hints and each scheme's flags (:func:`flagged`)) asks here,
+so a plug-in gets what a built-in gets. Other parts of anyurl still know some built-in
+schemes by name: the URL grammar (section 5 is one grammar) and a few more, which
 ``tests/unit/test_architecture.py`` lists (``NAMED_ELSEWHERE``, a list that only shrinks).
 
 It sits at the bottom of the house: it imports only the descriptor type, and loads a
@@ -25,10 +26,10 @@ import itertools
 from collections.abc import Iterator, Mapping
 from typing import Literal
 
-from anyurl.registry.spec import SchemeSpec
+from anyurl.registry.spec import Flags, SchemeSpec
 
-__all__ = ["BUILTIN_SPECS", "DEFAULT_PORTS", "add", "default_port", "lender", "lent_names",
-           "names", "plugins", "spec_for", "specs"]
+__all__ = ["BUILTIN_FLAGS", "BUILTIN_SPECS", "DEFAULT_PORTS", "add", "default_port", "flagged",
+           "lender", "lent_names", "names", "plugins", "spec_for", "specs"]
 
 #: The built-in schemes: each name and the module whose ``SPEC`` describes it.
 BUILTIN_SPECS: dict[str, str] = {
@@ -46,6 +47,19 @@ BUILTIN_SPECS: dict[str, str] = {
     "prospero": "anyurl.schemes.prospero.spec",
     "telnet": "anyurl.schemes.telnet.spec",
     "wais": "anyurl.schemes.wais.spec",
+}
+
+#: The built-in schemes' command-line flags: each scheme that has its own, and the module
+#: whose ``FLAGS`` its descriptor's :attr:`~SchemeSpec.flags` are. Those modules are
+#: light (argparse's calls; a scheme's options made when given), so the command line
+#: reads every scheme's flags without loading a descriptor, its view or its options.
+BUILTIN_FLAGS: dict[str, str] = {
+    "ftp": "anyurl.schemes.ftp.flags",
+    "gopher": "anyurl.schemes.gopher.flags",
+    "mailto": "anyurl.schemes.mailto.flags",
+    "news": "anyurl.schemes.news.flags",
+    "prospero": "anyurl.schemes.prospero.flags",
+    "telnet": "anyurl.schemes.telnet.flags",
 }
 
 _loaded: dict[str, SchemeSpec] = {}
@@ -121,6 +135,21 @@ def plugins(*, installed: bool = True) -> list[SchemeSpec]:
     found = [*_added.values(), *(_plugin_specs().values() if installed else ())]
     unique = {id(spec): spec for spec in found if spec.names[0] not in BUILTIN_SPECS}
     return list(unique.values())
+
+
+def flagged(*, installed: bool = True) -> list[tuple[str, str, Flags]]:
+    """Every scheme's own command-line flags, as ``(name, summary, flags)``: the
+    built-ins' (read from :data:`BUILTIN_FLAGS`, without their descriptors), then the
+    plug-ins' (:func:`plugins`: ``installed`` reads the entry points)."""
+    found: list[tuple[str, str, Flags]] = []
+    for name, module in BUILTIN_FLAGS.items():
+        flags = importlib.import_module(module).FLAGS
+        if not isinstance(flags, Flags):
+            raise TypeError(f"{module} declares {flags!r}, not Flags")
+        found.append((name, "", flags))
+    found += [(spec.name, spec.summary, spec.flags) for spec in plugins(installed=installed)
+              if spec.flags is not None]
+    return found
 
 
 def specs() -> Iterator[SchemeSpec]:

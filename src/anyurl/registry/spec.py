@@ -161,12 +161,27 @@ class DemoCase(Generic[Opt]):
 @dataclass(frozen=True)
 class Flags:
     """A scheme's own command-line flags, as a pytest plug-in adds its options with
-    ``pytest_addoption(parser)``: ``anyurl get`` gives ``add`` an argparse argument group
-    of the scheme's (shown in ``--help``), and ``options`` the parsed namespace, from
-    which it makes the scheme's typed options (None: nothing given)."""
+    ``pytest_addoption(parser)``: each command of :attr:`commands` gives ``add`` an
+    argparse argument group of the scheme's (shown in ``--help``), and ``options`` the
+    parsed namespace, from which it makes the scheme's typed options (None: nothing
+    given). A built-in scheme's are declared so too (``anyurl/schemes/<name>/flags.py``).
+
+    The flags several schemes share under curl's names (``-k``, ``--cacert``,
+    ``--capath``, ``--ssl``, ``-I``, ``-d`` ...) are the command line's; ``options``
+    reads them from the namespace too, and makes what they mean for its scheme.
+    """
 
     add: Callable[[Any], None]
     options: Callable[[Any], DemoOptions | None]
+    #: The commands that add the flags and ask ``options`` (``"get"``, ``"mirror"``).
+    commands: tuple[str, ...] = ("get", "mirror")
+    #: The options the command line's shared flags alone make, for a command that has
+    #: none of the scheme's own (not in :attr:`commands`: ``mirror``, ``serve``); it
+    #: reads the namespace with defaults (a command may lack a shared flag); None: none.
+    shared: Callable[[Any], DemoOptions | None] | None = None
+    #: The run's configuration the flags set (``--nntp-server`` is the config file's
+    #: ``nntp_server``): :class:`~anyurl.config.Config` fields and their values.
+    config: Callable[[Any], Mapping[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -180,6 +195,9 @@ class SchemeSpec(Generic[U]):
     handler: str | type
     #: One line for people: what the scheme fetches.
     summary: str = ""
+    #: A URL of the scheme as a person writes one (``gopher://gopher.example.org/1/``):
+    #: the examples of ``anyurl parse --help`` and the browser gateway's address box.
+    example: str = ""
     #: The port a URL without one connects to (RFC 1738 section 3); None: no network.
     default_port: int | None = None
     #: The typed, decoded view of a URL's scheme part (``url.parts``); None: generic.
@@ -227,7 +245,8 @@ class SchemeSpec(Generic[U]):
     remote_fallback: Callable[[U], U | None] | None = None
     #: What ``anyurl demo`` fetches to show the scheme.
     demo: tuple[DemoCase[Any], ...] = field(default=())
-    #: Its own command-line flags (a plug-in's; the built-ins' are the command line's).
+    #: Its own command-line flags (a built-in's in its ``flags`` module, which the
+    #: registry lists so that the command line reads them without this descriptor).
     flags: Flags | None = None
     #: What the command line says of its errors in its own words: a remedy key (an
     #: error's ``remedy``) or a hint its handler gives, to the advice ``anyurl get``

@@ -338,9 +338,9 @@ class Gateway:
             note = ("Replaying " + ", ".join(str(w) for w in self.options.warcs) +
                     ": only archived URLs are shown, nothing is fetched.")
             return _page(html.home_page(note, self.archive.urls()))
+        names = ", ".join(e.partition(":")[0] for e in html.browsed_examples())
         return _page(html.home_page(
-            "Type any URL of RFC 1738 (gopher, ftp, news, nntp, wais, prospero, http) "
-            "or open http://this-address/<URL>."))
+            f"Type any URL of RFC 1738 ({names}) or open http://this-address/<URL>."))
 
     async def go(self, request: Request) -> Response:
         """The bar's target: the page of the URL typed. Only a URL with its scheme: the
@@ -352,8 +352,8 @@ class Gateway:
         if _SCHEME.match(text) is None:
             return _page(html.error_page(
                 text, f"{text!r} is not a URL: it has no scheme.",
-                "Type the whole URL, with its scheme: gopher://host/1/, ftp://host/pub/, "
-                "news:group ..."), 400)
+                "Type the whole URL, with its scheme: "
+                + ", ".join(html.browsed_examples()[:3]) + " ..."), 400)
         return RedirectResponse(html.gateway_href(quote(text, safe=_URL_SAFE)), 303)
 
     async def search(self, request: Request) -> Response:

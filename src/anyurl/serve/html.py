@@ -14,6 +14,7 @@ Content-Security-Policy forbids scripts altogether.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -118,10 +119,22 @@ def _head(title: str) -> str:
             f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>\n")
 
 
+@functools.cache
+def browsed_examples() -> tuple[str, ...]:
+    """A URL of each scheme the gateway shows as pages (its descriptor's example; not a
+    scheme it only links to, nor ``file:``, which is no server's)."""
+    from anyurl.registry import specs
+
+    return tuple(dict.fromkeys(
+        spec.example for spec in specs()
+        if spec.example and spec.not_in_browser is None and spec.default_port is not None))
+
+
 def _bar(url: str) -> str:
+    starts = ", ".join(e[: e.index(":") + (3 if "://" in e else 1)] for e in browsed_examples())
     return ('<form class="bar" action="/_go" method="get">'
             f'<a href="/">anyurl</a> <input name="url" value="{escape(url)}" '
-            'placeholder="any URL: gopher://, ftp://, news:, wais:// ..."> '
+            f'placeholder="any URL: {escape(starts)} ..."> '
             '<button type="submit">Go</button></form>\n')
 
 

@@ -31,6 +31,7 @@ SPEC = SchemeSpec(
     names=("file",),
     handler="anyurl.schemes.file.handler:FileHandler",
     summary="files and directories of this machine",
+    example="file:///etc/motd",
     view=lambda url: FilePath("/" + decode(url.path or "")),
     view_module="anyurl.schemes.file.view",
     cli_hints={"file_ftp_fallback": "Use file:///path for a local file, or an ftp:// URL for "

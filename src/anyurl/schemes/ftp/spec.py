@@ -8,6 +8,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.ftp.flags import FLAGS
 from anyurl.schemes.ftp.view import FTPPath, ftp_path
 from anyurl.url.model import URL
 from anyurl.url.segments import without_dot_segments
@@ -64,8 +65,10 @@ _SERVER = DemoServer("anyurl.schemes.ftp.loopback", ("--root", "{data}"), requir
 
 SPEC = SchemeSpec(
     names=("ftp",),
+    flags=FLAGS,
     handler="anyurl.schemes.ftp.handler:FTPHandler",
     summary="files and directories of an FTP server (RFC 959)",
+    example="ftp://ftp.example.org/pub/",
     default_port=21,
     view=lambda url: ftp_path(url.path),
     view_module="anyurl.schemes.ftp.view",

@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, SchemeSpec, directory_of
+from anyurl.schemes.gopher.flags import FLAGS
 from anyurl.schemes.gopher.view import GopherPath, gopher_path
 from anyurl.url.model import URL
 from anyurl.url.segments import has_dot_segment
@@ -97,8 +98,10 @@ _SERVER = DemoServer("anyurl.schemes.gopher.loopback", ("--root", "{data}"))
 
 SPEC = SchemeSpec(
     names=("gopher",),
+    flags=FLAGS,
     handler="anyurl.schemes.gopher.handler:GopherHandler",
     summary="Gopher menus, documents and searches (RFC 1436, Gopher+)",
+    example="gopher://gopher.example.org/1/",
     default_port=70,
     view=lambda url: gopher_path(url.path),
     view_module="anyurl.schemes.gopher.view",

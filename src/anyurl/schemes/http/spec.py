@@ -45,6 +45,7 @@ SPEC = SchemeSpec(
     names=("http",),
     handler="anyurl.schemes.http.handler:HTTPHandler",
     summary="web pages and files (HTTP/1.1 over h11, HTTP/2 over h2)",
+    example="http://example.org/",
     default_port=80,
     view=lambda url: http_path(url.path),
     view_module="anyurl.schemes.http.view",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from anyurl.registry.spec import DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.mailto.flags import FLAGS
 from anyurl.schemes.mailto.options import MailtoOptions
 from anyurl.schemes.mailto.view import MailtoPart
 from anyurl.url.charset import decode
@@ -11,8 +12,10 @@ __all__ = ["SPEC"]
 
 SPEC = SchemeSpec(
     names=("mailto",),
+    flags=FLAGS,
     handler="anyurl.schemes.mailto.handler:MailtoHandler",
     summary="a message submitted over SMTP (RFC 5321) to a relay",
+    example="mailto:someone@example.org",
     view=lambda url: MailtoPart(decode(url.opaque or "")),
     view_module="anyurl.schemes.mailto.view",
     options_module="anyurl.schemes.mailto.options",

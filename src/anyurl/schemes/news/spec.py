@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.news.flags import FLAGS
 from anyurl.schemes.news.view import NewsPart, NNTPPath, news_part, nntp_path
 from anyurl.url.model import URL
 
@@ -62,8 +63,10 @@ _SERVER = DemoServer("anyurl.schemes.news.loopback")
 
 SPEC = SchemeSpec(
     names=("news", "nntp"),
+    flags=FLAGS,
     handler="anyurl.schemes.news.handler:NewsHandler",
     summary="Usenet articles and groups over NNTP (RFC 3977)",
+    example="news:comp.infosystems.www",
     default_port=119,
     view=_view,
     view_module="anyurl.schemes.news.view",

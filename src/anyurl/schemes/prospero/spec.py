@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.prospero.flags import FLAGS
 from anyurl.schemes.prospero.view import ProsperoPath, prospero_path
 from anyurl.url.model import URL
 
@@ -25,8 +26,10 @@ def _tree_path(url: URL) -> tuple[list[str], bool]:
 
 SPEC = SchemeSpec(
     names=("prospero",),
+    flags=FLAGS,
     handler="anyurl.schemes.prospero.handler:ProsperoHandler",
     summary="Prospero directory objects and their access methods",
+    example="prospero://prospero.example.org//pub/README",
     default_port=1525,
     view=lambda url: prospero_path(url.path),
     view_module="anyurl.schemes.prospero.view",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from anyurl.registry.spec import DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.telnet.flags import FLAGS
 from anyurl.schemes.telnet.options import TelnetOptions
 from anyurl.schemes.telnet.view import TelnetPart
 
@@ -10,8 +11,10 @@ __all__ = ["SPEC"]
 
 SPEC = SchemeSpec(
     names=("telnet",),
+    flags=FLAGS,
     handler="anyurl.schemes.telnet.handler:TelnetHandler",
     summary="an interactive session, or a scripted one with --telnet-command",
+    example="telnet://host.example.org/",
     default_port=23,
     view=lambda url: TelnetPart(),
     view_module="anyurl.schemes.telnet.view",

@@ -46,6 +46,7 @@ SPEC = SchemeSpec(
     names=("wais",),
     handler="anyurl.schemes.wais.handler:WAISHandler",
     summary="WAIS searches and documents (Z39.50-1988 as WAIS speaks it)",
+    example="wais://wais.example.org:210/db?query",
     default_port=210,
     view=lambda url: wais_path(url.path),
     view_module="anyurl.schemes.wais.view",

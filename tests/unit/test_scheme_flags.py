@@ -1,0 +1,67 @@
+"""Each built-in scheme's command-line flags are its descriptor's :class:`Flags`, added
+and asked exactly as a plug-in's are (``anyurl/schemes/<name>/flags.py``)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from anyurl.cli.main import build_parser
+from anyurl.cli.scheme_options import flag_options, scheme_options
+from anyurl.options import FTPOptions, MailtoOptions, NewsOptions, TelnetOptions
+from anyurl.registry import BUILTIN_FLAGS, Flags, flagged, spec_for
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_FLAGS))
+def test_a_builtin_descriptor_takes_its_flags_from_its_flags_module(name: str) -> None:
+    spec = spec_for(name)
+    assert spec is not None and isinstance(spec.flags, Flags)
+    assert spec.flags is importlib.import_module(BUILTIN_FLAGS[name]).FLAGS
+    assert spec.flags.commands == ("get",)
+
+
+def test_every_descriptor_with_flags_is_listed() -> None:
+    from anyurl.registry import specs
+
+    listed = {id(flags) for _, _, flags in flagged(installed=False)}
+    assert all(id(spec.flags) in listed for spec in specs() if spec.flags is not None)
+
+
+def _get(*argv: str) -> object:
+    return build_parser("get", plugins=False).parse_args(["get", *argv])
+
+
+def test_get_has_a_group_of_each_schemes_flags() -> None:
+    get = build_parser("get", plugins=False)._subparsers._group_actions[0].choices["get"]  # type: ignore[union-attr]
+    titles = {group.title for group in get._action_groups}
+    assert {f"{name} options" for name in BUILTIN_FLAGS} <= titles
+
+
+def test_the_schemes_make_their_options_of_their_flags_and_the_shared_ones() -> None:
+    args = _get("--ftp-active", "--nntp-server", "news.example.org", "--ssl", "--subject",
+                "hi", "-d", "text", "--idle", "1.5", "mailto:a@example.org")
+    given = {type(o): o for o in scheme_options(args)}  # type: ignore[arg-type]
+    assert given[FTPOptions].passive is False and given[FTPOptions].tls == "try"
+    assert given[NewsOptions].server == "news.example.org" and given[NewsOptions].tls == "try"
+    assert given[MailtoOptions].subject == "hi" and given[MailtoOptions].body == b"text"
+    assert given[TelnetOptions].idle == 1.5
+
+
+def test_a_command_without_a_schemes_flags_asks_it_for_the_shared_ones_alone() -> None:
+    parser = build_parser("mirror", plugins=False)
+    args = parser.parse_args(["mirror", "-o", "d", "--ssl", "--cacert", "/ca.pem",
+                              "ftp://h/"])
+    given = {type(o): o for o in flag_options(args)}
+    assert given[FTPOptions].tls == "try" and given[FTPOptions].cafile == "/ca.pem"
+    assert given[NewsOptions].tls == "" and given[NewsOptions].cafile == "/ca.pem"
+    assert set(given) == {FTPOptions, NewsOptions}
+
+
+def test_the_config_the_flags_set() -> None:
+    from anyurl.cli.scheme_options import apply_to_config
+    from anyurl.config import Config
+
+    args = _get("--nntp-server", "n.example.org", "--smtp-relay", "m.example.org", "x")
+    config = apply_to_config(args, Config())  # type: ignore[arg-type]
+    assert config.nntp_server == "n.example.org" and config.smtp_relay == "m.example.org"

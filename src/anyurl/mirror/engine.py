@@ -31,7 +31,6 @@ modification time on saved files, and reports what the server no longer lists.
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
 import hashlib
 import io
@@ -225,8 +224,6 @@ class Mirror:
         self._running = 0
         self._warc: WARCOutput | None = None
         self._warc_lock = anyio.Lock()
-        #: The thread reading pages for their links.
-        self._parser = concurrent.futures.ThreadPoolExecutor(1, "anyurl-links")
         self._summary = MirrorSummary()
         #: Every fetch's trace: each line goes to the watch of the URL it is about.
         self._trace = _Trace(options.trace)
@@ -321,7 +318,6 @@ class Mirror:
                         _index, self._warc.files, cdxj_path(self._warc.first))
             return summary
         finally:
-            self._parser.shutdown(wait=False)
             if self._warc is not None:
                 self._warc.close()
             state.close()
@@ -798,11 +794,9 @@ class Mirror:
                       path: Path) -> None:
         handler = self.resolver.handler_for(url)
         if not self.options.render and handler.streams_links(info):
-            # in the mirror's own parser thread, beside the loop's fetches: libxml2
-            # parses a page's tree with the GIL released (one thread: one malloc arena
-            # holding at most one tree)
-            future = self._parser.submit(_streamed_links, self.root, path, handler, info)
-            links = await anyio.to_thread.run_sync(future.result)
+            # read a piece at a time as it is parsed, in the loop as a small file's
+            # digest is (the page was just written: its pages are in the cache)
+            links = _streamed_links(self.root, path, handler, info)
         else:
             body = await anyio.to_thread.run_sync(_read_page, self.root, path)
             if body is None:

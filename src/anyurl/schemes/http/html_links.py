@@ -15,9 +15,8 @@ same links (``bench/html_links.py`` checks it on the 530 pages of Python's
 documentation). It replaced :mod:`html.parser`, pure Python: the extractor takes about a
 quarter of its CPU, with the same links plus the requisites. Lexbor (selectolax) parses
 faster but builds a tree of about 13 times the page (33 MB for the 2.5 MB
-``contents.html``, against 6 MB through the target): measured, and not chosen. A style
-sheet (a ``text/css`` response, a ``<style>`` block, a ``style=`` attribute) is read by
-:mod:`.css_links` (tinycss2).
+``contents.html``, against 6 MB through the target): measured, and not chosen. A style sheet (a ``text/css`` response, a ``<style>`` block, a
+``style=`` attribute) is read by :mod:`.css_links` (tinycss2).
 
 What counts as a link is what a browser would load or go to. A *requisite*
 (``Link.requisite``) is what a browser loads to render the page (wget's ``-p``, page
@@ -98,10 +97,10 @@ _STRIP = " \t\n\r\f"
 #: How much of a page libxml2 is given at a time.
 _FEED = 256 << 10
 #: The largest page read from libxml2's tree rather than through the parser target:
-#: the tree takes about 12 times the page (3 MiB for this size), the target a fraction
+#: the tree takes about 12 times the page (6 MiB for this size), the target a fraction
 #: of it, but the target calls Python for every tag and text (with the GIL held) where
 #: the tree is built in C with the GIL released.
-TREE_MAX = 256 << 10
+TREE_MAX = 512 << 10
 #: The tags :class:`_Collector` reads by name.
 _TREE_TAGS = ("a", "area", "base", "iframe", "frame", "img", "script", "source", "video",
               "audio", "object", "embed", "input", "link", "meta", "style")

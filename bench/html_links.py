@@ -9,10 +9,9 @@ It reads every ``*.html`` under ``--root`` (Debian's ``python3-doc``, 530 pages,
 MB, by default) as if served at ``http://127.0.0.1:8080/``, and runs on each:
 
 * the extractor of ``--old-rev`` (``html.parser``; its module loaded from git as it was),
-* the current one (libxml2 through lxml; tinycss2 for style sheets), from the bytes
-  (``html_links``) and from the file (``file_links``, a mirror's way: the two must give
-  the very same links); and with every page read through the parser target, then every
-  page from libxml2's tree (``TREE_MAX``: the two ways must give the very same links),
+* the current one (libxml2 through lxml, as a parser target; tinycss2 for style sheets),
+  from the bytes (``html_links``) and from the file a piece at a time (``file_links``,
+  a mirror's way: the two must give the very same links),
 * each C parser alone, building its tree and no links: lxml (libxml2) and selectolax
   (Lexbor), the two this change chose from (selectolax when it is installed), and the
   peak memory each takes on the largest page (a child process each).
@@ -37,8 +36,7 @@ from pathlib import Path
 
 from anyurl.links import Link
 from anyurl.resource import ResourceInfo
-from anyurl.schemes.http import html_links as html_links_module
-from anyurl.schemes.http.html_links import MAX_HTML, file_links, html_links
+from anyurl.schemes.http.html_links import file_links, html_links
 from anyurl.url import parse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -74,8 +72,7 @@ from pathlib import Path
 sys.path.insert(0, {bench!r})
 from html_links import old_extractor, info_of
 import lxml.html
-from anyurl.schemes.http import html_links as html_links_module
-from anyurl.schemes.http.html_links import MAX_HTML, file_links, html_links
+from anyurl.schemes.http.html_links import file_links, html_links
 try:
     from selectolax.lexbor import LexborHTMLParser
 except ImportError:
@@ -165,16 +162,6 @@ def main() -> int:
                 streamed.append(file_links(info, f))
 
     timings["new extractor, each page read from its file"] = cpu(from_files, args.repeat)
-    default = html_links_module.TREE_MAX
-    try:  # each page through the parser target alone, then each from libxml2's tree
-        html_links_module.TREE_MAX = -1
-        timings["  every page through the parser target"] = cpu(
-            lambda: run("target", html_links), args.repeat)
-        html_links_module.TREE_MAX = MAX_HTML
-        timings["  every page from libxml2's tree"] = cpu(
-            lambda: run("tree", html_links), args.repeat)
-    finally:
-        html_links_module.TREE_MAX = default
     import lxml.html
 
     timings["lxml (libxml2) tree alone"] = cpu(
@@ -207,14 +194,8 @@ def main() -> int:
     for path in unlike[:10]:
         print(f"  FROM THE FILE DIFFERS {path.relative_to(args.root)}")
     print(f"{len(pages) - len(unlike)} of {len(pages)} pages: the same links read from "
-          "the file (file_links) as from the bytes (html_links)")
-    other = [path for path, a, b in zip(files, results["target"], results["tree"], strict=True)
-             if a != b]
-    for path in other[:10]:
-        print(f"  FROM THE TREE DIFFERS {path.relative_to(args.root)}")
-    print(f"{len(pages) - len(other)} of {len(pages)} pages: the same links from libxml2's "
-          "tree as through the parser target")
-    return 1 if bad or unlike or other else 0
+          "the file a piece at a time (file_links) as from the bytes (html_links)")
+    return 1 if bad or unlike else 0
 
 
 if __name__ == "__main__":

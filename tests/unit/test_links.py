@@ -656,34 +656,3 @@ def test_a_handler_reads_a_saved_file_whole_by_default(tmp_path: Path) -> None:
     assert not handler.streams_links(menu)
     with saved.open("rb") as f:
         assert handler.links_from_file(menu, f) == handler.links(menu, saved.read_bytes())
-
-
-TRICKY = [
-    HTML,
-    b'<a href="a.html">one <a href="b.html">two</a> three</a> four',  # an anchor in one
-    b'<a href="a.html"><div>x</div> <div>y</div></a><a href="b.html"> <b>z</b> </a>',
-    b'<a href="a.html" style="background: url(s.png)">t<img src="i.png" alt="I">u</a>',
-    b'<a href="a.html"><style>p { background: url(x.png) }</style>label</a>',
-    b'<a href="a.html"><script>var s = "<a href=no.html>";</script>js</a>',
-    b'<base href="/sub/"><base href="/other/"><a href="a.html">a</a>',
-    b'<table background="t.png"><tr><td background="c.png" style="x: url(d.png)">'
-    b'<a href="a.html" background="no.png">a</a></td></tr></table>',
-    b'<template><a href="t.html">t</a><img src="t.png"></template><a href="a.html">a</a>',
-    b'<a href="a.html">a<template><img src="t.png" alt="T">in</template></a> b',
-    b'<p style="background: url(p.png)"><span style="">s</span><img srcset="a.png 1x, '
-    b'b.png 2x" src="c.png"></p><meta http-equiv="refresh" content="0; url=r.html">',
-    b'<a href="#top">top</a><a>no href</a><a href="a.html">  \n </a><a href="a.html">A</a>',
-    b"",
-    b"\x00\xff<<<>>>&&&",
-]
-
-
-@pytest.mark.parametrize("body", TRICKY)
-def test_the_tree_finds_what_the_parser_target_finds(
-        monkeypatch: pytest.MonkeyPatch, body: bytes) -> None:
-    """A page up to ``TREE_MAX`` is read from libxml2's tree (parsed with the GIL
-    released), a larger one through the parser target: the very same links."""
-    monkeypatch.setattr(html_links_module, "TREE_MAX", -1)
-    through_the_target = html_links(body)
-    monkeypatch.setattr(html_links_module, "TREE_MAX", MAX_HTML)
-    assert html_links(body) == through_the_target

@@ -5,17 +5,13 @@ A page is tokenized by libxml2 (lxml 6 bundles libxml2 2.14, whose HTML tokenize
 follows the HTML Standard): comments, ``<script>``, ``<style>`` and ``<textarea>`` text,
 attribute quoting and character references (``&copy=2`` in a URL stays as written) are
 its business, as they are a browser's, so a ``href`` inside a comment or a string is
-never taken for a link. A page of up to :data:`TREE_MAX` bytes (nearly every page) is
-parsed into libxml2's tree, in C with the GIL released (a mirror parses it in a worker
-thread while its event loop fetches), and only the elements that may name something are
-visited from Python (:func:`_walked`). A larger page is read through a parser *target*
-(:class:`_Collector`, which the walk feeds too): no tree, so memory stays the page and
-what it names, but Python is called for every tag and text. The two ways find the very
-same links (``bench/html_links.py`` checks it on the 530 pages of Python's
-documentation). It replaced :mod:`html.parser`, pure Python: the extractor takes about a
-quarter of its CPU, with the same links plus the requisites. Lexbor (selectolax) parses
-faster but builds a tree of about 13 times the page (33 MB for the 2.5 MB
-``contents.html``, against 6 MB through the target): measured, and not chosen. A style sheet (a ``text/css`` response, a ``<style>`` block, a
+never taken for a link. It reports tags to a parser *target* (:class:`_Collector`) and
+builds no tree, so memory stays the page and what it names. It replaced
+:mod:`html.parser`, pure Python: on the 530 pages of Python's documentation (50.7 MB)
+the extractor takes about a quarter of the CPU, with the same links plus the
+requisites (``bench/html_links.py``). Lexbor (selectolax) parses faster but builds a tree
+of about 13 times the page (33 MB for the 2.5 MB ``contents.html``, against 6 MB here):
+measured, and not chosen. A style sheet (a ``text/css`` response, a ``<style>`` block, a
 ``style=`` attribute) is read by :mod:`.css_links` (tinycss2).
 
 What counts as a link is what a browser would load or go to. A *requisite*
@@ -59,8 +55,8 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from collections.abc import Callable, Mapping
-from typing import Any, BinaryIO
+from collections.abc import Callable
+from typing import BinaryIO
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
@@ -71,8 +67,8 @@ from anyurl.schemes.http.css_links import css_references, declared_charset, styl
 from anyurl.schemes.http.decoding import CodingError, decoder_for
 from anyurl.url.charset import display
 
-__all__ = ["CSS_TYPES", "HTML_TYPES", "MAX_HTML", "TREE_MAX", "css_links", "document_links",
-           "file_links", "html_links", "streams"]
+__all__ = ["CSS_TYPES", "HTML_TYPES", "MAX_HTML", "css_links", "document_links", "file_links",
+           "html_links", "streams"]
 
 #: The largest page whose links are read: a parser's time and what it finds must not
 #: grow without bound.
@@ -96,16 +92,6 @@ _BACKGROUNDS = frozenset({"body", "table", "td", "th"})
 _STRIP = " \t\n\r\f"
 #: How much of a page libxml2 is given at a time.
 _FEED = 256 << 10
-#: The largest page read from libxml2's tree rather than through the parser target:
-#: the tree takes about 12 times the page (6 MiB for this size), the target a fraction
-#: of it, but the target calls Python for every tag and text (with the GIL held) where
-#: the tree is built in C with the GIL released.
-TREE_MAX = 512 << 10
-#: The tags :class:`_Collector` reads by name.
-_TREE_TAGS = ("a", "area", "base", "iframe", "frame", "img", "script", "source", "video",
-              "audio", "object", "embed", "input", "link", "meta", "style")
-#: The attributes naming something on any element: ``style``, ``background``.
-_STYLED = etree.XPath("//@style|//@background")
 #: A ``<meta http-equiv=refresh>`` content: the time, then the URL (the HTML Standard's
 #: "shared declarative refresh steps"), with or without ``url=`` and quotes.
 _REFRESH = re.compile(
@@ -119,8 +105,6 @@ _LONE = re.compile("[\udc80-\udcff]")
 #: first found, its first kind, whether it was ever a page, ever a requisite, and its
 #: first label that is not blank with where that was found (None, None: none yet).
 Group = list[object]
-#: A tag's attributes: a dict from the parser target, an element's ``attrib`` in a tree.
-Attributes = Mapping[str, str]
 
 
 def _key(reference: str) -> str:
@@ -182,7 +166,7 @@ class _Collector:
         #: (a template's content is not rendered, so nothing there is loaded).
         self._style: list[str] | None = None
         self._template = 0
-        self._tags: dict[str, Callable[[Attributes], None]] = {
+        self._tags: dict[str, Callable[[dict[str, str]], None]] = {
             "a": self._a, "area": self._area, "base": self._base,
             "iframe": self._frame, "frame": self._frame, "img": self._img,
             "script": self._script, "source": self._source, "video": self._video,
@@ -192,7 +176,7 @@ class _Collector:
 
     # -- the target's interface (lxml.etree.HTMLParser) ----------------------------------
 
-    def start(self, tag: str, attrs: Attributes) -> None:
+    def start(self, tag: str, attrs: dict[str, str]) -> None:
         if tag == "template":
             self._template += 1
         if self._template:
@@ -248,54 +232,54 @@ class _Collector:
         self._anchor = None
         self.found.label(key, index, " ".join("".join(parts).split()) or None)
 
-    def _base(self, attrs: Attributes) -> None:
+    def _base(self, attrs: dict[str, str]) -> None:
         if self.base is None and "href" in attrs:
             self.base = attrs["href"]
 
-    def _a(self, attrs: Attributes) -> None:
+    def _a(self, attrs: dict[str, str]) -> None:
         self._close_anchor()
         if "href" in attrs:
             index = self.found.add(attrs["href"], PAGE, None, False)
             self._anchor = (_key(attrs["href"]), index, [])
 
-    def _area(self, attrs: Attributes) -> None:
+    def _area(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("href"), PAGE, attrs.get("alt"), False)
 
-    def _frame(self, attrs: Attributes) -> None:
+    def _frame(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), PAGE, attrs.get("title"), True)
 
-    def _img(self, attrs: Attributes) -> None:
+    def _img(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), FILE, attrs.get("alt"), True)
         self._srcset(attrs.get("srcset"))
         if self._anchor is not None and attrs.get("alt"):
             self._anchor[2].append(attrs["alt"])  # an image link's label
 
-    def _script(self, attrs: Attributes) -> None:
+    def _script(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), FILE, None, True)
 
-    def _source(self, attrs: Attributes) -> None:
+    def _source(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), FILE, None, True)
         self._srcset(attrs.get("srcset"))
 
-    def _video(self, attrs: Attributes) -> None:
+    def _video(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), FILE, None, True)
         self._add(attrs.get("poster"), FILE, None, True)
 
-    def _object(self, attrs: Attributes) -> None:
+    def _object(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("data"), FILE, None, True)
 
-    def _input(self, attrs: Attributes) -> None:
+    def _input(self, attrs: dict[str, str]) -> None:
         if attrs.get("type", "").strip().lower() == "image":
             self._add(attrs.get("src"), FILE, attrs.get("alt"), True)
 
-    def _link(self, attrs: Attributes) -> None:
+    def _link(self, attrs: dict[str, str]) -> None:
         rels = set(attrs.get("rel", "").lower().split())
         if rels & _HINT_RELS:
             return
         kind = PAGE if rels & _PAGE_RELS and "stylesheet" not in rels else FILE
         self._add(attrs.get("href"), kind, attrs.get("title"), bool(rels & _REQUISITE_RELS))
 
-    def _meta(self, attrs: Attributes) -> None:
+    def _meta(self, attrs: dict[str, str]) -> None:
         if attrs.get("http-equiv", "").strip().lower() != "refresh":
             return
         match = _REFRESH.match(attrs.get("content", ""))
@@ -306,7 +290,7 @@ class _Collector:
             url = url.split(match["q"], 1)[0]
         self._add(url.strip(_STRIP) or None, PAGE, None, True)
 
-    def _open_style(self, attrs: Attributes) -> None:
+    def _open_style(self, attrs: dict[str, str]) -> None:
         self._style = []
 
 
@@ -438,7 +422,6 @@ def _markup(body: bytes, charset: str | None) -> tuple[bytes, Callable[[str], st
 #: directory name the same pages, style sheets and images. At most :data:`RESOLVED_KEPT`.
 _RESOLVED: dict[tuple[tuple[str, str, str], str, bool], str | None] = {}
 RESOLVED_KEPT = 4096
-_UNSEEN = "\0unseen"
 #: A reference whose result depends on the base's directory only, never on its last
 #: segment or query: it has a path (it starts with none of ``?;#``, nor with a space or
 #: control character, which :func:`urllib.parse.urljoin` strips) and no scheme, or a
@@ -486,9 +469,9 @@ class _Resolver:
         directory = self._directory
         if directory is not None and _BY_DIRECTORY.match(reference):
             key = (directory, reference, self.local)
-            # (one get: a page parsed in another thread may clear the cache in between)
-            found = _RESOLVED.get(key, _UNSEEN)
-            if found is _UNSEEN:
+            if key in _RESOLVED:
+                found = _RESOLVED[key]
+            else:
                 found = self._absolute(reference)
                 if len(_RESOLVED) >= RESOLVED_KEPT:
                     _RESOLVED.clear()  # (bounded: forgetting costs a resolution again)
@@ -561,109 +544,12 @@ def _parser(collector: _Collector) -> etree.HTMLParser:
                             remove_comments=True, remove_pis=True, recover=True)
 
 
-def _tree(markup: bytes) -> Any:
-    """libxml2's tree of ``markup`` (lxml's root element), fed in the pieces the target
-    is fed; None when libxml2 gives none (an empty page). No Python runs while libxml2
-    parses: lxml releases the GIL, so a page parsed in a worker thread leaves the
-    event loop's thread free to fetch."""
-    parser = etree.HTMLParser(encoding="utf-8", no_network=True, remove_comments=True,
-                              remove_pis=True, recover=True, collect_ids=False)
-    try:
-        for at in range(0, len(markup), _FEED):
-            parser.feed(markup[at:at + _FEED])
-        return parser.close()
-    except etree.LxmlError:
-        return None
-
-
-def _anchor_label(anchor: Any) -> str | None:
-    """The label :class:`_Collector` gives ``anchor``: the text the target is given
-    between its start and its end (or the start of an anchor inside it, which closes
-    it), with an image's ``alt`` where the image starts, its spaces collapsed."""
-    if not len(anchor):
-        text = anchor.text
-    elif next(anchor.iterdescendants("a", "img"), None) is None:
-        text = "".join(anchor.itertext())
-    else:
-        text = "".join(_anchor_text(anchor))
-    return " ".join(text.split()) or None if text else None
-
-
-def _anchor_text(anchor: Any) -> list[str]:
-    """The pieces of :func:`_anchor_label`'s text, an image's ``alt`` among them."""
-    parts = [anchor.text] if anchor.text else []
-    for event, element in etree.iterwalk(anchor, events=("start", "end")):
-        if element is anchor:
-            continue
-        if event == "end":
-            if element.tail:
-                parts.append(element.tail)
-            continue
-        if element.tag == "a":
-            break
-        if element.tag == "img" and element.get("alt"):
-            parts.append(element.get("alt"))
-        if element.text:
-            parts.append(element.text)
-    return parts
-
-
-def _walked(root: Any) -> _Collector | None:
-    """A :class:`_Collector` given the elements of ``root``'s tree that may name
-    something, in document order, as the parser target would have been: those it reads
-    by tag, those with a ``style`` or ``background`` attribute (found by XPath, in C),
-    an anchor's text and a ``<style>`` block's with the element. None for a page with a
-    ``<template>`` (whose content the target skips by counting its tags: the page is
-    read through the target instead)."""
-    if next(root.iter("template"), None) is not None:
-        return None
-    collector = _Collector()
-    tags = collector._tags
-    # (the elements held in a set: lxml gives the same object for an element while one
-    # is held, so the walk below finds them by identity)
-    styled = {attribute.getparent() for attribute in _STYLED(root)}
-    found = collector.found
-    for element in root.iter(*_TREE_TAGS, *{e.tag for e in styled}):
-        tag = element.tag
-        if tag == "a" and element not in styled:  # most of them: what _a does, at once
-            href = element.get("href")
-            if href is not None:
-                found.add(href, PAGE, _anchor_label(element), False)
-            continue
-        if tag not in tags and element not in styled:
-            continue
-        collector.start(tag, element.attrib)
-        if tag == "a" and collector._anchor is not None:
-            collector._anchor[2].append(_anchor_label(element) or "")
-            collector._close_anchor()
-        elif tag == "style" and collector._style is not None:
-            collector._style.append("".join(element.itertext()))
-            collector.end("style")
-    return collector
-
-
-def _tree_links(info: ResourceInfo, markup: bytes, restore: Callable[[str], str]
-                ) -> list[Link] | None:
-    """:func:`html_links` of a page up to :data:`TREE_MAX`, from libxml2's tree; None
-    when the target must read it (no tree, a ``<template>``)."""
-    root = _tree(markup)
-    collector = None if root is None else _walked(root)
-    del root  # (the tree goes before the references are resolved)
-    if collector is None:
-        return None
-    return _links(info, collector.base, collector.found, restore)
-
-
 def html_links(info: ResourceInfo, body: bytes) -> list[Link]:
     """The links of an HTML page (see the module docstring); [] for anything else."""
     readable = _plain(info, body, HTML_TYPES)
     if readable is None:
         return []
     markup, restore = _markup(*readable)
-    if len(markup) <= TREE_MAX:
-        links = _tree_links(info, markup, restore)
-        if links is not None:
-            return links
     collector = _Collector()
     parser = _parser(collector)
     try:
@@ -704,11 +590,8 @@ def file_links(info: ResourceInfo, file: BinaryIO) -> list[Link]:
     coded = info.extra.get("content_encoding") and not info.extra.get("decoded")
     if media not in HTML_TYPES or coded or _other_codec(charset) is not None:
         return document_links(info, file.read())
-    size = os.fstat(file.fileno()).st_size
-    if size > MAX_HTML:
+    if os.fstat(file.fileno()).st_size > MAX_HTML:
         return []
-    if size <= TREE_MAX:  # a tree of it: a few MiB at most, and parsed without the GIL
-        return html_links(info, file.read())
     links = _streamed(info, file)
     if links is None:  # not UTF-8 after all: the octets that are not are kept
         file.seek(0)

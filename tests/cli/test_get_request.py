@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 
 from anyurl.cli import get_cmd
-from anyurl.cli.get_request import JSON_HEADERS, GetRequest, read_request
+from anyurl.cli.get_request import GetRequest, read_request
 from anyurl.cli.main import build_parser
 from anyurl.options import HTTPOptions
+from anyurl.schemes.http.flags import JSON_HEADERS
 from anyurl.schemes.http.loopback import serve_http
 from anyurl.testing._server import serving_in_thread
 

@@ -9,7 +9,7 @@ import pytest
 
 from anyurl.cli.main import build_parser
 from anyurl.cli.scheme_options import flag_options, scheme_options
-from anyurl.options import FTPOptions, MailtoOptions, NewsOptions, TelnetOptions
+from anyurl.options import FTPOptions, HTTPOptions, MailtoOptions, NewsOptions, TelnetOptions
 from anyurl.registry import BUILTIN_FLAGS, Flags, flagged, spec_for
 
 
@@ -18,7 +18,9 @@ def test_a_builtin_descriptor_takes_its_flags_from_its_flags_module(name: str) -
     spec = spec_for(name)
     assert spec is not None and isinstance(spec.flags, Flags)
     assert spec.flags is importlib.import_module(BUILTIN_FLAGS[name]).FLAGS
-    assert spec.flags.commands == ("get",)
+    # http's request options are mirror's too (fewer of them: its add_for)
+    assert spec.flags.commands == (("get", "mirror") if name == "http" else ("get",))
+    assert set(spec.flags.add_for) <= set(spec.flags.commands)
 
 
 def test_every_descriptor_with_flags_is_listed() -> None:
@@ -55,7 +57,8 @@ def test_a_command_without_a_schemes_flags_asks_it_for_the_shared_ones_alone() -
     given = {type(o): o for o in flag_options(args)}
     assert given[FTPOptions].tls == "try" and given[FTPOptions].cafile == "/ca.pem"
     assert given[NewsOptions].tls == "" and given[NewsOptions].cafile == "/ca.pem"
-    assert set(given) == {FTPOptions, NewsOptions}
+    assert given[HTTPOptions].cafile == "/ca.pem"  # mirror has http's flags
+    assert set(given) == {FTPOptions, HTTPOptions, NewsOptions}
 
 
 def test_the_config_the_flags_set() -> None:
@@ -65,3 +68,18 @@ def test_the_config_the_flags_set() -> None:
     args = _get("--nntp-server", "n.example.org", "--smtp-relay", "m.example.org", "x")
     config = apply_to_config(args, Config())  # type: ignore[arg-type]
     assert config.nntp_server == "n.example.org" and config.smtp_relay == "m.example.org"
+
+
+def test_http_makes_its_options_of_get_and_mirror_flags_and_the_run_s_reads() -> None:
+    args = _get("-H", "X-A: 1", "-A", "ua", "--location-trusted", "--no-pipeline",
+                "--http1.1", "-d", "a=1", "http://h/")
+    given = {type(o): o for o in scheme_options(args, json_data=["{}"])}  # type: ignore[arg-type]
+    http = given[HTTPOptions]
+    assert http.location_trusted and not http.pipeline and http.http2 is False
+    assert http.body == b"a=1&{}" and ("X-A", "1") in http.headers
+    assert ("Content-Type", "application/json") in http.headers
+    mirror = build_parser("mirror", plugins=False).parse_args(
+        ["mirror", "-H", "X-B: 2", "--compressed", "http://h/"])
+    http = {type(o): o for o in flag_options(mirror)}[HTTPOptions]
+    assert http.decode_content and http.headers == (("X-B", "2"),)
+    assert HTTPOptions not in {type(o) for o in scheme_options(_get("http://h/"))}  # type: ignore[arg-type]

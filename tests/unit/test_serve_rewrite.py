@@ -1,18 +1,19 @@
-"""The replay's rewriting of archived HTML and CSS (anyurl.serve.rewrite): every URL a
+"""The replay's rewriting of archived HTML and CSS (anyurl.schemes.http.replay, with the
+gateway's addresses of anyurl.serve.site): every URL a
 page or stylesheet loads or links to leads into the replay, nothing else changes."""
 
 from __future__ import annotations
 
 import pytest
 
-from anyurl.serve.rewrite import (
-    UrlMap,
+from anyurl.schemes.http.replay import (
     rewrite_body,
     rewrite_css,
     rewrite_html,
     rewrite_refresh,
     rewrite_srcset,
 )
+from anyurl.serve.site import UrlMap
 
 TS = "20240102030405"
 PAGE = "http://site.example/dir/page.html"

@@ -249,9 +249,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="read URLs from FILE ('-' for stdin): one per line, or found in "
                    "free text as RFC 1738's Appendix describes")
     _add_output_arguments(p.add_argument_group("output"))
-    p.add_argument("--no-pipeline", action="store_true",
-                   help="send HTTP requests one at a time on a connection (no HTTP/1.1 "
-                   "pipelining of a host's GET and HEAD requests)")
     _add_many_arguments(p.add_argument_group("many URLs, retries, limits"))
     proto = p.add_argument_group("protocol")
     proto.add_argument("--plan", action="store_true",
@@ -276,17 +273,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         help="connect over IPv4 only")
     family.add_argument("-6", "--ipv6", dest="ip_version", action="store_const", const=6,
                         help="connect over IPv6 only")
-    proto.add_argument("-f", "--fail", action="store_true",
-                       help="accepted for curl users: anyurl always fails (exit 22) on an "
-                       "HTTP error status (--keep-error-body saves the page instead)")
-    proto.add_argument("-L", "--location", action="store_true",
-                       help="accepted for curl users: anyurl always follows http redirects "
-                       "(up to max_redirects of the config)")
-    proto.add_argument("--location-trusted", action="store_true",
-                       help="send -H 'Authorization: ...', 'Cookie: ...' and "
-                       "'Proxy-Authorization: ...', and the -u or URL login, to the host a "
-                       "redirect leads to as well (by default they go to the first URL's "
-                       "scheme, host and port only, as curl does)")
     proto.add_argument("--strict", action="store_true", help="parse URLs strictly")
     proto.add_argument("--search", metavar="TEXT", help="search term for gopher type 7")
     add_policy_flags(proto)

@@ -12,7 +12,6 @@ nothing writes to the namespace: what a flag was given as stays what it was.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import re
 import sys
@@ -27,18 +26,13 @@ from anyurl.config import Config, load_config
 from anyurl.errors import AnyURLError, FileExists
 from anyurl.numbers import ascii_int, is_ascii_digits
 from anyurl.options import SchemeOptions
-from anyurl.schemes.http.options import HTTPOptions
 
 if TYPE_CHECKING:
     from anyurl.cookies import CookieFile
 
-__all__ = ["JSON_HEADERS", "WRITE_OUT_PATTERN", "WRITE_OUT_VARIABLES", "GetRequest",
-           "build_config", "guess_scheme", "login_from", "read_request", "read_url_list",
-           "read_write_out", "split_json_data", "trusted", "unpipelined"]
-
-#: The headers curl's ``--json DATA`` adds before the ``-H`` ones.
-JSON_HEADERS = ("Content-Type: application/json", "Accept: application/json")
-
+__all__ = ["WRITE_OUT_PATTERN", "WRITE_OUT_VARIABLES", "GetRequest", "build_config",
+           "guess_scheme", "login_from", "read_request", "read_url_list", "read_write_out",
+           "split_json_data"]
 
 @dataclass(frozen=True)
 class GetRequest:
@@ -81,7 +75,7 @@ class GetRequest:
     #: flag was curl's ``--json DATA``.
     json: bool = False
     #: curl's ``--json DATA``: the JSON bodies (text or ``@FILE``), sent as
-    #: ``--data-binary`` with :data:`JSON_HEADERS`.
+    #: ``--data-binary`` with :data:`anyurl.schemes.http.flags.JSON_HEADERS`.
     json_data: tuple[str, ...] = ()
     #: ``--no-progress``.
     no_progress: bool = False
@@ -178,11 +172,7 @@ def read_request(args: argparse.Namespace) -> GetRequest | int:
         if cookies is not None and args.dask:
             raise ValueError("-b FILE and -c FILE keep one cookie jar in this process; "
                              "they cannot be used with --dask")
-        options = trusted(scheme_options(
-            args, extra_data=json_data, extra_headers=JSON_HEADERS if json_data else (),
-            cookies=cookies), args.location_trusted)
-        if args.no_pipeline:
-            options = unpipelined(options)
+        options = scheme_options(args, json_data=json_data, cookies=cookies)
         parsed_range = byte_range(range_text)
         template = read_write_out(args.write_out)
         login = login_from(args.user)
@@ -345,20 +335,3 @@ def read_write_out(text: str | None) -> str | None:
             f"-w: {', '.join('%{' + u + '}' for u in unknown)} is not a variable anyurl "
             f"fills in; it knows {' '.join('%{' + v + '}' for v in WRITE_OUT_VARIABLES)}")
     return text
-
-
-def unpipelined(given: tuple[SchemeOptions, ...]) -> tuple[SchemeOptions, ...]:
-    """``given`` with ``HTTPOptions.pipeline`` off (``--no-pipeline``)."""
-    http = next((o for o in given if isinstance(o, HTTPOptions)), HTTPOptions())
-    return (*(o for o in given if not isinstance(o, HTTPOptions)),
-            dataclasses.replace(http, pipeline=False))
-
-
-def trusted(given: tuple[SchemeOptions, ...], location_trusted: bool) -> tuple[SchemeOptions, ...]:
-    """``given`` with ``HTTPOptions.location_trusted`` set when ``--location-trusted``
-    asks for it (the one HTTP option the get command adds to the shared ones)."""
-    if not location_trusted:
-        return given
-    http = next((o for o in given if isinstance(o, HTTPOptions)), HTTPOptions())
-    return (*(o for o in given if not isinstance(o, HTTPOptions)),
-            dataclasses.replace(http, location_trusted=True))

@@ -42,9 +42,8 @@ def build_parser(only: str | None = None, *, plugins: bool = True) -> argparse.A
         description="Fetch any RFC 1738 URL by speaking its scheme's own protocol.",
         epilog="'anyurl URL' is short for 'anyurl get URL'. "
         "Exit codes follow curl: 3 malformed URL, 1 unsupported scheme, 6 host not "
-        "resolved, 7 cannot connect, 28 timeout, 22 an HTTP error (as curl -f), 67 "
-        "login denied, 78 remote file not "
-        "found, 18 partial transfer.",
+        "resolved, 7 cannot connect, 28 timeout, 22 a web server's error status (as "
+        "curl -f), 67 login denied, 78 remote file not found, 18 partial transfer.",
     )
     parser.add_argument("--version", action="version", version=f"anyurl {__version__}")
     parser.add_argument("--completion", choices=("bash", "zsh", "fish"), metavar="SHELL",

@@ -34,8 +34,6 @@ from anyurl.cli.numbers import (
 from anyurl.cli.policy_flags import add_policy_flags, apply_policy_flags
 from anyurl.cli.terminal import wanted
 from anyurl.errors import Aborted, AnyURLError
-from anyurl.options import SchemeOptions
-from anyurl.schemes.http.options import HTTPOptions
 
 if TYPE_CHECKING:
     from anyurl.config import Config
@@ -144,18 +142,8 @@ def _add_request_arguments(r: argparse._ArgumentGroup) -> None:
                    help="show each protocol line (passwords masked)")
     r.add_argument("-u", "--user", metavar="USER[:PASSWORD]",
                    help="the login for the start URLs' servers (ftp, http Basic, nntp)")
-    r.add_argument("-H", "--header", metavar="'NAME: VALUE'", action="append", default=[],
-                   help="http: add a header, replacing anyurl's of that name (repeatable)")
-    r.add_argument("-A", "--user-agent", metavar="TEXT", help="http: the User-Agent header")
-    r.add_argument("-e", "--referer", metavar="URL", help="http: the Referer header")
-    from anyurl.cli.scheme_options import add_cookie_arguments, add_verify_arguments
+    from anyurl.cli.scheme_options import add_verify_arguments
 
-    add_cookie_arguments(r)
-    r.add_argument("--location-trusted", action="store_true",
-                   help="http: send -H's Authorization and Cookie to every server of the "
-                   "crawl, not only to the start URLs' (as curl's --location-trusted)")
-    r.add_argument("--compressed", action="store_true",
-                   help="http: ask for gzip/deflate and save the decoded body")
     add_verify_arguments(r)
     r.add_argument("--ssl", dest="tls", action="store_const", const="try", default="",
                    help="ftp: AUTH TLS when the server accepts it, else in clear")
@@ -227,7 +215,9 @@ def run(args: argparse.Namespace) -> int:
         if cookies is not None and args.dask:
             raise ValueError("-b FILE and -c FILE keep one cookie jar in this process; "
                              "they cannot be used with --dask")
-        http = _http_options(args, cookies)
+        from anyurl.cli.scheme_options import scheme_options
+
+        schemes = scheme_options(args, cookies=cookies)
     except (OSError, ValueError, argparse.ArgumentTypeError, AnyURLError) as exc:
         print(escape_controls(f"anyurl: {exc}"), file=sys.stderr)
         return 2
@@ -245,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
         page_requisites=not args.no_page_requisites,
         retr_symlinks=args.retr_symlinks,
         warc_max_size=max_size, warc_cdx=args.warc_cdx,
-        schemes=_scheme_options(args, http), login=login,
+        schemes=schemes, login=login,
         trace=_verbose if args.verbose else None)
     status = _Status(not args.silent and wanted(silent=args.silent, body_to_stdout=False))
     if args.dask:
@@ -338,30 +328,6 @@ def _config(args: argparse.Namespace, config: Config) -> Config:
         if value is not None:
             changes[name] = value
     return apply_policy_flags(args, config.replace(**changes))
-
-
-def _scheme_options(args: argparse.Namespace, http: HTTPOptions) -> tuple[SchemeOptions, ...]:
-    """The HTTP options when any was given, and what each scheme's flags make of the
-    namespace (:func:`~anyurl.cli.scheme_options.flag_options`): a built-in's, of the
-    shared flags (the certificate checks, ``--ssl``); a plug-in's, of its own."""
-    from anyurl.cli.scheme_options import flag_options
-
-    given: list[SchemeOptions] = [http] if http != HTTPOptions() else []
-    given.extend(flag_options(args))
-    return tuple(given)
-
-
-def _http_options(args: argparse.Namespace, cookies: CookieFile | None) -> HTTPOptions:
-    """The HTTP request options of the command line (as ``anyurl get`` reads them), with
-    the cookie jar of ``-b FILE``/``-c FILE``."""
-    from anyurl.cli.scheme_options import request_headers
-
-    http = HTTPOptions(decode_content=args.compressed, headers=tuple(request_headers(args)),
-                       verify=not args.insecure, cafile=args.cacert, capath=args.capath,
-                       location_trusted=args.location_trusted,
-                       cookies=cookies)
-    http.check()
-    return http
 
 
 def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list[str]) -> int:

@@ -1,13 +1,14 @@
 """Command-line options that reach one scheme's handler (:mod:`anyurl.options`).
 
-curl's request options (``-H``, ``-d``, ``-F``, ``-b`` ...) and ``--compressed``,
-``--http2``, ``--http1.1`` and ``--keep-error-body`` set HTTP's typed options; the flags
-several schemes share under curl's names (``-k``, ``--cacert``, ``--capath``, ``--ssl``,
-``--ssl-reqd``, ``-I``, the proxies) are defined here too. Every other scheme's own flags
-are its descriptor's :class:`~anyurl.registry.Flags` (a built-in's in
-``anyurl/schemes/<name>/flags.py``, a plug-in's in its package): :func:`add_scheme_flags`
-adds each as a group of ``--help``, and :func:`flag_options` asks each for the options
-it makes of the namespace, its own flags and the shared ones, as a plug-in's are asked.
+The flags several schemes share under curl's names (``-d``, ``-I``, ``-r``, ``-k``,
+``--cacert``, ``--capath``, ``--ssl``, ``--ssl-reqd``, the proxies) are defined here.
+Every scheme's own flags are its descriptor's :class:`~anyurl.registry.Flags` (a
+built-in's in ``anyurl/schemes/<name>/flags.py``, HTTP's curl request options among
+them; a plug-in's in its package): :func:`add_scheme_flags` adds each as a group of
+``--help``, and :func:`flag_options` asks each for the options it makes of the
+namespace, its own flags and the shared ones, as a plug-in's are asked. The run's cookie
+jar (:func:`cookie_jar`, of ``-b FILE``/``-c FILE``) is the command's: it writes it back
+when the run ends.
 ``--gateway`` adds an HTTP gateway for a scheme (RFC 1738 section 4) over the
 ``<scheme>_proxy`` environment variables and the config file.
 """
@@ -16,75 +17,38 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from anyurl.config import Config
 from anyurl.numbers import ascii_int
 from anyurl.options import SchemeOptions
-from anyurl.schemes.http.options import HTTPOptions
 
 if TYPE_CHECKING:
     from anyurl.cookies import CookieFile
     from anyurl.registry import Flags
 
-__all__ = ["add_cookie_arguments", "add_scheme_arguments", "add_scheme_flags",
-           "add_verify_arguments", "apply_to_config", "cookie_jar", "cookie_strings",
-           "flag_options", "scheme_options", "verify_options"]
-
-
-def _add_http_versions(g: argparse._ArgumentGroup) -> None:
-    """``--http2``, ``--http2-prior-knowledge`` and ``--http1.1``, as curl's."""
-    g.add_argument("--http2", action="store_const", const=True, default=None,
-                   help="http: HTTP/2 for every request (asked with Upgrade: h2c on "
-                   "http://, HTTP/1.1 when the server does not switch; ALPN for https://; "
-                   "needs pip install 'anyurl[http2]'), a batch of one host's URLs as "
-                   "concurrent streams of one connection")
-    g.add_argument("--http2-prior-knowledge", action="store_true",
-                   help="http: HTTP/2 on http:// without asking (the connection preface "
-                   "at once), for a server known to speak it without TLS")
-    g.add_argument("--http1.1", dest="http2", action="store_const", const=False,
-                   help="http: HTTP/1.1 only, the default (as curl's --http1.1); "
-                   "a batch pipelines")
+__all__ = ["add_scheme_arguments", "add_scheme_flags", "add_verify_arguments",
+           "apply_to_config", "cookie_jar", "flag_options", "scheme_options",
+           "verify_options"]
 
 
 def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
-    """The options that reach one scheme's handler (``--view``, ``--follow`` ...)."""
+    """The flags several schemes share under curl's names (``-d``, ``-I``, ``-r``, the
+    certificate checks, ``--ssl``, the proxies) and ``--gateway``; each scheme's own
+    are its descriptor's (:func:`add_scheme_flags`)."""
     g = p.add_argument_group("scheme options")
-    g.add_argument("--compressed", action="store_true",
-                   help="http: ask for gzip/deflate and decode it")
-    _add_http_versions(g)
-    g.add_argument("--keep-error-body", action="store_true",
-                   help="http: save an error page (4xx/5xx) as the result anyway")
-    h = p.add_argument_group("http requests (curl's options)")
-    h.add_argument("-X", "--request", metavar="METHOD",
-                   help="http: the request method (default GET; POST with -d; HEAD with -I)")
-    h.add_argument("-H", "--header", metavar="'NAME: VALUE'", action="append", default=[],
-                   help="http: add a header, replacing anyurl's of that name; 'NAME:' "
-                   "removes it, 'NAME;' sends it empty (repeatable)")
-    h.add_argument("-A", "--user-agent", metavar="TEXT", help="http: the User-Agent header")
-    h.add_argument("-e", "--referer", metavar="URL", help="http: the Referer header")
+    h = p.add_argument_group("requests (curl's options)")
     h.add_argument("-d", "--data", metavar="TEXT", action="append", default=[],
                    help="http: POST TEXT (form-urlencoded; '@FILE' reads FILE without its "
                    "CR and LF, '@-' stdin; several are joined with '&'); mailto: the "
                    "body of the message")
-    h.add_argument("--data-binary", metavar="TEXT", action="append", default=[],
-                   help="http: POST TEXT, '@FILE' read exactly as it is")
-    h.add_argument("-F", "--form", metavar="NAME=VALUE", action="append", default=[],
-                   help="http: POST a multipart/form-data field, as curl's -F: NAME=VALUE, "
-                   "NAME=@FILE (a file upload, streamed; ';type=TYPE', ';filename=NAME'), "
-                   "NAME=<FILE (the file's text as the value); repeatable")
-    add_cookie_arguments(h)
     h.add_argument("-I", "--head", action="store_true",
                    help="http: HEAD, print the response head; ftp: the size and "
                    "modification time")
     h.add_argument("-r", "--range", metavar="FIRST-[LAST]",
                    help="only these bytes (0-499, 500-): http Range, ftp REST and a count")
-    add_certificate_arguments(h)
-    h.add_argument("--netrc", "--netrc-optional", dest="netrc", action="store_true",
-                   help="http: take a login from ~/.netrc for a URL without one (ftp and "
-                   "nntp always read it)")
+    add_verify_arguments(h)
     add_tls_arguments(g)
     add_proxy_arguments(g)
     g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
@@ -106,19 +70,11 @@ def add_verify_arguments(h: Any) -> None:
 
 def verify_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
     """The certificate checks of :func:`add_verify_arguments` as the options of every
-    scheme that speaks TLS: HTTP's, and those each scheme's flags make of them
-    (:func:`flag_options`); () when none was given."""
+    scheme that speaks TLS, those each scheme's flags make of them (:func:`flag_options`);
+    () when none was given."""
     if not (args.insecure or args.cacert or args.capath):
         return ()
-    http = HTTPOptions(verify=not args.insecure, cafile=args.cacert, capath=args.capath)
-    return (http, *flag_options(args))
-
-
-def add_certificate_arguments(h: Any) -> None:
-    """curl's certificate options: one set for every scheme in TLS (``anyurl.net.tls``)."""
-    add_verify_arguments(h)
-    h.add_argument("-E", "--cert", metavar="FILE", help="https: a client certificate (PEM)")
-    h.add_argument("--key", metavar="FILE", help="https: the client certificate's key")
+    return tuple(flag_options(args))
 
 
 def add_scheme_flags(p: argparse.ArgumentParser, command: str, *, installed: bool) -> None:
@@ -133,7 +89,8 @@ def add_scheme_flags(p: argparse.ArgumentParser, command: str, *, installed: boo
     found = flagged(installed=installed)
     for name, summary, flags in found:
         if command in flags.commands:
-            flags.add(p.add_argument_group(f"{name} options", summary or None))
+            add = flags.add_for.get(command, flags.add)
+            add(p.add_argument_group(f"{name} options", summary or None))
     p.set_defaults(scheme_flags=(command, tuple(flags for _, _, flags in found)))
 
 
@@ -168,22 +125,6 @@ def add_proxy_arguments(g: Any) -> None:
                    "no_proxy")
 
 
-def add_cookie_arguments(group: Any) -> None:
-    """curl's cookie options, for ``anyurl get`` and ``anyurl mirror``."""
-    group.add_argument("-b", "--cookie", metavar="NAME=VALUE|FILE", action="append",
-                       default=[],
-                       help="http: send the cookie NAME=VALUE ('a=1; b=2'; to the first "
-                       "URL's host only, as -H 'Cookie: ...'), or read the cookies of FILE "
-                       "(curl's Netscape cookie jar) and send each where its domain and "
-                       "path allow; repeatable")
-    group.add_argument("-c", "--cookie-jar", metavar="FILE",
-                       help="http: write every cookie of the run to FILE when it ends, in "
-                       "curl's Netscape format ('-' for stdout)")
-    group.add_argument("-j", "--junk-session-cookies", action="store_true",
-                       help="http: leave out the session cookies of -b FILE (a new "
-                       "session), as curl's -j")
-
-
 def cookie_jar(args: argparse.Namespace, warn: Any = None) -> CookieFile | None:
     """The cookie jar of ``-b FILE``/``-c FILE`` (None when neither asks for one).
 
@@ -207,29 +148,19 @@ def cookie_jar(args: argparse.Namespace, warn: Any = None) -> CookieFile | None:
     return jar
 
 
-def cookie_strings(args: argparse.Namespace) -> list[tuple[str, str | None]]:
-    """``-b NAME=VALUE`` as a ``Cookie`` header (the user's: it follows the redirect
-    rule of ``-H 'Cookie: ...'``, to the first URL's origin only)."""
-    strings = [b.strip() for b in args.cookie if "=" in b]
-    return [("Cookie", ";".join(strings))] if strings else []  # curl joins them so
-
-
-def scheme_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
-                   extra_headers: Sequence[str] = (),
+def scheme_options(args: argparse.Namespace, *, json_data: Sequence[str] = (),
                    cookies: CookieFile | None = None) -> tuple[SchemeOptions, ...]:
     """The typed handler options the command line asks for (read once, shared by all URLs).
 
     Only the schemes whose options differ from their defaults are included; every
     handler takes its own class from ``FetchOptions.schemes`` and ignores the others.
-    ``extra_data``, ``extra_headers`` and ``cookies`` go to :func:`http_options`; every
-    other scheme makes its own of the namespace (:func:`flag_options`), importing its
-    class only when its options are given.
+    Each scheme makes its own of the namespace (:func:`flag_options`), importing its
+    class only when its options are given; what the command read besides goes with the
+    namespace to them: ``json_data``, curl's ``--json DATA``, and ``cookies``, the run's
+    cookie jar of ``-b FILE``/``-c FILE`` (:func:`cookie_jar`), as ``cookie_file``.
     """
-    http = http_options(args, extra_data=extra_data, extra_headers=extra_headers,
-                        cookies=cookies)
-    given: list[SchemeOptions] = [http] if http != HTTPOptions() else []
-    given.extend(flag_options(args))
-    return tuple(given)
+    return tuple(flag_options(argparse.Namespace(**vars(args), json_data=tuple(json_data),
+                                                 cookie_file=cookies)))
 
 
 def _scheme_flags(args: argparse.Namespace) -> tuple[str, tuple[Flags, ...]]:
@@ -301,76 +232,6 @@ def apply_to_config(args: argparse.Namespace, config: Config) -> Config:
             raise ValueError(f"--gateway wants SCHEME=URL, not {spec!r}")
         gateways[scheme.lower()] = url
     return config.replace(gateways=gateways, **flag_config(args))
-
-
-def _data_item(text: str, *, binary: bool) -> bytes:
-    """One ``-d``/``--data-binary`` value: the text, or ``@FILE`` read (curl's rules)."""
-    if not text.startswith("@"):
-        return text.encode("utf-8")
-    path = text[1:]
-    if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        with open(path, "rb") as f:
-            data = f.read()
-    return data if binary else data.replace(b"\r", b"").replace(b"\n", b"")
-
-
-def parse_header(text: str) -> tuple[str, str | None]:
-    """curl's ``-H``: 'Name: value', 'Name:' (remove the header), 'Name;' (empty)."""
-    name, colon, value = text.partition(":")
-    if not colon:
-        if text.endswith(";"):
-            return text[:-1].strip(), ""
-        raise ValueError(f"-H {text!r}: a header is 'Name: value' ('Name:' removes one)")
-    value = value.strip()
-    return name.strip(), value or None
-
-
-def request_headers(args: argparse.Namespace,
-                    before: Sequence[str] = ()) -> list[tuple[str, str | None]]:
-    """The request headers of ``-e``, ``-A``, ``-b NAME=VALUE`` and ``-H``, in that order
-    (``get`` and ``mirror`` read them alike); ``before`` are ``-H`` values put ahead of
-    the command line's (those of curl's ``--json DATA``)."""
-    headers = [*cookie_strings(args), *(parse_header(h) for h in (*before, *args.header))]
-    if args.user_agent is not None:
-        headers.insert(0, ("User-Agent", args.user_agent))
-    if args.referer is not None:
-        headers.insert(0, ("Referer", args.referer))
-    return headers
-
-
-def http_options(args: argparse.Namespace, *, extra_data: Sequence[str] = (),
-                 extra_headers: Sequence[str] = (),
-                 cookies: CookieFile | None = None) -> HTTPOptions:
-    """The HTTPOptions of the command line (curl's request options), with ``extra_data``
-    after the ``--data-binary`` values, ``extra_headers`` before the ``-H`` ones (curl's
-    ``--json DATA`` adds both) and the cookie jar of ``-b FILE``/``-c FILE``."""
-    headers = request_headers(args, extra_headers)
-    body: bytes | None = None
-    items = [_data_item(d, binary=False) for d in args.data]
-    items += [_data_item(d, binary=True) for d in (*args.data_binary, *extra_data)]
-    if items:
-        body = b"&".join(items)
-    form = None
-    if args.form:
-        if items:
-            raise ValueError("-F and -d cannot be combined: a body is a form or data "
-                             "(as curl refuses it)")
-        from anyurl.schemes.http.forms import Form, parse_form_option
-
-        form = Form(parse_form_option(f) for f in args.form)
-    http = HTTPOptions(
-        decode_content=args.compressed,
-        http2=True if args.http2_prior_knowledge and args.http2 is None else args.http2,
-        http2_prior_knowledge=args.http2_prior_knowledge,
-        keep_error_body=args.keep_error_body, method=args.request,
-        headers=tuple(headers), body=body, head=args.head, verify=not args.insecure,
-        cafile=args.cacert, capath=args.capath, client_cert=args.cert,
-        client_key=args.key, netrc=args.netrc, cookies=cookies,
-        form=form)
-    http.check()
-    return http
 
 
 def byte_range(text: str | None) -> tuple[int, int | None] | None:

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from anyurl.errors import OptionError
+from anyurl.numbers import ascii_int
 from anyurl.registry import spec_for
 
 try:  # the `warc` extra: a library user who never writes WARC need not install it
@@ -81,6 +82,7 @@ __all__ = [
     "WARCOutput",
     "Written",
     "mask_dialogue",
+    "recorded_head",
     "series",
     "write_cdxj",
 ]
@@ -660,6 +662,20 @@ def write_cdxj(warcs: Sequence[str | os.PathLike[str]], target: str | os.PathLik
         if partial.exists():
             partial.unlink()
     return out
+
+
+def recorded_head(record: Any) -> dict[str, Any]:
+    """What the head a ``response`` or ``revisit`` record holds says (the record's own
+    format, ``application/http``, as warcio reads it): ``status`` (None unless three
+    ASCII digits), ``reason``, ``headers`` (names lower case) and the payload's
+    ``content_type``; {} for another record, or one without a head."""
+    head = record.http_headers
+    if head is None or record.rec_type not in ("response", "revisit"):
+        return {}
+    code, _, reason = str(head.statusline or "").partition(" ")
+    return {"headers": tuple((k.lower(), v) for k, v in head.headers),
+            "content_type": head.get_header("Content-Type"),
+            "status": ascii_int(code, max_digits=3), "reason": reason or None}
 
 
 def _skip_resumed(payload: BinaryIO, info: ResourceInfo) -> None:

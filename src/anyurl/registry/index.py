@@ -56,6 +56,7 @@ BUILTIN_SPECS: dict[str, str] = {
 BUILTIN_FLAGS: dict[str, str] = {
     "ftp": "anyurl.schemes.ftp.flags",
     "gopher": "anyurl.schemes.gopher.flags",
+    "http": "anyurl.schemes.http.flags",
     "mailto": "anyurl.schemes.mailto.flags",
     "news": "anyurl.schemes.news.flags",
     "prospero": "anyurl.schemes.prospero.flags",

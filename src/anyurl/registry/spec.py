@@ -182,6 +182,10 @@ class Flags:
     #: The run's configuration the flags set (``--nntp-server`` is the config file's
     #: ``nntp_server``): :class:`~anyurl.config.Config` fields and their values.
     config: Callable[[Any], Mapping[str, Any]] | None = None
+    #: A command's own ``add`` where its flags are not those of the others (HTTP's for
+    #: ``mirror``: the request headers, the cookies, ``--compressed``); ``options`` reads
+    #: a flag its command lacks as the flag's default.
+    add_for: Mapping[str, Callable[[Any], None]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -236,6 +240,11 @@ class SchemeSpec(Generic[U]):
     #: its request record; ``"resource"``, a resource record and the protocol dialogue
     #: as a metadata record.
     warc_record: str = "resource"
+    #: The module that replays the scheme's archived documents as the site they were in
+    #: ``anyurl serve --replay`` (HTTP's: its pages and stylesheets with their URLs
+    #: rewritten to the replay's, :class:`anyurl.serve.site.SiteReplay`); None: a capture
+    #: is shown as the gateway shows a live fetch.
+    replay: str | None = None
     #: How a mirror walks it; None: a mirror fetches such a URL but finds no links.
     crawl: Crawl[U] | None = None
     #: Why the browser gateway shows the URL as a link instead of fetching it, or None.

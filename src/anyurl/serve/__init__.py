@@ -11,9 +11,9 @@ clients (``curl -x``) reach every scheme. With WARC files it replays what
   token, limits), and how hypercorn serves it on asyncio or trio;
 * :mod:`anyurl.serve.html`: the pages, made of each handler's ``render`` and ``links``;
 * :mod:`anyurl.serve.replay`: the archive's index and records;
-* :mod:`anyurl.serve.site` and :mod:`anyurl.serve.rewrite`: an archived web site replayed
-  as the site (its pages in a frame under the banner, their URLs rewritten into the
-  replay, as pywb replays them).
+* :mod:`anyurl.serve.site`: an archived web site replayed as the site (its pages in a
+  frame under the banner, their URLs rewritten into the replay, as pywb replays them, by
+  the ``replay`` module the scheme's descriptor names: :mod:`anyurl.schemes.http.replay`).
 
 Starlette, hypercorn, warcio and tinycss2 come with the ``serve`` extra
 (``pip install 'anyurl[serve]'``).

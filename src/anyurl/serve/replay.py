@@ -29,6 +29,7 @@ from typing import Any
 
 from warcio.archiveiterator import ArchiveIterator
 
+from anyurl.downloads.warc import recorded_head
 from anyurl.errors import AnyURLError, FileSizeExceeded, RemoteFileNotFound, URLError
 from anyurl.numbers import ascii_int
 from anyurl.resource import ResourceExtra, ResourceInfo
@@ -204,7 +205,8 @@ class Archive:
             hint="Replay every file of the archive series together (--warc F1 F2 ...).")
 
     def _record(self, entry: Entry) -> dict[str, Any]:
-        """The record at ``entry``: type, date, content type, HTTP status and headers,
+        """The record at ``entry``: type, date, content type, a response's status and
+        headers (:func:`~anyurl.downloads.warc.recorded_head`),
         the payload (bounded by ``max_size``) and the dialogue of the metadata record
         that follows a resource record."""
         with open(entry.file, "rb") as stream:
@@ -222,13 +224,7 @@ class Archive:
                 "content_type": headers.get_header("Content-Type"),
                 "status": None, "reason": None, "headers": (), "dialogue": [],
             }
-            http = record.http_headers
-            if http is not None and record.rec_type in ("response", "revisit"):
-                found["headers"] = tuple((k.lower(), v) for k, v in http.headers)
-                found["content_type"] = http.get_header("Content-Type")
-                code, _, reason = str(http.statusline or "").partition(" ")
-                found["status"] = ascii_int(code, max_digits=3)
-                found["reason"] = reason or None
+            found.update(recorded_head(record))  # a response's status and headers
             found["body"] = self._payload(entry, record)
             if record.rec_type == "resource":
                 for after in records:

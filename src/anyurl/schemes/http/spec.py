@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
+from anyurl.schemes.http.flags import FLAGS
 from anyurl.schemes.http.view import HTTPPath, http_path
 from anyurl.url.charset import decode
 from anyurl.url.model import URL
@@ -53,11 +54,13 @@ SPEC = SchemeSpec(
                "server wants a login.":
                "Give a login with -u USER[:PASSWORD] (or --netrc) if the server wants one."},
     options_module="anyurl.schemes.http.options",
+    flags=FLAGS,
     local_name=_local_name,
     login=True,
     proxied=True,
     transient_status=TRANSIENT_HTTP_STATUSES.__contains__,
     warc_record="response",
+    replay="anyurl.schemes.http.replay",
     crawl=Crawl(index_name="index.html", path_key=lambda url: "/" + (_parts(url).hpath or ""),
                 canonical=_canonical, family="http", tree_path=_tree_path, robots=True,
                 revalidates=True),

@@ -1,10 +1,12 @@
-"""Rewriting an archived HTTP page so that it replays inside the gateway, as pywb does.
+"""HTTP's replay: an archived page rewritten so that it replays inside the gateway as
+the site it was, as pywb does (the http descriptor's ``replay``; ``anyurl serve
+--replay``, :mod:`anyurl.serve.site`).
 
 An archived page names its stylesheets, images, scripts and links by their live
 addresses; shown as it is, a browser would fetch them from the live web (or fail to).
-Every such URL is rewritten to the gateway's address of its archived capture,
-``/_replay/<timestamp>/<absolute URL>`` (:func:`replay_href`), where ``<timestamp>`` is the
-page's own capture: the archive then serves the capture of that URL nearest to it.
+Every such URL is rewritten to the gateway's address of its archived capture, which the
+gateway gives (an :class:`Addresses`: ``/_replay/<timestamp>/<absolute URL>`` for a URL
+of a scheme that replays as a site, the gateway's own page for another it opens).
 
 What is rewritten, as pywb's ``HTMLRewriter`` and ``CSSRewriter`` do:
 
@@ -18,10 +20,10 @@ What is rewritten, as pywb's ``HTMLRewriter`` and ``CSSRewriter`` do:
   (so a ``url()`` in a comment or a string is left alone).
 
 Scripts are left as they are (only a ``<script src>`` is rewritten); the page's
-``Content-Security-Policy`` (:data:`REPLAY_CSP`) keeps whatever a script builds from being
-fetched live. A stylesheet's ``integrity`` and a ``<meta http-equiv=Content-Security-Policy>``
-are renamed (``data-archived-...``): the first would refuse the rewritten stylesheet, the
-second the rewritten addresses.
+``Content-Security-Policy`` (the gateway's :data:`anyurl.serve.site.REPLAY_CSP`) keeps
+whatever a script builds from being fetched live. A stylesheet's ``integrity`` and a
+``<meta http-equiv=Content-Security-Policy>`` are renamed (``data-archived-...``): the
+first would refuse the rewritten stylesheet, the second the rewritten addresses.
 
 Only what must change changes: the page is spliced at the places of the start tags and
 style texts that were rewritten, every other byte is kept (comments, scripts, entities,
@@ -29,10 +31,8 @@ the original attribute quoting of the tags left alone). The page is decoded in i
 charset and encoded back in it; bytes that do not decode survive the round trip
 (``surrogateescape``).
 
-Non-HTTP URLs of schemes the gateway opens (``ftp:``, ``gopher:`` ...) lead to the
-gateway's own page of them (``/<URL>``, or ``/_raw/<URL>`` for an embedded resource), which
-in a replay is the archive's too; other schemes (``data:``, ``javascript:``, ``mailto:``)
-and fragments are kept.
+Which pages and stylesheets are rewritten is :func:`rewritten_as`'s answer (their
+content type, or the browser's ``Sec-Fetch-Dest: style``).
 """
 
 from __future__ import annotations
@@ -40,99 +40,49 @@ from __future__ import annotations
 import codecs
 import importlib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from html import escape
 from html.parser import HTMLParser
-from typing import Any
-from urllib.parse import quote, urljoin
+from typing import Any, Protocol
 
-__all__ = ["REPLAY_CSP", "UrlMap", "replay_href", "replays_as_site", "rewrite_body", "rewrite_css",
-           "rewrite_html", "rewrite_refresh", "rewrite_srcset"]
+__all__ = ["Addresses", "rewrite_body", "rewrite_css", "rewrite_html", "rewrite_refresh",
+           "rewrite_srcset", "rewritten_as"]
 
-#: The policy of a replayed page: everything from the gateway (the archive), inline
-#: styles and scripts and ``eval`` as the page had them, ``data:`` and ``blob:`` URLs;
-#: nothing from any other host, forms posted only to the gateway, framed only by it.
-REPLAY_CSP = ("default-src 'self' data: blob: 'unsafe-inline' 'unsafe-eval'; "
-              "form-action 'self'; frame-ancestors 'self'; base-uri 'self'")
-
-#: The prefix of the replay's addresses.
-REPLAY_PREFIX = "/_replay/"
-#: Characters kept as they are in a rewritten URL (what a URL may hold); anything else
-#: (a space, a quote, a non-ASCII letter) is %-escaped as a browser escapes it.
-_URL_SAFE = "!$%&'()*+,-./:;=?@[]_~"
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 #: Whitespace a browser strips around a URL (and tab, LF, CR it drops inside one).
 _WS = " \t\n\r\f"
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 
-def replay_href(timestamp: str, url: str) -> str:
-    """The gateway's address of ``url``'s capture nearest to ``timestamp``."""
-    return f"{REPLAY_PREFIX}{timestamp}/{url}"
+class Addresses(Protocol):
+    """Where one archived document's URLs replay: the gateway's map of them, resolved
+    against the document's URL (or its ``<base href>``) near its capture's time."""
 
-
-def replays_as_site(scheme: str) -> bool:
-    """Whether ``scheme``'s URLs replay as a web site: its records are HTTP exchanges
-    (``response`` records, as its descriptor says), whose pages name their resources."""
-    from anyurl.registry import spec_for
-
-    spec = spec_for(scheme)
-    return spec is not None and spec.warc_record == "response"
-
-
-def _gateway_opens(scheme: str) -> bool:
-    """Whether the gateway shows ``scheme``'s URLs itself (its registry knows the scheme
-    and does not leave it to the browser, as it does ``mailto:`` and ``telnet:``)."""
-    from anyurl.registry import spec_for
-
-    spec = spec_for(scheme)
-    return spec is not None and spec.not_in_browser is None
-
-
-@dataclass(frozen=True)
-class UrlMap:
-    """How one archived document's URLs become replay addresses: resolved against
-    ``base`` (the document's URL, or its ``<base href>``), captured near ``timestamp``."""
-
-    base: str
-    timestamp: str
-
-    def rebased(self, href: str) -> UrlMap:
+    def rebased(self, href: str) -> Addresses:
         """The map of a document whose ``<base href>`` is ``href``."""
-        return replace(self, base=urljoin(self.base, _clean(href)))
+        ...
 
     def url(self, ref: str, *, embed: bool = True) -> str:
-        """``ref``'s replay address; ``embed`` for a resource the page loads (an image, a
-        stylesheet), not one it navigates to (a link, a form, a frame)."""
-        text = _clean(ref)
-        if not text or text.startswith("#"):
-            return ref
-        given = _SCHEME.match(text)
-        if given is not None:
-            scheme = given.group(1).lower()
-            if not replays_as_site(scheme) and not _gateway_opens(scheme):
-                return ref
-        absolute, hash_, fragment = urljoin(self.base, text).partition("#")
-        absolute = quote(absolute, safe=_URL_SAFE)
-        scheme = absolute.partition(":")[0].lower()
-        if replays_as_site(scheme):
-            out = replay_href(self.timestamp, absolute)
-        elif not _gateway_opens(scheme):
-            return ref
-        else:
-            out = ("/_raw/" if embed else "/") + absolute
-        return out + hash_ + fragment
+        """``ref``'s replay address; ``embed`` for a resource the page loads (an image,
+        a stylesheet), not one it navigates to (a link, a form, a frame)."""
+        ...
 
 
-def _clean(ref: str) -> str:
-    """A URL as a browser reads an attribute: outer whitespace stripped, tab and
-    newline dropped."""
-    return re.sub(r"[\t\n\r]", "", ref.strip(_WS))
+def rewritten_as(content_type: str | None, dest: str | None) -> str | None:
+    """How a capture's payload is rewritten: ``"html"``, ``"css"`` (by its content type,
+    or because the browser loads it as a stylesheet: ``Sec-Fetch-Dest: style``, which
+    stands for pywb's ``cs_`` modifier), or None: served as archived."""
+    base = (content_type or "").split(";")[0].strip().lower()
+    if base in _HTML_TYPES:
+        return "html"
+    if base == "text/css" or (dest or "").lower() == "style":
+        return "css"
+    return None
 
 
 # -- srcset and refresh --------------------------------------------------------------------
 
 
-def rewrite_srcset(value: str, urls: UrlMap) -> str:
+def rewrite_srcset(value: str, urls: Addresses) -> str:
     """A ``srcset`` candidate list (``a.png 1x, b.png 2x``) with each URL rewritten and
     its descriptors kept, parsed as the HTML standard parses it (a URL runs to
     whitespace; a comma ending it ends the candidate; descriptors run to a comma
@@ -165,7 +115,7 @@ _REFRESH = re.compile(r"""^(\s*[\d.]*\s*[;,]?\s*(?:url\s*=\s*)?)(['"]?)(.*?)\2(\
                       re.IGNORECASE | re.DOTALL)
 
 
-def rewrite_refresh(value: str, urls: UrlMap) -> str:
+def rewrite_refresh(value: str, urls: Addresses) -> str:
     """``<meta http-equiv=refresh content="5; url=next.html">`` with its URL rewritten."""
     m = _REFRESH.match(value)
     if m is None or not m.group(3):
@@ -177,7 +127,7 @@ def rewrite_refresh(value: str, urls: UrlMap) -> str:
 # -- CSS -----------------------------------------------------------------------------------
 
 
-def rewrite_css(text: str, urls: UrlMap) -> str:
+def rewrite_css(text: str, urls: Addresses) -> str:
     """``text`` (a stylesheet, a ``<style>`` element or a ``style`` attribute) with every
     ``url()``, ``@import`` string and ``image-set()`` string rewritten; all else kept."""
     # tinycss2 ships no type information: imported by name, it is Any to the type
@@ -221,7 +171,7 @@ def _css_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
 
 
-def _css_edits(nodes: list[Any], source: _Source, urls: UrlMap,
+def _css_edits(nodes: list[Any], source: _Source, urls: Addresses,
                edits: list[tuple[int, int, str]]) -> None:
     """The rewrites of a token tree's URLs, as (start, end, text) of ``source``."""
     after_import = False
@@ -288,7 +238,7 @@ class _Rewriter(HTMLParser):
     """Finds the start tags and ``<style>`` texts to rewrite, as edits of the page's
     text at the places the parser reports (its lines are counted by LF)."""
 
-    def __init__(self, text: str, urls: UrlMap) -> None:
+    def __init__(self, text: str, urls: Addresses) -> None:
         super().__init__(convert_charrefs=True)
         self.text = text
         self.urls = urls
@@ -370,7 +320,7 @@ def _start_tag(tag: str, attrs: list[tuple[str, str | None]], *, closed: bool) -
     return "".join(parts)
 
 
-def rewrite_html(text: str, urls: UrlMap) -> str:
+def rewrite_html(text: str, urls: Addresses) -> str:
     """``text`` (an archived HTML page, decoded) with its URLs rewritten; everything
     else as it was."""
     finder = _BaseFinder()
@@ -431,7 +381,7 @@ def _unencodable(exc: UnicodeError) -> tuple[str | bytes, int]:
 codecs.register_error("anyurl-replay", _unencodable)
 
 
-def rewrite_body(body: bytes, content_type: str | None, how: str, urls: UrlMap) -> bytes:
+def rewrite_body(body: bytes, content_type: str | None, how: str, urls: Addresses) -> bytes:
     """An archived payload rewritten as ``how`` says (``"html"`` or ``"css"``), in the
     charset it was written in."""
     charset = _charset(body, content_type, how)

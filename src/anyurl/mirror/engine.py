@@ -580,12 +580,14 @@ class Mirror:
         return entry if saved is None else dataclasses.replace(entry, previous=saved)
 
     def _job(self, url: URL, previous: Previous | None, options: FetchOptions,
-             watch: _RedirectWatch) -> _MirrorJob:
+             watch: _RedirectWatch, mtime: float | None = None) -> _MirrorJob:
         # A refresh writes where the last fetch saved (a listing moved into its directory).
+        # The downloader keeps a small file's digest as it writes it, and gives it the
+        # listed time (``mtime``) by its descriptor: _completed need not read it back.
         target = self.root / previous.file if previous is not None and previous.file \
             else _unless_a_directory(local_path(self.root, url), url.scheme)
         job = _MirrorJob(self._login(url), target, options, named_by_user=False,
-                         tree=self.root, watch=watch)
+                         tree=self.root, digest=True, mtime=mtime, watch=watch)
         self._trace.watches[str(job.url)] = watch  # until the fetch ends (_Trace.of)
         return job
 
@@ -626,7 +628,7 @@ class Mirror:
                    self._of_start_server(url))
             options = shared.get(key) or shared.setdefault(
                 key, self._fetch_options(url, None, self._trace))
-            job = self._job(url, entry.previous, options, watch)
+            job = self._job(url, entry.previous, options, watch, entry.listed_modified)
             target = job.target
             assert target is not None
             if target in targets:
@@ -694,10 +696,15 @@ class Mirror:
         if handler.is_listing(info) and path.name != index:
             path = await anyio.to_thread.run_sync(_into_directory, self.root, path, index)
         modified = http_time(info.header("last-modified")) or entry.listed_modified
-        # The digest and the server's time in one step: in the loop for a small file,
-        # else in one worker thread (the time set after the page is read: a listing's
-        # links come from it, not from its time).
-        if result.bytes + result.resumed_from <= INLINE_HASH:
+        # The digest and the server's time in one step: kept by the downloader as it
+        # wrote a small file (its time given then, unless the server's differs); else
+        # read back, in the loop for a small file, in one worker thread for a larger one
+        # (the time set after the page is read: a listing's links come from it).
+        if result.sha256 is not None:
+            digest, size = result.sha256, result.bytes
+            if modified is not None and modified != result.job.mtime:
+                _set_time(self.root, path, modified)
+        elif result.bytes + result.resumed_from <= INLINE_HASH:
             digest, size = _sha256(self.root, path, modified)
         else:
             digest, size = await anyio.to_thread.run_sync(_sha256, self.root, path, modified)
@@ -1259,6 +1266,18 @@ def _sha256(root: Path, path: Path, modified: float | None = None) -> tuple[str,
             except (OSError, OverflowError, ValueError):
                 pass  # a time the file system cannot hold: the file keeps its own
     return digest.hexdigest(), size
+
+
+def _set_time(root: Path, path: Path, modified: float) -> None:
+    """Give the saved file at ``path`` the server's time (its directory reached without
+    following a link, the file itself not followed either)."""
+    directory = open_directory(root, path.parent)
+    try:
+        os.utime(path.name, (modified, modified), dir_fd=directory, follow_symlinks=False)
+    except (OSError, OverflowError, ValueError):
+        pass  # a time the file system cannot hold: the file keeps its own
+    finally:
+        os.close(directory)
 
 
 def _read_page(root: Path, path: Path) -> bytes | None:

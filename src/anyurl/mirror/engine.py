@@ -743,7 +743,7 @@ class Mirror:
         if page and entry.listed_target is None:  # once its records are written, so an
             # alias's revisit can refer to them; a directory reached through a symbolic
             # link (--retr-symlinks) is kept, not walked again, as wget does
-            await self._follow(state, entry, url, info, path)
+            await self._follow(state, entry, url, info, path, small=size <= INLINE_HASH)
         self._summary.fetched_now += 1
 
     async def _not_modified(self, state: CrawlState, entry: Entry, url: URL,
@@ -798,14 +798,17 @@ class Mirror:
         self._manifest_lines.append(json.dumps(line) + "\n")
 
     async def _follow(self, state: CrawlState, entry: Entry, url: URL, info: ResourceInfo,
-                      path: Path) -> None:
+                      path: Path, *, small: bool = False) -> None:
+        """Queue the links of the page saved at ``path`` (``small``: known to be at most
+        :data:`INLINE_HASH` bytes, read in the loop rather than in a worker thread)."""
         handler = self.resolver.handler_for(url)
         if not self.options.render and handler.streams_links(info):
             # read a piece at a time as it is parsed, in the loop as a small file's
             # digest is (the page was just written: its pages are in the cache)
             links = _streamed_links(self.root, path, handler, info)
         else:
-            body = await anyio.to_thread.run_sync(_read_page, self.root, path)
+            body = _read_page(self.root, path) if small else \
+                await anyio.to_thread.run_sync(_read_page, self.root, path)
             if body is None:
                 return
             if self.options.render:

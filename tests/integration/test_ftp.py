@@ -503,26 +503,6 @@ async def test_reuse_goes_back_and_down_in_one_cwd(ftp_peers: Any) -> None:
     )]
 
 
-async def test_reuse_takes_the_idle_connection_already_in_the_directory(
-        ftp_peers: Any) -> None:
-    """Of two idle connections, the one already in the next URL's directory serves it
-    (no CWD), though the other has been idle longer."""
-    log = CommandLog(ftp_peers)
-    root = base(ftp_peers, "pyftpdlib")
-    async with Resolver(config(), warn=lambda m: None) as resolver:
-        async with resolver.open(root + "large.dat") as large:  # streams: held
-            await resolver.fetch(root + "pub/readme.txt")  # another, idle from now, in pub
-            async for _chunk in large:
-                pass
-        await resolver.fetch(root + "bin1k.dat")  # in the login directory, as large.dat
-    sessions = log.sessions()
-    assert len(sessions) == 2
-    [in_root] = [s for s in sessions if "RETR large.dat" in s]
-    assert in_root[in_root.index("RETR large.dat") + 1:] == [
-        "SIZE bin1k.dat", "EPSV", "RETR bin1k.dat", "QUIT"]
-    assert not any(line.startswith("CWD /") for session in sessions for line in session)
-
-
 async def test_plan_is_what_is_sent(ftp_peers: Any) -> None:
     """`--plan` lists the commands a fresh connection sends, PASS masked."""
     log = CommandLog(ftp_peers)

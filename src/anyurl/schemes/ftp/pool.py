@@ -18,7 +18,6 @@ from anyurl.config import Config
 from anyurl.protocols.ftp import State
 from anyurl.schemes.base import Trace
 from anyurl.schemes.ftp.control import Control, PoolKey
-from anyurl.schemes.ftp.view import FTPPath
 from anyurl.url import URL
 
 __all__ = ["ControlPool"]
@@ -34,19 +33,14 @@ class ControlPool:
 
     async def take(self, key: PoolKey, url: URL, trace: Trace | None) -> Control | None:
         """A connection for ``url`` still within its idle time, or None; the expired
-        ones of ``key`` are closed on the way. One already in ``url``'s directory is
-        taken first (it sends no CWD), else the longest idle: files of one directory
-        fetched side by side stay each on the connection that went there, rather than
-        trading directories and walking back and forth."""
+        ones of ``key`` are closed on the way."""
         idle = self.idle.get(key, [])
         now = time.monotonic()
-        parts = url.parts
-        wanted = parts.cwd if isinstance(parts, FTPPath) else None
-        live = [c for c in idle if now - c.idle_since <= self.config.idle_timeout]
-        chosen = next((c for c in live if wanted is not None and c.cwd == wanted),
-                      live[0] if live else None)
-        if chosen is not None:
-            idle.remove(chosen)
+        chosen: Control | None = None
+        for control in list(idle):
+            if chosen is None and now - control.idle_since <= self.config.idle_timeout:
+                chosen = control
+                idle.remove(control)
         for control in list(idle):  # whatever is left has expired
             if now - control.idle_since > self.config.idle_timeout:
                 idle.remove(control)

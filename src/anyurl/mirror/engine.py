@@ -720,21 +720,11 @@ class Mirror:
                             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         saved = Saved(content_type=info.content_type, etag=info.header("etag"),
                       last_modified=info.header("last-modified"))
-        async with self._warc_lock:  # the record and the state's note of it, in order
-            end = None
-            if self._warc is not None:
-                refers = previous.warc if previous is not None else None
-                if outcome == UNCHANGED and refers is not None and refers[3]:
-                    written = await self._revisit(info.url.masked(), refers, info)
-                    saved = dataclasses.replace(saved, warc=refers)
-                else:
-                    written = await self._archive(info, path, dialogue)
-                    saved = dataclasses.replace(
-                        saved, warc=(written.record_id, written.uri, written.date,
-                                     written.payload_digest))
-                end = (str(written.file), written.end)
-            self._mark(Done(entry.url, relative, size, digest, info.kind, outcome, saved),
-                       end)
+        done = Done(entry.url, relative, size, digest, info.kind, outcome, saved)
+        if self._warc is None:  # no records to keep in order: no lock (a checkpoint each)
+            self._mark(done)
+        else:
+            saved = await self._archived(done, previous, info, path, dialogue)
         if path.name == index:  # before its links are found: they may name it again
             self._index_saved[relative] = Previous(
                 sha256=digest, size=size, kind=info.kind, file=relative, etag=saved.etag,
@@ -745,6 +735,26 @@ class Mirror:
             # link (--retr-symlinks) is kept, not walked again, as wget does
             await self._follow(state, entry, url, info, path, small=size <= INLINE_HASH)
         self._summary.fetched_now += 1
+
+    async def _archived(self, done: Done, previous: Previous | None, info: ResourceInfo,
+                        path: Path, dialogue: list[str]) -> Saved:
+        """The WARC records of a completed URL (a revisit of the previous fetch's when
+        unchanged), then the state's note of it (``done``, with where its payload's
+        record is), in order under the WARC lock; what it saved, with that place."""
+        saved = done.saved
+        async with self._warc_lock:  # the record and the state's note of it, in order
+            refers = previous.warc if previous is not None else None
+            if done.outcome == UNCHANGED and refers is not None and refers[3]:
+                written = await self._revisit(info.url.masked(), refers, info)
+                saved = dataclasses.replace(saved, warc=refers)
+            else:
+                written = await self._archive(info, path, dialogue)
+                saved = dataclasses.replace(
+                    saved, warc=(written.record_id, written.uri, written.date,
+                                 written.payload_digest))
+            self._mark(dataclasses.replace(done, saved=saved),
+                       (str(written.file), written.end))
+        return saved
 
     async def _not_modified(self, state: CrawlState, entry: Entry, url: URL,
                             previous: Previous, watch: _RedirectWatch) -> None:

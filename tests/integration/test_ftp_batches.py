@@ -51,6 +51,24 @@ async def test_a_hosts_files_go_as_one_batch_each_written_via_part(
     assert sum(line.startswith("RETR ") for line in session) == len(NAMES)
 
 
+async def test_a_batch_keeps_each_small_files_digest_and_gives_it_the_jobs_time(
+        ftp_peers: Any, tmp_path: Path) -> None:  # noqa: F811
+    """A job that asks (``digest``, as a mirror's) gets the SHA-256 of what was written,
+    kept while writing, and its file the job's ``mtime``; one that does not, neither."""
+    stamp = 1_000_000_000.0
+    jobs = [Job(base(ftp_peers, "pyftpdlib") + name, tmp_path / f"{i}-{Path(name).name}",
+                digest=i > 0, mtime=stamp if i > 0 else None)
+            for i, name in enumerate(NAMES)]
+    async with Resolver(config(), warn=lambda m: None) as resolver:
+        results = await Downloader(resolver, DownloadPolicy(per_host=1)).run(jobs)
+    assert [r.error for r in results] == [None] * len(NAMES)
+    assert results[0].sha256 is None
+    assert (tmp_path / f"0-{Path(NAMES[0]).name}").stat().st_mtime != stamp
+    for i, name in enumerate(NAMES[1:], 1):
+        assert results[i].sha256 == _digest(name)
+        assert (tmp_path / f"{i}-{Path(name).name}").stat().st_mtime == stamp
+
+
 async def test_remote_time_is_asked_per_file_not_batched(
         ftp_peers: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     log = CommandLog(ftp_peers)

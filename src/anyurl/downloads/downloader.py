@@ -245,6 +245,13 @@ class Job:
     #: A directory above ``target`` (a mirror's root) below which no symbolic link is
     #: followed, for directories as for files (:mod:`anyurl.downloads.output`).
     tree: Path | None = None
+    #: Keep the SHA-256 of a body written whole from memory (a batch's small file
+    #: from byte 0): :attr:`TransferResult.sha256`, so the caller need not read the
+    #: file back to hash it.
+    digest: bool = False
+    #: POSIX seconds given to the saved file through its descriptor, before the rename,
+    #: when ``remote_time`` gives none (a mirror's listed time); None: the file's own.
+    mtime: float | None = None
 
     @property
     def shown(self) -> str:
@@ -265,6 +272,10 @@ class TransferResult:
     attempts: int = 0
     error: AnyURLError | None = None
     info: ResourceInfo | None = None
+    #: The SHA-256 (hex) of the whole saved file, kept while it was written when the
+    #: job asked (:attr:`Job.digest`); None when not kept (a body moved by the kernel
+    #: or written in pieces, a resumed file, a retried job).
+    sha256: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -370,6 +381,8 @@ class _State:
     info: ResourceInfo | None = None
     #: How the target is written, decided before the first connection.
     plan: TargetPlan | None = None
+    #: The whole file's SHA-256, when kept as it was written (:attr:`Job.digest`).
+    sha256: str | None = None
 
 
 class _Watch:
@@ -531,9 +544,18 @@ class _PartWriter:
         try:
             await self.flush()
             if self.mtime is not None:  # by descriptor: no name, no link is followed
-                os.utime(self._fd, (self.mtime, self.mtime))
+                _set_time(self._fd, self.mtime)
         finally:
             os.close(self._fd)
+
+
+def _set_time(fd: int, mtime: float) -> None:
+    """Give the file ``fd`` the modification (and access) time ``mtime``; a time the
+    file system cannot hold leaves it its own."""
+    try:
+        os.utime(fd, (mtime, mtime))
+    except (OverflowError, ValueError):
+        pass
 
 
 def _time_asked_first(url: URL) -> bool:
@@ -726,7 +748,8 @@ class Downloader:
             _drop_frames(error)
         result = TransferResult(job, bytes=state.received, resumed_from=state.resumed_from or 0,
                                 seconds=time.monotonic() - started, attempts=attempts,
-                                error=error, info=state.info)
+                                error=error, info=state.info,
+                                sha256=state.sha256 if error is None else None)
         self.events.finished(result)
         results[job.index] = result
         return result
@@ -772,6 +795,7 @@ class Downloader:
         plan = self._plan(job, state, policy)
         part = plan.part
         state.resumed_from = 0
+        state.sha256 = None
         try:
             watch.touch()
             info = res.info
@@ -781,9 +805,10 @@ class Downloader:
             self.events.started(job, info, kept)
             whole = res.take_whole()
             if whole is not None:  # a small body in memory: one open, write and close
-                self._save_whole(job, info, whole, plan, state, kept, total, limit,
-                                 watch.touch)
+                digest = self._save_whole(job, info, whole, plan, state, kept, total,
+                                          limit, watch.touch)
                 finish_part(plan)
+                state.sha256 = digest
                 return
             try:
                 small = info.size is not None and info.size <= _PartWriter.MIN_BATCH
@@ -805,8 +830,7 @@ class Downloader:
                 else:
                     await self._write_chunks(job, res, f, part, state, kept, total,
                                              limit if capped else None, None, watch.touch)
-                if policy.remote_time:
-                    f.mtime = remote_time(info)
+                f.mtime = remote_time(info) if policy.remote_time else job.mtime
             finally:
                 with anyio.CancelScope(shield=True):
                     try:
@@ -821,10 +845,11 @@ class Downloader:
 
     def _save_whole(self, job: Job, info: ResourceInfo, data: bytes, plan: TargetPlan,
                     state: _State, kept: int, total: int | None, limit: _SizeLimit,
-                    touch: Callable[[], None]) -> None:
+                    touch: Callable[[], None]) -> str | None:
         """A body already in memory (:meth:`Resource.take_whole`) into the job's
         ``.part``: what the :class:`_PartWriter` and :meth:`_write_chunks` do for one
-        chunk, without their buffer, clock or shielded close."""
+        chunk, without their buffer, clock or shielded close. Returns the file's
+        SHA-256 when the job asked (:attr:`Job.digest`) and the body is all of it."""
         part = plan.part
         try:
             fd = open_part(part, kept, plan.tree)
@@ -843,10 +868,10 @@ class Downloader:
                 state.received += n
                 self.events.progress(job, n, total)
                 touch()
-            mtime = remote_time(info) if self.policy.remote_time else None
+            mtime = remote_time(info) if self.policy.remote_time else job.mtime
             if mtime is not None:  # by descriptor: no name, no link is followed
                 try:
-                    os.utime(fd, (mtime, mtime))
+                    _set_time(fd, mtime)
                 except OSError as exc:
                     raise _write_error(part, exc) from exc
         finally:
@@ -854,6 +879,11 @@ class Downloader:
                 os.close(fd)
             except OSError as exc:
                 raise _write_error(part, exc) from exc
+        if not job.digest or kept:
+            return None
+        import hashlib  # a mirror's only: the downloader alone does not hash
+
+        return hashlib.sha256(data).hexdigest()
 
     async def _write_batched_to_sink(self, job: Job, state: _State, res: Resource,
                                      watch: _Watch) -> None:
@@ -1026,6 +1056,8 @@ class Downloader:
                                                  limit if capped else None, pace, touch)
                     if policy.remote_time and not in_place:
                         f.mtime = remote_time(info) if asked_time is None else asked_time
+                    elif not in_place:
+                        f.mtime = job.mtime
                 finally:
                     with anyio.CancelScope(shield=True):
                         try:

@@ -580,12 +580,14 @@ class Mirror:
         return entry if saved is None else dataclasses.replace(entry, previous=saved)
 
     def _job(self, url: URL, previous: Previous | None, options: FetchOptions,
-             watch: _RedirectWatch) -> _MirrorJob:
+             watch: _RedirectWatch, mtime: float | None = None) -> _MirrorJob:
         # A refresh writes where the last fetch saved (a listing moved into its directory).
+        # The downloader keeps a small file's digest as it writes it, and gives it the
+        # listed time (``mtime``) by its descriptor: _completed need not read it back.
         target = self.root / previous.file if previous is not None and previous.file \
             else _unless_a_directory(local_path(self.root, url), url.scheme)
         job = _MirrorJob(self._login(url), target, options, named_by_user=False,
-                         tree=self.root, watch=watch)
+                         tree=self.root, digest=True, mtime=mtime, watch=watch)
         self._trace.watches[str(job.url)] = watch  # until the fetch ends (_Trace.of)
         return job
 
@@ -626,7 +628,7 @@ class Mirror:
                    self._of_start_server(url))
             options = shared.get(key) or shared.setdefault(
                 key, self._fetch_options(url, None, self._trace))
-            job = self._job(url, entry.previous, options, watch)
+            job = self._job(url, entry.previous, options, watch, entry.listed_modified)
             target = job.target
             assert target is not None
             if target in targets:
@@ -694,10 +696,15 @@ class Mirror:
         if handler.is_listing(info) and path.name != index:
             path = await anyio.to_thread.run_sync(_into_directory, self.root, path, index)
         modified = http_time(info.header("last-modified")) or entry.listed_modified
-        # The digest and the server's time in one step: in the loop for a small file,
-        # else in one worker thread (the time set after the page is read: a listing's
-        # links come from it, not from its time).
-        if result.bytes + result.resumed_from <= INLINE_HASH:
+        # The digest and the server's time in one step: kept by the downloader as it
+        # wrote a small file (its time given then, unless the server's differs); else
+        # read back, in the loop for a small file, in one worker thread for a larger one
+        # (the time set after the page is read: a listing's links come from it).
+        if result.sha256 is not None:
+            digest, size = result.sha256, result.bytes
+            if modified is not None and modified != result.job.mtime:
+                _set_time(self.root, path, modified)
+        elif result.bytes + result.resumed_from <= INLINE_HASH:
             digest, size = _sha256(self.root, path, modified)
         else:
             digest, size = await anyio.to_thread.run_sync(_sha256, self.root, path, modified)
@@ -713,21 +720,11 @@ class Mirror:
                             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         saved = Saved(content_type=info.content_type, etag=info.header("etag"),
                       last_modified=info.header("last-modified"))
-        async with self._warc_lock:  # the record and the state's note of it, in order
-            end = None
-            if self._warc is not None:
-                refers = previous.warc if previous is not None else None
-                if outcome == UNCHANGED and refers is not None and refers[3]:
-                    written = await self._revisit(info.url.masked(), refers, info)
-                    saved = dataclasses.replace(saved, warc=refers)
-                else:
-                    written = await self._archive(info, path, dialogue)
-                    saved = dataclasses.replace(
-                        saved, warc=(written.record_id, written.uri, written.date,
-                                     written.payload_digest))
-                end = (str(written.file), written.end)
-            self._mark(Done(entry.url, relative, size, digest, info.kind, outcome, saved),
-                       end)
+        done = Done(entry.url, relative, size, digest, info.kind, outcome, saved)
+        if self._warc is None:  # no records to keep in order: no lock (a checkpoint each)
+            self._mark(done)
+        else:
+            saved = await self._archived(done, previous, info, path, dialogue)
         if path.name == index:  # before its links are found: they may name it again
             self._index_saved[relative] = Previous(
                 sha256=digest, size=size, kind=info.kind, file=relative, etag=saved.etag,
@@ -736,8 +733,28 @@ class Mirror:
         if page and entry.listed_target is None:  # once its records are written, so an
             # alias's revisit can refer to them; a directory reached through a symbolic
             # link (--retr-symlinks) is kept, not walked again, as wget does
-            await self._follow(state, entry, url, info, path)
+            await self._follow(state, entry, url, info, path, small=size <= INLINE_HASH)
         self._summary.fetched_now += 1
+
+    async def _archived(self, done: Done, previous: Previous | None, info: ResourceInfo,
+                        path: Path, dialogue: list[str]) -> Saved:
+        """The WARC records of a completed URL (a revisit of the previous fetch's when
+        unchanged), then the state's note of it (``done``, with where its payload's
+        record is), in order under the WARC lock; what it saved, with that place."""
+        saved = done.saved
+        async with self._warc_lock:  # the record and the state's note of it, in order
+            refers = previous.warc if previous is not None else None
+            if done.outcome == UNCHANGED and refers is not None and refers[3]:
+                written = await self._revisit(info.url.masked(), refers, info)
+                saved = dataclasses.replace(saved, warc=refers)
+            else:
+                written = await self._archive(info, path, dialogue)
+                saved = dataclasses.replace(
+                    saved, warc=(written.record_id, written.uri, written.date,
+                                 written.payload_digest))
+            self._mark(dataclasses.replace(done, saved=saved),
+                       (str(written.file), written.end))
+        return saved
 
     async def _not_modified(self, state: CrawlState, entry: Entry, url: URL,
                             previous: Previous, watch: _RedirectWatch) -> None:
@@ -791,14 +808,17 @@ class Mirror:
         self._manifest_lines.append(json.dumps(line) + "\n")
 
     async def _follow(self, state: CrawlState, entry: Entry, url: URL, info: ResourceInfo,
-                      path: Path) -> None:
+                      path: Path, *, small: bool = False) -> None:
+        """Queue the links of the page saved at ``path`` (``small``: known to be at most
+        :data:`INLINE_HASH` bytes, read in the loop rather than in a worker thread)."""
         handler = self.resolver.handler_for(url)
         if not self.options.render and handler.streams_links(info):
             # read a piece at a time as it is parsed, in the loop as a small file's
             # digest is (the page was just written: its pages are in the cache)
             links = _streamed_links(self.root, path, handler, info)
         else:
-            body = await anyio.to_thread.run_sync(_read_page, self.root, path)
+            body = _read_page(self.root, path) if small else \
+                await anyio.to_thread.run_sync(_read_page, self.root, path)
             if body is None:
                 return
             if self.options.render:
@@ -1259,6 +1279,18 @@ def _sha256(root: Path, path: Path, modified: float | None = None) -> tuple[str,
             except (OSError, OverflowError, ValueError):
                 pass  # a time the file system cannot hold: the file keeps its own
     return digest.hexdigest(), size
+
+
+def _set_time(root: Path, path: Path, modified: float) -> None:
+    """Give the saved file at ``path`` the server's time (its directory reached without
+    following a link, the file itself not followed either)."""
+    directory = open_directory(root, path.parent)
+    try:
+        os.utime(path.name, (modified, modified), dir_fd=directory, follow_symlinks=False)
+    except (OSError, OverflowError, ValueError):
+        pass  # a time the file system cannot hold: the file keeps its own
+    finally:
+        os.close(directory)
 
 
 def _read_page(root: Path, path: Path) -> bytes | None:

@@ -530,11 +530,23 @@ def _code_words(source: str) -> set[str]:
     lower-to-upper case change (``FTPOptions``: ftpoptions, ``nntp_path``: nntp, path),
     and the words of its strings but docstrings (triple-quoted strings are not counted)."""
     words: list[str] = []
+    # Python 3.12 tokenizes an f-string as FSTRING_START, its parts and FSTRING_END
+    # (3.11: one STRING): the parts of one that is not a docstring count the same way.
+    fstring_start = getattr(tokenize, "FSTRING_START", None)
+    fstring_middle = getattr(tokenize, "FSTRING_MIDDLE", None)
+    fstring_end = getattr(tokenize, "FSTRING_END", None)
+    triple: list[bool] = []
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if tok.type == tokenize.NAME:
             words += re.split(r"_|(?<=[a-z])(?=[A-Z])", tok.string)
         elif tok.type == tokenize.STRING and not re.match(r"[rbfRBF]*(\"\"\"|''')", tok.string):
             words += re.findall(r"[A-Za-z]+", tok.string)
+        elif tok.type == fstring_start:
+            triple.append(tok.string.endswith(('"""', "'''")))
+        elif tok.type == fstring_middle and triple and not triple[-1]:
+            words += re.findall(r"[A-Za-z]+", tok.string)
+        elif tok.type == fstring_end and triple:
+            triple.pop()
     return {word.lower() for word in words}
 
 

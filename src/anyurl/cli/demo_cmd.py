@@ -1,7 +1,8 @@
 """``anyurl demo``: start loopback servers and fetch one URL of every scheme.
 
-Each server of :mod:`anyurl.testing` runs as its own process on 127.0.0.1 on a free
-port (``python -m anyurl.testing.<protocol>``), serving a small data set made in a
+Each scheme's loopback server (its descriptor's ``demo`` cases name it) runs as its own
+process on 127.0.0.1 on a free port (``python -m anyurl.schemes.<name>.loopback``, or a
+plug-in's own module), serving a small data set made in a
 temporary directory; the demo then resolves one URL per scheme through the same
 :class:`~anyurl.Resolver` that ``anyurl get`` uses and prints what came back. Every
 process it started is stopped at the end, whatever happened.

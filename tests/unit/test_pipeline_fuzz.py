@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anyurl.schemes.http.pipeline import END, MAX_HEAD, Malformed, ResponseReader, parse_head
+from tests.unit.test_core_fuzz import CHUNKINGS, _chunks
 
 #: Pieces of responses: status lines, framing headers, chunk lines, line ends, noise.
 TOKENS = [b"HTTP/1.1 200 OK\r\n", b"HTTP/1.0 200 OK\r\n", b"HTTP/1.1 100 Continue\r\n",
@@ -26,7 +27,6 @@ TOKENS = [b"HTTP/1.1 200 OK\r\n", b"HTTP/1.0 200 OK\r\n", b"HTTP/1.1 100 Continu
           b"Connection: close\r\n", b" folded\r\n", b"X: y\r\n", b"\r\n", b"\n", b"\r",
           b"5\r\nhello\r\n", b"0\r\n\r\n", b"0\r\nT: v\r\n\r\n", b"ffffffffffffffff\r\n",
           b"5;ext=1\r\n", b"hello", b":", b" ", b"\x00", b"\xff", b"1", b"HTTP/1.1 "]
-CHUNKINGS = st.lists(st.integers(1, 64), min_size=1, max_size=8)
 METHODS = st.lists(st.sampled_from(["GET", "HEAD"]), min_size=1, max_size=4)
 
 
@@ -104,16 +104,6 @@ SERVER_BYTES = st.one_of(
     _mutated(),
     _numbers(),
 )
-
-
-def _chunks(data: bytes, sizes: list[int]) -> list[bytes]:
-    out, i, k = [], 0, 0
-    while i < len(data):
-        n = sizes[k % len(sizes)]
-        out.append(data[i : i + n])
-        i += n
-        k += 1
-    return out
 
 
 def _drive(reader: ResponseReader, methods: cycle[str]) -> None:

@@ -67,6 +67,9 @@ class Parser(argparse.ArgumentParser):
     #: The epilog, made when help is shown rather than when the parser is built (examples
     #: read from every scheme's descriptor, which a run need not load).
     late_epilog: typing.Callable[[], str] | None = None
+    #: The subcommands' parsers by name (what :func:`~anyurl.cli.main.build_parser`
+    #: added), so that an error is said by the command's own parser.
+    commands: typing.Mapping[str, argparse.ArgumentParser] = {}
 
     def format_help(self) -> str:
         """argparse's help, with :attr:`late_epilog` made now."""

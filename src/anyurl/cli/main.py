@@ -19,12 +19,14 @@ if TYPE_CHECKING:
     import typing
     from collections.abc import Sequence
 
+    from anyurl.cli.common import Parser
+
 __all__ = ["main"]
 
 TOP_LEVEL = ("-h", "--help", "--version", "--completion", "--man")
 
 
-def build_parser(only: str | None = None, *, plugins: bool = True) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, *, plugins: bool = True) -> Parser:
     """The ``anyurl`` argument parser with every subcommand, or ``only`` that one.
 
     Each subcommand's module is imported only when it is registered: ``anyurl get``
@@ -58,6 +60,7 @@ def build_parser(only: str | None = None, *, plugins: bool = True) -> argparse.A
             from anyurl.cli.scheme_options import add_scheme_flags
 
             add_scheme_flags(sub.choices[fetching], fetching, installed=plugins)
+    parser.commands = sub.choices
     return parser
 
 
@@ -117,18 +120,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
-def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
+def _unrecognized(parser: Parser, args: argparse.Namespace,
                   rest: list[str]) -> typing.NoReturn:
     """The usage error for options no parser knows, said by the command's own parser
     (``Try 'anyurl get --help'``), with the option probably meant (``--retyr``:
     ``--retry``), as git and curl's own suggestions do."""
     import difflib
 
-    sub = None
-    if args.command is not None:
-        for action in parser._subparsers._group_actions if parser._subparsers else ():
-            sub = getattr(action, "choices", {}).get(args.command, sub)
-    own = sub if sub is not None else parser
+    own = parser.commands.get(args.command, parser)
     message = f"unrecognized arguments: {' '.join(rest)}"
     unknown = next((r for r in rest if r.startswith("--")), None)
     if unknown is not None:
@@ -138,7 +137,6 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
         if close:
             message += f" (did you mean {close[0]}?)"
     own.error(message)
-    raise AssertionError("unreachable")  # pragma: no cover - error() exits
 
 
 #: Options whose value often begins with "-" as curl users write it (``--proto -file``);

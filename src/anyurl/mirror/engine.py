@@ -923,13 +923,13 @@ class Mirror:
             self._failed(state, entry.url, error)
             return
         async with self._warc_lock:  # the records and the state's note of them, in order
-            written = await self._archive_answer(url, answer, payload)
+            written = await self._archive_answer(url.masked(), answer, payload)
             self._failed(state, entry.url, error, (str(written.file), written.end))
 
-    async def _archive_answer(self, url: URL, answer: dict[str, object],
+    async def _archive_answer(self, target: str, answer: dict[str, object],
                               payload: bytes) -> Written:
-        """The request and response records of an error answer (``AnyURLError.answer``;
-        the caller holds the WARC lock)."""
+        """The request and response records of an error answer (``AnyURLError.answer``)
+        to the URL ``target`` (masked); the caller holds the WARC lock."""
         warc = self._warc
         assert warc is not None
         request = answer["request"]
@@ -937,7 +937,7 @@ class Mirror:
         headers = answer.get("headers")
 
         def write() -> Written:
-            warc.write_http(url.masked(), method=request["method"],
+            warc.write_http(target, method=request["method"],
                             request_target=request["target"],
                             http_version=request["http_version"],
                             request_headers=list(request["headers"]), request_body=None,
@@ -958,8 +958,7 @@ class Mirror:
         async with self._warc_lock:
             if isinstance(answer, AnyURLError):
                 if answer.answer is not None and isinstance(answer.answer.get("request"), dict):
-                    await self._archive_answer(self.resolver.parse(str(answer.url)),
-                                               answer.answer, body)
+                    await self._archive_answer(str(answer.url), answer.answer, body)
                 return
             if _warc_record(answer.url) == "response":
                 warc = self._warc

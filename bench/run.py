@@ -76,6 +76,11 @@ from nginx import parse_size, start_nginx, stop_nginx  # bench/nginx.py
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+# The anyurl measured is this checkout's, whatever another install (an editable one of
+# an older clone) would give ``python -m anyurl``: its children inherit the path.
+sys.path.insert(0, str(REPO / "src"))
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(REPO / "src"), *filter(None, [os.environ.get("PYTHONPATH")])])
 
 GNU_TIME = "/usr/bin/time"
 

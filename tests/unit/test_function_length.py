@@ -17,9 +17,7 @@ LIMIT = 80
 #: ``path::qualified.name`` -> its length when the rule was first checked.
 ALLOWED: dict[str, int] = {
     "anyurl/schemes/prospero/handler.py::ProsperoHandler.open": 119,
-    "anyurl/schemes/gopher/menus.py::menu": 99,
     "anyurl/cli/get_cmd.py::fetch_all": 88,
-    "anyurl/protocols/wais.py::parse_apdu": 84,
 }
 
 

@@ -678,80 +678,96 @@ def parse_apdu(apdu: bytes) -> InitRequest | InitResponse | SearchRequest | Sear
         raise WAISReplyError(f"header-length indicator {indicator} exceeds the APDU")
     pdu = apdu[2]
     if pdu in (PDU_INIT, PDU_INIT_RESPONSE):
-        pos = 3
-        accepted = True
-        if pdu == PDU_INIT_RESPONSE:
-            accepted = apdu[3] == 1
-            pos = 4
-        elements = read_elements(apdu, pos, std_end)
-        nums = {t: read_num(v) for t, v in elements
-                if t in (DT_PreferredMessageSize, DT_MaximumRecordSize)}
-        if pdu == PDU_INIT:
-            options = next((v for t, v in elements if t == DT_Options), b"")
-            return InitRequest(nums.get(DT_PreferredMessageSize),
-                               nums.get(DT_MaximumRecordSize), options)
-        impl = {t: _string(v) for t, v in elements
-                if t in (DT_ImplementationID, DT_ImplementationName, DT_ImplementationVersion)}
-        return InitResponse(accepted, nums.get(DT_PreferredMessageSize),
-                            nums.get(DT_MaximumRecordSize), impl)
+        return _parse_init(apdu, pdu, std_end)
     if pdu == PDU_SEARCH:
-        if std_end < 13:
-            raise WAISReplyError("Search APDU too short")
-        fields = dict(read_elements(apdu, 13, std_end))
-        request = SearchRequest(
-            databases=tuple(d for d in fields.get(DT_DatabaseNames, b"").split(DB_DELIMITER)
-                            if d),
-            query_type=fields.get(DT_QueryType, b""),
-            result_set_name=fields.get(DT_ResultSetName, b""),
-            element_set_names=fields.get(DT_ElementSetNames),
-            reference_id=fields.get(DT_ReferenceID),
-        )
-        if std_end >= len(apdu):
-            return request
-        tag, _ = decode_compressed_int(apdu, std_end)
-        if tag == DT_Query:
-            (_, query), = read_elements(apdu, std_end)[:1]
-            return _with_terms(request, query)
-        info = dict(_user_info(apdu, std_end))
-        return SearchRequest(
-            **{**request.__dict__, "seed_words": info.get(DT_SeedWords, b""),
-               "max_documents": read_num(info[DT_MaxDocumentsRetrieved])
-               if DT_MaxDocumentsRetrieved in info else None},
-        )
+        return _parse_search(apdu, std_end)
     if pdu == PDU_SEARCH_RESPONSE:
-        if std_end < 13:
-            raise WAISReplyError("SearchResponse APDU too short")
-        status = apdu[3]
-        count = int.from_bytes(apdu[4:7], "big")
-        returned = int.from_bytes(apdu[7:10], "big")
-        next_pos = int.from_bytes(apdu[10:13], "big")
-        opt = dict(read_elements(apdu, 13, std_end))
-        headers: list[DocumentHeader] = []
-        texts: list[DocumentText] = []
-        diags: list[Diagnostic] = []
-        others: list[int] = []
-        seed_used: str | None = None
-        for tag, value in _user_info(apdu, std_end):
-            if tag == DT_DocumentHeaderGroup:
-                headers.append(_header_group(value))
-            elif tag == DT_DocumentTextGroup:
-                texts.append(_text_group(value))
-            elif tag == DT_DatabaseDiagnosticRecords:
-                diags.append(Diagnostic.decode(value))
-            elif tag == DT_SeedWordsUsed:
-                seed_used = _string(value)
-            else:
-                others.append(tag)
-        return SearchResponse(
-            status, count, returned, next_pos,
-            present_status=read_num(opt[DT_PresentStatus]) if DT_PresentStatus in opt else None,
-            result_set_status=(read_num(opt[DT_ResultSetStatus])
-                               if DT_ResultSetStatus in opt else None),
-            reference_id=opt.get(DT_ReferenceID), seed_words_used=seed_used,
-            headers=tuple(headers), texts=tuple(texts), diagnostics=tuple(diags),
-            other_groups=tuple(others),
-        )
+        return _parse_search_response(apdu, std_end)
     raise WAISReplyError(f"PDU type {pdu} is not one anyurl reads")
+
+
+def _parse_init(apdu: bytes, pdu: int, std_end: int) -> InitRequest | InitResponse:
+    """An Init or InitResponse APDU (the response has its Result octet first)."""
+    pos = 3
+    accepted = True
+    if pdu == PDU_INIT_RESPONSE:
+        accepted = apdu[3] == 1
+        pos = 4
+    elements = read_elements(apdu, pos, std_end)
+    nums = {t: read_num(v) for t, v in elements
+            if t in (DT_PreferredMessageSize, DT_MaximumRecordSize)}
+    if pdu == PDU_INIT:
+        options = next((v for t, v in elements if t == DT_Options), b"")
+        return InitRequest(nums.get(DT_PreferredMessageSize),
+                           nums.get(DT_MaximumRecordSize), options)
+    impl = {t: _string(v) for t, v in elements
+            if t in (DT_ImplementationID, DT_ImplementationName, DT_ImplementationVersion)}
+    return InitResponse(accepted, nums.get(DT_PreferredMessageSize),
+                        nums.get(DT_MaximumRecordSize), impl)
+
+
+def _parse_search(apdu: bytes, std_end: int) -> SearchRequest:
+    """A Search APDU: its fields, then a type-1 query or WAIS's user information."""
+    if std_end < 13:
+        raise WAISReplyError("Search APDU too short")
+    fields = dict(read_elements(apdu, 13, std_end))
+    request = SearchRequest(
+        databases=tuple(d for d in fields.get(DT_DatabaseNames, b"").split(DB_DELIMITER)
+                        if d),
+        query_type=fields.get(DT_QueryType, b""),
+        result_set_name=fields.get(DT_ResultSetName, b""),
+        element_set_names=fields.get(DT_ElementSetNames),
+        reference_id=fields.get(DT_ReferenceID),
+    )
+    if std_end >= len(apdu):
+        return request
+    tag, _ = decode_compressed_int(apdu, std_end)
+    if tag == DT_Query:
+        (_, query), = read_elements(apdu, std_end)[:1]
+        return _with_terms(request, query)
+    info = dict(_user_info(apdu, std_end))
+    return SearchRequest(
+        **{**request.__dict__, "seed_words": info.get(DT_SeedWords, b""),
+           "max_documents": read_num(info[DT_MaxDocumentsRetrieved])
+           if DT_MaxDocumentsRetrieved in info else None},
+    )
+
+
+def _parse_search_response(apdu: bytes, std_end: int) -> SearchResponse:
+    """A SearchResponse APDU: its counts, its options, and the groups of its user
+    information (headers, texts, diagnostics; any other group's tag is kept)."""
+    if std_end < 13:
+        raise WAISReplyError("SearchResponse APDU too short")
+    status = apdu[3]
+    count = int.from_bytes(apdu[4:7], "big")
+    returned = int.from_bytes(apdu[7:10], "big")
+    next_pos = int.from_bytes(apdu[10:13], "big")
+    opt = dict(read_elements(apdu, 13, std_end))
+    headers: list[DocumentHeader] = []
+    texts: list[DocumentText] = []
+    diags: list[Diagnostic] = []
+    others: list[int] = []
+    seed_used: str | None = None
+    for tag, value in _user_info(apdu, std_end):
+        if tag == DT_DocumentHeaderGroup:
+            headers.append(_header_group(value))
+        elif tag == DT_DocumentTextGroup:
+            texts.append(_text_group(value))
+        elif tag == DT_DatabaseDiagnosticRecords:
+            diags.append(Diagnostic.decode(value))
+        elif tag == DT_SeedWordsUsed:
+            seed_used = _string(value)
+        else:
+            others.append(tag)
+    return SearchResponse(
+        status, count, returned, next_pos,
+        present_status=read_num(opt[DT_PresentStatus]) if DT_PresentStatus in opt else None,
+        result_set_status=(read_num(opt[DT_ResultSetStatus])
+                           if DT_ResultSetStatus in opt else None),
+        reference_id=opt.get(DT_ReferenceID), seed_words_used=seed_used,
+        headers=tuple(headers), texts=tuple(texts), diagnostics=tuple(diags),
+        other_groups=tuple(others),
+    )
 
 
 def _with_terms(request: SearchRequest, query: bytes) -> SearchRequest:

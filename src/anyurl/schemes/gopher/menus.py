@@ -56,93 +56,104 @@ async def menu(exchange: Exchange) -> Resource:
     if exchange.options.raw:
         return await as_sent(exchange, ResourceInfo(
             url=url, content_type="application/gopher-menu", kind="menu"))
-    parser = MenuParser()
-    as_json = exchange.options.format == "json"
-    # The menu as the server framed it, for files and pipes (GopherOptions.render).
-    source = not as_json and not exchange.options.get(GopherOptions).render
-    head_bytes: list[bytes] = []
-    kept: list[MenuItem] = []
-    extra: ResourceExtra = {"items": kept, "items_truncated": False}
-    head: list[MenuItem] = []
-    ended = False
+    stream = _MenuStream(exchange)
     try:
-        held = 0
-        while held < PEEK_SIZE and sum(not i.is_info for i in head) < 2:
-            event = await exchange.next_event()
-            if isinstance(event, PlusError):
-                raise plus_error(url, event)
-            if isinstance(event, Data):
-                held += len(event.data)
-                head_bytes.append(event.data)
-                head += _menu_items(url, parser, event.data)
-            elif isinstance(event, EndOfData):
-                if event.short:
-                    raise partial(url, event)
-                head += parser.close()
-                ended = True
-                break
-        if ended:
-            raise_error_item(url, head)
+        await stream.peek()
     except BaseException:
         with anyio.CancelScope(shield=True):
             await exchange.stream.aclose()
         raise
-    def keep(items: list[MenuItem]) -> None:
-        room = MAX_KEPT_ITEMS - len(kept)
-        kept.extend(items[:room])
-        if len(items) > room:
-            extra["items_truncated"] = True
+    ctype = ("application/json" if stream.as_json else
+             "application/gopher-menu" if stream.source else "text/plain; charset=utf-8")
+    info = ResourceInfo(url=url, content_type=ctype, kind="menu", extra=stream.extra)
+    return Resource(info, stream.chunks(), on_close=exchange.stream.aclose)
 
-    def render(items: list[MenuItem], first: bool) -> bytes:
-        keep(items)
-        if not as_json:
+
+class _MenuStream:
+    """One menu's items as they arrive: the first ones read ahead (:meth:`peek`), then
+    the rest rendered as readable text, as JSON, or passed on as the server framed them
+    (``source``: ``GopherOptions.render`` off, for files and pipes)."""
+
+    def __init__(self, exchange: Exchange) -> None:
+        self.exchange = exchange
+        self.parser = MenuParser()
+        self.as_json = exchange.options.format == "json"
+        self.source = not self.as_json and not exchange.options.get(GopherOptions).render
+        self.kept: list[MenuItem] = []
+        self.extra: ResourceExtra = {"items": self.kept, "items_truncated": False}
+        self.head: list[MenuItem] = []
+        self.head_bytes: list[bytes] = []
+        self.ended = False
+        self.first = True
+
+    async def peek(self) -> None:
+        """Read until two items that are not ``i`` lines (or :data:`PEEK_SIZE` bytes,
+        or the end): a menu that ends holding an error item raises it here."""
+        url = self.exchange.url
+        held = 0
+        while held < PEEK_SIZE and sum(not i.is_info for i in self.head) < 2:
+            event = await self.exchange.next_event()
+            if isinstance(event, PlusError):
+                raise plus_error(url, event)
+            if isinstance(event, Data):
+                held += len(event.data)
+                self.head_bytes.append(event.data)
+                self.head += _menu_items(url, self.parser, event.data)
+            elif isinstance(event, EndOfData):
+                if event.short:
+                    raise partial(url, event)
+                self.head += self.parser.close()
+                self.ended = True
+                break
+        if self.ended:
+            raise_error_item(url, self.head)
+
+    def _keep(self, items: list[MenuItem]) -> None:
+        room = MAX_KEPT_ITEMS - len(self.kept)
+        self.kept.extend(items[:room])
+        if len(items) > room:
+            self.extra["items_truncated"] = True
+
+    def _render(self, items: list[MenuItem]) -> bytes:
+        self._keep(items)
+        first, self.first = self.first, self.first and not items
+        if not self.as_json:
             return render_menu(items).encode("utf-8", "surrogateescape")
         text = ",\n".join("  " + json.dumps(i.to_json(), ensure_ascii=False)
                           for i in items)
         return (("" if first else ",\n") + text).encode() if items else b""
 
-    async def chunks() -> AsyncIterator[bytes]:
-        first = True
+    async def chunks(self) -> AsyncIterator[bytes]:
         try:
-            if as_json:
+            if self.as_json:
                 yield b"[\n"
-            out = render(head, first)
-            first = first and not head
-            if source:
-                out = b"".join(head_bytes)
-                head_bytes.clear()
+            out = self._render(self.head)
+            if self.source:
+                out = b"".join(self.head_bytes)
+                self.head_bytes.clear()
             if out:
                 yield out
-            while not ended:
-                event = await exchange.next_event()
+            while not self.ended:
+                event = await self.exchange.next_event()
                 if isinstance(event, Data):
-                    items = _menu_items(url, parser, event.data)
+                    items = _menu_items(self.exchange.url, self.parser, event.data)
                 elif isinstance(event, EndOfData):
                     if event.short:
-                        raise partial(url, event)
-                    items = parser.close()
+                        raise partial(self.exchange.url, event)
+                    items = self.parser.close()
+                    self.ended = True
                 else:
                     continue
-                out = render(items, first)
-                first = first and not items
-                if source and isinstance(event, Data):
-                    out = event.data
-                elif source:
-                    out = b""
+                out = self._render(items)
+                if self.source:
+                    out = event.data if isinstance(event, Data) else b""
                 if out:
                     yield out
-                if isinstance(event, EndOfData):
-                    break
-            if as_json:
+            if self.as_json:
                 yield b"\n]\n"
         finally:
             with anyio.CancelScope(shield=True):
-                await exchange.stream.aclose()
-
-    ctype = ("application/json" if as_json else
-             "application/gopher-menu" if source else "text/plain; charset=utf-8")
-    info = ResourceInfo(url=url, content_type=ctype, kind="menu", extra=extra)
-    return Resource(info, chunks(), on_close=exchange.stream.aclose)
+                await self.exchange.stream.aclose()
 
 
 def _menu_items(url: URL, parser: MenuParser, data: bytes) -> list[MenuItem]:

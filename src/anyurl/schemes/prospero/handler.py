@@ -290,32 +290,10 @@ class ProsperoHandler(SchemeHandler):
     # -- open -------------------------------------------------------------------------------
 
     async def open(self, url: URL, options: FetchOptions) -> Resource:
-        target = self._target(url)
-        trace = options.trace
-        forwards: list[str] = []
-        while True:
-            info = await self._request(url, target, self._info_lines(target, options), options)
-            if info.forwarded is None:
-                break
-            fwd = info.forwarded
-            if len(forwards) >= MAX_FORWARDS:
-                raise TooManyRedirects(
-                    f"more than {MAX_FORWARDS} FORWARDED replies for {url.masked()} "
-                    f"(last: {fwd.raw})",
-                    url=url,
-                )
-            host, port = split_host_port(fwd.host)
-            if not host or _is_own_name(host, target.host):
-                host = target.host  # the server naming itself: where it was reached
-            target = _Target(host, port or DEFAULT_PORT, fwd.hsoname, fwd.version or "0")
-            forwards.append(_prospero_url(target))
-            self.gate.admit(forwards[-1])  # the port policy, before a datagram goes there
-            if trace is not None:
-                trace(f"* forwarded to {forwards[-1]}")
+        target, info, forwards = await self._forwarded(url, options)
         self._check(url, target, info)
         for warning in info.warnings:
             self.warn(f"{url.masked()}: WARNING {warning.code} {warning.text}".rstrip())
-
         methods = [
             access_method_url(m)
             for m in (
@@ -334,63 +312,11 @@ class ProsperoHandler(SchemeHandler):
                 listing = None
             elif listing.forwarded is None:
                 self._check(url, target, listing)
-
-        extra: ResourceExtra = {
-            "prospero": {
-                "host": target.host,
-                "port": target.port,
-                "hsoname": target.hsoname,
-                "version": target.version,
-                "forwarded": forwards,
-                "attributes": [
-                    {"name": a.name, "applies_to": a.applies_to, "type": a.value_type,
-                     "values": list(a.values)}
-                    for a in info.attributes
-                ],
-                "access_methods": [
-                    {"method": m.method.display(), "url": m.url, "reason": m.reason}
-                    for m in methods
-                ],
-                "links": [
-                    {"name": link.name, "target": link.target, "host": link.host,
-                     "url": _link_url(link, target.host)}
-                    for link in (listing.links if listing else ())
-                ],
-            }
-        }
-        follow = options.get(ProsperoOptions).follow
-        if options.raw and not follow and listing is None:
-            # A mirror (raw) wants the object's bytes, not the report about it: the
-            # report is kept as metadata (extra["report"], and the dialogue).
-            chosen = _first_usable(methods, local=_is_loopback(target.host),
-                                   usable=lambda scheme: scheme == "file" or retrievable(scheme))
-            if chosen is not None:
-                extra["report"] = _report(url, target, info, methods, listing,
-                                          forwards).decode("utf-8", "surrogateescape")
-                if chosen.contents:
-                    return await self._contents(url, target, chosen, options, extra)
-                assert chosen.url is not None
-                if trace is not None:
-                    trace(f"* raw: fetching the object through {chosen.method.method} -> "
-                          f"{chosen.url}")
-                return await self._follow(chosen.url, options, extra)
-        if follow:
-            chosen = _first_usable(methods)
-            if chosen is None:
-                raise RemoteFileNotFound(
-                    f"none of the access methods of {url.masked()} can be followed: "
-                    + ("; ".join(f"{m.method.method}: {m.reason or 'not here'}"
-                                 for m in methods) or "it has none"),
-                    url=url,
-                    hint="Run without follow to see the report.",
-                )
-            if chosen.contents:
-                return await self._contents(url, target, chosen, options, extra)
-            assert chosen.url is not None
-            if trace is not None:
-                trace(f"* following {chosen.method.method} -> {chosen.url}")
-            return await self._follow(chosen.url, options, extra)
-
+        extra = _extra(target, forwards, info, methods, listing)
+        fetched = await self._object(url, options, target, info, methods, listing, forwards,
+                                     extra)
+        if fetched is not None:
+            return fetched
         if options.format == "json":  # --json: the same data as info.extra["prospero"]
             report = (json.dumps(extra["prospero"], indent=2, ensure_ascii=False)
                       + "\n").encode()
@@ -408,6 +334,73 @@ class ProsperoHandler(SchemeHandler):
             ),
             iterate_bytes(report),
         )
+
+    async def _forwarded(self, url: URL, options: FetchOptions,
+                         ) -> tuple[_Target, ObjectInfo, list[str]]:
+        """The object's attributes from the server that has it: FORWARDED replies are
+        followed (each new address through the gate's port policy, at most
+        :data:`MAX_FORWARDS`); the addresses forwarded to are returned too."""
+        target = self._target(url)
+        trace = options.trace
+        forwards: list[str] = []
+        while True:
+            info = await self._request(url, target, self._info_lines(target, options), options)
+            if info.forwarded is None:
+                return target, info, forwards
+            fwd = info.forwarded
+            if len(forwards) >= MAX_FORWARDS:
+                raise TooManyRedirects(
+                    f"more than {MAX_FORWARDS} FORWARDED replies for {url.masked()} "
+                    f"(last: {fwd.raw})",
+                    url=url,
+                )
+            host, port = split_host_port(fwd.host)
+            if not host or _is_own_name(host, target.host):
+                host = target.host  # the server naming itself: where it was reached
+            target = _Target(host, port or DEFAULT_PORT, fwd.hsoname, fwd.version or "0")
+            forwards.append(_prospero_url(target))
+            self.gate.admit(forwards[-1])  # the port policy, before a datagram goes there
+            if trace is not None:
+                trace(f"* forwarded to {forwards[-1]}")
+
+    async def _object(self, url: URL, options: FetchOptions, target: _Target,
+                      info: ObjectInfo, methods: list[AccessURL],
+                      listing: ObjectInfo | None, forwards: list[str],
+                      extra: ResourceExtra) -> Resource | None:
+        """The object itself through one of its access methods, when asked for (the
+        ``follow`` option), or when a mirror (raw) wants its bytes; else None: the
+        report about it is the resource."""
+        trace = options.trace
+        follow = options.get(ProsperoOptions).follow
+        if options.raw and not follow and listing is None:
+            # A mirror (raw) wants the object's bytes, not the report about it: the
+            # report is kept as metadata (extra["report"], and the dialogue).
+            chosen = _first_usable(methods, local=_is_loopback(target.host),
+                                   usable=lambda scheme: scheme == "file" or retrievable(scheme))
+            if chosen is None:
+                return None
+            extra["report"] = _report(url, target, info, methods, listing,
+                                      forwards).decode("utf-8", "surrogateescape")
+            how = "raw: fetching the object through"
+        elif follow:
+            chosen = _first_usable(methods)
+            if chosen is None:
+                raise RemoteFileNotFound(
+                    f"none of the access methods of {url.masked()} can be followed: "
+                    + ("; ".join(f"{m.method.method}: {m.reason or 'not here'}"
+                                 for m in methods) or "it has none"),
+                    url=url,
+                    hint="Run without follow to see the report.",
+                )
+            how = "following"
+        else:
+            return None
+        if chosen.contents:
+            return await self._contents(url, target, chosen, options, extra)
+        assert chosen.url is not None
+        if trace is not None:
+            trace(f"* {how} {chosen.method.method} -> {chosen.url}")
+        return await self._follow(chosen.url, options, extra)
 
     async def _contents(self, url: URL, target: _Target, chosen: AccessURL,
                         options: FetchOptions, extra: ResourceExtra) -> Resource:
@@ -681,3 +674,32 @@ def _report(
         out.append("")
         out.append("The server returned no attributes for this object (NONE-FOUND).")
     return ("\n".join(out) + "\n").encode("utf-8", "surrogateescape")
+
+
+def _extra(target: _Target, forwards: list[str], info: ObjectInfo,
+           methods: list[AccessURL], listing: ObjectInfo | None) -> ResourceExtra:
+    """What ``info.extra["prospero"]`` says of an object: where it was found (after the
+    forwards), its attributes, its access methods and, for a directory, its links."""
+    return {
+        "prospero": {
+            "host": target.host,
+            "port": target.port,
+            "hsoname": target.hsoname,
+            "version": target.version,
+            "forwarded": forwards,
+            "attributes": [
+                {"name": a.name, "applies_to": a.applies_to, "type": a.value_type,
+                 "values": list(a.values)}
+                for a in info.attributes
+            ],
+            "access_methods": [
+                {"method": m.method.display(), "url": m.url, "reason": m.reason}
+                for m in methods
+            ],
+            "links": [
+                {"name": link.name, "target": link.target, "host": link.host,
+                 "url": _link_url(link, target.host)}
+                for link in (listing.links if listing else ())
+            ],
+        }
+    }

@@ -8,6 +8,7 @@ its terminator, MLSD lines as sent (CR LF), NLST names with LF, OVER and LIST li
 from __future__ import annotations
 
 import gzip
+import io
 from pathlib import Path
 from typing import Any
 
@@ -646,6 +647,32 @@ def test_links_read_from_the_file_are_the_links_of_its_bytes(
     assert handler.streams_links(page) == content_type.startswith("text/html")
     with saved.open("rb") as f:
         assert handler.links_from_file(page, f) == handler.links(page, body)
+
+
+class _Recording(io.BufferedReader):
+    """A saved page that remembers the largest piece read from it."""
+
+    largest = 0
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        chunk = super().read(size)
+        self.largest = max(self.largest, len(chunk))
+        return chunk
+
+
+def test_a_big_saved_page_is_pulled_by_the_parser_a_piece_at_a_time(tmp_path: Path) -> None:
+    """libxml2 pulls a big page from its file (its push parser would keep a copy of
+    every byte fed to it): never the page whole, and the same links as its bytes."""
+    body = b"".join(b'<p><a href="p%d.html">page %d</a></p>\n' % (i, i) for i in range(40000))
+    saved = tmp_path / "page"
+    saved.write_bytes(body)
+    handler = HTTPHandler(CONFIG)
+    page = info("http://h/p/", content_type="text/html")
+    with _Recording(io.FileIO(saved)) as f:
+        links = handler.links_from_file(page, f)
+        assert f.largest < 256 << 10 < len(body)
+    assert len(links) == 40000
+    assert links == handler.links(page, body)
 
 
 def test_a_handler_reads_a_saved_file_whole_by_default(tmp_path: Path) -> None:

@@ -259,6 +259,106 @@ def test_html_charsets() -> None:
     assert urls(html_links(latin1, "text/html", url="http://h/")) == ["http://h/caf%E9.html"]
 
 
+#: Pages that Lexbor's tree (a page up to TREE_MAX) and libxml2's events (a bigger one)
+#: must read alike: what a browser's parser gets right, and what their trees differ on.
+BOTH_WAYS = [
+    HTML,
+    b'<a href="pic.html"> <img src="t.png" alt="Thumb"> caption</a>',
+    b'<a href="1.html">one<a href="2.html">two</a>three</a>',
+    b'<a href="b.html"><div>in a div</div> after</a> outside',
+    b'<table><tr><a href="t.html">fostered</a><td>cell</td></tr></table>',
+    b'<a href="s.html">x<style>p { background: url(bg.png) }</style>y</a>',
+    b'<a href="sc.html">x<script>var a = "<a href=no.html>";</script>y</a>',
+    b'<template><a href="t.html">t</a><img src="ti.png"></template>'
+    b'<a href="after.html" style="background: url(sa.png)">a</a>',
+    b'<base href="/one/"><base href="/two/"><a href="x.html">x</a>',
+    b'<a href="x.html">x</a><base href="/late/">',
+    b'<textarea><a href="no.html">no</a></textarea><a href="yes.html">yes</a>',
+    b'<a href="q?a=1&copy=2&amp;b=&lt;3">e</a><a href="&#x61;.html">e2</a>',
+    b'<head><noscript><link rel=stylesheet href="ns.css"></noscript></head>'
+    b'<noscript><img src="ns.png"></noscript>',
+    b'<svg><a href="svg.html">s</a><style>@import "svg.css";</style></svg>',
+    b'<meta http-equiv="Refresh" content="0; URL=\'next.html\'">',
+    b'<html><body></body></html><a href="late.html">late</a><img src="late.png">',
+    b'<img srcset="a.png 1x, b.png 2x"><picture><source srcset="c.webp"></picture>',
+    b'<A HREF="up.html">Up</A><IMG SRC="UP.PNG" ALT="up">',
+    b'<xmp><a href="x.html"></xmp><iframe><a href="i.html"></iframe>'
+    b'<noembed><a href="n.html"></noembed><a href="ok.html">ok</a>',
+    b'<select><option>x<img src="s.png"><a href="sa.html">t</a></select>',
+    b'<a href>x</a><a>name</a><area href="m.html" alt="Map"><a href="">e</a>',
+    b'<object data="o.swf"><embed src="e.swf"></object><video poster="p.png" src="v.mp4">'
+    b'<audio src="a.mp3"></audio></video><input type="image" src="in.png" alt="go">',
+    b'<body background="b.png"><table background="t.png"><tr><td background="d.png">'
+    b'x</td><th background="h.png">y</th></tr></table><div background="no.png">z</div>',
+    b'<a href="\n  w s.html\t">\n label \n</a>x<a href="n\x00.html">y</a>',
+    b'<ul><li><a href="l1.html">one<li><a href="l2.html">two</ul>',
+    b'<a href="b1.html"><b>bold</a> after</b><p style="width: 50%">',
+    b'<a href="caf\xe9.html">caf\xe9</a>',  # not UTF-8
+    b'<a href="ok.html">ok</a><a href="x.html',  # cut in a tag
+    # read from the events whatever the size (the Standard's tree differs):
+    b'<body><p>x<frame src="f.html">',
+    b'<image src="i.png"><a href="a.html">a</a>',
+    b'<body><p>x</p><body background="bg.png">',
+    b'<html><head></head><frameset><frame src="f.html"></frameset></html>',
+    b'',
+]
+
+
+@pytest.mark.parametrize("body", BOTH_WAYS)
+def test_lexbors_tree_and_libxml2s_events_give_the_same_links(
+        monkeypatch: pytest.MonkeyPatch, body: bytes) -> None:
+    page = info("http://h/d/p.html", content_type="text/html")
+    monkeypatch.setattr(html_links_module, "TREE_MAX", 1 << 20)
+    tree = HTTPHandler(CONFIG).links(page, body)
+    monkeypatch.setattr(html_links_module, "TREE_MAX", 0)
+    assert tree == HTTPHandler(CONFIG).links(page, body)
+
+
+def test_a_small_page_is_read_from_lexbors_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Up to TREE_MAX, no libxml2 events (whose Python calls are the cost); above, no
+    tree (whose memory is); the labels and the text around them each where it is."""
+    def refused(*args: Any) -> None:
+        raise AssertionError("the other way")
+
+    body = (b'x<a href="a.html">A <img src="i.png" alt="I"> a</a>y'
+            b'<a href="s.html">S<style>p { background: url(bg.png) }</style></a>z')
+    expected = [Link("http://h/a.html", PAGE, "A I a"), Link("http://h/i.png", FILE, "I",
+                                                             requisite=True),
+                Link("http://h/s.html", PAGE, "Sp { background: url(bg.png) }"),
+                Link("http://h/bg.png", FILE, None, requisite=True)]
+    monkeypatch.setattr(html_links_module, "TREE_MAX", len(body))
+    with monkeypatch.context() as patched:
+        patched.setattr(html_links_module, "_from_events", refused)
+        assert html_links(body, url="http://h/") == expected
+    monkeypatch.setattr(html_links_module, "TREE_MAX", len(body) - 1)
+    monkeypatch.setattr(html_links_module, "_from_tree", refused)
+    assert html_links(body, url="http://h/") == expected
+
+
+def test_a_page_the_standards_tree_reads_otherwise_is_read_from_the_events(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``<frame>`` outside a frameset, an ``<image>``, a second ``<body>``: a browser's
+    tree drops, renames or merges them, libxml2's events do not; such a page is read
+    from the events whatever its size, so that its links do not depend on it."""
+    def refused(markup: bytes) -> None:
+        raise AssertionError("read from the tree")
+
+    monkeypatch.setattr(html_links_module, "_from_tree", refused)
+    assert urls(html_links(b'<body><p>x<FRAME src="f.html">', url="http://h/")) == [
+        "http://h/f.html"]
+    assert urls(html_links(b'<image src="i.png"><a href="a.html">a</a>',
+                           url="http://h/")) == ["http://h/a.html"]
+    assert html_links(b'<body><p>x</p><body background="bg.png">', url="http://h/") == []
+
+
+def test_an_anchor_misnested_across_blocks_is_labelled_as_a_browser_cuts_it() -> None:
+    """The one difference left between the two ways (see html_links' docstring): in the
+    HTML Standard's tree the anchor ends with its paragraph (a copy of it holds the
+    rest); libxml2's events give it all the text up to its end tag."""
+    body = b'<p><a href="m.html">foo<p>bar</a>baz'
+    assert html_links(body, url="http://h/") == [Link("http://h/m.html", PAGE, "foo")]
+
+
 def test_unparseable_html_finds_what_it_can() -> None:
     body = b'<a href="ok.html">ok</a><a href="x.html'  # cut in the middle of a tag
     assert urls(html_links(body, url="http://h/")) == ["http://h/ok.html"]

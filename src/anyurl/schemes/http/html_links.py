@@ -1,20 +1,35 @@
 """The links of an HTML page or a style sheet, for :meth:`HTTPHandler.links` (a recursive
 mirror's next URLs).
 
-A page is tokenized by libxml2 (lxml 6 bundles libxml2 2.14, whose HTML tokenizer
-follows the HTML Standard): comments, ``<script>``, ``<style>`` and ``<textarea>`` text,
-attribute quoting and character references (``&copy=2`` in a URL stays as written) are
-its business, as they are a browser's, so a ``href`` inside a comment or a string is
-never taken for a link. It reports tags to a parser *target* (:class:`_Collector`) and
-builds no tree, and it pulls the page (from its file, or the bytes) a few KiB at a time
-(its push parser, ``feed``, would keep a copy of all it was fed: 3 MiB more for the 2.6
-MB ``contents.html``), so memory stays the references found. It replaced
-:mod:`html.parser`, pure Python: on the 530 pages of Python's documentation (50.7 MB)
-the extractor takes about a quarter of the CPU, with the same links plus the
-requisites (``bench/html_links.py``). Lexbor (selectolax) parses faster but builds a tree
-of about 13 times the page (33 MB for the 2.5 MB ``contents.html``, against 6 MB here):
-measured, and not chosen. A style sheet (a ``text/css`` response, a ``<style>`` block, a
-``style=`` attribute) is read by :mod:`.css_links` (tinycss2).
+A page is parsed by one of two C parsers whose tokenizers follow the HTML Standard, so
+comments, ``<script>``, ``<style>`` and ``<textarea>`` text, attribute quoting and
+character references (``&copy=2`` in a URL stays as written) are theirs to get right, as
+they are a browser's, and a ``href`` inside a comment or a string is never taken for a
+link:
+
+* a page up to :data:`TREE_MAX` (128 KiB: 429 of python3-doc's 530 pages, 43 % of its
+  bytes) by Lexbor (selectolax), into a tree from which one CSS selection, in C, picks
+  the elements that can name something (:func:`_from_tree`): Python sees those, not
+  every element and piece of text. The tree costs 12 to 15 times its page while it
+  lives (1.9 MiB at most here), which is why a bigger page is not read this way
+  (``contents.html``'s takes 30 MiB);
+* a bigger page by libxml2 (lxml 6 bundles libxml2 2.14) as a parser *target*
+  (:class:`_Collector`, :func:`_from_events`): no tree, but a call into Python for every
+  tag and text (a million each on python3-doc). libxml2 pulls the page (from its file,
+  or the bytes) a few KiB at a time; its push parser (``feed``) would keep a copy of all
+  it was fed (3 MiB more for the 2.6 MB ``contents.html``).
+
+Both give the same links, label for label, on python3-doc's 530 pages
+(``bench/html_links.py``) and on the cases of ``tests/unit/test_links.py``. Where the
+Standard's tree construction and libxml2's events part, the events are read: a page
+naming a ``<frame>`` (dropped outside a ``<frameset>``), an ``<image>`` (an ``<img>`` in
+a tree) or two ``<body>`` tags, so that a page's links never depend on its size; one
+difference is left: an anchor misnested across blocks (``<p><a>x<p>y</a>``) is labelled
+as a browser's tree cuts it (``x``) by Lexbor, with all its text (``xy``) by libxml2.
+The extractor replaced :mod:`html.parser`, pure Python: on the 530 pages of Python's
+documentation (50.7 MB) the events alone take about a quarter of its CPU, with the same
+links plus the requisites. A style sheet (a ``text/css`` response, a ``<style>`` block,
+a ``style=`` attribute) is read by :mod:`.css_links` (tinycss2).
 
 What counts as a link is what a browser would load or go to. A *requisite*
 (``Link.requisite``) is what a browser loads to render the page (wget's ``-p``, page
@@ -63,6 +78,7 @@ from typing import BinaryIO, Protocol
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from anyurl.links import FILE, PAGE, Link, checked, retrievable, written
 from anyurl.resource import ResourceInfo
@@ -157,17 +173,26 @@ class _Found:
 
 class _Collector:
     """The references of one page, in document order, as libxml2 reports its tags (a
-    parser *target*: no tree is built, so a page costs its bytes and the references
-    found, not a DOM several times its size)."""
+    parser *target*: no tree is built, so a page costs the references found, not a DOM
+    several times its size); :func:`_from_tree` hands it the elements of Lexbor's."""
+
+    #: The target's ``data``: the list's own ``append``, a call in C for each of the
+    #: page's text events (a million on python3-doc), most of which no one reads.
+    data: Callable[[str], None]
 
     def __init__(self) -> None:
         self.base: str | None = None
         self.found = _Found()
-        #: The open ``<a>``: its key and index in ``found``, the text inside it so far.
-        self._anchor: tuple[str, int, list[str]] | None = None
-        #: The text of the open ``<style>``, and how deep inside ``<template>`` we are
-        #: (a template's content is not rendered, so nothing there is loaded).
-        self._style: list[str] | None = None
+        #: The text since the open ``<a>`` or ``<style>`` started (while neither is
+        #: open, the text since the last tag, dropped at the next).
+        self._text: list[str] = []
+        self.data = self._text.append
+        #: The open ``<a>``: its key and index in ``found``.
+        self._anchor: tuple[str, int] | None = None
+        #: Where the text of the open ``<style>`` starts in ``_text``, and how deep
+        #: inside ``<template>`` we are (a template's content is not rendered, so
+        #: nothing there is loaded).
+        self._style: int | None = None
         self._template = 0
         self._tags: dict[str, Callable[[dict[str, str]], None]] = {
             "a": self._a, "area": self._area, "base": self._base,
@@ -180,6 +205,8 @@ class _Collector:
     # -- the target's interface (lxml.etree.HTMLParser) ----------------------------------
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
+        if self._anchor is None and self._style is None:
+            self._text.clear()  # (no one's text)
         if tag == "template":
             self._template += 1
         if self._template:
@@ -201,14 +228,8 @@ class _Collector:
         elif tag == "a":
             self._close_anchor()
         elif tag == "style" and self._style is not None:
-            self._css(css_references("".join(self._style)))
+            self._css(css_references("".join(self._text[self._style:])))
             self._style = None
-
-    def data(self, data: str) -> None:
-        if self._anchor is not None:
-            self._anchor[2].append(data)
-        if self._style is not None:
-            self._style.append(data)
 
     def close(self) -> None:
         self._close_anchor()
@@ -231,9 +252,11 @@ class _Collector:
     def _close_anchor(self) -> None:
         if self._anchor is None:
             return
-        key, index, parts = self._anchor
+        key, index = self._anchor
         self._anchor = None
-        self.found.label(key, index, " ".join("".join(parts).split()) or None)
+        self.found.label(key, index, " ".join("".join(self._text).split()) or None)
+        if self._style is None:
+            self._text.clear()
 
     def _base(self, attrs: dict[str, str]) -> None:
         if self.base is None and "href" in attrs:
@@ -243,7 +266,7 @@ class _Collector:
         self._close_anchor()
         if "href" in attrs:
             index = self.found.add(attrs["href"], PAGE, None, False)
-            self._anchor = (_key(attrs["href"]), index, [])
+            self._anchor = (_key(attrs["href"]), index)
 
     def _area(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("href"), PAGE, attrs.get("alt"), False)
@@ -255,7 +278,7 @@ class _Collector:
         self._add(attrs.get("src"), FILE, attrs.get("alt"), True)
         self._srcset(attrs.get("srcset"))
         if self._anchor is not None and attrs.get("alt"):
-            self._anchor[2].append(attrs["alt"])  # an image link's label
+            self._text.append(attrs["alt"])  # an image link's label
 
     def _script(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), FILE, None, True)
@@ -294,7 +317,7 @@ class _Collector:
         self._add(url.strip(_STRIP) or None, PAGE, None, True)
 
     def _open_style(self, attrs: dict[str, str]) -> None:
-        self._style = []
+        self._style = len(self._text)
 
 
 def _candidates(srcset: str) -> list[str]:
@@ -540,6 +563,86 @@ def _plain(info: ResourceInfo, body: bytes, types: frozenset[str]
     return None if plain is None else (plain, charset)
 
 
+#: The largest page read from Lexbor's tree (:func:`_from_tree`), a bigger one from
+#: libxml2's events (:func:`_from_events`): the tree costs about 16 times its page while
+#: it lives, the events the references found.
+TREE_MAX = 128 << 10
+#: The elements that can name something (the tags :class:`_Collector` reads, those with
+#: a ``style`` or a painted ``background``), which Lexbor selects from its tree in C, in
+#: document order.
+_NAMING = ("a[href],area[href],base[href],iframe[src],frame[src],img,script[src],source,"
+           "video,audio[src],object[data],embed[src],input[src],link[href],"
+           "meta[http-equiv],style,[style],body[background],table[background],"
+           "td[background],th[background]")
+
+
+#: Start tags the HTML Standard's tree construction treats otherwise than libxml2's
+#: events show them: a ``<frame>`` outside a ``<frameset>`` is dropped, an ``<image>``
+#: becomes an ``<img>``, a second ``<body>`` gives the first its attributes. A page
+#: naming one (a ``<body>`` twice) is read from the events, so that its links do not
+#: depend on its size.
+_TREE_DIFFERS = re.compile(rb"<(?:frame|image|body)[\s/>]", re.IGNORECASE)
+
+
+def _tree_reads_alike(markup: bytes) -> bool:
+    """Whether Lexbor's tree of ``markup`` names what libxml2's events name (see
+    :data:`_TREE_DIFFERS`; anchors misnested across blocks aside, whose labels are
+    cut where a browser cuts them)."""
+    for count, match in enumerate(_TREE_DIFFERS.finditer(markup)):
+        if count or match[0][1:5].lower() != b"body":
+            return False  # (a frame, an image, or a second body)
+    return True
+
+
+def _from_tree(markup: bytes) -> _Collector:
+    """The references of a page Lexbor parsed into a tree, as a :class:`_Collector`
+    finds them in libxml2's events, with no call into Python for the elements that
+    name nothing (most of a page: libxml2 calls the target for each of them).
+
+    Each element :data:`_NAMING` selects is given to the collector's ``start`` (an
+    anchor without a ``style`` straight to its references, the most common case); an
+    anchor's label is the text inside it, with the ``alt`` of its images where they
+    stand; a ``<style>`` its text. A ``<template>``'s content is not in the tree's
+    document, so not selected, as the collector skips it.
+    """
+    collector = _Collector()
+    found = collector.found
+    tree = LexborHTMLParser(markup)
+    pictured = set()  # the anchors whose label holds an image's alt text
+    for img in tree.css("a[href] img[alt]"):
+        up = img.parent
+        while up is not None and up.tag != "a":
+            up = up.parent
+        if up is not None:
+            pictured.add(up.mem_id)
+    for node in tree.css(_NAMING):
+        tag = node.tag
+        attrs = node.attributes
+        if tag == "a" and "style" not in attrs:
+            label = _label(node) if node.mem_id in pictured else node.text()
+            found.add(attrs["href"] or "", PAGE, " ".join(label.split()) or None, False)
+        elif tag != "template" and tag is not None:
+            collector.start(tag, {name: value or "" for name, value in attrs.items()})
+            if tag == "a":
+                collector.data(_label(node) if node.mem_id in pictured else node.text())
+                collector.end("a")
+            elif tag == "style":
+                collector.data(node.text())
+                collector.end("style")
+    return collector
+
+
+def _label(anchor: LexborNode) -> str:
+    """The text of an anchor with the ``alt`` of the images in it, in document order."""
+    parts = []
+    for node in anchor.traverse(include_text=True):
+        if node.is_text_node:
+            parts.append(node.text_content or "")
+        elif node.tag == "img" and (alt := node.attributes.get("alt")):
+            parts.append(alt)
+    return "".join(parts)
+
+
 def _parser(collector: _Collector) -> etree.HTMLParser:
     """libxml2's HTML parser reporting to ``collector``; UTF-8 said, so that a ``<meta
     charset>`` cannot override what the header said."""
@@ -573,7 +676,11 @@ def html_links(info: ResourceInfo, body: bytes) -> list[Link]:
     if readable is None:
         return []
     markup, restore = _markup(*readable)
-    collector = _from_events(io.BytesIO(markup))
+    if len(readable[0]) <= TREE_MAX and _tree_reads_alike(markup):
+        # (the plain page's size, as file_links decides)
+        collector = _from_tree(markup)
+    else:
+        collector = _from_events(io.BytesIO(markup))
     return _links(info, collector.base, collector.found, restore)
 
 
@@ -606,8 +713,11 @@ def file_links(info: ResourceInfo, file: BinaryIO) -> list[Link]:
     coded = info.extra.get("content_encoding") and not info.extra.get("decoded")
     if media not in HTML_TYPES or coded or _other_codec(charset) is not None:
         return document_links(info, file.read())
-    if os.fstat(file.fileno()).st_size > MAX_HTML:
+    size = os.fstat(file.fileno()).st_size
+    if size > MAX_HTML:
         return []
+    if size <= TREE_MAX:  # (read from Lexbor's tree, whole)
+        return html_links(info, file.read())
     links = _streamed(info, file)
     if links is None:  # not UTF-8 after all: the octets that are not are kept
         file.seek(0)

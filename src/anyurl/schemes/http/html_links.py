@@ -23,9 +23,11 @@ Both give the same links, label for label, on python3-doc's 530 pages
 (``bench/html_links.py``) and on the cases of ``tests/unit/test_links.py``. Where the
 Standard's tree construction and libxml2's events part, the events are read: a page
 naming a ``<frame>`` (dropped outside a ``<frameset>``), an ``<image>`` (an ``<img>`` in
-a tree) or two ``<body>`` tags, so that a page's links never depend on its size; one
-difference is left: an anchor misnested across blocks (``<p><a>x<p>y</a>``) is labelled
-as a browser's tree cuts it (``x``) by Lexbor, with all its text (``xy``) by libxml2.
+a tree) or two ``<body>`` tags, so that a page's links never depend on its size. The
+differences left are in labels: an anchor misnested across blocks or a table
+(``<p><a>x<p>y</a>``) is labelled as a browser's tree cuts it (``x``) by Lexbor, with
+all its text up to its end tag (``xy``) by libxml2; the text of a ``<template>`` in an
+anchor (never rendered) is no part of its label in the tree.
 The extractor replaced :mod:`html.parser`, pure Python: on the 530 pages of Python's
 documentation (50.7 MB) the events alone take about a quarter of its CPU, with the same
 links plus the requisites. A style sheet (a ``text/css`` response, a ``<style>`` block,
@@ -585,8 +587,7 @@ _TREE_DIFFERS = re.compile(rb"<(?:frame|image|body)[\s/>]", re.IGNORECASE)
 
 def _tree_reads_alike(markup: bytes) -> bool:
     """Whether Lexbor's tree of ``markup`` names what libxml2's events name (see
-    :data:`_TREE_DIFFERS`; anchors misnested across blocks aside, whose labels are
-    cut where a browser cuts them)."""
+    :data:`_TREE_DIFFERS`; labels aside, see the module docstring)."""
     for count, match in enumerate(_TREE_DIFFERS.finditer(markup)):
         if count or match[0][1:5].lower() != b"body":
             return False  # (a frame, an image, or a second body)

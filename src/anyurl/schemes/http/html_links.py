@@ -22,12 +22,18 @@ link:
 Both give the same links, label for label, on python3-doc's 530 pages
 (``bench/html_links.py``) and on the cases of ``tests/unit/test_links.py``. Where the
 Standard's tree construction and libxml2's events part, the events are read: a page
-naming a ``<frame>`` (dropped outside a ``<frameset>``), an ``<image>`` (an ``<img>`` in
-a tree) or two ``<body>`` tags, so that a page's links never depend on its size. The
-differences left are in labels: an anchor misnested across blocks or a table
-(``<p><a>x<p>y</a>``) is labelled as a browser's tree cuts it (``x``) by Lexbor, with
-all its text up to its end tag (``xy``) by libxml2; the text of a ``<template>`` in an
-anchor (never rendered) is no part of its label in the tree.
+naming a ``<frame>`` or a ``<frameset>`` (a frame is dropped outside one, anything
+else inside), an ``<image>`` (an ``<img>`` in a tree), a ``<template>``, an ``<svg>`` or
+``<math>`` with more than drawing elements in it (foreign content, which libxml2 parses
+as HTML: :data:`_TREE_DIFFERS`), or a table's part or a ``<body>`` with an attribute
+that can name something (dropped outside a table, merged when late:
+:data:`_LATE_TAGS`), so that a page's links do not depend on its size. What
+differs still, as far as ``tests/unit/test_links.py`` finds (hand-made pages and a
+property test over markup soup), is labels and order, not links, kinds or requisites: an anchor
+misnested across blocks or a table (``<p><a>x<p>y</a>``) is labelled as a browser's
+tree cuts it (``x``) by Lexbor, with all its text up to its end tag (``xy``) by
+libxml2; and an element inside a ``<table>`` but outside its cells comes before the
+table in the tree (the Standard's "foster parenting"), so its link comes earlier.
 The extractor replaced :mod:`html.parser`, pure Python: on the 530 pages of Python's
 documentation (50.7 MB) the events alone take about a quarter of its CPU, with the same
 links plus the requisites. A style sheet (a ``text/css`` response, a ``<style>`` block,
@@ -566,7 +572,7 @@ def _plain(info: ResourceInfo, body: bytes, types: frozenset[str]
 
 
 #: The largest page read from Lexbor's tree (:func:`_from_tree`), a bigger one from
-#: libxml2's events (:func:`_from_events`): the tree costs about 16 times its page while
+#: libxml2's events (:func:`_from_events`): the tree costs 13 to 15 times its page while
 #: it lives, the events the references found.
 TREE_MAX = 128 << 10
 #: The elements that can name something, which Lexbor selects from its tree in C, in
@@ -577,20 +583,56 @@ TREE_MAX = 128 << 10
 _NAMING = "[href],[src],[srcset],[data],[poster],[background],[style],[http-equiv],style"
 
 
-#: Start tags the HTML Standard's tree construction treats otherwise than libxml2's
-#: events show them: a ``<frame>`` outside a ``<frameset>`` is dropped, an ``<image>``
-#: becomes an ``<img>``, a second ``<body>`` gives the first its attributes. A page
-#: naming one (a ``<body>`` twice) is read from the events, so that its links do not
-#: depend on its size.
-_TREE_DIFFERS = re.compile(rb"<(?:frame|image|body)[\s/>]", re.IGNORECASE)
+#: Tags after which Lexbor's tree may name otherwise than libxml2's events, wherever
+#: they are (a pattern searched for in the lower-cased page): a ``<frame>`` outside a
+#: ``<frameset>`` is dropped by the HTML Standard's tree construction, and everything
+#: but frames inside one; an ``<image>`` becomes an ``<img>``; a ``<template>``'s content
+#: is apart from the document and ends only with its own end tag (libxml2 ends it with
+#: its parent's); in an ``<svg>`` or ``<math>`` the Standard parses foreign content,
+#: where libxml2 keeps to HTML's rules (a ``<title>`` or ``<style>`` there holds
+#: elements, not text; ``<![CDATA[`` is a section; a ``<p>`` leaves the block ...), so
+#: a block holding more than drawings (:data:`_UNLIKE`) counts. (A prefix is enough: a
+#: ``<frameset>`` counts, and an ``<imagemap>``, which costs only speed.)
+_TREE_DIFFERS = re.compile(rb"<(?:frame|image|template|(svg|math))")
+#: In an ``<svg>`` or ``<math>`` block (to its end tag, or the page's end), a ``<`` that
+#: is not one of the drawing elements both parsers read alike (icons are drawn with
+#: these: python3-doc's 529 are paths).
+_UNLIKE = re.compile(
+    rb"<(?!/?(?:path|g|circle|rect|line|polyline|polygon|ellipse|defs|symbol|use|"
+    rb"lineargradient|radialgradient|stop|clippath|mask|pattern)[\s/>])")
+#: Tags the tree drops or merges where they come late, and libxml2 does not: a table's
+#: parts outside a table; a ``<body>`` or ``<html>`` after what opened the body, whose
+#: attributes go to the element already there (libxml2 drops the tag). They matter
+#: only with an attribute that can name something (:data:`_NAMING_ATTRIBUTES`).
+_LATE_TAGS = frozenset({b"body", b"html", b"head", b"caption", b"col", b"colgroup",
+                        b"tbody", b"td", b"tfoot", b"th", b"thead", b"tr"})
+#: A ``background``, or a ``style`` with a ``(`` (a ``url()``), in the lower-cased page
+#: (two patterns, each found by its first letters: one with both is tried at every
+#: byte, and takes 4 times as long).
+_NAMING_ATTRIBUTES = (re.compile(rb"background"), re.compile(rb"style[^>]*?\("))
+#: The name of the tag at the start of a slice.
+_TAG_NAME = re.compile(rb"<([a-z0-9]+)")
 
 
 def _tree_reads_alike(markup: bytes) -> bool:
-    """Whether Lexbor's tree of ``markup`` names what libxml2's events name (see
-    :data:`_TREE_DIFFERS`; labels aside, see the module docstring)."""
-    for count, match in enumerate(_TREE_DIFFERS.finditer(markup)):
-        if count or match[0][1:5].lower() != b"body":
-            return False  # (a frame, an image, or a second body)
+    """Whether Lexbor's tree of ``markup`` names what libxml2's events name (labels
+    and order aside, see the module docstring): nothing :data:`_TREE_DIFFERS` finds
+    but drawings, and none of :data:`_LATE_TAGS` with an attribute that can name
+    something."""
+    page = markup.lower()
+    for found in _TREE_DIFFERS.finditer(page):
+        if found[1] is None:
+            return False  # (a frame, an image, a template)
+        end = page.find(b"</" + found[1], found.end())
+        if _UNLIKE.search(page, found.end(), len(page) if end < 0 else end):
+            return False
+    for found in (m for pattern in _NAMING_ATTRIBUTES for m in pattern.finditer(page)):
+        at = found.start()
+        tag = page.rfind(b"<", 0, at)
+        if tag >= 0 and page.find(b">", tag, at) < 0:  # (inside that tag)
+            name = _TAG_NAME.match(page, tag)
+            if name is not None and name[1] in _LATE_TAGS:
+                return False
     return True
 
 
@@ -619,8 +661,10 @@ def _from_tree(markup: bytes) -> _Collector:
         tag = node.tag
         attrs = node.attributes
         if tag == "a" and "style" not in attrs:
-            label = _label(node) if node.mem_id in pictured else node.text()
-            found.add(attrs["href"] or "", PAGE, " ".join(label.split()) or None, False)
+            if "href" in attrs:  # (else selected for another attribute: no reference)
+                label = _label(node) if node.mem_id in pictured else node.text()
+                found.add(attrs["href"] or "", PAGE, " ".join(label.split()) or None,
+                          False)
         elif tag != "template" and tag is not None:
             collector.start(tag, {name: value or "" for name, value in attrs.items()})
             if tag == "a":

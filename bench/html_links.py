@@ -9,9 +9,14 @@ It reads every ``*.html`` under ``--root`` (Debian's ``python3-doc``, 530 pages,
 MB, by default) as if served at ``http://127.0.0.1:8080/``, and runs on each:
 
 * the extractor of ``--old-rev`` (``html.parser``; its module loaded from git as it was),
-* the current one (libxml2 through lxml, as a parser target; tinycss2 for style sheets),
-  from the bytes (``html_links``) and from the file a piece at a time (``file_links``,
-  a mirror's way: the two must give the very same links),
+* the current one (Lexbor's tree for a page up to ``TREE_MAX``, libxml2's events
+  through lxml as a parser target for a bigger one; tinycss2 for style sheets), from
+  the bytes (``html_links``) and from the file (``file_links``, a mirror's way: the two
+  must give the very same links),
+* each of the current one's two ways on every page (``TREE_MAX`` set above the largest
+  page, then to 0), against the extractor of ``--same-rev`` (libxml2's events alone):
+  the very same links, URL for URL, with the same kinds, labels and requisite flags,
+  in the same order,
 * each C parser alone, building its tree and no links: lxml (libxml2) and selectolax
   (Lexbor), the two this change chose from (selectolax when it is installed), and the
   peak memory each takes on the largest page (a child process each).
@@ -19,8 +24,9 @@ MB, by default) as if served at ``http://127.0.0.1:8080/``, and runs on each:
 It prints the CPU seconds of each (process time, the best of ``--repeat``) and checks, per
 page, that the new extractor's links are the old ones plus requisites only: the new list
 restricted to the URLs the old one had is the old list, in order, with the same kinds and
-labels, and every URL it adds is a requisite (``srcset``, ``url()`` in a style ...). It
-exits 1 and names the first pages that differ otherwise.
+labels, and every URL it adds is a requisite (``srcset``, ``url()`` in a style ...); and
+that each of the current ways gives ``--same-rev``'s very links. It exits 1 and names
+the first pages that differ otherwise.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from pathlib import Path
 
 from anyurl.links import Link
 from anyurl.resource import ResourceInfo
+from anyurl.schemes.http import html_links as extractor
 from anyurl.schemes.http.html_links import file_links, html_links
 from anyurl.url import parse
 
@@ -43,6 +50,9 @@ REPO = Path(__file__).resolve().parents[1]
 DOCS = Path("/usr/share/doc/python3.11/html")
 #: The commit before this change: the html.parser extractor.
 OLD_REV = "d27188f"
+#: The extractor the current one must match link for link: libxml2's events alone,
+#: before Lexbor's tree (issue 30).
+SAME_REV = "e98f38a"
 
 
 def old_extractor(rev: str) -> Callable[[ResourceInfo, bytes], list[Link]]:
@@ -72,6 +82,7 @@ from pathlib import Path
 sys.path.insert(0, {bench!r})
 from html_links import old_extractor, info_of
 import lxml.html
+from anyurl.schemes.http import html_links as extractor
 from anyurl.schemes.http.html_links import file_links, html_links
 try:
     from selectolax.lexbor import LexborHTMLParser
@@ -128,6 +139,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=DOCS)
     parser.add_argument("--old-rev", default=OLD_REV)
+    parser.add_argument("--same-rev", default=SAME_REV)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     files = sorted(args.root.rglob("*.html"))
@@ -171,6 +183,17 @@ def main() -> int:
 
         timings["selectolax (Lexbor) tree alone"] = cpu(
             lambda: [LexborHTMLParser(body) for _, body in pages], args.repeat)
+    same = old_extractor(args.same_rev)
+    timings[f"extractor of {args.same_rev} (libxml2's events)"] = cpu(
+        lambda: run("same", same), args.repeat)
+    ways = {"tree": 1 << 62, "events": 0}
+    for way, limit in ways.items():
+        kept, extractor.TREE_MAX = extractor.TREE_MAX, limit
+        try:
+            timings[f"current extractor, every page by {way}"] = cpu(
+                lambda way=way: run(way, html_links), args.repeat)
+        finally:
+            extractor.TREE_MAX = kept
     for name, seconds in timings.items():
         print(f"  {name:48} {seconds:7.3f} s CPU")
     largest = max(files, key=lambda p: p.stat().st_size)
@@ -194,8 +217,22 @@ def main() -> int:
     for path in unlike[:10]:
         print(f"  FROM THE FILE DIFFERS {path.relative_to(args.root)}")
     print(f"{len(pages) - len(unlike)} of {len(pages)} pages: the same links read from "
-          "the file a piece at a time (file_links) as from the bytes (html_links)")
-    return 1 if bad or unlike else 0
+          "the file (file_links) as from the bytes (html_links)")
+    fields = ("url", "kind", "text", "requisite")
+    mismatched = 0
+    for way in ways:
+        apart = [(path, a, b) for path, a, b in zip(files, results["same"], results[way],
+                                                     strict=True)
+                 if [[getattr(x, f) for f in fields] for x in a]
+                 != [[getattr(x, f) for f in fields] for x in b]]
+        for path, a, b in apart[:5]:
+            first = next((x, y) for x, y in zip(a + [None] * len(b), b + [None] * len(a),
+                                                strict=False) if x != y)
+            print(f"  {way.upper()} DIFFERS {path.relative_to(args.root)}: {first}")
+        print(f"{len(pages) - len(apart)} of {len(pages)} pages: {way}, link for link the "
+              f"links of {args.same_rev}")
+        mismatched += len(apart)
+    return 1 if bad or unlike or mismatched else 0
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ def _run_without(blocked: set[str], code: str) -> subprocess.CompletedProcess[st
 
 def test_the_base_install_is_what_the_library_needs():
     assert sorted(_name(r) for r in PROJECT["dependencies"]) == [
-        "anyio", "h11", "lxml", "publicsuffixlist", "socksio", "tinycss2"]
+        "anyio", "h11", "lxml", "publicsuffixlist", "selectolax", "socksio", "tinycss2"]
 
 
 def test_all_is_what_readme_says_and_leaves_the_dask_cluster_out():

@@ -16,8 +16,8 @@ from anyurl import Config
 from anyurl.links import FILE, PAGE, Link
 from anyurl.mirror.scope import REQUISITE_HOPS, Scope
 from anyurl.resource import ResourceInfo
-from anyurl.schemes.http import HTTPHandler
-from anyurl.schemes.http.css_links import css_references, declared_charset
+from anyurl.schemes.http import HTTPHandler, css_links
+from anyurl.schemes.http.css_links import css_references, declared_charset, style_references
 from anyurl.url import parse
 
 PAGE_URL = "http://h.example/docs/page.html"
@@ -152,6 +152,18 @@ def test_css_references_in_every_quoting() -> None:
         "data:image/png;base64,iVBORw0KGgo=", "#fragment-only", "media/in-media.png",
         "fonts/f.woff2", "set-1x.png", "set-2x.png", "http://other.example/abs.png",
         "unclosed.png"]
+
+
+def test_css_without_a_parenthesis_or_an_at_sign_is_not_tokenized(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``url()`` is written with a ``(`` even when its name is escaped, an ``@import``
+    with an ``@``: a ``style=`` attribute or a sheet without them names nothing."""
+    assert style_references(r"background: \75rl(esc.png)") == ["esc.png"]
+    assert css_references(r'@\69mport "esc.css";') == ["esc.css"]
+    with monkeypatch.context() as patched:
+        patched.setattr(css_links.tinycss2, "parse_component_value_list", None)
+        assert style_references("width: 50%; u\\72l: x.png") == []
+        assert css_references("p { color: red } /* url x.png */") == []
 
 
 def test_a_style_sheet_response_names_requisites_resolved_against_itself() -> None:

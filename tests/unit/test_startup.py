@@ -25,7 +25,7 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 #: Imported only by the options, schemes and outputs that need them: cookies (-b/-c),
 #: forms (-F), JSON (--json, -w %{json}, --answers), Content-Disposition and HTTP dates
-#: (the email package), a mirror's links (lxml, tinycss2), suggestions (difflib),
+#: (the email package), a mirror's links (lxml, selectolax, tinycss2), suggestions (difflib),
 #: staging names (hashlib), progress bars (rich), WARC, HTTP/2, password prompts (getpass).
 HEAVY = (
     "email", "http.cookiejar", "urllib.request", "html.parser", "json", "difflib",
@@ -33,7 +33,7 @@ HEAVY = (
     "anyurl.cookies", "anyurl.downloads.warc", "anyurl.links", "anyurl.url.text",
     "anyurl.mirror", "anyurl.mirror.scale", "anyurl.cli.progress", "anyurl.cli.hints",
     "anyurl.schemes.http.html_links", "anyurl.schemes.http.css_links", "lxml",
-    "tinycss2",
+    "selectolax", "tinycss2",
     "anyurl.schemes.http.http2", "anyurl.protocols",
     "anyurl.schemes.http.forms",  # -F forms (their dataclasses)
     # the other schemes' handlers (each package but its light modules: LIGHT)

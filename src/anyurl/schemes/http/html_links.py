@@ -1,18 +1,43 @@
 """The links of an HTML page or a style sheet, for :meth:`HTTPHandler.links` (a recursive
 mirror's next URLs).
 
-A page is tokenized by libxml2 (lxml 6 bundles libxml2 2.14, whose HTML tokenizer
-follows the HTML Standard): comments, ``<script>``, ``<style>`` and ``<textarea>`` text,
-attribute quoting and character references (``&copy=2`` in a URL stays as written) are
-its business, as they are a browser's, so a ``href`` inside a comment or a string is
-never taken for a link. It reports tags to a parser *target* (:class:`_Collector`) and
-builds no tree, so memory stays the page and what it names. It replaced
-:mod:`html.parser`, pure Python: on the 530 pages of Python's documentation (50.7 MB)
-the extractor takes about a quarter of the CPU, with the same links plus the
-requisites (``bench/html_links.py``). Lexbor (selectolax) parses faster but builds a tree
-of about 13 times the page (33 MB for the 2.5 MB ``contents.html``, against 6 MB here):
-measured, and not chosen. A style sheet (a ``text/css`` response, a ``<style>`` block, a
-``style=`` attribute) is read by :mod:`.css_links` (tinycss2).
+A page is parsed by one of two C parsers whose tokenizers follow the HTML Standard, so
+comments, ``<script>``, ``<style>`` and ``<textarea>`` text, attribute quoting and
+character references (``&copy=2`` in a URL stays as written) are theirs to get right, as
+they are a browser's, and a ``href`` inside a comment or a string is never taken for a
+link:
+
+* a page up to :data:`TREE_MAX` (128 KiB: 429 of python3-doc's 530 pages, 43 % of its
+  bytes) by Lexbor (selectolax), into a tree from which one CSS selection, in C, picks
+  the elements that can name something (:func:`_from_tree`): Python sees those, not
+  every element and piece of text. The tree costs 12 to 15 times its page while it
+  lives (1.9 MiB at most here), which is why a bigger page is not read this way
+  (``contents.html``'s takes 30 MiB);
+* a bigger page by libxml2 (lxml 6 bundles libxml2 2.14) as a parser *target*
+  (:class:`_Collector`, :func:`_from_events`): no tree, but a call into Python for every
+  tag and text (a million each on python3-doc). libxml2 pulls the page (from its file,
+  or the bytes) a few KiB at a time; its push parser (``feed``) would keep a copy of all
+  it was fed (3 MiB more for the 2.6 MB ``contents.html``).
+
+Both give the same links, label for label, on python3-doc's 530 pages
+(``bench/html_links.py``) and on the cases of ``tests/unit/test_links.py``. Where the
+Standard's tree construction and libxml2's events part, the events are read: a page
+naming a ``<frame>`` or a ``<frameset>`` (a frame is dropped outside one, anything
+else inside), an ``<image>`` (an ``<img>`` in a tree), a ``<template>``, an ``<svg>`` or
+``<math>`` with more than drawing elements in it (foreign content, which libxml2 parses
+as HTML: :data:`_TREE_DIFFERS`), or a table's part or a ``<body>`` with an attribute
+that can name something (dropped outside a table, merged when late:
+:data:`_LATE_TAGS`), so that a page's links do not depend on its size. What
+differs still, as far as ``tests/unit/test_links.py`` finds (hand-made pages and a
+property test over markup soup), is labels and order, not links, kinds or requisites: an anchor
+misnested across blocks or a table (``<p><a>x<p>y</a>``) is labelled as a browser's
+tree cuts it (``x``) by Lexbor, with all its text up to its end tag (``xy``) by
+libxml2; and an element inside a ``<table>`` but outside its cells comes before the
+table in the tree (the Standard's "foster parenting"), so its link comes earlier.
+The extractor replaced :mod:`html.parser`, pure Python: on the 530 pages of Python's
+documentation (50.7 MB) the events alone take about a quarter of its CPU, with the same
+links plus the requisites. A style sheet (a ``text/css`` response, a ``<style>`` block,
+a ``style=`` attribute) is read by :mod:`.css_links` (tinycss2).
 
 What counts as a link is what a browser would load or go to. A *requisite*
 (``Link.requisite``) is what a browser loads to render the page (wget's ``-p``, page
@@ -53,13 +78,15 @@ content coding the handler did not undo: gzip, deflate, br, zstd) is not read at
 from __future__ import annotations
 
 import codecs
+import io
 import os
 import re
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from anyurl.links import FILE, PAGE, Link, checked, retrievable, written
 from anyurl.resource import ResourceInfo
@@ -90,7 +117,7 @@ _REQUISITE_RELS = frozenset({
 _BACKGROUNDS = frozenset({"body", "table", "td", "th"})
 #: What the WHATWG URL parser strips from a reference before reading it.
 _STRIP = " \t\n\r\f"
-#: How much of a page libxml2 is given at a time.
+#: How much of a page is checked to be UTF-8 at a time.
 _FEED = 256 << 10
 #: A ``<meta http-equiv=refresh>`` content: the time, then the URL (the HTML Standard's
 #: "shared declarative refresh steps"), with or without ``url=`` and quotes.
@@ -154,17 +181,26 @@ class _Found:
 
 class _Collector:
     """The references of one page, in document order, as libxml2 reports its tags (a
-    parser *target*: no tree is built, so a page costs its bytes and the references
-    found, not a DOM several times its size)."""
+    parser *target*: no tree is built, so a page costs the references found, not a DOM
+    several times its size); :func:`_from_tree` hands it the elements of Lexbor's."""
+
+    #: The target's ``data``: the list's own ``append``, a call in C for each of the
+    #: page's text events (a million on python3-doc), most of which no one reads.
+    data: Callable[[str], None]
 
     def __init__(self) -> None:
         self.base: str | None = None
         self.found = _Found()
-        #: The open ``<a>``: its key and index in ``found``, the text inside it so far.
-        self._anchor: tuple[str, int, list[str]] | None = None
-        #: The text of the open ``<style>``, and how deep inside ``<template>`` we are
-        #: (a template's content is not rendered, so nothing there is loaded).
-        self._style: list[str] | None = None
+        #: The text since the open ``<a>`` or ``<style>`` started (while neither is
+        #: open, the text since the last tag, dropped at the next).
+        self._text: list[str] = []
+        self.data = self._text.append
+        #: The open ``<a>``: its key and index in ``found``.
+        self._anchor: tuple[str, int] | None = None
+        #: Where the text of the open ``<style>`` starts in ``_text``, and how deep
+        #: inside ``<template>`` we are (a template's content is not rendered, so
+        #: nothing there is loaded).
+        self._style: int | None = None
         self._template = 0
         self._tags: dict[str, Callable[[dict[str, str]], None]] = {
             "a": self._a, "area": self._area, "base": self._base,
@@ -177,6 +213,8 @@ class _Collector:
     # -- the target's interface (lxml.etree.HTMLParser) ----------------------------------
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
+        if self._anchor is None and self._style is None:
+            self._text.clear()  # (no one's text)
         if tag == "template":
             self._template += 1
         if self._template:
@@ -198,14 +236,8 @@ class _Collector:
         elif tag == "a":
             self._close_anchor()
         elif tag == "style" and self._style is not None:
-            self._css(css_references("".join(self._style)))
+            self._css(css_references("".join(self._text[self._style:])))
             self._style = None
-
-    def data(self, data: str) -> None:
-        if self._anchor is not None:
-            self._anchor[2].append(data)
-        if self._style is not None:
-            self._style.append(data)
 
     def close(self) -> None:
         self._close_anchor()
@@ -228,9 +260,11 @@ class _Collector:
     def _close_anchor(self) -> None:
         if self._anchor is None:
             return
-        key, index, parts = self._anchor
+        key, index = self._anchor
         self._anchor = None
-        self.found.label(key, index, " ".join("".join(parts).split()) or None)
+        self.found.label(key, index, " ".join("".join(self._text).split()) or None)
+        if self._style is None:
+            self._text.clear()
 
     def _base(self, attrs: dict[str, str]) -> None:
         if self.base is None and "href" in attrs:
@@ -240,7 +274,7 @@ class _Collector:
         self._close_anchor()
         if "href" in attrs:
             index = self.found.add(attrs["href"], PAGE, None, False)
-            self._anchor = (_key(attrs["href"]), index, [])
+            self._anchor = (_key(attrs["href"]), index)
 
     def _area(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("href"), PAGE, attrs.get("alt"), False)
@@ -252,7 +286,7 @@ class _Collector:
         self._add(attrs.get("src"), FILE, attrs.get("alt"), True)
         self._srcset(attrs.get("srcset"))
         if self._anchor is not None and attrs.get("alt"):
-            self._anchor[2].append(attrs["alt"])  # an image link's label
+            self._text.append(attrs["alt"])  # an image link's label
 
     def _script(self, attrs: dict[str, str]) -> None:
         self._add(attrs.get("src"), FILE, None, True)
@@ -291,7 +325,7 @@ class _Collector:
         self._add(url.strip(_STRIP) or None, PAGE, None, True)
 
     def _open_style(self, attrs: dict[str, str]) -> None:
-        self._style = []
+        self._style = len(self._text)
 
 
 def _candidates(srcset: str) -> list[str]:
@@ -537,11 +571,147 @@ def _plain(info: ResourceInfo, body: bytes, types: frozenset[str]
     return None if plain is None else (plain, charset)
 
 
+#: The largest page read from Lexbor's tree (:func:`_from_tree`), a bigger one from
+#: libxml2's events (:func:`_from_events`): the tree costs 13 to 15 times its page while
+#: it lives, the events the references found.
+TREE_MAX = 128 << 10
+#: The elements that can name something, which Lexbor selects from its tree in C, in
+#: document order: those with an attribute the collector reads a reference from, and
+#: ``<style>``. A superset (a ``<p data>``, an ``<img>`` with ``src`` but no handler's
+#: reason to care) costs a ``start`` that finds nothing; matching by attribute name
+#: alone takes 0.6 times matching each tag's own (``a[href],area[href],...``).
+_NAMING = "[href],[src],[srcset],[data],[poster],[background],[style],[http-equiv],style"
+
+
+#: Tags after which Lexbor's tree may name otherwise than libxml2's events, wherever
+#: they are (a pattern searched for in the lower-cased page): a ``<frame>`` outside a
+#: ``<frameset>`` is dropped by the HTML Standard's tree construction, and everything
+#: but frames inside one; an ``<image>`` becomes an ``<img>``; a ``<template>``'s content
+#: is apart from the document and ends only with its own end tag (libxml2 ends it with
+#: its parent's); in an ``<svg>`` or ``<math>`` the Standard parses foreign content,
+#: where libxml2 keeps to HTML's rules (a ``<title>`` or ``<style>`` there holds
+#: elements, not text; ``<![CDATA[`` is a section; a ``<p>`` leaves the block ...), so
+#: a block holding more than drawings (:data:`_UNLIKE`) counts. (A prefix is enough: a
+#: ``<frameset>`` counts, and an ``<imagemap>``, which costs only speed.)
+_TREE_DIFFERS = re.compile(rb"<(?:frame|image|template|(svg|math))")
+#: In an ``<svg>`` or ``<math>`` block (to its end tag, or the page's end), a ``<`` that
+#: is not one of the drawing elements both parsers read alike (icons are drawn with
+#: these: python3-doc's 529 are paths).
+_UNLIKE = re.compile(
+    rb"<(?!/?(?:path|g|circle|rect|line|polyline|polygon|ellipse|defs|symbol|use|"
+    rb"lineargradient|radialgradient|stop|clippath|mask|pattern)[\s/>])")
+#: Tags the tree drops or merges where they come late, and libxml2 does not: a table's
+#: parts outside a table; a ``<body>`` or ``<html>`` after what opened the body, whose
+#: attributes go to the element already there (libxml2 drops the tag). They matter
+#: only with an attribute that can name something (:data:`_NAMING_ATTRIBUTES`).
+_LATE_TAGS = frozenset({b"body", b"html", b"head", b"caption", b"col", b"colgroup",
+                        b"tbody", b"td", b"tfoot", b"th", b"thead", b"tr"})
+#: A ``background``, or a ``style`` with a ``(`` (a ``url()``), in the lower-cased page
+#: (two patterns, each found by its first letters: one with both is tried at every
+#: byte, and takes 4 times as long).
+_NAMING_ATTRIBUTES = (re.compile(rb"background"), re.compile(rb"style[^>]*?\("))
+#: The name of the tag at the start of a slice.
+_TAG_NAME = re.compile(rb"<([a-z0-9]+)")
+
+
+def _tree_reads_alike(markup: bytes) -> bool:
+    """Whether Lexbor's tree of ``markup`` names what libxml2's events name (labels
+    and order aside, see the module docstring): nothing :data:`_TREE_DIFFERS` finds
+    but drawings, and none of :data:`_LATE_TAGS` with an attribute that can name
+    something."""
+    page = markup.lower()
+    for found in _TREE_DIFFERS.finditer(page):
+        if found[1] is None:
+            return False  # (a frame, an image, a template)
+        end = page.find(b"</" + found[1], found.end())
+        if _UNLIKE.search(page, found.end(), len(page) if end < 0 else end):
+            return False
+    for found in (m for pattern in _NAMING_ATTRIBUTES for m in pattern.finditer(page)):
+        at = found.start()
+        tag = page.rfind(b"<", 0, at)
+        if tag >= 0 and page.find(b">", tag, at) < 0:  # (inside that tag)
+            name = _TAG_NAME.match(page, tag)
+            if name is not None and name[1] in _LATE_TAGS:
+                return False
+    return True
+
+
+def _from_tree(markup: bytes) -> _Collector:
+    """The references of a page Lexbor parsed into a tree, as a :class:`_Collector`
+    finds them in libxml2's events, with no call into Python for the elements that
+    name nothing (most of a page: libxml2 calls the target for each of them).
+
+    Each element :data:`_NAMING` selects is given to the collector's ``start`` (an
+    anchor without a ``style`` straight to its references, the most common case); an
+    anchor's label is the text inside it, with the ``alt`` of its images where they
+    stand; a ``<style>`` its text. A ``<template>``'s content is not in the tree's
+    document, so not selected, as the collector skips it.
+    """
+    collector = _Collector()
+    found = collector.found
+    tree = LexborHTMLParser(markup)
+    pictured = set()  # the anchors whose label holds an image's alt text
+    for img in tree.css("a[href] img[alt]"):
+        up = img.parent
+        while up is not None and up.tag != "a":
+            up = up.parent
+        if up is not None:
+            pictured.add(up.mem_id)
+    for node in tree.css(_NAMING):
+        tag = node.tag
+        attrs = node.attributes
+        if tag == "a" and "style" not in attrs:
+            if "href" in attrs:  # (else selected for another attribute: no reference)
+                label = _label(node) if node.mem_id in pictured else node.text()
+                found.add(attrs["href"] or "", PAGE, " ".join(label.split()) or None,
+                          False)
+        elif tag != "template" and tag is not None:
+            collector.start(tag, {name: value or "" for name, value in attrs.items()})
+            if tag == "a":
+                collector.data(_label(node) if node.mem_id in pictured else node.text())
+                collector.end("a")
+            elif tag == "style":
+                collector.data(node.text())
+                collector.end("style")
+    return collector
+
+
+def _label(anchor: LexborNode) -> str:
+    """The text of an anchor with the ``alt`` of the images in it, in document order."""
+    parts = []
+    for node in anchor.traverse(include_text=True):
+        if node.is_text_node:
+            parts.append(node.text_content or "")
+        elif node.tag == "img" and (alt := node.attributes.get("alt")):
+            parts.append(alt)
+    return "".join(parts)
+
+
 def _parser(collector: _Collector) -> etree.HTMLParser:
     """libxml2's HTML parser reporting to ``collector``; UTF-8 said, so that a ``<meta
     charset>`` cannot override what the header said."""
     return etree.HTMLParser(target=collector, encoding="utf-8", no_network=True,
                             remove_comments=True, remove_pis=True, recover=True)
+
+
+class _Source(Protocol):
+    """What libxml2 pulls a page from."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+def _from_events(source: _Source) -> _Collector:
+    """The references libxml2 reports to a :class:`_Collector` as it pulls the page from
+    ``source`` (``read``, a few KiB at a time). Pulled, not pushed: libxml2's push parser
+    (``feed``) keeps every byte given to it until the end, a copy of the page, where
+    pulling keeps only the piece being read."""
+    collector = _Collector()
+    try:
+        etree.parse(source, _parser(collector))
+    except etree.LxmlError:
+        pass  # what was found stands
+    collector.close()
+    return collector
 
 
 def html_links(info: ResourceInfo, body: bytes) -> list[Link]:
@@ -550,14 +720,11 @@ def html_links(info: ResourceInfo, body: bytes) -> list[Link]:
     if readable is None:
         return []
     markup, restore = _markup(*readable)
-    collector = _Collector()
-    parser = _parser(collector)
-    try:
-        for at in range(0, len(markup), _FEED):
-            parser.feed(markup[at:at + _FEED])
-        parser.close()
-    except etree.LxmlError:
-        collector.close()  # (an empty page: "no element found"): what was found stands
+    if len(readable[0]) <= TREE_MAX and _tree_reads_alike(markup):
+        # (the plain page's size, as file_links decides)
+        collector = _from_tree(markup)
+    else:
+        collector = _from_events(io.BytesIO(markup))
     return _links(info, collector.base, collector.found, restore)
 
 
@@ -581,17 +748,20 @@ def streams(info: ResourceInfo) -> bool:
 
 
 def file_links(info: ResourceInfo, file: BinaryIO) -> list[Link]:
-    """:func:`document_links` of a saved file, an HTML page read :data:`_FEED` bytes at a
-    time when it is UTF-8 (as almost every page is): a big page costs the parser's state
-    and the references found, never its bytes whole. A page in another charset, with a
-    content coding left on, or with an octet that is not UTF-8 is read whole, as
-    :func:`html_links` reads it; the links are the same either way."""
+    """:func:`document_links` of a saved file, an HTML page pulled from it by libxml2 a
+    few KiB at a time when it is UTF-8 (as almost every page is): a big page costs the
+    parser's state and the references found, never its bytes whole. A page in another
+    charset, with a content coding left on, or with an octet that is not UTF-8 is read
+    whole, as :func:`html_links` reads it; the links are the same either way."""
     media, charset = _media_type(info.content_type)
     coded = info.extra.get("content_encoding") and not info.extra.get("decoded")
     if media not in HTML_TYPES or coded or _other_codec(charset) is not None:
         return document_links(info, file.read())
-    if os.fstat(file.fileno()).st_size > MAX_HTML:
+    size = os.fstat(file.fileno()).st_size
+    if size > MAX_HTML:
         return []
+    if size <= TREE_MAX:  # (read from Lexbor's tree, whole)
+        return html_links(info, file.read())
     links = _streamed(info, file)
     if links is None:  # not UTF-8 after all: the octets that are not are kept
         file.seek(0)
@@ -599,33 +769,43 @@ def file_links(info: ResourceInfo, file: BinaryIO) -> list[Link]:
     return links
 
 
+class _UTF8Reader:
+    """A saved page as libxml2 pulls it, each piece checked to be UTF-8 on the way: once
+    one is not (``utf8`` False), the page ends there for the parser, whose links are
+    then not wanted."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self._file = file
+        self._check = codecs.getincrementaldecoder("utf-8")()
+        self.utf8 = True
+
+    def read(self, size: int = -1, /) -> bytes:
+        if not self.utf8:
+            return b""
+        chunk = self._file.read(size)
+        try:
+            self._check.decode(chunk, final=not chunk)
+        except UnicodeDecodeError:
+            self.utf8 = False
+            return b""
+        return chunk
+
+    def rest_is_utf8(self) -> bool:
+        """Whether what the parser did not read (it stopped at an error) is UTF-8 too."""
+        while self.read(_FEED):
+            pass
+        return self.utf8
+
+
 def _streamed(info: ResourceInfo, file: BinaryIO) -> list[Link] | None:
-    """The links of a UTF-8 page fed to libxml2 as it is read, in the pieces
-    :func:`html_links` feeds (after a BOM); None when an octet is not UTF-8."""
+    """The links of a UTF-8 page pulled by libxml2 from its file (after a BOM); None
+    when an octet is not UTF-8."""
     if file.read(len(codecs.BOM_UTF8)) != codecs.BOM_UTF8:
         file.seek(0)
-    check = codecs.getincrementaldecoder("utf-8")()
-    collector = _Collector()
-    parser = _parser(collector)
-    failed = False
-    try:
-        while chunk := file.read(_FEED):
-            check.decode(chunk)
-            if not failed:
-                try:
-                    parser.feed(chunk)
-                except etree.LxmlError:
-                    failed = True  # what was found stands; the rest is only checked
-        check.decode(b"", final=True)
-    except UnicodeDecodeError:
+    reader = _UTF8Reader(file)
+    collector = _from_events(reader)
+    if not reader.rest_is_utf8():
         return None
-    try:
-        if not failed:
-            parser.close()
-    except etree.LxmlError:
-        failed = True
-    if failed:
-        collector.close()
     return _links(info, collector.base, collector.found)
 
 

@@ -37,7 +37,6 @@ from anyurl import registry
 from anyurl.config import Config
 from anyurl.errors import AnyURLError, ProxyError, SchemeRefused, UnsupportedScheme
 from anyurl.net.ports import check_port
-from anyurl.net.routing import Gateway, gateway_for
 from anyurl.net.transport import Dialer
 from anyurl.registry.spec import SchemeSpec
 from anyurl.request import Data, Headers, RequestDefaults, apply, headers_of
@@ -54,6 +53,7 @@ _MAY_BREAK_A_LINE = re.compile(r"%0[aAdD]|%00|[\r\n\0]")
 
 if TYPE_CHECKING:
     from anyurl.downloads.downloader import Progress, TransferResult
+    from anyurl.net.routing import Gateway
 
 log = logging.getLogger("anyurl")
 
@@ -190,6 +190,8 @@ class Resolver:
         """The gateway routing of RFC 1738 section 4 for ``url`` (None: direct)."""
         if not self.config.gateways.get(url.scheme):
             return None
+        from anyurl.net.routing import gateway_for  # a gateway's run only (its dataclass)
+
         return gateway_for(self.config.gateways, url)
 
     def handler_for(self, url: URL) -> SchemeHandler:

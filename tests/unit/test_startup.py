@@ -61,6 +61,10 @@ OTHER_SCHEMES = (
     "anyurl.schemes.prospero.options", "anyurl.schemes.wais.options",
 )
 
+#: What only a run with a gateway or a proxy uses (``-x``, ``--gateway``, ``*_proxy``):
+#: the routing rules and their Gateway dataclass.
+DIRECT_RUN = ("anyurl.net.routing",)
+
 #: Modules a plain ``get`` has no use for that some interpreters' ``site`` imports at
 #: start (a sandbox's certificate hook imports random): checked beyond what ``site`` had.
 #: random (its hashing and bisect) is a retry's jitter only; shutil (with bz2 and lzma) is
@@ -158,7 +162,9 @@ print(" ".join(before))
                           "anyurl.schemes.wais.options", "anyurl.schemes.telnet.view")) != []
 
 
-def test_a_plain_get_of_one_http_url_imports_only_what_it_uses(tmp_path):
+def test_a_plain_get_of_one_http_url_imports_only_what_it_uses(tmp_path, monkeypatch):
+    for name in [n for n in os.environ if n.lower().endswith("_proxy")]:
+        monkeypatch.delenv(name)  # a proxy in the environment is a gateway's run
     (tmp_path / "small.txt").write_bytes(b"hello, start-up\n")
     with serving_in_thread(serve_http, str(tmp_path)) as port:
         url = f"http://127.0.0.1:{port}/small.txt"
@@ -169,6 +175,7 @@ def test_a_plain_get_of_one_http_url_imports_only_what_it_uses(tmp_path):
     assert "anyurl.schemes.http.handler" in names  # the run did fetch over http
     assert _heavy(names) == []
     assert _among(names, OTHER_SCHEMES) == []
+    assert _among(names, DIRECT_RUN) == []
     assert _among(names - _loaded("pass")[0], AT_START_ELSEWHERE) == []
 
 

@@ -64,3 +64,43 @@ def test_held_directories_walk_once_and_never_through_a_link(tmp_path: Path) -> 
     fresh = open_directory(tree, tree / "a" / "b")  # ... a new walk after the block
     assert os.fstat(fresh).st_ino == os.stat(tree / "a" / "b").st_ino
     os.close(fresh)
+
+
+def test_a_refresh_settles_what_its_listing_shows_unchanged_when_it_is_found(
+        tmp_path: Path) -> None:
+    """A listed file with the size and time it had when saved is done and unchanged in
+    the new generation as soon as the listing names it: never queued, never taken."""
+    state = CrawlState(tmp_path / "s.sqlite")
+    listing = "ftp://a/d/"
+    first = [("ftp://a/d/same", 1, listing, 10, 1000.0),
+             ("ftp://a/d/grown", 1, listing, 10, 1000.0),
+             ("ftp://a/d/touched", 1, listing, 10, 1000.0),
+             ("ftp://b/d/elsewhere", 1, listing, 10, 1000.0),
+             ("ftp://a/d/no-facts", 1, listing, None, None)]
+    state.add_many(first)
+    taken = state.take_batch(frozenset(), 10)
+    state.recorded([Done(e.url, e.url[6:], 10, "ab", "file", "new") for e in taken]
+                   + [Done("ftp://b/d/elsewhere", "b/d/elsewhere", 10, "ab", "file", "new")])
+    state.new_generation()
+    found = [("ftp://a/d/same", 1, listing, 10, 1000.0),
+             ("ftp://a/d/grown", 1, listing, 11, 1000.0),
+             ("ftp://a/d/touched", 1, listing, 10, 2000.0),
+             ("ftp://b/d/elsewhere", 1, listing, 10, 1000.0),  # not the listing's server
+             ("ftp://a/d/no-facts", 1, listing, None, None),
+             ("ftp://a/d/new", 1, listing, 3, 1000.0)]
+    assert state.add_many(found, settle=listing) == 6
+    rows = {r["url"]: r for r in state.rows()}
+    same = rows["ftp://a/d/same"]
+    assert (same["status"], same["outcome"], same["generation"]) == ("done", "unchanged", 1)
+    assert (same["saved_size"], same["saved_modified"], same["sha256"]) == (10, 1000.0, "ab")
+    assert [e.url for e in state.take_batch(frozenset(), 10)] == [
+        "ftp://a/d/grown", "ftp://a/d/touched", "ftp://a/d/no-facts", "ftp://a/d/new"]
+    assert state.status_of("ftp://b/d/elsewhere") == "queued"
+    # found again in the same generation (a resumed listing): nothing changes
+    assert state.add_many(found[:1], settle=listing) == 0
+    # without settle (a page's links), a file unchanged by its listing is queued to be
+    # checked, as before
+    state.new_generation()
+    state.add_many(found[:1])
+    assert state.status_of("ftp://a/d/same") == "queued"
+    state.close()

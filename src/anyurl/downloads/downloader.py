@@ -63,6 +63,7 @@ from anyurl.downloads.output import (
     open_part,
     part_size,
     plan_target,
+    same_size_file,
 )
 from anyurl.errors import (
     AnyURLError,
@@ -252,6 +253,11 @@ class Job:
     #: POSIX seconds given to the saved file through its descriptor, before the rename,
     #: when ``remote_time`` gives none (a mirror's listed time); None: the file's own.
     mtime: float | None = None
+    #: The SHA-256 (hex) of the file already at ``target`` (a mirror's refresh: the
+    #: last fetch's): a body written whole from memory whose digest is this one leaves
+    #: that file as it is (given ``mtime``) when it has the body's size, instead of
+    #: writing the same bytes again and renaming them over it. Needs ``digest``.
+    same_as: str | None = None
 
     @property
     def shown(self) -> str:
@@ -804,6 +810,8 @@ class Downloader:
             limit = _SizeLimit(job, policy.max_filesize, total)
             self.events.started(job, info, kept)
             whole = res.take_whole()
+            if whole is not None and self._same_whole(job, info, whole, plan, state, total):
+                return  # the file there already holds these bytes
             if whole is not None:  # a small body in memory: one open, write and close
                 digest = self._save_whole(job, info, whole, plan, state, kept, total,
                                           limit, watch.touch)
@@ -842,6 +850,27 @@ class Downloader:
                 with anyio.CancelScope(shield=True):
                     await res.aclose()
         finish_part(plan)
+
+    def _same_whole(self, job: Job, info: ResourceInfo, data: bytes, plan: TargetPlan,
+                    state: _State, total: int | None) -> bool:
+        """Whether a body in memory is the file already at the target
+        (:attr:`Job.same_as`): then that file stays (given its time) and the job
+        succeeds as if written, with the digest kept (:attr:`TransferResult.sha256`)."""
+        if job.same_as is None or not job.digest:
+            return False
+        import hashlib  # a mirror's only: the downloader alone does not hash
+
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != job.same_as or (self.policy.max_filesize is not None
+                                     and len(data) > self.policy.max_filesize):
+            return False
+        mtime = remote_time(info) if self.policy.remote_time else job.mtime
+        if not same_size_file(plan, len(data), mtime):
+            return False
+        state.received += len(data)
+        state.sha256 = digest
+        self.events.progress(job, len(data), total)
+        return True
 
     def _save_whole(self, job: Job, info: ResourceInfo, data: bytes, plan: TargetPlan,
                     state: _State, kept: int, total: int | None, limit: _SizeLimit,

@@ -357,9 +357,16 @@ class Mirror:
         changed.set()
 
     def _report(self, state: CrawlState, current: str | None = None) -> None:
-        """Give the progress callback the counts, and the URL just finished (masked)."""
-        if self.progress is not None:
-            self.progress(state.counts(), current)
+        """Give the progress callback the counts, and the URL just finished (masked),
+        at most 5 times a second as :meth:`_fetched` does: the counts are two scans
+        of the state, and a refresh of an archive ends a batch per few listings."""
+        if self.progress is None:
+            return
+        now = time.monotonic()
+        if self._reported and now - self._reported < 0.2:
+            return
+        self._reported = now
+        self.progress(state.counts(), current)
 
     def _fetched(self, result: TransferResult) -> None:
         """A fetch ended: the progress line shows it (at most 5 times a second), its
@@ -584,10 +591,14 @@ class Mirror:
         # A refresh writes where the last fetch saved (a listing moved into its directory).
         # The downloader keeps a small file's digest as it writes it, and gives it the
         # listed time (``mtime``) by its descriptor: _completed need not read it back.
+        # A refresh's body equal to the saved file (``same_as``: a listing that did not
+        # change) leaves that file as it is rather than writing it again.
         target = self.root / previous.file if previous is not None and previous.file \
             else _unless_a_directory(local_path(self.root, url), url.scheme)
+        same_as = previous.sha256 if previous is not None and previous.file else None
         job = _MirrorJob(self._login(url), target, options, named_by_user=False,
-                         tree=self.root, digest=True, mtime=mtime, watch=watch)
+                         tree=self.root, digest=True, mtime=mtime, watch=watch,
+                         same_as=same_as)
         self._trace.watches[str(job.url)] = watch  # until the fetch ends (_Trace.of)
         return job
 
@@ -853,7 +864,9 @@ class Mirror:
                     found.append((str(target), depth, entry.url, link.size, link.modified,
                                   link.target))
         if found:
-            state.add_many(found)
+            # a refresh settles at once what the listing shows unchanged, of the server
+            # just listed (its URLs passed the gate there): one statement per entry
+            state.add_many(found, settle=entry.url)
             self._signal()
             if len(queued) + len(admitted) > QUEUED_KEPT:
                 queued.clear()  # (bounded: forgetting costs only the judging and a no-op)

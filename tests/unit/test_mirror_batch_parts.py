@@ -104,3 +104,44 @@ def test_a_refresh_settles_what_its_listing_shows_unchanged_when_it_is_found(
     state.add_many(found[:1])
     assert state.status_of("ftp://a/d/same") == "queued"
     state.close()
+
+
+def test_a_batch_lists_the_staging_directory_once_not_through_a_link(
+        tmp_path: Path) -> None:
+    """The names of a tree's partial files (``staged_names``): what a batch looks up
+    instead of a ``stat`` per job. None there: nothing; a link there: not followed."""
+    from anyurl.downloads.output import STAGING_DIR, staged_names, staged_part
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    assert staged_names(tree) == frozenset()
+    part = staged_part(tree, tree / "ftp" / "h" / "f")
+    part.parent.mkdir()
+    part.write_bytes(b"half")
+    assert staged_names(tree) == {part.name}
+    with held_directories():
+        held = open_directory(tree, tree / STAGING_DIR)  # a held descriptor's place
+        assert staged_names(tree) == staged_names(tree) == {part.name}
+        os.close(held)
+    elsewhere = tmp_path / "elsewhere"
+    part.parent.rename(elsewhere)
+    (tree / STAGING_DIR).symlink_to(elsewhere, target_is_directory=True)
+    assert staged_names(tree) == frozenset()
+
+
+def test_relative_paths_in_a_tree_are_relpaths(tmp_path: Path) -> None:
+    """The staged part's name and a walk's components, worked out from the text of a
+    path below the tree, are what ``relpath`` of both made absolute gives."""
+    from anyurl.downloads.output import _below, _relative
+
+    for tree, path in [(Path("site"), Path("site/ftp/h/a b/.c")),
+                       (Path("site"), Path("site/a/../b")), (Path("site"), Path("sitex/a")),
+                       (tmp_path, tmp_path / "x" / "y"), (Path("."), Path("a/b")),
+                       (Path("/"), Path("/a/b"))]:
+        expected = os.path.relpath(os.path.abspath(path), os.path.abspath(tree))
+        assert _relative(tree, path) == expected
+        if not expected.startswith(".."):
+            assert _below(tree, path) == Path(expected).parts
+    assert _below(Path("site"), Path("site")) == ()
+    with pytest.raises(LocalWriteError, match="not inside"):
+        _below(Path("site"), Path("site/../elsewhere"))

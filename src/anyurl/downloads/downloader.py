@@ -64,6 +64,7 @@ from anyurl.downloads.output import (
     part_size,
     plan_target,
     same_size_file,
+    staged_names,
 )
 from anyurl.errors import (
     AnyURLError,
@@ -590,6 +591,19 @@ def _write_all(fd: int, data: memoryview) -> None:
         data = data[os.write(fd, data) :]
 
 
+class _Claims(dict[str, int]):
+    """The targets of one run, by absolute path, each with the job writing it."""
+
+    cwd: str | None = None
+
+    def key(self, target: Path) -> str:
+        """``os.path.abspath(target)``, the working directory asked once per run (a
+        ``getcwd`` call per file otherwise, for a mirror's relative tree)."""
+        if self.cwd is None:
+            self.cwd = os.getcwd()
+        return os.path.normpath(os.path.join(self.cwd, target))
+
+
 class Downloader:
     """Runs jobs through a resolver (an :class:`Opener`) under a :class:`DownloadPolicy`.
 
@@ -629,7 +643,7 @@ class Downloader:
         """Run every job; the results come back in the order of ``jobs``."""
         job_list = list(jobs)
         results: list[TransferResult | None] = [None] * len(job_list)
-        claimed: dict[Path, int] = {}
+        claimed = _Claims()
         previous_sink: anyio.Event | None = None
 
         # Tasks are started as slots free up, not all at once: a list of a million URLs
@@ -667,7 +681,7 @@ class Downloader:
                     await half_free.wait()
                 job.index = i
                 if job.target is not None:
-                    key = Path(os.path.abspath(job.target))
+                    key = claimed.key(job.target)
                     if key in claimed:
                         error = FileExists(
                             f"{str(job.target)!r} is also where URL {claimed[key] + 1} of this "
@@ -1441,6 +1455,7 @@ class _Batches:
         downloader = self.downloader
         policy = downloader.policy
         items: list[tuple[Job, URL, _State]] = []
+        staged = _staged(chunk) if policy.resume else None
         for job, url in chunk:
             state = _State()
             try:
@@ -1450,6 +1465,7 @@ class _Batches:
                 continue
             try:
                 partial = (policy.resume and plan.placement is Placement.PART_AND_RENAME
+                           and (staged is None or plan.part.name in staged)
                            and downloader._part_size(job, state) > 0)
             except AnyURLError as exc:
                 downloader._finish(job, state, exc, time.monotonic(), 1, results)
@@ -1491,6 +1507,23 @@ class _Batches:
             finally:
                 with anyio.CancelScope(shield=True):
                     await batch.aclose()
+
+
+def _staged(chunk: list[tuple[Job, URL]]) -> frozenset[str] | None:
+    """The staging directory's names when every job of ``chunk`` is of one tree (a
+    mirror's batch): a ``.part`` not among them has nothing to continue. Listed when
+    the batch starts; the jobs' own parts are made after that, by these jobs. None:
+    look at each job's ``.part`` itself."""
+    trees = {job.tree for job, _ in chunk}
+    if len(trees) != 1:
+        return None
+    tree = trees.pop()
+    if tree is None:
+        return None
+    try:
+        return staged_names(tree)
+    except (OSError, AnyURLError):
+        return None  # the jobs' own looks report what is wrong
 
 
 @asynccontextmanager

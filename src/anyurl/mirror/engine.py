@@ -106,6 +106,9 @@ HASH_PIECE = 256 << 10
 #: Links a crawl remembers having queued (:attr:`Mirror._queued`), so that a link every
 #: page names is judged and queued once, not once a page.
 QUEUED_KEPT = 1 << 15
+#: Places in the tree worked out for URLs about to be fetched (:meth:`Mirror._local_path`):
+#: more than the batches of all workers hold at once.
+PATHS_KEPT = 1 << 13
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,8 @@ class Mirror:
         #: same judgement and a queueing that is a no-op (the state keeps a URL once a
         #: generation) are skipped. At most :data:`QUEUED_KEPT`.
         self._queued: set[tuple[str, int, bool]] = set()
+        #: Each URL's place in the tree between :meth:`_as_alias` and :meth:`_job`.
+        self._paths: dict[str, Path] = {}
 
     async def run(self, start: list[str],
                   found: Sequence[tuple[str, int]] = ()) -> MirrorSummary:
@@ -580,11 +585,27 @@ class Mirror:
         """
         if entry.previous is not None or not self._index_saved:
             return entry  # nothing saved at an index yet: no path to work out again
-        target = _unless_a_directory(local_path(self.root, url), url.scheme)
+        target = _unless_a_directory(self._local_path(url), url.scheme)
         if target.name != index_name(url.scheme):
             return entry
         saved = self._index_saved.get(os.fsdecode(target.relative_to(self.root)))
         return entry if saved is None else dataclasses.replace(entry, previous=saved)
+
+    def _local_path(self, url: URL, *, again: bool = False) -> Path:
+        """:func:`~.paths.local_path` of ``url``, worked out once for the two asking
+        it of one fetch: :meth:`_as_alias` keeps it, :meth:`_job` (``again``) takes it
+        back. At most :data:`PATHS_KEPT` are kept between the two."""
+        key = str(url)
+        if again:
+            kept = self._paths.pop(key, None)
+            if kept is not None:
+                return kept
+        path = local_path(self.root, url)
+        if not again:
+            if len(self._paths) >= PATHS_KEPT:
+                self._paths.clear()  # (some asked for and never fetched: bounded)
+            self._paths[key] = path
+        return path
 
     def _job(self, url: URL, previous: Previous | None, options: FetchOptions,
              watch: _RedirectWatch, mtime: float | None = None) -> _MirrorJob:
@@ -594,7 +615,7 @@ class Mirror:
         # A refresh's body equal to the saved file (``same_as``: a listing that did not
         # change) leaves that file as it is rather than writing it again.
         target = self.root / previous.file if previous is not None and previous.file \
-            else _unless_a_directory(local_path(self.root, url), url.scheme)
+            else _unless_a_directory(self._local_path(url, again=True), url.scheme)
         same_as = previous.sha256 if previous is not None and previous.file else None
         job = _MirrorJob(self._login(url), target, options, named_by_user=False,
                          tree=self.root, digest=True, mtime=mtime, watch=watch,
@@ -700,7 +721,8 @@ class Mirror:
                          result: TransferResult, dialogue: list[str]) -> None:
         info = result.info
         assert info is not None and result.job.target is not None
-        path = Path(result.job.target)
+        target = result.job.target
+        path = target if isinstance(target, Path) else Path(target)
         handler = self.resolver.handler_for(url)
         page = handler.has_links(info)
         index = index_name(url.scheme)

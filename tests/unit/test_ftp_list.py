@@ -173,6 +173,7 @@ def test_a_listing_read_to_be_known_is_not_read_again_for_its_links(
 
     monkeypatch.setattr(listings, "read_list", counted)
     monkeypatch.setattr(listings, "_read", {})
+    monkeypatch.setattr(listings, "_read_bytes", [0])
     entries = listings._read_once(VSFTPD)
     assert entries == read_list(VSFTPD)
     info = ResourceInfo(url=parse("ftp://h/capture/"), kind="directory",
@@ -181,11 +182,18 @@ def test_a_listing_read_to_be_known_is_not_read_again_for_its_links(
     assert len(calls) == 1
     assert [link.url for link in links][:2] == ["ftp://h/capture/.dotfile",
                                                 "ftp://h/capture/.hiddendir/"]
+    assert listings._read == {}  # read twice: not kept for a third time
     entries.clear()  # a caller's list is its own
     assert listings._read_once(VSFTPD) == read_list(VSFTPD)
+    assert len(calls) == 2
     assert listings._read_once(b"?? not a listing\r\n") is None  # None is kept too
     assert listings._read_once(b"?? not a listing\r\n") is None
-    assert len(calls) == 2
+    assert len(calls) == 3
     for n in range(listings.READ_KEPT + 4):  # at most READ_KEPT bodies are kept
-        listings._read_once(VSFTPD + b"-rw-r--r-- 1 0 0 3 Jan 02  2020 f%d\r\n" % n)
+        listings._read_once(b"-rw-r--r-- 1 0 0 3 Jan 02  2020 f%d\r\n" % n)
     assert len(listings._read) == listings.READ_KEPT
+    monkeypatch.setattr(listings, "READ_KEPT_BYTES", 4 * len(VSFTPD))
+    for n in range(8):  # ... and at most READ_KEPT_BYTES of them
+        listings._read_once(VSFTPD + b"-rw-r--r-- 1 0 0 3 Jan 02  2020 f%d\r\n" % n)
+    assert len(listings._read) <= 4
+    assert listings._read_bytes[0] == sum(map(len, listings._read)) <= 4 * len(VSFTPD)

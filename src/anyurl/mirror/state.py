@@ -198,6 +198,7 @@ class CrawlState:
             raise LocalWriteError(
                 f"cannot create the crawl's state {str(self.path)!r}: {exc.strerror or exc}"
             ) from exc
+        self._generation: int | None = None
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -246,8 +247,11 @@ class CrawlState:
 
     @property
     def generation(self) -> int:
-        """The crawl's current generation (0 until a finished crawl is refreshed)."""
-        return int(self.setting("generation") or 0)
+        """The crawl's current generation (0 until a finished crawl is refreshed); read
+        once (this object is the only one writing it): every listing's links ask."""
+        if self._generation is None:
+            self._generation = int(self.setting("generation") or 0)
+        return self._generation
 
     def finished(self) -> bool:
         """Whether the crawl has run to its end: URLs done or failed, none queued."""
@@ -259,6 +263,7 @@ class CrawlState:
         """Start refreshing a finished crawl: the next generation's number."""
         generation = self.generation + 1
         self.set_setting("generation", str(generation))
+        self._generation = generation
         return generation
 
     def add(self, url: str, depth: int, found_from: str | None = None, *,

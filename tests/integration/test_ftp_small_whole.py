@@ -169,3 +169,43 @@ async def test_a_batch_left_early_closes_what_it_opened_ahead(ftp_peers: Any) ->
         assert handler.stats["connections"] == 3
     finally:
         await handler.aclose()
+
+
+async def test_a_body_equal_to_the_saved_file_leaves_it_in_place(tmp_path: Path) -> None:
+    """A tree's job whose body has the digest the caller names (``Job.same_as``: a
+    mirror's refresh of an unchanged listing) leaves the file there as it is, given the
+    job's time; a file of another size, or another digest, is written as always."""
+    from anyurl.downloads.downloader import Downloader, DownloadPolicy, Job
+    from anyurl.downloads.output import held_directories
+    from anyurl.schemes.ftp.loopback import running_ftp_server
+
+    served = tmp_path / "served"
+    served.mkdir()
+    bodies = {"same": b"same bytes\n", "cut": b"cut short locally\n", "new": b"new\n"}
+    for name, body in bodies.items():
+        (served / name).write_bytes(body)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "same").write_bytes(bodies["same"])
+    (tree / "cut").write_bytes(bodies["cut"][:3])
+    (tree / "new").write_bytes(b"old\n")
+    before = {name: (tree / name).stat().st_ino for name in bodies}
+    policy = DownloadPolicy(parallel=1, per_host=1, resume=True, clobber=True,
+                            create_dirs=True)
+    with running_ftp_server(served) as port:
+        async with Resolver(config(), warn=lambda m: None) as resolver:
+            jobs = [Job(f"ftp://127.0.0.1:{port}/{name}", tree / name, named_by_user=False,
+                        tree=tree, digest=True, mtime=1_500_000_000.0,
+                        same_as=hashlib.sha256(bodies[name] if name != "new"
+                                               else b"old\n").hexdigest())
+                    for name in bodies]
+            with held_directories():
+                results = await Downloader(resolver, policy).run(jobs)
+    assert [r.error for r in results] == [None, None, None]
+    assert [r.sha256 for r in results] == [hashlib.sha256(b).hexdigest()
+                                           for b in bodies.values()]
+    assert {name: (tree / name).read_bytes() for name in bodies} == bodies
+    assert (tree / "same").stat().st_ino == before["same"]  # not written again
+    assert (tree / "cut").stat().st_ino != before["cut"]    # its size differs: written
+    assert (tree / "new").stat().st_ino != before["new"]    # another digest: written
+    assert {(tree / name).stat().st_mtime for name in bodies} == {1_500_000_000.0}

@@ -155,3 +155,45 @@ def test_names_that_are_no_entries() -> None:
 def test_a_size_of_other_digits_is_no_size() -> None:
     body = "-rw-r--r-- 1 u g ١٢ Jan  1  2020 arabic\r\n".encode()
     assert read_list(body) == [ListEntry("arabic", False, modified=utc(2020, 1, 1))]
+
+
+def test_a_listing_read_to_be_known_is_not_read_again_for_its_links(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The handler reads a LIST body to know it can (else NLST); a mirror then asks for
+    its links, of the same bytes (read back from the saved file): parsed once."""
+    from anyurl.resource import ResourceInfo
+    from anyurl.schemes.ftp import listings
+    from anyurl.url import parse
+
+    calls: list[bytes] = []
+
+    def counted(body: bytes, *, now: float | None = None) -> list[ListEntry] | None:
+        calls.append(body)
+        return read_list(body, now=now)
+
+    monkeypatch.setattr(listings, "read_list", counted)
+    monkeypatch.setattr(listings, "_read", {})
+    monkeypatch.setattr(listings, "_read_bytes", [0])
+    entries = listings._read_once(VSFTPD)
+    assert entries == read_list(VSFTPD)
+    info = ResourceInfo(url=parse("ftp://h/capture/"), kind="directory",
+                        extra={"command": "LIST"})
+    links = listings.listing_links(info, bytes(bytearray(VSFTPD)))  # equal, not the same
+    assert len(calls) == 1
+    assert [link.url for link in links][:2] == ["ftp://h/capture/.dotfile",
+                                                "ftp://h/capture/.hiddendir/"]
+    assert listings._read == {}  # read twice: not kept for a third time
+    entries.clear()  # a caller's list is its own
+    assert listings._read_once(VSFTPD) == read_list(VSFTPD)
+    assert len(calls) == 2
+    assert listings._read_once(b"?? not a listing\r\n") is None  # None is kept too
+    assert listings._read_once(b"?? not a listing\r\n") is None
+    assert len(calls) == 3
+    for n in range(listings.READ_KEPT + 4):  # at most READ_KEPT bodies are kept
+        listings._read_once(b"-rw-r--r-- 1 0 0 3 Jan 02  2020 f%d\r\n" % n)
+    assert len(listings._read) == listings.READ_KEPT
+    monkeypatch.setattr(listings, "READ_KEPT_BYTES", 4 * len(VSFTPD))
+    for n in range(8):  # ... and at most READ_KEPT_BYTES of them
+        listings._read_once(VSFTPD + b"-rw-r--r-- 1 0 0 3 Jan 02  2020 f%d\r\n" % n)
+    assert len(listings._read) <= 4
+    assert listings._read_bytes[0] == sum(map(len, listings._read)) <= 4 * len(VSFTPD)

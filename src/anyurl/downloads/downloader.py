@@ -63,6 +63,8 @@ from anyurl.downloads.output import (
     open_part,
     part_size,
     plan_target,
+    same_size_file,
+    staged_names,
 )
 from anyurl.errors import (
     AnyURLError,
@@ -252,6 +254,11 @@ class Job:
     #: POSIX seconds given to the saved file through its descriptor, before the rename,
     #: when ``remote_time`` gives none (a mirror's listed time); None: the file's own.
     mtime: float | None = None
+    #: The SHA-256 (hex) of the file already at ``target`` (a mirror's refresh: the
+    #: last fetch's): a body written whole from memory whose digest is this one leaves
+    #: that file as it is (given ``mtime``) when it has the body's size, instead of
+    #: writing the same bytes again and renaming them over it. Needs ``digest``.
+    same_as: str | None = None
 
     @property
     def shown(self) -> str:
@@ -584,6 +591,19 @@ def _write_all(fd: int, data: memoryview) -> None:
         data = data[os.write(fd, data) :]
 
 
+class _Claims(dict[str, int]):
+    """The targets of one run, by absolute path, each with the job writing it."""
+
+    cwd: str | None = None
+
+    def key(self, target: Path) -> str:
+        """``os.path.abspath(target)``, the working directory asked once per run (a
+        ``getcwd`` call per file otherwise, for a mirror's relative tree)."""
+        if self.cwd is None:
+            self.cwd = os.getcwd()
+        return os.path.normpath(os.path.join(self.cwd, target))
+
+
 class Downloader:
     """Runs jobs through a resolver (an :class:`Opener`) under a :class:`DownloadPolicy`.
 
@@ -623,7 +643,7 @@ class Downloader:
         """Run every job; the results come back in the order of ``jobs``."""
         job_list = list(jobs)
         results: list[TransferResult | None] = [None] * len(job_list)
-        claimed: dict[Path, int] = {}
+        claimed = _Claims()
         previous_sink: anyio.Event | None = None
 
         # Tasks are started as slots free up, not all at once: a list of a million URLs
@@ -661,7 +681,7 @@ class Downloader:
                     await half_free.wait()
                 job.index = i
                 if job.target is not None:
-                    key = Path(os.path.abspath(job.target))
+                    key = claimed.key(job.target)
                     if key in claimed:
                         error = FileExists(
                             f"{str(job.target)!r} is also where URL {claimed[key] + 1} of this "
@@ -804,6 +824,8 @@ class Downloader:
             limit = _SizeLimit(job, policy.max_filesize, total)
             self.events.started(job, info, kept)
             whole = res.take_whole()
+            if whole is not None and self._same_whole(job, info, whole, plan, state, total):
+                return  # the file there already holds these bytes
             if whole is not None:  # a small body in memory: one open, write and close
                 digest = self._save_whole(job, info, whole, plan, state, kept, total,
                                           limit, watch.touch)
@@ -842,6 +864,27 @@ class Downloader:
                 with anyio.CancelScope(shield=True):
                     await res.aclose()
         finish_part(plan)
+
+    def _same_whole(self, job: Job, info: ResourceInfo, data: bytes, plan: TargetPlan,
+                    state: _State, total: int | None) -> bool:
+        """Whether a body in memory is the file already at the target
+        (:attr:`Job.same_as`): then that file stays (given its time) and the job
+        succeeds as if written, with the digest kept (:attr:`TransferResult.sha256`)."""
+        if job.same_as is None or not job.digest:
+            return False
+        import hashlib  # a mirror's only: the downloader alone does not hash
+
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != job.same_as or (self.policy.max_filesize is not None
+                                     and len(data) > self.policy.max_filesize):
+            return False
+        mtime = remote_time(info) if self.policy.remote_time else job.mtime
+        if not same_size_file(plan, len(data), mtime):
+            return False
+        state.received += len(data)
+        state.sha256 = digest
+        self.events.progress(job, len(data), total)
+        return True
 
     def _save_whole(self, job: Job, info: ResourceInfo, data: bytes, plan: TargetPlan,
                     state: _State, kept: int, total: int | None, limit: _SizeLimit,
@@ -1412,6 +1455,7 @@ class _Batches:
         downloader = self.downloader
         policy = downloader.policy
         items: list[tuple[Job, URL, _State]] = []
+        staged = _staged(chunk) if policy.resume else None
         for job, url in chunk:
             state = _State()
             try:
@@ -1421,6 +1465,7 @@ class _Batches:
                 continue
             try:
                 partial = (policy.resume and plan.placement is Placement.PART_AND_RENAME
+                           and (staged is None or plan.part.name in staged)
                            and downloader._part_size(job, state) > 0)
             except AnyURLError as exc:
                 downloader._finish(job, state, exc, time.monotonic(), 1, results)
@@ -1462,6 +1507,23 @@ class _Batches:
             finally:
                 with anyio.CancelScope(shield=True):
                     await batch.aclose()
+
+
+def _staged(chunk: list[tuple[Job, URL]]) -> frozenset[str] | None:
+    """The staging directory's names when every job of ``chunk`` is of one tree (a
+    mirror's batch): a ``.part`` not among them has nothing to continue. Listed when
+    the batch starts; the jobs' own parts are made after that, by these jobs. None:
+    look at each job's ``.part`` itself."""
+    trees = {job.tree for job, _ in chunk}
+    if len(trees) != 1:
+        return None
+    tree = trees.pop()
+    if tree is None:
+        return None
+    try:
+        return staged_names(tree)
+    except (OSError, AnyURLError):
+        return None  # the jobs' own looks report what is wrong
 
 
 @asynccontextmanager

@@ -106,6 +106,9 @@ HASH_PIECE = 256 << 10
 #: Links a crawl remembers having queued (:attr:`Mirror._queued`), so that a link every
 #: page names is judged and queued once, not once a page.
 QUEUED_KEPT = 1 << 15
+#: Places in the tree worked out for URLs about to be fetched (:meth:`Mirror._local_path`):
+#: more than the batches of all workers hold at once.
+PATHS_KEPT = 1 << 13
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,8 @@ class Mirror:
         #: same judgement and a queueing that is a no-op (the state keeps a URL once a
         #: generation) are skipped. At most :data:`QUEUED_KEPT`.
         self._queued: set[tuple[str, int, bool]] = set()
+        #: Each URL's place in the tree between :meth:`_as_alias` and :meth:`_job`.
+        self._paths: dict[str, Path] = {}
 
     async def run(self, start: list[str],
                   found: Sequence[tuple[str, int]] = ()) -> MirrorSummary:
@@ -357,9 +362,16 @@ class Mirror:
         changed.set()
 
     def _report(self, state: CrawlState, current: str | None = None) -> None:
-        """Give the progress callback the counts, and the URL just finished (masked)."""
-        if self.progress is not None:
-            self.progress(state.counts(), current)
+        """Give the progress callback the counts, and the URL just finished (masked),
+        at most 5 times a second as :meth:`_fetched` does: the counts are two scans
+        of the state, and a refresh of an archive ends a batch per few listings."""
+        if self.progress is None:
+            return
+        now = time.monotonic()
+        if self._reported and now - self._reported < 0.2:
+            return
+        self._reported = now
+        self.progress(state.counts(), current)
 
     def _fetched(self, result: TransferResult) -> None:
         """A fetch ended: the progress line shows it (at most 5 times a second), its
@@ -573,21 +585,41 @@ class Mirror:
         """
         if entry.previous is not None or not self._index_saved:
             return entry  # nothing saved at an index yet: no path to work out again
-        target = _unless_a_directory(local_path(self.root, url), url.scheme)
+        target = _unless_a_directory(self._local_path(url), url.scheme)
         if target.name != index_name(url.scheme):
             return entry
         saved = self._index_saved.get(os.fsdecode(target.relative_to(self.root)))
         return entry if saved is None else dataclasses.replace(entry, previous=saved)
+
+    def _local_path(self, url: URL, *, again: bool = False) -> Path:
+        """:func:`~.paths.local_path` of ``url``, worked out once for the two asking
+        it of one fetch: :meth:`_as_alias` keeps it, :meth:`_job` (``again``) takes it
+        back. At most :data:`PATHS_KEPT` are kept between the two."""
+        key = str(url)
+        if again:
+            kept = self._paths.pop(key, None)
+            if kept is not None:
+                return kept
+        path = local_path(self.root, url)
+        if not again:
+            if len(self._paths) >= PATHS_KEPT:
+                self._paths.clear()  # (some asked for and never fetched: bounded)
+            self._paths[key] = path
+        return path
 
     def _job(self, url: URL, previous: Previous | None, options: FetchOptions,
              watch: _RedirectWatch, mtime: float | None = None) -> _MirrorJob:
         # A refresh writes where the last fetch saved (a listing moved into its directory).
         # The downloader keeps a small file's digest as it writes it, and gives it the
         # listed time (``mtime``) by its descriptor: _completed need not read it back.
+        # A refresh's body equal to the saved file (``same_as``: a listing that did not
+        # change) leaves that file as it is rather than writing it again.
         target = self.root / previous.file if previous is not None and previous.file \
-            else _unless_a_directory(local_path(self.root, url), url.scheme)
+            else _unless_a_directory(self._local_path(url, again=True), url.scheme)
+        same_as = previous.sha256 if previous is not None and previous.file else None
         job = _MirrorJob(self._login(url), target, options, named_by_user=False,
-                         tree=self.root, digest=True, mtime=mtime, watch=watch)
+                         tree=self.root, digest=True, mtime=mtime, watch=watch,
+                         same_as=same_as)
         self._trace.watches[str(job.url)] = watch  # until the fetch ends (_Trace.of)
         return job
 
@@ -689,7 +721,8 @@ class Mirror:
                          result: TransferResult, dialogue: list[str]) -> None:
         info = result.info
         assert info is not None and result.job.target is not None
-        path = Path(result.job.target)
+        target = result.job.target
+        path = target if isinstance(target, Path) else Path(target)
         handler = self.resolver.handler_for(url)
         page = handler.has_links(info)
         index = index_name(url.scheme)
@@ -853,7 +886,9 @@ class Mirror:
                     found.append((str(target), depth, entry.url, link.size, link.modified,
                                   link.target))
         if found:
-            state.add_many(found)
+            # a refresh settles at once what the listing shows unchanged, of the server
+            # just listed (its URLs passed the gate there): one statement per entry
+            state.add_many(found, settle=entry.url)
             self._signal()
             if len(queued) + len(admitted) > QUEUED_KEPT:
                 queued.clear()  # (bounded: forgetting costs only the judging and a no-op)

@@ -76,6 +76,30 @@ _DONE = ("UPDATE urls SET status = 'done', file = ?, size = ?, sha256 = ?, kind 
          "exit_code = 0, error = NULL, finished = ?, outcome = ?, content_type = ?, "
          "etag = ?, last_modified = ?, saved_size = listed_size, "
          "saved_modified = listed_modified WHERE url = ?")
+#: A found URL queued, or queued again in a new generation; with ``?9`` (settle), one
+#: the listing shows unchanged (:meth:`CrawlState.add_many`) is done at once instead, as
+#: ``_UNCHANGED`` would mark it. All right-hand sides read the row as it was before.
+_SETTLED = ("(?9 AND kind IS NOT NULL AND (kind = 'article' OR ("
+            "excluded.listed_size IS NOT NULL AND excluded.listed_modified IS NOT NULL "
+            "AND saved_size = excluded.listed_size "
+            "AND saved_modified = excluded.listed_modified)))")
+_ADD = ("INSERT INTO urls (url, depth, status, found_from, added, generation, "
+        "listed_size, listed_modified, listed_target) "
+        "VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8) "
+        "ON CONFLICT (url) DO UPDATE SET "
+        f"status = CASE WHEN {_SETTLED} THEN 'done' ELSE 'queued' END, "
+        f"outcome = CASE WHEN {_SETTLED} THEN 'unchanged' ELSE outcome END, "
+        f"finished = CASE WHEN {_SETTLED} THEN excluded.added ELSE finished END, "
+        f"exit_code = CASE WHEN {_SETTLED} THEN 0 ELSE exit_code END, "
+        f"error = CASE WHEN {_SETTLED} THEN NULL ELSE error END, "
+        f"saved_size = CASE WHEN {_SETTLED} THEN excluded.listed_size ELSE saved_size END, "
+        f"saved_modified = CASE WHEN {_SETTLED} THEN excluded.listed_modified "
+        "ELSE saved_modified END, "
+        "generation = excluded.generation, depth = MIN(depth, excluded.depth), "
+        "listed_size = excluded.listed_size, "
+        "listed_modified = excluded.listed_modified, "
+        "listed_target = excluded.listed_target, added = excluded.added "
+        "WHERE generation < excluded.generation AND status IN ('done', 'failed')")
 _RECORD = ("UPDATE urls SET warc_id = ?, warc_uri = ?, warc_date = ?, warc_digest = ? "
            "WHERE url = ?")
 _UNCHANGED = ("UPDATE urls SET status = 'done', exit_code = 0, error = NULL, finished = ?, "
@@ -174,6 +198,7 @@ class CrawlState:
             raise LocalWriteError(
                 f"cannot create the crawl's state {str(self.path)!r}: {exc.strerror or exc}"
             ) from exc
+        self._generation: int | None = None
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -222,8 +247,11 @@ class CrawlState:
 
     @property
     def generation(self) -> int:
-        """The crawl's current generation (0 until a finished crawl is refreshed)."""
-        return int(self.setting("generation") or 0)
+        """The crawl's current generation (0 until a finished crawl is refreshed); read
+        once (this object is the only one writing it): every listing's links ask."""
+        if self._generation is None:
+            self._generation = int(self.setting("generation") or 0)
+        return self._generation
 
     def finished(self) -> bool:
         """Whether the crawl has run to its end: URLs done or failed, none queued."""
@@ -235,6 +263,7 @@ class CrawlState:
         """Start refreshing a finished crawl: the next generation's number."""
         generation = self.generation + 1
         self.set_setting("generation", str(generation))
+        self._generation = generation
         return generation
 
     def add(self, url: str, depth: int, found_from: str | None = None, *,
@@ -248,32 +277,39 @@ class CrawlState:
                                        | tuple[str, int, str | None, int | None,
                                                float | None]
                                        | tuple[str, int, str | None, int | None,
-                                               float | None, str | None]]) -> int:
-        """Queue many URLs in one transaction (as :meth:`add`); how many were queued.
-        A sixth item is a symbolic link's target (the URL is the link)."""
+                                               float | None, str | None]],
+                 *, settle: str | None = None) -> int:
+        """Queue many URLs in one transaction (as :meth:`add`); how many were queued
+        or settled. A sixth item is a symbolic link's target (the URL is the link).
+
+        With ``settle`` (the URL of the listing naming them), a URL of that listing's
+        server (scheme, host and port) done in an older generation that the listing shows
+        unchanged is marked done and unchanged in this generation in the same
+        statement (as :meth:`unchanged` would after taking it): an article, or a file
+        whose listed size and time are those it had when saved
+        (:func:`~anyurl.mirror.refresh.unchanged_by_listing`, the same rule in SQL).
+        A refresh of an archive then costs one statement per listed entry, in one
+        transaction per listing, for the entries that did not change, instead of a
+        queueing, a taking, an entry and a mark each. Only the listing's own server's
+        URLs: that server passed the gate when the listing was fetched (robots.txt is
+        HTTP's, whose links state no size or time and name no article).
+        """
         now = time.time()
         generation = self.generation
+        server = None if settle is None else _server_of(settle)
 
         def rows() -> Iterator[tuple[object, ...]]:
             for item in found:
                 size, modified = (item[3], item[4]) if len(item) >= 5 else (None, None)
                 target = item[5] if len(item) == 6 else None
-                yield (item[0], item[1], item[2], now, generation, size, modified, target)
+                settling = server is not None and _server_of(item[0]) == server
+                yield (item[0], item[1], item[2], now, generation, size, modified, target,
+                       settling)
 
         with self._db:
             self._db.execute("BEGIN")
             # one statement run over all rows (its rowcount is their sum), not a call each
-            queued: int = self._db.executemany(
-                "INSERT INTO urls (url, depth, status, found_from, added, generation, "
-                "listed_size, listed_modified, listed_target) "
-                "VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (url) DO UPDATE SET status = 'queued', "
-                "generation = excluded.generation, depth = MIN(depth, excluded.depth), "
-                "listed_size = excluded.listed_size, "
-                "listed_modified = excluded.listed_modified, "
-                "listed_target = excluded.listed_target, added = excluded.added "
-                "WHERE generation < excluded.generation AND status IN ('done', 'failed')",
-                rows()).rowcount
+            queued: int = self._db.executemany(_ADD, rows()).rowcount
         return queued
 
     def take(self, skip_hosts: frozenset[str] = frozenset()) -> Entry | None:

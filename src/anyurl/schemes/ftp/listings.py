@@ -11,6 +11,7 @@ again on that connection. A fetched listing becomes ftp: URLs again in :func:`li
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Awaitable, Callable
 
 from anyurl.errors import RemoteFileNotFound
@@ -24,7 +25,6 @@ from anyurl.protocols.ftp import (
     Reply,
     fact_size,
     fact_time,
-    parse_list,
     parse_mlsd,
     parse_nlst,
     read_list,
@@ -149,13 +149,50 @@ async def list_directory(
             raise
         if body is None:
             return transfer.resource(info)
-        if read_list(body) is None and any(c.verb == "NLST" for c in commands[n:]):
+        if _read_once(body) is None and any(c.verb == "NLST" for c in commands[n:]):
             control.note("cannot read this LIST format: listing with NLST")
             control.list_form = False  # not asked again on this connection
             continue  # on this connection, which is still ours
         await release(control)
         return Resource.of_bytes(info, body)
     raise AssertionError("unreachable")  # pragma: no cover - the last refusal raises
+
+
+#: ``LIST`` bodies read last (:func:`_read_once`): at most this many, of at most
+#: :data:`READ_KEPT_BYTES` together, each at most :data:`READ_KEPT_SIZE` bytes. A
+#: mirror's batch lists up to 256 directories before it reads their links: a listing
+#: is a few hundred bytes.
+READ_KEPT = 1024
+READ_KEPT_BYTES = 2 << 20
+READ_KEPT_SIZE = 256 << 10
+_read: dict[bytes, tuple[ListEntry, ...] | None] = {}
+_read_bytes = [0]  # the bodies' bytes in _read
+_read_lock = threading.Lock()  # (a caller may read links in a worker thread)
+
+
+def _read_once(body: bytes) -> list[ListEntry] | None:
+    """:func:`read_list` of ``body``, kept until the same bytes are read again: a
+    mirror reads the links of the listing :func:`list_directory` just read (to know it
+    can), saved and read back, and ``ls -l`` lines cost a few microseconds each."""
+    if len(body) > READ_KEPT_SIZE:
+        return read_list(body)
+    with _read_lock:
+        known = body in _read
+        if known:  # read twice: the second time is the last
+            kept = _read.pop(body)
+            _read_bytes[0] -= len(body)
+    if not known:
+        entries = read_list(body)
+        kept = None if entries is None else tuple(entries)
+        with _read_lock:
+            while _read and (len(_read) >= READ_KEPT
+                             or _read_bytes[0] + len(body) > READ_KEPT_BYTES):
+                _read_bytes[0] -= len(next(iter(_read)))
+                del _read[next(iter(_read))]
+            if body not in _read:
+                _read_bytes[0] += len(body)
+            _read[body] = kept
+    return None if kept is None else list(kept)
 
 
 def listing_links(info: ResourceInfo, body: bytes) -> list[Link]:
@@ -181,7 +218,7 @@ def listing_links(info: ResourceInfo, body: bytes) -> list[Link]:
     if command == "MLSD":
         entries = parse_mlsd(body)
     elif command == "LIST":
-        entries = parse_list(body)
+        entries = _read_once(body) or []
     else:
         entries = parse_nlst(body)
     directory = (*parts.cwd, parts.name) if parts.name else parts.cwd

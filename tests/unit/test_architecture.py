@@ -476,17 +476,15 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     "ftp": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
         "cli/scheme_options.py", "config.py", "downloads/downloader.py",
-        "protocols/prospero.py", "protocols/replies.py", "registry/index.py",
-        "resolver.py", "schemes/file/handler.py", "schemes/file/spec.py",
-        "schemes/prospero/loopback.py", "testing/hostile.py", "testing/hostile_ftps.py",
+        "protocols/prospero.py", "protocols/replies.py", "registry/index.py", "resolver.py",
+        "schemes/file/handler.py", "schemes/file/spec.py", "schemes/prospero/loopback.py",
         "url/parse.py",
     }),
     "gopher": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/mirror_cmd.py", "cli/policy_flags.py",
         "mirror/engine.py", "protocols/prospero.py", "registry/index.py",
         "schemes/prospero/loopback.py", "schemes/wais/loopback.py", "schemes/wais/spec.py",
-        "serve/replay.py", "testing/hostile.py", "testing/hostile_numbers.py",
-        "url/parse.py",
+        "serve/replay.py", "url/parse.py",
     }),
     "http": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
@@ -495,9 +493,7 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "mirror/refresh.py", "net/routing.py", "net/transport.py", "registry/index.py",
         "request.py", "resource.py", "scheme_policy.py", "schemes/gateway.py",
         "schemes/gopher/loopback.py", "schemes/gopher/menu_links.py", "serve/app.py",
-        "testing/gateway.py", "testing/h2c.py", "testing/hostile.py",
-        "testing/hostile_ftps.py", "testing/hostile_numbers.py",
-        "testing/hostile_pipelines.py", "testing/hostile_socks.py", "url/parse.py",
+        "testing/hostile_socks.py", "url/parse.py",
     }),
     "mailto": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/scheme_options.py", "config.py",
@@ -505,12 +501,11 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     }),
     "news": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/mirror_cmd.py", "cli/scheme_options.py",
-        "config.py", "registry/index.py", "serve/replay.py", "testing/hostile.py",
-        "testing/hostile_numbers.py", "testing/hostile_pipelines.py", "url/parse.py",
+        "config.py", "registry/index.py", "serve/replay.py", "url/parse.py",
     }),
     "prospero": frozenset({
         "__init__.py", "registry/index.py", "resource.py", "schemes/wais/loopback.py",
-        "serve/replay.py", "testing/hostile_ardp.py", "url/parse.py",
+        "serve/replay.py", "url/parse.py",
     }),
     "telnet": frozenset({
         "__init__.py", "cli/get_cmd.py", "config.py", "protocols/gopher/menus.py",
@@ -519,8 +514,7 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     }),
     "wais": frozenset({
         "__init__.py", "cli/scheme_options.py", "config.py", "protocols/prospero.py",
-        "registry/index.py", "resource.py", "schemes/prospero/loopback.py",
-        "testing/hostile_wais.py", "url/parse.py",
+        "registry/index.py", "resource.py", "schemes/prospero/loopback.py", "url/parse.py",
     }),
 }
 

@@ -484,7 +484,7 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "__init__.py", "cli/get_cmd.py", "cli/mirror_cmd.py", "cli/policy_flags.py",
         "mirror/engine.py", "protocols/prospero.py", "registry/index.py",
         "schemes/prospero/loopback.py", "schemes/wais/loopback.py", "schemes/wais/spec.py",
-        "serve/replay.py", "url/parse.py",
+        "url/parse.py",
     }),
     "http": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
@@ -501,11 +501,11 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     }),
     "news": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/mirror_cmd.py", "cli/scheme_options.py",
-        "config.py", "registry/index.py", "serve/replay.py", "url/parse.py",
+        "config.py", "registry/index.py", "url/parse.py",
     }),
     "prospero": frozenset({
         "__init__.py", "registry/index.py", "resource.py", "schemes/wais/loopback.py",
-        "serve/replay.py", "url/parse.py",
+        "url/parse.py",
     }),
     "telnet": frozenset({
         "__init__.py", "cli/get_cmd.py", "config.py", "protocols/gopher/menus.py",

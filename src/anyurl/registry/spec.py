@@ -23,7 +23,7 @@ model. Options in a demo case are generic the same way (:class:`DemoOptions`).
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol
 
@@ -245,6 +245,14 @@ class SchemeSpec(Generic[U]):
     #: rewritten to the replay's, :class:`anyurl.serve.site.SiteReplay`); None: a capture
     #: is shown as the gateway shows a live fetch.
     replay: str | None = None
+    #: What a stored copy of a URL is, where no handler opened it (a WARC record that
+    #: ``anyurl serve --replay`` shows): the kind its handler's ``open`` would have said
+    #: (:attr:`~anyurl.resource.ResourceInfo.kind`: ``"menu"``, ``"directory"``,
+    #: ``"article"``, ``"report"`` ...) and the ``extra`` the copy implies, read from the
+    #: URL, the content type (lower case, no parameters; "" when none) and the protocol
+    #: dialogue recorded with it; None: a file, with no extra.
+    stored_kind: Callable[[U, str, Sequence[str]],
+                          tuple[str, Mapping[str, Any]]] | None = None
     #: How a mirror walks it; None: a mirror fetches such a URL but finds no links.
     crawl: Crawl[U] | None = None
     #: Why the browser gateway shows the URL as a link instead of fetching it, or None.

@@ -5,7 +5,9 @@ read as ftp is, as https is http's."""
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, SchemeSpec
 from anyurl.schemes.ftp.flags import FLAGS
@@ -63,7 +65,23 @@ def _fetch_options(given: tuple[SchemeOptions, ...],
 
 _SERVER = DemoServer("anyurl.schemes.ftp.loopback", ("--root", "{data}"), requires=("pyftpdlib",))
 
+#: A listing command in a recorded dialogue (``> MLSD``, ``> LIST -a``).
+_LISTING = re.compile(r"^>\s*(MLSD|LIST|NLST)\b", re.IGNORECASE | re.MULTILINE)
+
+
+def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
+                 ) -> tuple[str, dict[str, Any]]:
+    """A stored listing, by the listing command its recorded dialogue sent (the last)."""
+    found = None
+    for line in dialogue:
+        m = _LISTING.match(line)
+        if m:
+            found = m.group(1).upper()
+    return ("file", {}) if found is None else ("directory", {"command": found})
+
+
 SPEC = SchemeSpec(
+    stored_kind=_stored_kind,
     names=("ftp",),
     flags=FLAGS,
     handler="anyurl.schemes.ftp.handler:FTPHandler",

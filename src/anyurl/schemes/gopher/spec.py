@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, SchemeSpec, directory_of
 from anyurl.schemes.gopher.flags import FLAGS
@@ -96,7 +97,19 @@ def _a_view(url: URL) -> bool:
 
 _SERVER = DemoServer("anyurl.schemes.gopher.loopback", ("--root", "{data}"))
 
+#: The kinds a stored copy's content type says (a menu, a Gopher+ attribute block).
+_STORED_KINDS = {"application/gopher-menu": "menu",
+                 "application/gopher+-attributes": "attributes"}
+
+
+def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
+                 ) -> tuple[str, dict[str, Any]]:
+    """A stored menu or attribute block, by the content type the fetch gave it."""
+    return _STORED_KINDS.get(content_type, "file"), {}
+
+
 SPEC = SchemeSpec(
+    stored_kind=_stored_kind,
     names=("gopher",),
     flags=FLAGS,
     handler="anyurl.schemes.gopher.handler:GopherHandler",

@@ -5,6 +5,8 @@ and the same over TLS from the first byte (RFC 4642's port 563): ``nntps://`` an
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from typing import Any
 
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
 from anyurl.schemes.news.flags import FLAGS
@@ -61,7 +63,24 @@ def _tree_path(url: URL) -> tuple[list[str], bool]:
 
 _SERVER = DemoServer("anyurl.schemes.news.loopback")
 
+def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
+                 ) -> tuple[str, dict[str, Any]]:
+    """A stored article, or a group's listing (its group and server), by the URL."""
+    parts = url.parts
+    if not isinstance(parts, NNTPPath | NewsPart):
+        return "file", {}
+    if (parts.article if isinstance(parts, NNTPPath) else parts.message_id) is not None:
+        return "article", {}
+    if not parts.group:
+        return "file", {}
+    extra: dict[str, Any] = {"group": parts.group}
+    if url.host:
+        extra["server"] = f"{url.host}:{url.effective_port}"
+    return "directory", extra
+
+
 SPEC = SchemeSpec(
+    stored_kind=_stored_kind,
     names=("news", "nntp"),
     flags=FLAGS,
     handler="anyurl.schemes.news.handler:NewsHandler",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
 from anyurl.schemes.prospero.flags import FLAGS
 from anyurl.schemes.prospero.view import ProsperoPath, prospero_path
@@ -24,7 +27,14 @@ def _tree_path(url: URL) -> tuple[list[str], bool]:
     return parts.hsoname.split("/"), parts.hsoname.endswith("/")
 
 
+def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
+                 ) -> tuple[str, dict[str, Any]]:
+    """A stored report (the object's report as text), by its content type."""
+    return ("report" if content_type.startswith("text/") else "file"), {}
+
+
 SPEC = SchemeSpec(
+    stored_kind=_stored_kind,
     names=("prospero",),
     flags=FLAGS,
     handler="anyurl.schemes.prospero.handler:ProsperoHandler",

@@ -204,6 +204,10 @@ class SchemeSpec(Generic[U]):
     example: str = ""
     #: The port a URL without one connects to (RFC 1738 section 3); None: no network.
     default_port: int | None = None
+    #: Its names that speak TLS from the first byte, each with the name of the same
+    #: scheme without TLS (``{"https": "http"}``): a TLS handshake that fails on such a
+    #: URL suggests the plain one.
+    plain_names: Mapping[str, str] = field(default_factory=dict)
     #: The typed, decoded view of a URL's scheme part (``url.parts``); None: generic.
     view: Callable[[U], Any] | None = None
     #: The module of its view's classes and functions (``FTPPath``, ``ftp_path``): the

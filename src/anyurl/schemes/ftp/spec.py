@@ -113,6 +113,7 @@ SPEC = SchemeSpec(
 #: ftp in TLS from the first byte (implicit FTPS, port 990): the same handler, tree and
 #: mirror; a connection of one never serves the other (the pool's key says which).
 TLS_SPEC = dataclasses.replace(SPEC, names=("ftps",), default_port=990, demo=(),
+                               plain_names={"ftps": "ftp"},
                                host_prefixes=(), remote_fallback=None,
                                summary="files and directories of an FTP server in TLS "
                                "(RFC 4217)")

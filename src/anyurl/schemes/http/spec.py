@@ -68,5 +68,6 @@ SPEC = SchemeSpec(
                    DemoServer("anyurl.schemes.http.loopback", ("--root", "{data}"))),),
 )
 HTTPS_SPEC = dataclasses.replace(SPEC, names=("https",), default_port=443, demo=(),
+                                 plain_names={"https": "http"},
                                  summary="web pages and files over TLS")
 SPECS = (SPEC, HTTPS_SPEC)

@@ -108,5 +108,6 @@ SPEC = SchemeSpec(
 )
 #: news and nntp over TLS (RFC 4642's port 563): Lynx's snews: and nntps://.
 TLS_SPEC = dataclasses.replace(SPEC, names=("snews", "nntps"), default_port=563, demo=(),
+                               plain_names={"snews": "news", "nntps": "nntp"},
                                summary="Usenet articles and groups over NNTP in TLS")
 SPECS = (SPEC, TLS_SPEC)

@@ -489,11 +489,10 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     "http": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
         "cli/policy_flags.py", "cli/scheme_options.py", "cli/serve_cmd.py", "config.py",
-        "cookies.py", "downloads/warc.py", "errors.py", "mirror/engine.py",
-        "mirror/refresh.py", "net/routing.py", "registry/index.py", "request.py",
-        "resource.py", "scheme_policy.py", "schemes/gateway.py", "schemes/gopher/loopback.py",
-        "schemes/gopher/menu_links.py", "serve/app.py", "testing/hostile_socks.py",
-        "url/parse.py",
+        "downloads/warc.py", "errors.py", "mirror/engine.py", "mirror/refresh.py",
+        "net/routing.py", "registry/index.py", "request.py", "resource.py", "scheme_policy.py",
+        "schemes/gateway.py", "schemes/gopher/loopback.py", "schemes/gopher/menu_links.py",
+        "serve/app.py", "testing/hostile_socks.py", "url/parse.py",
     }),
     "mailto": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/scheme_options.py", "config.py",

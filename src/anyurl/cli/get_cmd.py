@@ -93,7 +93,7 @@ from anyurl.url.model import masked_position
 
 if TYPE_CHECKING:
     from anyurl.cli.progress import TransferProgress
-    from anyurl.cookies import CookieFile
+    from anyurl.schemes.http.cookies import CookieFile
 
 __all__ = ["add_arguments", "add_parser", "guess_scheme", "login_from", "parse_rate",
            "read_url_list", "run"]

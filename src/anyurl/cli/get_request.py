@@ -28,7 +28,7 @@ from anyurl.numbers import ascii_int, is_ascii_digits
 from anyurl.options import SchemeOptions
 
 if TYPE_CHECKING:
-    from anyurl.cookies import CookieFile
+    from anyurl.schemes.http.cookies import CookieFile
 
 __all__ = ["WRITE_OUT_PATTERN", "WRITE_OUT_VARIABLES", "GetRequest", "build_config",
            "guess_scheme", "login_from", "read_request", "read_url_list", "read_write_out",

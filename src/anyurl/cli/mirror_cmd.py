@@ -37,8 +37,8 @@ from anyurl.errors import Aborted, AnyURLError
 
 if TYPE_CHECKING:
     from anyurl.config import Config
-    from anyurl.cookies import CookieFile
     from anyurl.mirror import MirrorOptions, MirrorSummary
+    from anyurl.schemes.http.cookies import CookieFile
 
 __all__ = ["add_parser", "run"]
 

@@ -25,8 +25,8 @@ from anyurl.numbers import ascii_int
 from anyurl.options import SchemeOptions
 
 if TYPE_CHECKING:
-    from anyurl.cookies import CookieFile
     from anyurl.registry import Flags
+    from anyurl.schemes.http.cookies import CookieFile
 
 __all__ = ["add_scheme_arguments", "add_scheme_flags", "add_verify_arguments",
            "apply_to_config", "cookie_jar", "flag_options", "scheme_options",
@@ -135,7 +135,7 @@ def cookie_jar(args: argparse.Namespace, warn: Any = None) -> CookieFile | None:
     files = [b for b in args.cookie if "=" not in b]
     if not files and not args.cookie_jar:
         return None
-    from anyurl.cookies import CookieFile
+    from anyurl.schemes.http.cookies import CookieFile
 
     jar = CookieFile()
     for name in files:

@@ -262,9 +262,10 @@ _SCHEMELESS = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]+)?(/.*)?\Z", re.S)
 
 
 def guess_scheme(text: str) -> str | None:
-    """``example.org/x`` as curl reads it: ``ftp://`` for an ``ftp.`` host (a scheme
-    whose descriptor names the host's prefix), else ``http://``; None when ``text`` has
-    a scheme or is not a bare host[/path]."""
+    """``example.org/x`` as curl reads it: ``ftp://`` for an ``ftp.`` host, else
+    ``http://`` (the scheme whose descriptor names the longest prefix of the host, ``""``
+    any host's); None when ``text`` has a scheme or is not a bare host[/path], or no
+    scheme claims the host."""
     head = text.split("/", 1)[0]
     if "://" in text or not _SCHEMELESS.match(text) or "." not in head:
         return None
@@ -273,9 +274,11 @@ def guess_scheme(text: str) -> str | None:
     from anyurl.registry import specs
 
     host = head.lower()
-    scheme = next((spec.name for spec in specs()
-                   if any(host.startswith(prefix) for prefix in spec.host_prefixes)), "http")
-    return f"{scheme}://{text}"
+    claims = [(len(prefix), spec.name) for spec in specs() for prefix in spec.host_prefixes
+              if host.startswith(prefix)]
+    if not claims:
+        return None
+    return f"{max(claims, key=lambda claim: claim[0])[1]}://{text}"
 
 
 def _urls(given: list[str], input_files: list[str]) -> list[str]:

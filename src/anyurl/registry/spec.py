@@ -220,7 +220,8 @@ class SchemeSpec(Generic[U]):
     #: the URL's host, else the scheme's name.
     local_name: Callable[[U], str] | None = None
     #: Host name prefixes that make a URL written without a scheme this scheme's, as
-    #: curl guesses (``ftp.example.org/pub`` is ftp; a bare host is otherwise http).
+    #: curl guesses (``ftp.example.org/pub`` is ftp); the longest that matches wins, and
+    #: ``""`` matches every host (http's: a bare host is otherwise http).
     host_prefixes: tuple[str, ...] = ()
     #: Whether ``-u``/``auth`` set the URL's login (its ``user:password@``).
     login: bool = False

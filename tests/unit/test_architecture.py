@@ -481,9 +481,9 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "url/parse.py",
     }),
     "gopher": frozenset({
-        "__init__.py", "cli/get_cmd.py", "cli/mirror_cmd.py", "mirror/engine.py",
-        "protocols/prospero.py", "registry/index.py", "schemes/prospero/loopback.py",
-        "schemes/wais/loopback.py", "schemes/wais/spec.py", "url/parse.py",
+        "__init__.py", "cli/mirror_cmd.py", "mirror/engine.py", "protocols/prospero.py",
+        "registry/index.py", "schemes/prospero/loopback.py", "schemes/wais/loopback.py",
+        "schemes/wais/spec.py", "url/parse.py",
     }),
     "http": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
@@ -494,21 +494,21 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "testing/hostile_socks.py", "url/parse.py",
     }),
     "mailto": frozenset({
-        "__init__.py", "cli/get_cmd.py", "cli/scheme_options.py", "config.py",
-        "protocols/replies.py", "registry/index.py", "url/parse.py",
+        "__init__.py", "cli/scheme_options.py", "config.py", "protocols/replies.py",
+        "registry/index.py", "url/parse.py",
     }),
     "news": frozenset({
-        "__init__.py", "cli/get_cmd.py", "cli/mirror_cmd.py", "cli/scheme_options.py",
-        "config.py", "registry/index.py", "url/parse.py",
+        "__init__.py", "cli/mirror_cmd.py", "cli/scheme_options.py", "config.py",
+        "registry/index.py", "url/parse.py",
     }),
     "prospero": frozenset({
         "__init__.py", "registry/index.py", "resource.py", "schemes/wais/loopback.py",
         "url/parse.py",
     }),
     "telnet": frozenset({
-        "__init__.py", "cli/get_cmd.py", "config.py", "protocols/gopher/menus.py",
-        "protocols/prospero.py", "protocols/replies.py", "registry/index.py",
-        "schemes/gopher/handler.py", "schemes/prospero/loopback.py", "url/parse.py",
+        "__init__.py", "config.py", "protocols/gopher/menus.py", "protocols/prospero.py",
+        "protocols/replies.py", "registry/index.py", "schemes/gopher/handler.py",
+        "schemes/prospero/loopback.py", "url/parse.py",
     }),
     "wais": frozenset({
         "__init__.py", "cli/scheme_options.py", "config.py", "protocols/prospero.py",

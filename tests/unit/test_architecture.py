@@ -478,12 +478,11 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "cli/scheme_options.py", "config.py", "downloads/downloader.py",
         "protocols/prospero.py", "protocols/replies.py", "registry/index.py", "resolver.py",
         "schemes/file/handler.py", "schemes/file/spec.py", "schemes/prospero/loopback.py",
-        "url/parse.py",
     }),
     "gopher": frozenset({
         "__init__.py", "cli/mirror_cmd.py", "mirror/engine.py", "protocols/prospero.py",
         "registry/index.py", "schemes/prospero/loopback.py", "schemes/wais/loopback.py",
-        "schemes/wais/spec.py", "url/parse.py",
+        "schemes/wais/spec.py",
     }),
     "http": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
@@ -491,28 +490,27 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "errors.py", "mirror/engine.py", "mirror/refresh.py", "net/routing.py",
         "registry/index.py", "request.py", "resource.py", "schemes/gateway.py",
         "schemes/gopher/loopback.py", "schemes/gopher/menu_links.py", "serve/app.py",
-        "testing/hostile_socks.py", "url/parse.py",
+        "testing/hostile_socks.py",
     }),
     "mailto": frozenset({
         "__init__.py", "cli/scheme_options.py", "config.py", "protocols/replies.py",
-        "registry/index.py", "url/parse.py",
+        "registry/index.py",
     }),
     "news": frozenset({
         "__init__.py", "cli/mirror_cmd.py", "cli/scheme_options.py", "config.py",
-        "registry/index.py", "url/parse.py",
+        "registry/index.py",
     }),
     "prospero": frozenset({
         "__init__.py", "registry/index.py", "resource.py", "schemes/wais/loopback.py",
-        "url/parse.py",
     }),
     "telnet": frozenset({
         "__init__.py", "config.py", "protocols/gopher/menus.py", "protocols/prospero.py",
         "protocols/replies.py", "registry/index.py", "schemes/gopher/handler.py",
-        "schemes/prospero/loopback.py", "url/parse.py",
+        "schemes/prospero/loopback.py",
     }),
     "wais": frozenset({
         "__init__.py", "cli/scheme_options.py", "config.py", "protocols/prospero.py",
-        "registry/index.py", "resource.py", "schemes/prospero/loopback.py", "url/parse.py",
+        "registry/index.py", "resource.py", "schemes/prospero/loopback.py",
     }),
 }
 

@@ -475,9 +475,9 @@ LIMIT = 3
 NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     "ftp": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
-        "cli/scheme_options.py", "config.py", "downloads/downloader.py",
-        "protocols/prospero.py", "protocols/replies.py", "registry/index.py", "resolver.py",
-        "schemes/file/handler.py", "schemes/file/spec.py", "schemes/prospero/loopback.py",
+        "config.py", "downloads/downloader.py", "protocols/prospero.py",
+        "protocols/replies.py", "registry/index.py", "resolver.py", "schemes/file/handler.py",
+        "schemes/file/spec.py", "schemes/prospero/loopback.py",
     }),
     "gopher": frozenset({
         "__init__.py", "cli/mirror_cmd.py", "mirror/engine.py", "protocols/prospero.py",
@@ -486,19 +486,16 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     }),
     "http": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
-        "cli/scheme_options.py", "cli/serve_cmd.py", "config.py", "downloads/warc.py",
-        "errors.py", "mirror/engine.py", "mirror/refresh.py", "net/routing.py",
-        "registry/index.py", "request.py", "resource.py", "schemes/gateway.py",
-        "schemes/gopher/loopback.py", "schemes/gopher/menu_links.py", "serve/app.py",
-        "testing/hostile_socks.py",
+        "cli/serve_cmd.py", "config.py", "downloads/warc.py", "errors.py", "mirror/engine.py",
+        "mirror/refresh.py", "net/routing.py", "registry/index.py", "request.py",
+        "resource.py", "schemes/gateway.py", "schemes/gopher/loopback.py",
+        "schemes/gopher/menu_links.py", "serve/app.py", "testing/hostile_socks.py",
     }),
     "mailto": frozenset({
-        "__init__.py", "cli/scheme_options.py", "config.py", "protocols/replies.py",
-        "registry/index.py",
+        "__init__.py", "config.py", "protocols/replies.py", "registry/index.py",
     }),
     "news": frozenset({
-        "__init__.py", "cli/mirror_cmd.py", "cli/scheme_options.py", "config.py",
-        "registry/index.py",
+        "__init__.py", "cli/mirror_cmd.py", "config.py", "registry/index.py",
     }),
     "prospero": frozenset({
         "__init__.py", "registry/index.py", "resource.py", "schemes/wais/loopback.py",
@@ -509,8 +506,8 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "schemes/prospero/loopback.py",
     }),
     "wais": frozenset({
-        "__init__.py", "cli/scheme_options.py", "config.py", "protocols/prospero.py",
-        "registry/index.py", "resource.py", "schemes/prospero/loopback.py",
+        "__init__.py", "config.py", "protocols/prospero.py", "registry/index.py",
+        "resource.py", "schemes/prospero/loopback.py",
     }),
 }
 

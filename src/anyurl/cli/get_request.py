@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from anyurl.cli.common import print_error, print_warning
 from anyurl.cli.policy_flags import apply_policy_flags
-from anyurl.cli.scheme_options import apply_to_config, byte_range, cookie_jar, scheme_options
+from anyurl.cli.scheme_options import apply_to_config, byte_range, scheme_options
 from anyurl.cli.suggest import JSON_DATA
 from anyurl.config import Config, load_config
 from anyurl.errors import AnyURLError, FileExists
 from anyurl.numbers import ascii_int, is_ascii_digits
 from anyurl.options import SchemeOptions
+from anyurl.schemes.http.flags import cookie_jar
 
 if TYPE_CHECKING:
     from anyurl.schemes.http.cookies import CookieFile

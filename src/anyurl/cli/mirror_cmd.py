@@ -209,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
         rate = parse_rate(args.limit_rate) if args.limit_rate else None
         max_size = parse_size(args.warc_max_size) if args.warc_max_size else None
         login = login_from(args.user)
-        from anyurl.cli.scheme_options import cookie_jar
+        from anyurl.schemes.http.flags import cookie_jar
 
         cookies = cookie_jar(args, None if args.silent else print_warning)
         if cookies is not None and args.dask:

@@ -186,6 +186,10 @@ class Flags:
     #: ``mirror``: the request headers, the cookies, ``--compressed``); ``options`` reads
     #: a flag its command lacks as the flag's default.
     add_for: Mapping[str, Callable[[Any], None]] = field(default_factory=dict)
+    #: What the shared flags it reads mean for this scheme, by the flag's long name
+    #: (``{"--head": "HEAD, print the response head"}``): their help says it, scheme by
+    #: scheme.
+    shared_help: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

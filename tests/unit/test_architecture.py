@@ -495,7 +495,7 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "__init__.py", "config.py", "protocols/replies.py", "registry/index.py",
     }),
     "news": frozenset({
-        "__init__.py", "cli/mirror_cmd.py", "config.py", "registry/index.py",
+        "__init__.py", "config.py", "registry/index.py",
     }),
     "prospero": frozenset({
         "__init__.py", "registry/index.py", "resource.py", "schemes/wais/loopback.py",

@@ -21,6 +21,7 @@ from anyurl.cli.common import (
     error_text,
     escape_controls,
     human_bytes,
+    late_help,
     print_error,
     print_warning,
 )
@@ -136,12 +137,21 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def _user_help() -> str:
+    """``-u``'s help: the schemes a mirror walks whose descriptors take a login."""
+    from anyurl.registry import specs
+
+    takers = [name for spec in specs() if spec.login and spec.crawl is not None
+              for name in spec.names]
+    return f"the login for the start URLs' servers ({', '.join(takers)})"
+
+
 def _add_request_arguments(r: argparse._ArgumentGroup) -> None:
     """The request options ``mirror`` shares with ``anyurl get`` and curl."""
     r.add_argument("-v", "--verbose", action="store_true",
                    help="show each protocol line (passwords masked)")
-    r.add_argument("-u", "--user", metavar="USER[:PASSWORD]",
-                   help="the login for the start URLs' servers (ftp, http Basic, nntp)")
+    late_help(r.add_argument("-u", "--user", metavar="USER[:PASSWORD]",
+                             help="the login for the start URLs' servers"), _user_help)
     from anyurl.cli.scheme_options import add_verify_arguments
 
     add_verify_arguments(r)

@@ -475,9 +475,9 @@ LIMIT = 3
 NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     "ftp": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
-        "config.py", "downloads/downloader.py", "protocols/prospero.py",
-        "protocols/replies.py", "registry/index.py", "resolver.py", "schemes/file/handler.py",
-        "schemes/file/spec.py", "schemes/prospero/loopback.py",
+        "config.py", "downloads/downloader.py", "protocols/prospero.py", "registry/index.py",
+        "resolver.py", "schemes/file/handler.py", "schemes/file/spec.py",
+        "schemes/prospero/loopback.py",
     }),
     "gopher": frozenset({
         "__init__.py", "cli/mirror_cmd.py", "mirror/engine.py", "protocols/prospero.py",
@@ -492,7 +492,7 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "schemes/gopher/menu_links.py", "serve/app.py", "testing/hostile_socks.py",
     }),
     "mailto": frozenset({
-        "__init__.py", "config.py", "protocols/replies.py", "registry/index.py",
+        "__init__.py", "config.py", "registry/index.py",
     }),
     "news": frozenset({
         "__init__.py", "config.py", "registry/index.py",
@@ -502,8 +502,7 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     }),
     "telnet": frozenset({
         "__init__.py", "config.py", "protocols/gopher/menus.py", "protocols/prospero.py",
-        "protocols/replies.py", "registry/index.py", "schemes/gopher/handler.py",
-        "schemes/prospero/loopback.py",
+        "registry/index.py", "schemes/gopher/handler.py", "schemes/prospero/loopback.py",
     }),
     "wais": frozenset({
         "__init__.py", "config.py", "protocols/prospero.py", "registry/index.py",

@@ -486,7 +486,7 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     }),
     "http": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
-        "cli/serve_cmd.py", "config.py", "downloads/warc.py", "errors.py", "mirror/engine.py",
+        "cli/serve_cmd.py", "downloads/warc.py", "errors.py", "mirror/engine.py",
         "mirror/refresh.py", "net/routing.py", "registry/index.py", "request.py",
         "resource.py", "schemes/gateway.py", "schemes/gopher/loopback.py",
         "schemes/gopher/menu_links.py", "serve/app.py", "testing/hostile_socks.py",
@@ -501,12 +501,12 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "__init__.py", "registry/index.py", "resource.py", "schemes/wais/loopback.py",
     }),
     "telnet": frozenset({
-        "__init__.py", "config.py", "protocols/gopher/menus.py", "protocols/prospero.py",
+        "__init__.py", "protocols/gopher/menus.py", "protocols/prospero.py",
         "registry/index.py", "schemes/gopher/handler.py", "schemes/prospero/loopback.py",
     }),
     "wais": frozenset({
-        "__init__.py", "config.py", "protocols/prospero.py", "registry/index.py",
-        "resource.py", "schemes/prospero/loopback.py",
+        "__init__.py", "protocols/prospero.py", "registry/index.py", "resource.py",
+        "schemes/prospero/loopback.py",
     }),
 }
 

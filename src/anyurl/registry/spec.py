@@ -245,6 +245,10 @@ class SchemeSpec(Generic[U]):
     #: control connection the transfer then reuses) rather than reading it from the
     #: response (HTTP's ``Last-Modified``).
     time_asked_first: bool = False
+    #: The scheme options of a request for a resource's facts alone, its size and time
+    #: without its body (FTP's ``SIZE`` and ``MDTM``), made from the given ones: how
+    #: ``-R`` asks the time first (:attr:`time_asked_first`); None: no such request.
+    head: Callable[[tuple[Any, ...]], tuple[Any, ...]] | None = None
     #: How a WARC file records a transfer: ``"response"``, an HTTP response record and
     #: its request record; ``"resource"``, a resource record and the protocol dialogue
     #: as a metadata record.

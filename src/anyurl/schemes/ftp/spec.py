@@ -63,6 +63,18 @@ def _fetch_options(given: tuple[SchemeOptions, ...],
     return options.with_scheme(ftp).schemes
 
 
+def _head(given: tuple[SchemeOptions, ...]) -> tuple[SchemeOptions, ...]:
+    """The size and time alone (``SIZE``, ``MDTM``), on the control connection the
+    transfer then reuses."""
+    import dataclasses
+
+    from anyurl.schemes.base import FetchOptions
+    from anyurl.schemes.ftp.options import FTPOptions
+
+    options = FetchOptions(schemes=given)
+    return options.with_scheme(dataclasses.replace(options.get(FTPOptions), head=True)).schemes
+
+
 _SERVER = DemoServer("anyurl.schemes.ftp.loopback", ("--root", "{data}"), requires=("pyftpdlib",))
 
 #: A listing command in a recorded dialogue (``> MLSD``, ``> LIST -a``).
@@ -102,6 +114,7 @@ SPEC = SchemeSpec(
     # RFC 959 4.2: 4yz is a "transient negative completion": the same command may work.
     transient_status=lambda code: 400 <= code < 500,
     time_asked_first=True,
+    head=_head,
     crawl=Crawl(index_name=".listing", path_key=_path_key, canonical=_canonical,
                 tree_path=_tree_path, fetch_options=_fetch_options),
     demo=(

@@ -475,8 +475,8 @@ LIMIT = 3
 NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     "ftp": frozenset({
         "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
-        "config.py", "protocols/prospero.py", "registry/index.py", "resolver.py",
-        "schemes/file/handler.py", "schemes/file/spec.py", "schemes/prospero/loopback.py",
+        "config.py", "protocols/prospero.py", "registry/index.py", "schemes/file/handler.py",
+        "schemes/file/spec.py", "schemes/prospero/loopback.py",
     }),
     "gopher": frozenset({
         "__init__.py", "cli/mirror_cmd.py", "mirror/engine.py", "protocols/prospero.py",

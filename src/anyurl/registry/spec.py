@@ -273,6 +273,9 @@ class SchemeSpec(Generic[U]):
     #: The URL to fetch instead of one naming another host, when the configuration asks
     #: (``file_ftp_fallback``: RFC 1738 3.10's ``file://host/`` once meant ftp), or None.
     remote_fallback: Callable[[U], U | None] | None = None
+    #: The :class:`~anyurl.config.Config` switch (a bool field) that turns
+    #: :attr:`remote_fallback` on; None: it needs none.
+    remote_fallback_setting: str | None = None
     #: What ``anyurl demo`` fetches to show the scheme.
     demo: tuple[DemoCase[Any], ...] = field(default=())
     #: Its own command-line flags (a built-in's in its ``flags`` module, which the

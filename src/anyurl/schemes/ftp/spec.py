@@ -93,7 +93,6 @@ def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
 
 
 SPEC = SchemeSpec(
-    stored_kind=_stored_kind,
     names=("ftp",),
     flags=FLAGS,
     handler="anyurl.schemes.ftp.handler:FTPHandler",
@@ -115,6 +114,7 @@ SPEC = SchemeSpec(
     transient_status=lambda code: 400 <= code < 500,
     time_asked_first=True,
     head=_head,
+    stored_kind=_stored_kind,
     crawl=Crawl(index_name=".listing", path_key=_path_key, canonical=_canonical,
                 tree_path=_tree_path, fetch_options=_fetch_options),
     demo=(

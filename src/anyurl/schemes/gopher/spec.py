@@ -109,7 +109,6 @@ def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
 
 
 SPEC = SchemeSpec(
-    stored_kind=_stored_kind,
     names=("gopher",),
     flags=FLAGS,
     handler="anyurl.schemes.gopher.handler:GopherHandler",
@@ -124,6 +123,7 @@ SPEC = SchemeSpec(
     proxied=True,
     # A selector is opaque (only the server knows what it means) and is requested as
     # written; but one with a "." or ".." segment is not "under" the start selector.
+    stored_kind=_stored_kind,
     crawl=Crawl(index_name="gophermap", path_key=_path_key, start_prefix=_start_prefix,
                 refused=lambda url: has_dot_segment(_parts(url).selector),
                 tree_path=_tree_path, fetch_options=_fetch_options, document=_a_view),

@@ -80,7 +80,6 @@ def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
 
 
 SPEC = SchemeSpec(
-    stored_kind=_stored_kind,
     names=("news", "nntp"),
     flags=FLAGS,
     handler="anyurl.schemes.news.handler:NewsHandler",
@@ -97,6 +96,7 @@ SPEC = SchemeSpec(
     local_name=_local_name,
     login=True,
     proxied=True,
+    stored_kind=_stored_kind,
     crawl=Crawl(index_name=".group", path_key=_path_key, start_prefix=_path_key,
                 anywhere=_by_message_id, tree_path=_tree_path),
     demo=(

@@ -34,7 +34,6 @@ def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
 
 
 SPEC = SchemeSpec(
-    stored_kind=_stored_kind,
     names=("prospero",),
     flags=FLAGS,
     handler="anyurl.schemes.prospero.handler:ProsperoHandler",
@@ -47,6 +46,7 @@ SPEC = SchemeSpec(
     local_name=_local_name,
     proxied=True,
     udp=True,
+    stored_kind=_stored_kind,
     crawl=Crawl(index_name=".listing", tree_path=_tree_path),
     demo=(DemoCase("prospero://127.0.0.1:{port}//pub/README",
                    "GET-OBJECT-INFO over ARDP/UDP: access methods as URLs",

@@ -55,7 +55,6 @@ def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
 
 
 SPEC = SchemeSpec(
-    stored_kind=_stored_kind,
     names=("wais",),
     handler="anyurl.schemes.wais.handler:WAISHandler",
     summary="WAIS searches and documents (Z39.50-1988 as WAIS speaks it)",
@@ -66,6 +65,7 @@ SPEC = SchemeSpec(
     options_module="anyurl.schemes.wais.options",
     local_name=_local_name,
     proxied=True,
+    stored_kind=_stored_kind,
     crawl=Crawl(index_name=".catalogue", tree_path=_tree_path),
     demo=(DemoCase("wais://127.0.0.1:{port}/demo?gopher",
                    "a Z39.50 search of the 'demo' database",

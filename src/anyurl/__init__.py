@@ -13,6 +13,8 @@ from __future__ import annotations
 #: typing.TYPE_CHECKING without importing typing (which ``anyurl --version`` has no use
 #: for); mypy reads a module's own ``TYPE_CHECKING`` so.
 TYPE_CHECKING = False
+import sys as _sys  # noqa: E402 (built in: already loaded)
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -151,6 +153,40 @@ __all__ = [
     "open",
     "parse",
 ]
+
+
+#: Modules that moved into a scheme's package, by their old names: ``import OLD`` still
+#: works and gives the module under its new name, the very object.
+_MOVED = {"anyurl.cookies": "anyurl.schemes.http.cookies"}
+
+
+class _Moved:
+    """The finder and loader of :data:`_MOVED`'s old names (on ``sys.meta_path``); it
+    imports nothing until an old name is asked for."""
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> Any:
+        """A spec of this loader for an old name, else None (the other finders')."""
+        if name not in _MOVED:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        loader: Any = _Moved  # the class is the loader: its methods are static
+        return ModuleSpec(name, loader)
+
+    @staticmethod
+    def create_module(spec: Any) -> Any:
+        """The module under its new name, imported now."""
+        from importlib import import_module
+
+        return import_module(_MOVED[spec.name])
+
+    @staticmethod
+    def exec_module(module: Any) -> None:
+        """Nothing: the module ran under its new name."""
+
+
+_sys.meta_path.append(_Moved)
 
 
 def __getattr__(name: str) -> Any:

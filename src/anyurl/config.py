@@ -256,10 +256,30 @@ def _ports(value: object) -> object:
 
 
 def _table(value: object) -> object:
-    what = 'a table of strings, such as [gateways] wais = "http://gw.example:8001/"'
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise _Refused(what)
+        raise _Refused(_table_example())
     return value
+
+
+def _refusal_example() -> str:
+    """A ``--proto`` value that refuses what a document may not lead to: ``file`` and a
+    network scheme that acts rather than fetches (the registry's ``followable``)."""
+    from anyurl.registry import specs
+
+    acts = next((spec.name for spec in specs()
+                 if not spec.followable and spec.default_port is not None), None)
+    return "-file" if acts is None else f"-file,-{acts}"
+
+
+def _table_example() -> str:
+    """What a table is, shown as a gateway: a scheme that one serves (the registry's)
+    and a gateway URL (of :data:`~anyurl.net.routing.GATEWAY_URL_SCHEMES`)."""
+    from anyurl.net.routing import GATEWAY_URL_SCHEMES, gateway_schemes
+
+    name = next((name for name in gateway_schemes() if name not in GATEWAY_URL_SCHEMES),
+                "SCHEME")
+    return (f'a table of strings, such as [gateways] {name} = '
+            f'"{GATEWAY_URL_SCHEMES[0]}://gw.example:8001/"')
 
 
 def _size(value: object) -> object:
@@ -283,7 +303,7 @@ def _rate(value: object) -> object:
 
 def _protocols(value: object) -> object:
     if not isinstance(value, str):
-        raise _Refused('a string of curl\'s --proto syntax, such as "-file,-telnet"')
+        raise _Refused(f'a string of curl\'s --proto syntax, such as "{_refusal_example()}"')
     try:
         return SchemePolicy.parse(value)
     except OptionError as exc:

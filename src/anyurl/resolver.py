@@ -161,7 +161,9 @@ class Resolver:
             # CR, LF or NUL reaches a server from it.
             parsed = parse(str(url), strict=self.strict)
         spec = registry.spec_for(parsed.scheme)
-        if self.config.file_ftp_fallback and spec is not None and spec.remote_fallback:
+        if spec is not None and spec.remote_fallback and (
+                spec.remote_fallback_setting is None
+                or getattr(self.config, spec.remote_fallback_setting, False)):
             parsed = spec.remote_fallback(parsed) or parsed
         self._check_scheme(parsed)
         port = parsed.effective_port

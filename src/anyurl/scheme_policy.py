@@ -59,7 +59,8 @@ class SchemePolicy:
             if not name or not all(c.isascii() and (c.isalnum() or c in "+-.") for c in name):
                 raise OptionError(
                     f"--proto {text!r}: {item!r} is not a scheme name",
-                    hint="Give names such as '=http,https' or '-file' (curl's --proto).")
+                    hint="Give scheme names, as curl's --proto takes them: '=NAME,NAME' "
+                         "(only those), '-NAME' (not that one), '+NAME' (that one too).")
             policy = policy._apply(mode, name)
         return policy
 

@@ -14,8 +14,8 @@ from http.cookiejar import Cookie, CookieJar
 from pathlib import Path
 
 import pytest
-
 from anyurl.cookies import CURL_HEADER, CookieFile, cookie_header, store_cookies
+
 from anyurl.errors import OptionError
 from anyurl.url import parse
 from tests.cli.devices import null_device
@@ -276,6 +276,7 @@ def test_a_host_only_cookie_goes_to_its_host_only(tmp_path: Path) -> None:
     # RFC 6265 5.3 step 6, as curl: no Domain= means this host, not its subdomains;
     # kept so through a jar file (its include-subdomains column says FALSE).
     from anyurl.cookies import CookieFile, cookie_header, store_cookies
+
     from anyurl.url import parse
 
     jar = CookieFile()

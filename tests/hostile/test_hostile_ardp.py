@@ -1,7 +1,7 @@
 """ARDP servers that ask the client to wait, again and again (issue 29): the request's
 waits share one deadline, the read timeout, so it ends with exit 28 after a bounded
 number of retransmissions however the server repeats its waits
-(:mod:`anyurl.testing.hostile_ardp`)."""
+(:mod:`anyurl.schemes.prospero.hostile`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from anyurl.errors import TransferTimeout
 from anyurl.options import ProsperoOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
-from anyurl.testing.hostile_ardp import BEHAVIOURS, HostileARDPServer
+from anyurl.schemes.prospero.hostile import BEHAVIOURS, HostileARDPServer
 from tests.cli.test_curl_options import _env
 
 pytestmark = pytest.mark.anyio

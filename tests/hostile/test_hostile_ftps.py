@@ -1,4 +1,4 @@
-"""FTP servers that fail AUTH TLS (:mod:`anyurl.testing.hostile_ftps`): with TLS
+"""FTP servers that fail AUTH TLS (:mod:`anyurl.schemes.ftp.hostile_tls`): with TLS
 required, a refusal is curl's 64 and a broken handshake 35, each before any USER (the
 server's record of the commands shows none, and no password byte); with TLS only tried,
 a refusal is no error and the login goes on in clear, as curl's --ssl does. Servers that
@@ -19,7 +19,7 @@ from anyurl.errors import LoginDenied, TLSHandshakeFailed, TLSNotOffered
 from anyurl.options import FTPOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
-from anyurl.testing.hostile_ftps import BEHAVIOURS, HostileFTPSServer
+from anyurl.schemes.ftp.hostile_tls import BEHAVIOURS, HostileFTPSServer
 from tests.cli.test_curl_options import _env
 
 pytestmark = pytest.mark.anyio

@@ -1,4 +1,4 @@
-"""Servers that do not speak WAIS back (issue 29, :mod:`anyurl.testing.hostile_wais`):
+"""Servers that do not speak WAIS back (issue 29, :mod:`anyurl.schemes.wais.hostile`):
 a silent one ends at the Init's own deadline, saying the server may not speak WAIS, not
 at the read timeout; a short answer that is no WAIS header is recognised at once."""
 
@@ -15,7 +15,7 @@ from anyurl.errors import ProtocolError, TransferTimeout
 from anyurl.options import WAISOptions
 from anyurl.resolver import Resolver
 from anyurl.schemes.base import FetchOptions
-from anyurl.testing.hostile_wais import BEHAVIOURS, HostileWAISServer
+from anyurl.schemes.wais.hostile import BEHAVIOURS, HostileWAISServer
 from tests.cli.test_curl_options import _env
 
 pytestmark = pytest.mark.anyio

@@ -1,6 +1,7 @@
 """Pipelines against servers that answer more than they were asked (issue 29).
 
-Each server (:mod:`anyurl.testing.hostile_pipelines`) sends one answer nobody asked
+Each server (:func:`anyurl.schemes.http.hostile.http_extra_response`, ``h2_cross_stream``,
+:func:`anyurl.schemes.news.hostile.nntp_extra_article`) sends one answer nobody asked
 for. Bytes that answer nothing must never become the next URL's body: the connection is
 out of step, its window is fetched again one request at a time and the server is served
 serially from then on (HTTP/1.1, NNTP); on HTTP/2 a frame on a stream nobody is reading
@@ -22,15 +23,9 @@ from anyurl.options import HTTPOptions
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource
 from anyurl.schemes.base import FetchOptions, SchemeHandler
-from anyurl.testing.hostile import HostileServer
-from anyurl.testing.hostile_pipelines import (
-    EXTRA,
-    NNTP_GROUP,
-    Asked,
-    h2_cross_stream,
-    http_extra_response,
-    nntp_extra_article,
-)
+from anyurl.schemes.http.hostile import h2_cross_stream, http_extra_response
+from anyurl.schemes.news.hostile import NNTP_GROUP, nntp_extra_article
+from anyurl.testing.hostile import EXTRA, Asked, HostileServer
 
 N = 12
 

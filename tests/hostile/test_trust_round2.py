@@ -1,7 +1,7 @@
 """Trust, second round (issue 20): credentials stay with their origin across redirects,
 and an encoded CR, LF or NUL never reaches a server.
 
-A recording server pair of :mod:`anyurl.testing.hostile` (two ports of 127.0.0.1: the
+A recording server pair of :mod:`anyurl.schemes.http.hostile` (two ports of 127.0.0.1: the
 first redirects to the second) shows what the client hands to another origin, for
 ``anyurl get`` and for the library, on both backends.
 """
@@ -17,7 +17,8 @@ import pytest
 import anyurl
 from anyurl.options import HTTPOptions, MailtoOptions
 from anyurl.schemes.base import FetchOptions
-from anyurl.testing.hostile import Behaviour, CrossOriginRedirect, HostileServer
+from anyurl.schemes.http.hostile import CrossOriginRedirect
+from anyurl.testing.hostile import Behaviour, HostileServer
 from anyurl.url import WAISPath, decode
 from tests.cli.test_get_cli import _env
 

@@ -21,8 +21,8 @@ from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo
 from anyurl.schemes.base import FetchOptions, SchemeHandler
 from anyurl.schemes.gateway import GatewayHandler
+from anyurl.schemes.http.gateway import Gateway
 from anyurl.testing._server import ThreadedListener
-from anyurl.testing.gateway import Gateway
 from anyurl.url import URL
 from tests.peers import data
 

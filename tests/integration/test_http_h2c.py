@@ -1,7 +1,7 @@
 """HTTP/2 on plain http:// as curl asks for it (issue 33): ``--http2`` sends an HTTP/1.1
 request with ``Upgrade: h2c`` (RFC 7540 3.2) and goes on in HTTP/1.1 when the server does
 not switch (the nginx peer, HTTP/1.1 only on plain http), in HTTP/2 when it does
-(:mod:`anyurl.testing.h2c`); ``--http2-prior-knowledge`` sends the preface at once, and
+(:mod:`anyurl.schemes.http.h2c`); ``--http2-prior-knowledge`` sends the preface at once, and
 against a server that does not speak HTTP/2 without TLS says so.
 """
 
@@ -20,8 +20,8 @@ from anyurl.options import HTTPOptions
 from anyurl.resource import Resource
 from anyurl.schemes.base import FetchOptions
 from anyurl.schemes.http import HTTPHandler
+from anyurl.schemes.http.h2c import H2cServer, serve_h2c
 from anyurl.testing._server import open_task, serving_in_thread
-from anyurl.testing.h2c import H2cServer, serve_h2c
 from anyurl.url import parse
 from tests.peers import data
 

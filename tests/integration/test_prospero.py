@@ -30,8 +30,8 @@ from anyurl.options import ProsperoOptions
 from anyurl.resolver import Resolver
 from anyurl.resource import Resource, ResourceInfo, iterate_bytes
 from anyurl.schemes.base import FetchOptions, SchemeHandler
+from anyurl.schemes.http.gateway import Gateway
 from anyurl.schemes.prospero.loopback import CONTENTS_TEXT, DOS_TEXT, MANY_COUNT, serve_prospero
-from anyurl.testing.gateway import Gateway
 from anyurl.url import URL
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]

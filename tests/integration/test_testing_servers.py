@@ -1,11 +1,11 @@
 """anyurl.testing's command lines and run forms, shared through anyurl.testing._server.
 
 Every loopback server runs as ``python -m anyurl.schemes.<scheme>.loopback --host H --port
-N`` or ``python -m anyurl.testing.<module> ...`` (how ``anyurl demo``, tests/peers and
-docker start them): it answers on the port it was
-given, every one on anyio takes ``--backend``, and Ctrl-C ends it with status 0 and no
-traceback. The session servers (NNTP, SMTP, telnet) each run in a task group or a
-thread of their own in the same way.
+N``, ``python -m anyurl.schemes.<scheme>.<module> ...`` or ``python -m
+anyurl.testing.<module> ...`` (how ``anyurl demo``, tests/peers and docker start them): it
+answers on the port it was given, every one on anyio takes ``--backend``, and Ctrl-C
+ends it with status 0 and no traceback. The session servers (NNTP, SMTP, telnet) each
+run in a task group or a thread of their own in the same way.
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ ANYIO = [
 ]
 THREADS = [
     Module(_loopback("ftp"), ("--root", "{root}"), b"", b"220 anyurl demo FTP"),
-    Module("gateway", (), b"GET wais://h/db HTTP/1.1\r\nHost: h\r\n\r\n", b"HTTP/1.1 200 "),
+    Module("anyurl.schemes.http.gateway", (), b"GET wais://h/db HTTP/1.1\r\nHost: h\r\n\r\n",
+           b"HTTP/1.1 200 "),
     Module("hostile", ("http-lying-length",), b"GET / HTTP/1.1\r\n\r\n", b"HTTP/1.1 200 OK",
            "http-lying-length: http://127.0.0.1:{port}/file"),
 ]

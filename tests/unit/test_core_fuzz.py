@@ -86,7 +86,7 @@ class _Core(Protocol):
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: ReplyReader(Grammar.FTP),
+        lambda: ReplyReader(Grammar.FREE_TEXT),
         FTPClient,
         NNTPClient,
         lambda: TelnetClient(terminal_type="DUMB"),
@@ -105,7 +105,7 @@ def test_every_core_ends_with_a_shared_event(make: Callable[[], _Core]) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(SERVER_BYTES, CHUNKINGS, st.sampled_from([Grammar.FTP, Grammar.SMTP]))
+@given(SERVER_BYTES, CHUNKINGS, st.sampled_from([Grammar.FREE_TEXT, Grammar.CODED_LINES]))
 def test_reply_reader(data: bytes, sizes: list[int], grammar: Grammar) -> None:
     reader = ReplyReader(grammar)
     try:
@@ -267,7 +267,7 @@ def _reply_held(reader: ReplyReader) -> int:
 
 
 def _replies() -> ReplyReader:
-    reader = ReplyReader(Grammar.FTP)
+    reader = ReplyReader(Grammar.FREE_TEXT)
     reader.receive_data(b"230-first line\r\n230-")  # inside a multi-line reply
     return reader
 

@@ -57,7 +57,7 @@ Feed = Callable[[bytes], list[bytes]]
 
 
 def replies(data: bytes, feed: Feed, *, eof: bool = False) -> list[Reply | ConnectionClosed]:
-    reader = ReplyReader(Grammar.FTP)
+    reader = ReplyReader(Grammar.FREE_TEXT)
     out: list[Reply | ConnectionClosed] = []
     pieces = feed(data) + ([b""] if eof else [])
     for piece in pieces:
@@ -165,14 +165,14 @@ def test_eof_mid_reply_is_connection_closed(feed: Feed) -> None:
     ],
 )
 def test_garbage_is_a_core_error(data: bytes) -> None:
-    reader = ReplyReader(Grammar.FTP)
+    reader = ReplyReader(Grammar.FREE_TEXT)
     reader.receive_data(data)
     with pytest.raises(RemoteProtocolError):
         reader.next_event()
 
 
 def test_endless_line_is_a_core_error() -> None:
-    reader = ReplyReader(Grammar.FTP)
+    reader = ReplyReader(Grammar.FREE_TEXT)
     reader.receive_data(b"220 " + b"x" * (70 * 1024))
     with pytest.raises(RemoteProtocolError, match="longer"):
         reader.next_event()
@@ -190,7 +190,7 @@ def test_a_bad_reply_is_the_ftp_cores_own_error() -> None:
 
 
 def test_data_after_eof_is_refused() -> None:
-    reader = ReplyReader(Grammar.FTP)
+    reader = ReplyReader(Grammar.FREE_TEXT)
     reader.receive_data(b"")
     with pytest.raises(LocalProtocolError):
         reader.receive_data(b"220 late\r\n")

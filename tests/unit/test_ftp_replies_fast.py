@@ -44,7 +44,7 @@ def _events(data: list[bytes], grammar: Grammar, fast: bool, eof: bool) -> list[
 @given(lines=st.lists(LINES, max_size=12), ends=st.lists(st.sampled_from([b"\r\n", b"\n"]),
        min_size=12, max_size=12), cut=st.integers(1, 7), eof=st.booleans(),
        long=st.booleans())
-@pytest.mark.parametrize("grammar", [Grammar.FTP, Grammar.SMTP])
+@pytest.mark.parametrize("grammar", [Grammar.FREE_TEXT, Grammar.CODED_LINES])
 def test_one_line_replies_read_as_the_grammar_reads_them(
         grammar: Grammar, lines: list[bytes], ends: list[bytes], cut: int, eof: bool,
         long: bool) -> None:

@@ -144,7 +144,7 @@ def _mlsd(data: bytes, sizes: list[int]) -> None:
 CORES: dict[str, Callable[[bytes, list[int]], None]] = {
     "ftp": _ftp,
     "nntp": _nntp,
-    "smtp": lambda data, sizes: _feed(ReplyReader(Grammar.SMTP), data, sizes),
+    "smtp": lambda data, sizes: _feed(ReplyReader(Grammar.CODED_LINES), data, sizes),
     "gopher": _gopher,
     "wais": lambda data, sizes: _feed(wais.WAISConnection(max_message=1 << 16), data, sizes),
     "http": _http,

@@ -56,7 +56,7 @@ def _gopher_port(text: str) -> int | None:
 
 
 def _ftp_reply(text: str) -> int | None:
-    reader = ReplyReader(Grammar.FTP)
+    reader = ReplyReader(Grammar.FREE_TEXT)
     reader.receive_data(f"{text} ok\r\n".encode())
     event = reader.next_event()
     return None if event is NEED_DATA else event.code  # type: ignore[union-attr]

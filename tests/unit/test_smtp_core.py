@@ -40,7 +40,7 @@ def bytewise(request: pytest.FixtureRequest) -> bool:
 
 
 def read_replies(data: bytes, bytewise: bool) -> list[Reply]:
-    reader = ReplyReader(Grammar.SMTP)
+    reader = ReplyReader(Grammar.CODED_LINES)
     replies: list[Reply] = []
     for chunk in ([data[i : i + 1] for i in range(len(data))] if bytewise else [data]):
         reader.receive_data(chunk)

@@ -30,7 +30,7 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 HEAVY = (
     "email", "http.cookiejar", "urllib.request", "html.parser", "json", "difflib",
     "hashlib", "mimetypes", "secrets", "getpass", "rich", "warcio", "h2", "trio",
-    "anyurl.cookies", "anyurl.downloads.warc", "anyurl.links", "anyurl.url.text",
+    "anyurl.schemes.http.cookies", "anyurl.downloads.warc", "anyurl.links", "anyurl.url.text",
     "anyurl.mirror", "anyurl.mirror.scale", "anyurl.cli.progress", "anyurl.cli.hints",
     "anyurl.schemes.http.html_links", "anyurl.schemes.http.css_links", "lxml",
     "selectolax", "tinycss2",

@@ -18,8 +18,8 @@ import typing
 from anyurl.errors import AnyURLError, OptionError
 
 __all__ = ["COMMANDS", "EXTRAS", "HelpFormatter", "RawDescriptionHelpFormatter", "WarningLine",
-           "error_line", "error_text", "escape_controls", "human_bytes", "print_error",
-           "print_warning", "require_extras", "terminal_columns"]
+           "error_line", "error_text", "escape_controls", "human_bytes", "late_help",
+           "print_error", "print_warning", "require_extras", "shown_help", "terminal_columns"]
 
 PROG = "anyurl"
 #: The subcommands; any other first word is a URL (``anyurl URL`` is ``anyurl get URL``).
@@ -60,6 +60,25 @@ class HelpFormatter(argparse.HelpFormatter):
                          terminal_columns() - 2 if width is None else width)
 
 
+#: The help of each argument whose text is made when help is shown (:func:`late_help`).
+_LATE_HELP: dict[argparse.Action, typing.Callable[[], str]] = {}
+
+
+def late_help(action: argparse.Action, make: typing.Callable[[], str]) -> None:
+    """Give ``action`` the help ``make()`` says, made only when help is shown: a text
+    read from every scheme's descriptor (its names, its examples), which a run that
+    shows no help need not load."""
+    _LATE_HELP[action] = make
+
+
+def shown_help(action: argparse.Action) -> str | None:
+    """``action``'s help as shown, made now if it is a :func:`late_help`."""
+    make = _LATE_HELP.pop(action, None)
+    if make is not None:
+        action.help = make()
+    return action.help
+
+
 class Parser(argparse.ArgumentParser):
     """argparse's parser, whose usage error is two lines as curl's is (what is wrong, and
     where the options are), not the whole usage of some forty options."""
@@ -72,9 +91,11 @@ class Parser(argparse.ArgumentParser):
     commands: typing.Mapping[str, argparse.ArgumentParser] = {}
 
     def format_help(self) -> str:
-        """argparse's help, with :attr:`late_epilog` made now."""
+        """argparse's help, with :attr:`late_epilog` and each :func:`late_help` made now."""
         if self.late_epilog is not None:
             self.epilog, self.late_epilog = self.late_epilog(), None
+        for action in self._actions:
+            shown_help(action)
         return super().format_help()
 
     def error(self, message: str) -> typing.NoReturn:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from anyurl import __version__
+from anyurl.cli.common import shown_help
 
 __all__ = ["SHELLS", "Option", "bash", "fish", "man", "options_of", "run", "zsh"]
 
@@ -55,7 +56,7 @@ def options_of(parser: argparse.ArgumentParser) -> list[Option]:
         metavar = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
         # an optional value (nargs "?", as -C's) is completed as a flag: what follows is
         # as likely a URL
-        found.append(Option(tuple(action.option_strings), _clean(action.help),
+        found.append(Option(tuple(action.option_strings), _clean(shown_help(action)),
                             action.nargs not in (0, "?"),
                             tuple(str(c) for c in action.choices or ()), metavar))
     return found

@@ -35,7 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 import anyio
 
@@ -44,6 +44,7 @@ from anyurl.cli.common import (
     RawDescriptionHelpFormatter,
     error_text,
     escape_controls,
+    late_help,
     print_error,
     print_note,
     print_warning,
@@ -93,7 +94,7 @@ from anyurl.url.model import masked_position
 
 if TYPE_CHECKING:
     from anyurl.cli.progress import TransferProgress
-    from anyurl.cookies import CookieFile
+    from anyurl.registry import SchemeSpec
 
 __all__ = ["add_arguments", "add_parser", "guess_scheme", "login_from", "parse_rate",
            "read_url_list", "run"]
@@ -170,10 +171,9 @@ def _add_many_arguments(many: Any) -> None:
                       "--output-dir every worker can write (pip install 'anyurl[dask]')")
     many.add_argument("--per-host", type=positive_int, metavar="N",
                       help="transfers at once to one host (default: 'per_host', 2)")
-    many.add_argument("--retry", type=non_negative_int, metavar="N",
-                      help="retry a transfer that failed transiently (timeout, lost "
-                      "connection, short transfer, HTTP 408/429/5xx, FTP 4xx) up to N times, "
-                      "resuming where the scheme allows")
+    late_help(many.add_argument("--retry", type=non_negative_int, metavar="N",
+                                help="retry a transfer that failed transiently up to N "
+                                "times, resuming where the scheme allows"), _retry_help)
     many.add_argument("--retry-delay", type=seconds, metavar="SECONDS",
                       help="wait before the first retry (default 1); each further wait "
                       "doubles, up to --retry-max-delay (default 60)")
@@ -225,21 +225,83 @@ def _add_output_arguments(out: Any) -> None:
                      "(appended to only when the server sends the bytes after it); "
                      "'-C OFFSET' checks that the file holds OFFSET bytes (to stdout: "
                      "the bytes from OFFSET)")
-    out.add_argument("-R", "--remote-time", action="store_true",
-                     help="give a saved file the server's modification time (HTTP "
-                     "Last-Modified; ftp MDTM, asked for only then), as curl's -R")
+    late_help(out.add_argument("-R", "--remote-time", action="store_true",
+                               help="give a saved file the server's modification time, "
+                               "as curl's -R"), _remote_time_help)
     out.add_argument("-D", "--dump-header", metavar="FILE",
                      help="write the response heads as they arrived to FILE ('-' for "
-                     "stdout), as curl's -D: every HTTP head (redirects too) followed by "
-                     "an empty line; for ftp, nntp, smtp ... the server's reply lines")
+                     "stdout), as curl's -D: each status line and its header lines "
+                     "(redirects too) followed by an empty line, else the server's reply "
+                     "lines")
     out.add_argument("--raw", action="store_true",
-                     help="the bytes the server sent (gopher menus), not a rendering")
+                     help="the bytes the server sent (a menu or a listing as sent), not a "
+                     "rendering")
     out.add_argument("--json", action="store_true", help=JSON_HELP)
-    out.add_argument("--warc", metavar="FILE.warc.gz",
-                     help="also record every response in a new WARC/1.1 file (HTTP as "
-                     "request and response, other schemes as resource and the dialogue)")
+    late_help(out.add_argument("--warc", metavar="FILE.warc.gz",
+                               help="also record every response in a new WARC/1.1 file"),
+              _warc_help)
     out.add_argument("--no-progress", action="store_true",
                      help="no progress bars (they are drawn only when stderr is a terminal)")
+
+
+def _by_scheme(described: Callable[[SchemeSpec], str | None]) -> str:
+    """``described(spec)`` of every known scheme that has one, as ``names: text``, the
+    schemes of one description together (help text read from the descriptors)."""
+    from anyurl.registry import specs
+
+    grouped: dict[str, list[str]] = {}
+    for spec in specs():
+        text = described(spec)
+        if text is not None:
+            grouped.setdefault(text, []).extend(spec.names)
+    return "; ".join(f"{', '.join(names)}: {text}" if text else ", ".join(names)
+                     for text, names in grouped.items())
+
+
+def _statuses(transient: Callable[[int], bool]) -> str:
+    """The statuses 100-599 ``transient`` takes, written short: ``4xx`` for a whole
+    hundred, else each one (``408/429/503``)."""
+    shown: list[str] = []
+    for hundred in range(100, 600, 100):
+        codes = [code for code in range(hundred, hundred + 100) if transient(code)]
+        if len(codes) == 100:
+            shown.append(f"{hundred // 100}xx")
+        else:
+            shown += map(str, codes)
+    return "/".join(shown)
+
+
+def _retry_help() -> str:
+    statuses = _by_scheme(lambda spec: None if spec.transient_status is None
+                          else _statuses(spec.transient_status))
+    return ("retry a transfer that failed transiently (timeout, lost connection, short "
+            f"transfer, a server status that may pass: {statuses}) up to N times, resuming "
+            "where the scheme allows")
+
+
+def _remote_time_help() -> str:
+    asked = _by_scheme(lambda spec: "" if spec.time_asked_first else None)
+    return ("give a saved file the server's modification time, as curl's -R (from the "
+            f"response; asked for first, only then, by {asked})")
+
+
+def _warc_help() -> str:
+    records = _by_scheme(lambda spec: "" if spec.warc_record == "response" else None)
+    return (f"also record every response in a new WARC/1.1 file ({records} as response "
+            "and request records, other schemes as resource and the dialogue)")
+
+
+def _user_help() -> str:
+    takers = _by_scheme(lambda spec: "" if spec.login else None)
+    return (f"the login for {takers}, instead of the URL's (asked for on a terminal "
+            "without ':PASSWORD')")
+
+
+def _scheme_examples() -> str:
+    """Schemes as a URL starts with them: those curl would guess for a bare host."""
+    from anyurl.registry import specs
+
+    return ", ".join(f"{spec.name}://" for spec in specs() if spec.host_prefixes)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -260,12 +322,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        "curl; add -S for the errors)")
     proto.add_argument("-S", "--show-error", action="store_true",
                        help="with -s: still print error messages")
-    proto.add_argument("-u", "--user", metavar="USER[:PASSWORD]",
-                       help="the login for ftp, http(s) Basic, nntp AUTHINFO and telnet, "
-                       "instead of the URL's (asked for on a terminal without ':PASSWORD')")
+    late_help(proto.add_argument("-u", "--user", metavar="USER[:PASSWORD]",
+                                 help="the login instead of the URL's (asked for on a "
+                                 "terminal without ':PASSWORD')"), _user_help)
     proto.add_argument("-w", "--write-out", metavar="FORMAT",
                        help="after each transfer print FORMAT with curl's variables: "
-                       "%%{http_code} %%{num_redirects} %%{time_starttransfer} "
+                       "%%{response_code} %%{num_redirects} %%{time_starttransfer} "
                        "%%{time_total} %%{url_effective} %%{json} ... (docs/cli.md; an "
                        "unknown one is refused); '@FILE' reads FORMAT from FILE")
     family = proto.add_mutually_exclusive_group()
@@ -274,7 +336,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     family.add_argument("-6", "--ipv6", dest="ip_version", action="store_const", const=6,
                         help="connect over IPv6 only")
     proto.add_argument("--strict", action="store_true", help="parse URLs strictly")
-    proto.add_argument("--search", metavar="TEXT", help="search term for gopher type 7")
+    proto.add_argument("--search", metavar="TEXT",
+                       help="the search term of a URL that names a search without one")
     add_policy_flags(proto)
     proto.add_argument("--connect-timeout", type=seconds, metavar="SECONDS")
     proto.add_argument("--read-timeout", type=seconds, metavar="SECONDS",
@@ -527,22 +590,22 @@ class _Heads:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
-        self.in_http_head = False
+        self.in_head = False
 
     def trace(self, line: str) -> None:
         if not line.startswith("< "):
             self.end_head()
             return
         text = line[2:]
-        if _HTTP_STATUS.match(text):
+        if _STATUS_LINE.match(text):
             self.end_head()
-            self.in_http_head = True
+            self.in_head = True
         self.lines.append(text)
 
     def end_head(self) -> None:
-        if self.in_http_head:
+        if self.in_head:
             self.lines.append("")
-            self.in_http_head = False
+            self.in_head = False
 
     def take(self) -> bytes:
         """The lines kept so far, CR LF ended, and forgotten."""
@@ -551,7 +614,9 @@ class _Heads:
         return "".join(f"{line}\r\n" for line in lines).encode("utf-8", "surrogateescape")
 
 
-_HTTP_STATUS = re.compile(r"HTTP/[0-9](\.[0-9])? [0-9]{3}")
+#: A status line that starts a head (``PROTOCOL/1.1 200``, the web's and its kin's);
+#: reply lines (``226 ...``) are not heads.
+_STATUS_LINE = re.compile(r"[A-Z]+/[0-9](\.[0-9])? [0-9]{3}")
 
 
 class _Archive:
@@ -776,7 +841,14 @@ async def fetch_all(request: GetRequest) -> int:
     return failures[0].exit_code if failures else saved
 
 
-def save_cookie_jar(jar: CookieFile | None, path: str | None, *, shows_errors: bool) -> int:
+class _Jar(Protocol):
+    """The run's cookie jar, as ``-c`` writes it back (the HTTP package's ``CookieFile``)."""
+
+    def save_curl(self, filename: str) -> None:
+        """Write the jar to ``filename`` in curl's cookie file format."""
+
+
+def save_cookie_jar(jar: _Jar | None, path: str | None, *, shows_errors: bool) -> int:
     """``-c FILE``: the run's cookies (``jar``) written to ``path`` when it ends, failed
     or not, as curl does; 0, or 23 (said on stderr when ``shows_errors``) when the file
     cannot be written."""
@@ -818,7 +890,7 @@ def not_a_url(text: str, exc: URLSyntaxError) -> URLError:
     meant = suggest(text, COMMANDS, _option_strings())
     hint = f"Did you mean '{meant}'?" if meant else None
     if hint is None and looks_like_a_word(text):
-        hint = "A URL starts with its scheme (http://, ftp://, ...); 'anyurl --help' " \
+        hint = f"A URL starts with its scheme ({_scheme_examples()}, ...); 'anyurl --help' " \
                "lists the commands."
     shown = masked_position(text, exc.position)  # where the problem is in what is shown
     return URLError(f"{mask(text)!r} is not a URL: {exc.problem} at position {shown}",

@@ -20,15 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 from anyurl.cli.common import print_error, print_warning
 from anyurl.cli.policy_flags import apply_policy_flags
-from anyurl.cli.scheme_options import apply_to_config, byte_range, cookie_jar, scheme_options
+from anyurl.cli.scheme_options import apply_to_config, byte_range, scheme_options
 from anyurl.cli.suggest import JSON_DATA
 from anyurl.config import Config, load_config
 from anyurl.errors import AnyURLError, FileExists
 from anyurl.numbers import ascii_int, is_ascii_digits
 from anyurl.options import SchemeOptions
+from anyurl.schemes.http.flags import cookie_jar
 
 if TYPE_CHECKING:
-    from anyurl.cookies import CookieFile
+    from anyurl.schemes.http.cookies import CookieFile
 
 __all__ = ["WRITE_OUT_PATTERN", "WRITE_OUT_VARIABLES", "GetRequest", "build_config",
            "guess_scheme", "login_from", "read_request", "read_url_list", "read_write_out",
@@ -262,9 +263,10 @@ _SCHEMELESS = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]+)?(/.*)?\Z", re.S)
 
 
 def guess_scheme(text: str) -> str | None:
-    """``example.org/x`` as curl reads it: ``ftp://`` for an ``ftp.`` host (a scheme
-    whose descriptor names the host's prefix), else ``http://``; None when ``text`` has
-    a scheme or is not a bare host[/path]."""
+    """``example.org/x`` as curl reads it: ``ftp://`` for an ``ftp.`` host, else
+    ``http://`` (the scheme whose descriptor names the longest prefix of the host, ``""``
+    any host's); None when ``text`` has a scheme or is not a bare host[/path], or no
+    scheme claims the host."""
     head = text.split("/", 1)[0]
     if "://" in text or not _SCHEMELESS.match(text) or "." not in head:
         return None
@@ -273,9 +275,11 @@ def guess_scheme(text: str) -> str | None:
     from anyurl.registry import specs
 
     host = head.lower()
-    scheme = next((spec.name for spec in specs()
-                   if any(host.startswith(prefix) for prefix in spec.host_prefixes)), "http")
-    return f"{scheme}://{text}"
+    claims = [(len(prefix), spec.name) for spec in specs() for prefix in spec.host_prefixes
+              if host.startswith(prefix)]
+    if not claims:
+        return None
+    return f"{max(claims, key=lambda claim: claim[0])[1]}://{text}"
 
 
 def _urls(given: list[str], input_files: list[str]) -> list[str]:

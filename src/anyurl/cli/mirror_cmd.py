@@ -21,6 +21,7 @@ from anyurl.cli.common import (
     error_text,
     escape_controls,
     human_bytes,
+    late_help,
     print_error,
     print_warning,
 )
@@ -37,8 +38,8 @@ from anyurl.errors import Aborted, AnyURLError
 
 if TYPE_CHECKING:
     from anyurl.config import Config
-    from anyurl.cookies import CookieFile
     from anyurl.mirror import MirrorOptions, MirrorSummary
+    from anyurl.schemes.http.cookies import CookieFile
 
 __all__ = ["add_parser", "run"]
 
@@ -136,12 +137,21 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def _user_help() -> str:
+    """``-u``'s help: the schemes a mirror walks whose descriptors take a login."""
+    from anyurl.registry import specs
+
+    takers = [name for spec in specs() if spec.login and spec.crawl is not None
+              for name in spec.names]
+    return f"the login for the start URLs' servers ({', '.join(takers)})"
+
+
 def _add_request_arguments(r: argparse._ArgumentGroup) -> None:
     """The request options ``mirror`` shares with ``anyurl get`` and curl."""
     r.add_argument("-v", "--verbose", action="store_true",
                    help="show each protocol line (passwords masked)")
-    r.add_argument("-u", "--user", metavar="USER[:PASSWORD]",
-                   help="the login for the start URLs' servers (ftp, http Basic, nntp)")
+    late_help(r.add_argument("-u", "--user", metavar="USER[:PASSWORD]",
+                             help="the login for the start URLs' servers"), _user_help)
     from anyurl.cli.scheme_options import add_verify_arguments
 
     add_verify_arguments(r)
@@ -209,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
         rate = parse_rate(args.limit_rate) if args.limit_rate else None
         max_size = parse_size(args.warc_max_size) if args.warc_max_size else None
         login = login_from(args.user)
-        from anyurl.cli.scheme_options import cookie_jar
+        from anyurl.schemes.http.flags import cookie_jar
 
         cookies = cookie_jar(args, None if args.silent else print_warning)
         if cookies is not None and args.dask:

@@ -7,8 +7,8 @@ built-in's in ``anyurl/schemes/<name>/flags.py``, HTTP's curl request options am
 them; a plug-in's in its package): :func:`add_scheme_flags` adds each as a group of
 ``--help``, and :func:`flag_options` asks each for the options it makes of the
 namespace, its own flags and the shared ones, as a plug-in's are asked. The run's cookie
-jar (:func:`cookie_jar`, of ``-b FILE``/``-c FILE``) is the command's: it writes it back
-when the run ends.
+jar (of ``-b FILE``/``-c FILE``, which HTTP's flags make) is the command's: it writes it
+back when the run ends.
 ``--gateway`` adds an HTTP gateway for a scheme (RFC 1738 section 4) over the
 ``<scheme>_proxy`` environment variables and the config file.
 """
@@ -16,20 +16,19 @@ when the run ends.
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from anyurl.cli.common import late_help
 from anyurl.config import Config
 from anyurl.numbers import ascii_int
 from anyurl.options import SchemeOptions
 
 if TYPE_CHECKING:
-    from anyurl.cookies import CookieFile
     from anyurl.registry import Flags
 
 __all__ = ["add_scheme_arguments", "add_scheme_flags", "add_verify_arguments",
-           "apply_to_config", "cookie_jar", "flag_options", "scheme_options",
+           "apply_to_config", "flag_options", "scheme_options",
            "verify_options"]
 
 
@@ -39,33 +38,82 @@ def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
     are its descriptor's (:func:`add_scheme_flags`)."""
     g = p.add_argument_group("scheme options")
     h = p.add_argument_group("requests (curl's options)")
-    h.add_argument("-d", "--data", metavar="TEXT", action="append", default=[],
-                   help="http: POST TEXT (form-urlencoded; '@FILE' reads FILE without its "
-                   "CR and LF, '@-' stdin; several are joined with '&'); mailto: the "
-                   "body of the message")
-    h.add_argument("-I", "--head", action="store_true",
-                   help="http: HEAD, print the response head; ftp: the size and "
-                   "modification time")
-    h.add_argument("-r", "--range", metavar="FIRST-[LAST]",
-                   help="only these bytes (0-499, 500-): http Range, ftp REST and a count")
+    shared(h.add_argument("-d", "--data", metavar="TEXT", action="append", default=[],
+                          help="TEXT for the request"))
+    shared(h.add_argument("-I", "--head", action="store_true",
+                          help="the response head only"))
+    shared(h.add_argument("-r", "--range", metavar="FIRST-[LAST]",
+                          help="only these bytes (0-499, 500-)"),
+           "only these bytes (0-499, 500-): ")
     add_verify_arguments(h)
     add_tls_arguments(g)
     add_proxy_arguments(g)
-    g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
-                   help="fetch SCHEME URLs through the HTTP gateway at URL "
-                   "(like wais_proxy=URL; 'tunnel+http://...' for CONNECT)")
+    late_help(g.add_argument("--gateway", metavar="SCHEME=URL", action="append", default=[],
+                             help="fetch SCHEME URLs through the gateway at URL"), gateway_help)
+
+
+def shared(action: argparse.Action, before: str = "", after: str = "") -> None:
+    """Give a flag several schemes share the help of what it means for each (their
+    flags' :attr:`~anyurl.registry.Flags.shared_help`), made when help is shown."""
+    flag = next(option for option in action.option_strings if option.startswith("--"))
+
+    def made() -> str:
+        from anyurl.registry import flagged
+
+        each = "; ".join(f"{name}: {flags.shared_help[flag]}"
+                         for name, _, flags in flagged(installed=False)
+                         if flag in flags.shared_help)
+        return f"{before}{each}{after}"
+
+    late_help(action, made)
+
+
+def gateway_help() -> str:
+    """``--gateway``'s help: a gateway is a URL of the gateway schemes
+    (:data:`~anyurl.net.routing.GATEWAY_URL_SCHEMES`), for a scheme that has one."""
+    from anyurl.net.routing import GATEWAY_URL_SCHEMES, gateway_schemes
+
+    plain = GATEWAY_URL_SCHEMES[0]
+    example = next((name for name in gateway_schemes() if name not in GATEWAY_URL_SCHEMES),
+                   "SCHEME")
+    return (f"fetch SCHEME URLs through the {plain.upper()} gateway at URL (like "
+            f"{example}_proxy=URL; 'tunnel+{plain}://...' for CONNECT)")
+
+
+def proxy_help() -> str:
+    """``-x``'s help: a gateway of the gateway schemes, or a SOCKS proxy."""
+    from anyurl.net.routing import GATEWAY_URL_SCHEMES, SOCKS_SCHEMES
+
+    plain, tunnelled = GATEWAY_URL_SCHEMES
+    socks = ", ".join(f"{name}://" for name in SOCKS_SCHEMES[:-1])
+    return (f"reach every URL through this {plain.upper()} proxy, as curl's -x: {plain} "
+            f"and the other schemes as GET URL, {tunnelled} through CONNECT; over the "
+            "*_proxy environment variables and the config file ('' for none); "
+            f"{socks} or {SOCKS_SCHEMES[-1]}://HOST:PORT: through that SOCKS proxy, each "
+            "scheme speaking its own protocol")
+
+
+def _tls_names() -> str:
+    """The names of the schemes in TLS from the first byte (their descriptors'
+    ``plain_names``), as a help text lists them."""
+    from anyurl.registry import specs
+
+    return ", ".join(name for spec in specs() for name in spec.plain_names)
 
 
 def add_verify_arguments(h: Any) -> None:
     """curl's checks of the server's certificate, ``-k``, ``--cacert`` and ``--capath``:
     the one definition ``get``, ``mirror`` and ``serve`` share (``anyurl.net.tls``);
     :func:`verify_options` reads them."""
-    h.add_argument("-k", "--insecure", action="store_true",
-                   help="https, ftps, nntps: do not verify the server's certificate")
-    h.add_argument("--cacert", metavar="FILE",
-                   help="https, ftps, nntps: trust the CA certificates in FILE")
-    h.add_argument("--capath", metavar="DIR",
-                   help="https, ftps, nntps: trust the CA certificates in DIR")
+    late_help(h.add_argument("-k", "--insecure", action="store_true",
+                             help="do not verify the server's certificate"),
+              lambda: f"{_tls_names()}: do not verify the server's certificate")
+    late_help(h.add_argument("--cacert", metavar="FILE",
+                             help="trust the CA certificates in FILE"),
+              lambda: f"{_tls_names()}: trust the CA certificates in FILE")
+    late_help(h.add_argument("--capath", metavar="DIR",
+                             help="trust the CA certificates in DIR"),
+              lambda: f"{_tls_names()}: trust the CA certificates in DIR")
 
 
 def verify_options(args: argparse.Namespace) -> tuple[SchemeOptions, ...]:
@@ -98,24 +146,19 @@ def add_tls_arguments(g: Any) -> None:
     """TLS with curl's names for it: one option for every scheme that starts TLS on a
     plain connection (FTP's AUTH TLS, RFC 4217; NNTP's STARTTLS, RFC 4642), whose flags
     read it (:class:`~anyurl.registry.Flags`)."""
-    g.add_argument("--ssl", dest="tls", action="store_const", const="try", default="",
-                   help="ftp: AUTH TLS when the server accepts it, else in clear; nntp, "
-                   "news: STARTTLS when the server offers it (then the login goes only "
-                   "inside TLS)")
-    g.add_argument("--ssl-reqd", dest="tls", action="store_const", const="require",
-                   help="ftp: AUTH TLS (data in TLS too), nntp, news: STARTTLS, or fail "
-                   "(exit 64) before any login")
+    shared(g.add_argument("--ssl", dest="tls", action="store_const", const="try",
+                          default="", help="TLS when the server offers it"))
+    shared(g.add_argument("--ssl-reqd", dest="tls", action="store_const", const="require",
+                          help="TLS, or fail (exit 64) before any login"),
+           after=", or fail (exit 64) before any login")
 
 
 def add_proxy_arguments(g: Any) -> None:
     """curl's proxy options: ``-x`` (an HTTP gateway, or a SOCKS proxy), ``--noproxy``
     and the SOCKS options."""
-    g.add_argument("-x", "--proxy", metavar="URL",
-                   help="reach every URL through this HTTP proxy, as curl's -x: http "
-                   "and the other schemes as GET URL, https through CONNECT; over "
-                   "the *_proxy environment variables and the config file ('' for none); "
-                   "socks5h://, socks5://, socks4a:// or socks4://HOST:PORT: through that "
-                   "SOCKS proxy, each scheme speaking its own protocol")
+    late_help(g.add_argument("-x", "--proxy", metavar="URL",
+                             help="reach every URL through this proxy, as curl's -x"),
+              proxy_help)
     for option, scheme in SOCKS_OPTIONS.items():
         g.add_argument(option, metavar="[USER:PASSWORD@]HOST[:PORT]", dest=option[2:].replace(
             "-", "_"), help=f"as -x {scheme}://HOST:PORT (curl's {option}; over -x)")
@@ -125,31 +168,8 @@ def add_proxy_arguments(g: Any) -> None:
                    "no_proxy")
 
 
-def cookie_jar(args: argparse.Namespace, warn: Any = None) -> CookieFile | None:
-    """The cookie jar of ``-b FILE``/``-c FILE`` (None when neither asks for one).
-
-    A ``-b FILE`` that does not exist starts an empty jar, as curl does (``-b F -c F``
-    on a first run is the usual idiom); ``warn`` says so unless ``F`` is the ``-c``
-    file. A file that is not a cookie jar is an :class:`~anyurl.errors.OptionError`.
-    """
-    files = [b for b in args.cookie if "=" not in b]
-    if not files and not args.cookie_jar:
-        return None
-    from anyurl.cookies import CookieFile
-
-    jar = CookieFile()
-    for name in files:
-        if not os.path.exists(name):
-            if warn is not None and name != args.cookie_jar:
-                warn(f"-b {name!r}: no such cookie file; no cookies read from it")
-            continue
-        jar.load_curl(name, junk_session=args.junk_session_cookies,
-                      warn=warn or (lambda message: None))
-    return jar
-
-
 def scheme_options(args: argparse.Namespace, *, json_data: Sequence[str] = (),
-                   cookies: CookieFile | None = None) -> tuple[SchemeOptions, ...]:
+                   cookies: Any = None) -> tuple[SchemeOptions, ...]:
     """The typed handler options the command line asks for (read once, shared by all URLs).
 
     Only the schemes whose options differ from their defaults are included; every
@@ -157,7 +177,7 @@ def scheme_options(args: argparse.Namespace, *, json_data: Sequence[str] = (),
     Each scheme makes its own of the namespace (:func:`flag_options`), importing its
     class only when its options are given; what the command read besides goes with the
     namespace to them: ``json_data``, curl's ``--json DATA``, and ``cookies``, the run's
-    cookie jar of ``-b FILE``/``-c FILE`` (:func:`cookie_jar`), as ``cookie_file``.
+    cookie jar of ``-b FILE``/``-c FILE`` (HTTP's flags' ``cookie_jar``), as ``cookie_file``.
     """
     return tuple(flag_options(argparse.Namespace(**vars(args), json_data=tuple(json_data),
                                                  cookie_file=cookies)))

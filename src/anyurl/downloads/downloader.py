@@ -566,7 +566,7 @@ def _set_time(fd: int, mtime: float) -> None:
 
 
 def _time_asked_first(url: URL) -> bool:
-    """Whether ``-R`` asks ``url``'s time before its transfer (FTP's ``MDTM``)."""
+    """Whether ``-R`` asks ``url``'s time before its transfer (its descriptor says so)."""
     spec = spec_for(url.scheme)
     return spec is not None and spec.time_asked_first
 
@@ -1052,7 +1052,7 @@ class Downloader:
             state.resumed_from = offset
         asked_time = None
         if policy.remote_time and not in_place and _time_asked_first(url):
-            asked_time = await self._ftp_time(job, url)
+            asked_time = await self._asked_time(job, url)
         with _Watch(job, policy.max_time, policy.stall_timeout) as watch:
             async with self.resolver.open(url, self._options(job, offset, state)) as res:
                 watch.touch()
@@ -1173,16 +1173,18 @@ class Downloader:
             raise LocalWriteError(
                 f"cannot write {job.shown} to the output: {exc.strerror or exc}") from exc
 
-    async def _ftp_time(self, job: Job, url: URL) -> float | None:
-        """``remote_time`` for ftp: the file's ``MDTM``, asked on the control connection
-        the transfer then reuses (as curl's ``-R`` asks it before ``RETR``); None when
-        the server has no ``MDTM`` or refuses it (the transfer then says what is wrong)."""
-        from anyurl.schemes.ftp.options import FTPOptions  # a dataclass: made for -R of ftp only
-
+    async def _asked_time(self, job: Job, url: URL) -> float | None:
+        """``remote_time`` for a scheme that asks it first (FTP's ``MDTM``, on the control
+        connection the transfer then reuses, as curl's ``-R`` asks it before ``RETR``):
+        a request for the facts alone, as its descriptor makes one (``head``); None when
+        it has none, or the server does not say or refuses (the transfer then says what
+        is wrong)."""
+        spec = spec_for(url.scheme)
+        if spec is None or spec.head is None:
+            return None
         options = job.options or FetchOptions()
-        ftp = dataclasses.replace(options.get(FTPOptions), head=True)
-        head = dataclasses.replace(options.with_scheme(ftp), offset=0, if_range=None,
-                                   byte_range=None)
+        head = dataclasses.replace(options, schemes=spec.head(options.schemes), offset=0,
+                                   if_range=None, byte_range=None)
         try:
             async with self.resolver.open(url, head) as res:
                 return remote_time(res.info)
@@ -1324,7 +1326,7 @@ class _Batches:
         if not getattr(handler, "batches", False) or not url.host:
             return False
         if self.downloader.policy.remote_time and _time_asked_first(url):
-            return False  # -R asks MDTM before RETR (Downloader._ftp_time): one at a time
+            return False  # -R asks the time first (Downloader._asked_time): one at a time
         options = job.options
         if options is not None and (options.offset or options.if_range):
             return False

@@ -87,10 +87,10 @@ def shard_key(url: str) -> str:
     resolver admits it through the gate.
     """
     from anyurl.numbers import is_ascii_digits
-    from anyurl.url.parse import IP_SCHEMES
+    from anyurl.url.parse import ip_based
 
     scheme, sep, rest = url.partition("://")
-    if sep and scheme.lower() in IP_SCHEMES:  # section 3.1's common syntax
+    if sep and ip_based(scheme):  # section 3.1's common syntax
         authority = rest.split("/", 1)[0]
         host, colon, port = authority.partition(":")
         if (host and not _NOT_PLAIN.search(authority)

@@ -37,6 +37,7 @@ from anyurl.registry import specs
 from anyurl.url import URL, parse
 
 __all__ = [
+    "GATEWAY_URL_SCHEMES",
     "NO_PROXY_KEY",
     "Gateway",
     "gateway_for",
@@ -49,7 +50,9 @@ __all__ = [
     "with_proxy",
 ]
 
-_HTTP_SCHEMES = ("http", "https")
+#: The schemes a gateway is written in (RFC 1738 section 4: a gateway is an HTTP
+#: server), the plain one first: URLs of the second are always tunnelled (CONNECT).
+GATEWAY_URL_SCHEMES = ("http", "https")
 #: The SOCKS proxies' schemes (:data:`anyurl.net.socks.SOCKS_SCHEMES`, not imported
 #: here: that module imports socksio, which a run without a SOCKS proxy never loads).
 SOCKS_SCHEMES = ("socks5h", "socks5", "socks4a", "socks4")
@@ -125,7 +128,7 @@ def parse_gateway(text: str, *, scheme: str = "") -> Gateway:
     except URLError as exc:
         raise URLError(f"the gateway {text!r} for {scheme or 'a'} URLs is not a URL: {exc}",
                        hint="Write it as http://host:port/.") from exc
-    if url.scheme not in _HTTP_SCHEMES or not url.host:
+    if url.scheme not in GATEWAY_URL_SCHEMES or not url.host:
         raise URLError(
             f"the gateway {text!r} for {scheme or 'a'} URLs is not an http URL",
             hint="A gateway is an HTTP server: write it as http://host:port/.",

@@ -44,6 +44,7 @@ from anyurl.errors import (
     TLSHandshakeFailed,
     TransferTimeout,
 )
+from anyurl.registry import spec_for
 from anyurl.timeouts import current as current_timeout
 from anyurl.url import URL
 
@@ -892,6 +893,16 @@ class Dialer:
 DIRECT = Dialer()
 
 
+def _plain_hint(url: URL) -> str | None:
+    """What to try when a URL of a scheme in TLS from the first byte met a server that
+    does not speak it: the scheme's plain name (its descriptor's ``plain_names``)."""
+    spec = spec_for(url.scheme)
+    plain = spec.plain_names.get(url.scheme) if spec is not None else None
+    if plain is None:
+        return None
+    return f"An {url.scheme}:// URL needs a TLS port; try {plain}:// for a plain one."
+
+
 def _tls_error(exc: BaseException, shown: str, url: URL) -> AnyURLError:
     kind = map_error(CONNECT_ERRORS, exc)
     if kind is TLSCertificateError:
@@ -903,8 +914,7 @@ def _tls_error(exc: BaseException, shown: str, url: URL) -> AnyURLError:
         return TLSHandshakeFailed(
             f"TLS handshake with {shown} for {url.masked()} failed: the server closed the "
             "connection (does it speak TLS on that port?)", url=url,
-            hint="An https:// URL needs a TLS port; try http:// for a plain one."
-            if url.scheme == "https" else None)
+            hint=_plain_hint(url))
     return TLSHandshakeFailed(
         f"TLS handshake with {shown} for {url.masked()} failed: {_reason(exc)}", url=url,
         hint="Does the server speak TLS on that port?")

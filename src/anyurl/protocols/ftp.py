@@ -246,7 +246,7 @@ class FTPClient:
     def __init__(self) -> None:
         self.state = State.AWAIT_GREETING
         self.command: Command | None = None  # the command whose reply is owed
-        self._reader = ReplyReader(Grammar.FTP, reply_error=FTPReplyError,
+        self._reader = ReplyReader(Grammar.FREE_TEXT, reply_error=FTPReplyError,
                                    command_error=FTPCommandError)
 
     def receive_data(self, data: bytes) -> None:

@@ -44,7 +44,7 @@ __all__ = [
     "Grammar",
     "Reply",
     "ReplyReader",
-    "strip_telnet",
+    "strip_iac",
 ]
 
 #: The longest reply line accepted.
@@ -58,10 +58,13 @@ _CODE = re.compile(rb"[0-9]{3}")
 
 
 class Grammar(enum.Enum):
-    """Which protocol's reply grammar a reader applies."""
+    """Which of the two reply grammars a reader applies (each core says which is its)."""
 
-    FTP = "ftp"  # RFC 959 4.2: free text inside, Telnet commands removed
-    SMTP = "smtp"  # RFC 5321 4.2: every line carries the code
+    #: RFC 959 4.2's: free text between the first line and the last (which repeats the
+    #: first's code), a bare ``ddd`` allowed, Telnet commands removed (FTP's).
+    FREE_TEXT = "free-text"
+    #: RFC 5321 4.2's: every line carries the code, 2yz to 5yz (SMTP's).
+    CODED_LINES = "coded-lines"
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,7 @@ class Reply:
         return " / ".join(self.lines)
 
 
-def strip_telnet(line: bytes) -> bytes:
+def strip_iac(line: bytes) -> bytes:
     """Drop Telnet IAC sequences: ``IAC IAC`` is a literal 0xFF, option talk is dropped."""
     if _IAC not in line:
         return line
@@ -145,7 +148,7 @@ class ReplyReader:
                  reply_error: type[RemoteProtocolError] = RemoteProtocolError,
                  command_error: type[LocalProtocolError] = LocalProtocolError):
         self.grammar = grammar
-        self._ftp = grammar is Grammar.FTP
+        self._free_text = grammar is Grammar.FREE_TEXT
         self.reply_error = reply_error
         self.command_error = command_error
         self.max_line = max_line
@@ -190,7 +193,7 @@ class ReplyReader:
         self._scan_from = 0
         if line.endswith(b"\r"):
             line = line[:-1]
-        return strip_telnet(line) if self.grammar is Grammar.FTP else line
+        return strip_iac(line) if self._free_text else line
 
     def next_event(self) -> Reply | ConnectionClosed | NeedData:
         """The next complete reply, the close of the connection, or :data:`NEED_DATA`.
@@ -224,7 +227,8 @@ class ReplyReader:
         if not 4 <= end <= self.max_line or buffer[3] != 0x20:
             return None
         raw = bytes(buffer[:end])
-        if not is_ascii_digits(raw[:3]) or _IAC in raw or not (self._ftp or raw[0] in b"2345"):
+        if (not is_ascii_digits(raw[:3]) or _IAC in raw
+                or not (self._free_text or raw[0] in b"2345")):
             return None
         if end + 1 == len(buffer):
             buffer.clear()
@@ -239,7 +243,7 @@ class ReplyReader:
         text = raw.decode("utf-8", "surrogateescape")
         coded = bool(_CODE.fullmatch(raw[:3])) and raw[3:4] in (b"", b" ", b"-")
         if self._code is None:  # the first line of a reply
-            if not coded or (self.grammar is Grammar.SMTP and raw[:1] not in b"2345"):
+            if not coded or (not self._free_text and raw[:1] not in b"2345"):
                 raise self.reply_error(f"not a reply line: {text[:80]!r}")
             if raw[3:4] == b"-":
                 self._code = raw[:3]
@@ -252,7 +256,7 @@ class ReplyReader:
             raise self.reply_error(
                 f"a {self._code.decode()} reply longer than {self.max_reply} bytes")
         self._lines.append(text)
-        if self.grammar is Grammar.FTP:
+        if self._free_text:
             # RFC 959 4.2: only "ddd<SP>" with the opening code ends the reply.
             ends = raw[:3] == self._code and raw[3:4] == b" "
         else:

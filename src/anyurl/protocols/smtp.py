@@ -251,7 +251,7 @@ class Submission:
     #: The step a close of the server's cut short (set with the ConnectionClosed event).
     closed_during: Step | None = None
     _reader: ReplyReader = field(default_factory=lambda: ReplyReader(
-        Grammar.SMTP, reply_error=SMTPReplyError, command_error=SMTPCommandError))
+        Grammar.CODED_LINES, reply_error=SMTPReplyError, command_error=SMTPCommandError))
     _events: deque[Event] = field(default_factory=deque)
     _next_recipient: int = 0
     _failed: bool = False

@@ -9,8 +9,10 @@ gets a descriptor with its names only). What depends on a scheme (the URL's defa
 and view, the views' and options' names that :mod:`anyurl.url` and :mod:`anyurl.options`
 lend (:func:`lender`), ``-O`` names, the mirror, gateways, ``-u``, the browser gateway,
 the demo, the command line's hints and each scheme's flags (:func:`flagged`)) asks here,
-so a plug-in gets what a built-in gets. Other parts of anyurl still know some built-in
-schemes by name: the URL grammar (section 5 is one grammar) and a few more, which
+so a plug-in gets what a built-in gets; the URL parser asks each scheme's view module
+for its part of section 5's grammar (:mod:`anyurl.url.grammar`). Other parts of anyurl
+still know some built-in schemes by name (public fields and keys named after one, a
+scheme's own that another protocol's data names), which
 ``tests/unit/test_architecture.py`` lists (``NAMED_ELSEWHERE``, a list that only shrinks).
 
 It sits at the bottom of the house: it imports only the descriptor type, and loads a

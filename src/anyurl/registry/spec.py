@@ -23,7 +23,7 @@ model. Options in a demo case are generic the same way (:class:`DemoOptions`).
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol
 
@@ -186,6 +186,10 @@ class Flags:
     #: ``mirror``: the request headers, the cookies, ``--compressed``); ``options`` reads
     #: a flag its command lacks as the flag's default.
     add_for: Mapping[str, Callable[[Any], None]] = field(default_factory=dict)
+    #: What the shared flags it reads mean for this scheme, by the flag's long name
+    #: (``{"--head": "HEAD, print the response head"}``): their help says it, scheme by
+    #: scheme.
+    shared_help: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -204,6 +208,10 @@ class SchemeSpec(Generic[U]):
     example: str = ""
     #: The port a URL without one connects to (RFC 1738 section 3); None: no network.
     default_port: int | None = None
+    #: Its names that speak TLS from the first byte, each with the name of the same
+    #: scheme without TLS (``{"https": "http"}``): a TLS handshake that fails on such a
+    #: URL suggests the plain one.
+    plain_names: Mapping[str, str] = field(default_factory=dict)
     #: The typed, decoded view of a URL's scheme part (``url.parts``); None: generic.
     view: Callable[[U], Any] | None = None
     #: The module of its view's classes and functions (``FTPPath``, ``ftp_path``): the
@@ -216,7 +224,8 @@ class SchemeSpec(Generic[U]):
     #: the URL's host, else the scheme's name.
     local_name: Callable[[U], str] | None = None
     #: Host name prefixes that make a URL written without a scheme this scheme's, as
-    #: curl guesses (``ftp.example.org/pub`` is ftp; a bare host is otherwise http).
+    #: curl guesses (``ftp.example.org/pub`` is ftp); the longest that matches wins, and
+    #: ``""`` matches every host (http's: a bare host is otherwise http).
     host_prefixes: tuple[str, ...] = ()
     #: Whether ``-u``/``auth`` set the URL's login (its ``user:password@``).
     login: bool = False
@@ -236,6 +245,10 @@ class SchemeSpec(Generic[U]):
     #: control connection the transfer then reuses) rather than reading it from the
     #: response (HTTP's ``Last-Modified``).
     time_asked_first: bool = False
+    #: The scheme options of a request for a resource's facts alone, its size and time
+    #: without its body (FTP's ``SIZE`` and ``MDTM``), made from the given ones: how
+    #: ``-R`` asks the time first (:attr:`time_asked_first`); None: no such request.
+    head: Callable[[tuple[Any, ...]], tuple[Any, ...]] | None = None
     #: How a WARC file records a transfer: ``"response"``, an HTTP response record and
     #: its request record; ``"resource"``, a resource record and the protocol dialogue
     #: as a metadata record.
@@ -245,6 +258,14 @@ class SchemeSpec(Generic[U]):
     #: rewritten to the replay's, :class:`anyurl.serve.site.SiteReplay`); None: a capture
     #: is shown as the gateway shows a live fetch.
     replay: str | None = None
+    #: What a stored copy of a URL is, where no handler opened it (a WARC record that
+    #: ``anyurl serve --replay`` shows): the kind its handler's ``open`` would have said
+    #: (:attr:`~anyurl.resource.ResourceInfo.kind`: ``"menu"``, ``"directory"``,
+    #: ``"article"``, ``"report"`` ...) and the ``extra`` the copy implies, read from the
+    #: URL, the content type (lower case, no parameters; "" when none) and the protocol
+    #: dialogue recorded with it; None: a file, with no extra.
+    stored_kind: Callable[[U, str, Sequence[str]],
+                          tuple[str, Mapping[str, Any]]] | None = None
     #: How a mirror walks it; None: a mirror fetches such a URL but finds no links.
     crawl: Crawl[U] | None = None
     #: Why the browser gateway shows the URL as a link instead of fetching it, or None.
@@ -252,6 +273,9 @@ class SchemeSpec(Generic[U]):
     #: The URL to fetch instead of one naming another host, when the configuration asks
     #: (``file_ftp_fallback``: RFC 1738 3.10's ``file://host/`` once meant ftp), or None.
     remote_fallback: Callable[[U], U | None] | None = None
+    #: The :class:`~anyurl.config.Config` switch (a bool field) that turns
+    #: :attr:`remote_fallback` on; None: it needs none.
+    remote_fallback_setting: str | None = None
     #: What ``anyurl demo`` fetches to show the scheme.
     demo: tuple[DemoCase[Any], ...] = field(default=())
     #: Its own command-line flags (a built-in's in its ``flags`` module, which the

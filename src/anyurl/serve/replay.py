@@ -22,25 +22,25 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from warcio.archiveiterator import ArchiveIterator
 
 from anyurl.downloads.warc import recorded_head
 from anyurl.errors import AnyURLError, FileSizeExceeded, RemoteFileNotFound, URLError
 from anyurl.numbers import ascii_int
+from anyurl.registry import spec_for
 from anyurl.resource import ResourceExtra, ResourceInfo
-from anyurl.url import URL, FTPPath, GopherPath, NewsPart, NNTPPath, WAISPath, parse
+from anyurl.url import URL, parse
 
 __all__ = ["Archive", "Capture", "Entry", "replay_info", "timestamp"]
 
 #: Record types that hold (or name) a payload; requests, warcinfo and metadata do not.
 _REPLAYED = frozenset({"response", "resource", "revisit"})
 #: A listing command in a recorded FTP dialogue (``> MLSD``, ``> LIST -a``, ``> NLST``).
-_LISTING = re.compile(r"^>\s*(MLSD|LIST|NLST)\b", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -250,9 +250,10 @@ def replay_info(url: URL, record: dict[str, Any]) -> ResourceInfo:
     """The :class:`ResourceInfo` a handler needs to read a replayed record as it reads a
     live fetch (``kind``, ``content_type`` and the ``extra`` its ``links`` look at).
 
-    What a handler's ``open`` would have said is read from the record: a Gopher menu
-    or attribute block from its content type, an FTP listing from the listing command
-    in its dialogue (``info.extra["command"]``), a newsgroup or an article and a WAIS
+    What a handler's ``open`` would have said is read from the record by the scheme's
+    descriptor (:attr:`~anyurl.registry.SchemeSpec.stored_kind`): a Gopher menu or
+    attribute block from its content type, an FTP listing from the listing command in
+    its dialogue (``info.extra["command"]``), a newsgroup or an article and a WAIS
     search from the URL. What the record cannot say (a WAIS result's documents, a
     Prospero report's fields, which live in ``info.extra`` of a live fetch) is left
     out: the page then links the URLs written in the text.
@@ -261,45 +262,15 @@ def replay_info(url: URL, record: dict[str, Any]) -> ResourceInfo:
     body: bytes = record.get("body", b"")
     kind = "file"
     extra: ResourceExtra = {}
-    parts = url.parts
     base = (ctype or "").split(";")[0].strip().lower()
-    if isinstance(parts, GopherPath):
-        if base == "application/gopher-menu":
-            kind = "menu"
-        elif base == "application/gopher+-attributes":
-            kind = "attributes"
-    elif isinstance(parts, FTPPath):
-        command = _listing_command(record.get("dialogue") or ())
-        if command is not None:
-            kind, extra["command"] = "directory", command
-    elif isinstance(parts, NNTPPath | NewsPart):
-        group = parts.group
-        if (parts.article if isinstance(parts, NNTPPath) else parts.message_id) is not None:
-            kind = "article"
-        elif group:
-            kind = "directory"
-            extra["group"] = group
-            if url.host:
-                extra["server"] = f"{url.host}:{url.effective_port}"
-    elif isinstance(parts, WAISPath):
-        if parts.database and parts.wtype is None:
-            kind = "directory"
-    elif url.scheme == "prospero" and base.startswith("text/"):
-        kind = "report"
+    spec = spec_for(url.scheme)
+    if spec is not None and spec.stored_kind is not None:
+        kind, implied = spec.stored_kind(url, base, tuple(record.get("dialogue") or ()))
+        extra = cast("ResourceExtra", dict(implied))
     return ResourceInfo(url=url, size=len(body), total_size=len(body), content_type=ctype,
                         kind=kind, status=record.get("status"), reason=record.get("reason"),
                         headers=tuple(record.get("headers") or ()), extra=extra,
                         filename=_filename(url))
-
-
-def _listing_command(dialogue: Iterable[str]) -> str | None:
-    """The listing command a recorded FTP dialogue sent (the last one), if any."""
-    found = None
-    for line in dialogue:
-        m = _LISTING.match(line)
-        if m:
-            found = m.group(1).upper()
-    return found
 
 
 def _filename(url: URL) -> str | None:

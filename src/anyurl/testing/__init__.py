@@ -15,11 +15,17 @@ serving 127.0.0.1 from a small data set:
 * ``mailto.loopback``: ``mailto:`` (the relay, SMTP); ``async with open_smtp_server()``,
   ``running_smtp_server`` (a thread)
 
-This package holds what is no one scheme's: :mod:`.gateway` (a gateway, RFC 1738 section
-4: ``Gateway()``, a thread), :mod:`.h2c` (``http:`` switching to HTTP/2 on ``Upgrade:
-h2c``, needs h2: ``serve_h2c``, a task), the ``hostile`` servers that misbehave on
-purpose, and ``_server``, the shapes every server shares (the listener, the task,
-context-manager and thread forms, the command line); each server module holds only its
+A scheme's other test servers are in its package too: its servers that misbehave on
+purpose (``anyurl.schemes.<name>.hostile``; FTP's ``hostile_tls`` fails ``AUTH TLS``), and
+HTTP's gateway (``http.gateway``, RFC 1738 section 4: ``Gateway()``, a thread) and h2c
+server (``http.h2c``: switching to HTTP/2 on ``Upgrade: h2c``, needs h2: ``serve_h2c``, a
+task).
+
+This package holds what is no one scheme's: ``_server``, the shapes every server shares
+(the listener, the task, context-manager and thread forms, the command line);
+:mod:`.hostile`, the machinery of a misbehaving server and every scheme's misbehaviours
+gathered through the registry (:mod:`.hostile_numbers`: those whose numbers are not ASCII
+digits); :mod:`.hostile_socks`, SOCKS proxies that lie. Each server module holds only its
 protocol.
 
 ``file:`` needs no server, and ``https:`` has none here (the integration tests use nginx).

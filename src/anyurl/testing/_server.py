@@ -244,10 +244,12 @@ class ThreadedListener:
 
 def command_line(module: str, doc: str | None, port: int, *,
                  backend: bool = True) -> argparse.ArgumentParser:
-    """The parser of ``python -m anyurl.testing.<module>``: ``--host``, ``--port`` (default
+    """The parser of ``python -m anyurl.testing.<module>`` (``module`` with a dot is the
+    whole dotted name: ``anyurl.schemes.<name>.hostile``): ``--host``, ``--port`` (default
     ``port``) and, for a server on anyio, ``--backend`` (default: ``$ANYURL_BACKEND`` or
     asyncio); described by the first paragraph of the module's docstring ``doc``."""
-    parser = argparse.ArgumentParser(prog=f"python -m anyurl.testing.{module}",
+    dotted = module if "." in module else f"anyurl.testing.{module}"
+    parser = argparse.ArgumentParser(prog=f"python -m {dotted}",
                                      description=doc.split("\n\n")[0] if doc else None)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=port)
@@ -306,10 +308,11 @@ def serve_behaviour(
     url_of: Callable[[_H], str],
     argv: Sequence[str] | None = None,
 ) -> int:
-    """``python -m anyurl.testing.MODULE NAME [--host H] [--port N]`` of a hostile server
-    module: serve behaviour ``NAME`` of ``behaviours`` (``open_server(behaviour, host,
-    port)``), print ``NAME: URL`` as its ready line, and end quietly on Ctrl-C, even one
-    that comes before the wait began (just after the ready line)."""
+    """``python -m MODULE NAME [--host H] [--port N]`` of a hostile server module
+    (``MODULE`` as :func:`command_line` takes it): serve behaviour ``NAME`` of
+    ``behaviours`` (``open_server(behaviour, host, port)``), print ``NAME: URL`` as its
+    ready line, and end quietly on Ctrl-C, even one that comes before the wait began
+    (just after the ready line)."""
     parser = command_line(module, doc, 0, backend=False)
     parser.add_argument("name", choices=sorted(behaviours))
     args = parser.parse_args(argv)

@@ -5,7 +5,11 @@ prefix, and whitespace inside a wrapper, which the Appendix says to ignore), kee
 map from each remaining character back to its index in the input so that an error
 can name the position the user typed. Then the structure is cut where the BNF cuts it:
 ``scheme ":"``, ``#fragment``, ``//login/url-path`` for the schemes of section 3.1,
-and each scheme's own url-path grammar.
+and each scheme's own url-path grammar. What is each scheme's (whether it is of section
+3.1's syntax, whether its login holds a password, its url-path's production) is asked
+of the scheme: the :class:`~anyurl.url.grammar.Grammar` its view module publishes
+(:func:`grammar_of`), so a plug-in's scheme is read as a built-in's; this module keeps
+what every scheme shares, and ``file:``'s host and path.
 
 Two modes. *Strict* checks every character against the production it falls in
 (``uchar``, ``xchar``, ``hsegment`` ...) and refuses a user or password where the
@@ -29,14 +33,14 @@ removed wherever they are (a URL folded in text, as the Appendix says), never es
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 from collections.abc import Sequence
 
 from anyurl.errors import URLSyntaxError
 from anyurl.numbers import ascii_int, is_ascii_digits
-from anyurl.registry import spec_for
+from anyurl.registry import default_port, names, spec_for
 from anyurl.url.charset import (
-    ALPHA,
     DIGIT,
     HEX,
     SCHEME_CHARS,
@@ -45,43 +49,57 @@ from anyurl.url.charset import (
     decode,
     escape_unsafe,
 )
+from anyurl.url.grammar import Grammar
 from anyurl.url.model import URL
 
-__all__ = ["IP_SCHEMES", "SAME_GRAMMAR", "parse", "unwrap"]
-
-#: Schemes whose schemepart is section 3.1's ``//login/url-path``.
-IP_SCHEMES = frozenset(
-    {"ftp", "http", "https", "gopher", "nntp", "telnet", "wais", "file", "prospero"}
-)
-#: Schemes over TLS written as their plain scheme is (Lynx's snews:, nntps://, ftps://), the way
-#: https is written as http: the grammar reads them as the plain one.
-SAME_GRAMMAR = {"nntps": "nntp", "snews": "news", "ftps": "ftp"}
-#: Schemes whose login may carry a user and password (section 5: ``login``).
-LOGIN_SCHEMES = frozenset({"ftp", "telnet"})
+__all__ = ["FSEGMENT", "HSEGMENT", "SEARCH", "WIRE_BREAK", "grammar_of", "host_error",
+           "ip_based", "parse", "segments", "unwrap"]
 
 _WHITESPACE = frozenset(" \t\r\n\f\v")
 _ANY_WHITESPACE = re.compile("[ \t\r\n\f\v]")
 _LOGIN_CHARS = UCHAR_PLAIN | frozenset(";?&=")
-_FSEGMENT = UCHAR_PLAIN | frozenset("?:@&=")
-_HSEGMENT = UCHAR_PLAIN | frozenset(";:@&=")
+#: Section 5's ``fsegment`` (an ftp or file path's) and ``hsegment`` (an http path's).
+FSEGMENT = UCHAR_PLAIN | frozenset("?:@&=")
+HSEGMENT = UCHAR_PLAIN | frozenset(";:@&=")
 #: Section 5's one ``search`` rule, the http, gopher and wais search alike: no ``/``, no ``?``.
-_SEARCH = UCHAR_PLAIN | frozenset(";:@&=")
-_NEWS_GROUP = re.compile(r"[A-Za-z][A-Za-z0-9\-.+_]*\Z")
+SEARCH = UCHAR_PLAIN | frozenset(";:@&=")
 #: An encoded CR, LF or NUL, or a raw NUL (lenient mode would escape it to %00).
-_WIRE_BREAK = re.compile("%0[0dDaA]|\x00")
-_PATH_START = re.compile("[/?]")
-#: A wpath in Lynx's record form (``1=host;2=/db;3=...;``), which holds raw slashes.
-_LYNX_RECORDS = re.compile(r"(?:[0-9]{1,9}=[^;]*;)+")  # ASCII record types, int() safe
-#: The schemes anyurl speaks, whose parts reach a server (or a file name) decoded.
-WIRE_SCHEMES = IP_SCHEMES | {"mailto", "news"}
-#: What :meth:`_Parser.check_wire` calls the part after the host, per scheme.
-_WIRE_PARTS = {
-    "ftp": "the ftp path", "file": "the file path",
-    "gopher": "the gopher type, selector or search", "news": "the newsgroup or message-id",
-    "nntp": "the nntp group or article", "telnet": "the telnet URL",
-    "wais": "the wais database, search or type",
-    "prospero": "the prospero name or fields", "mailto": "the recipient address",
-}
+WIRE_BREAK = re.compile("%0[0dDaA]|\x00")
+#: The grammar of a scheme that has none of its own: section 5's ``*xchar``.
+_GENERIC = Grammar()
+#: Each scheme name's grammar, once found: the name it is read as and its grammar.
+_GRAMMARS: dict[str, tuple[str, Grammar | None]] = {}
+
+
+def grammar_of(scheme: str) -> tuple[str, Grammar | None]:
+    """The name ``scheme`` (lower case) is read as and its :class:`Grammar`, which its
+    descriptor's view module publishes (``GRAMMARS``); a name over TLS that has none of
+    its own is read as its plain name (``nntps`` as ``nntp``). None: section 5's
+    generic ``*xchar``."""
+    found = _GRAMMARS.get(scheme)
+    if found is not None:
+        return found
+    spec = spec_for(scheme)
+    if spec is None or not spec.view_module:
+        return scheme, None  # not kept: a scheme may be added later
+    grammars = getattr(importlib.import_module(spec.view_module), "GRAMMARS", {})
+    name = scheme if scheme in grammars else spec.plain_names.get(scheme, scheme)
+    found = _GRAMMARS[scheme] = (name, grammars.get(name))
+    return found
+
+
+def _missing_scheme() -> str:
+    """The problem of a URL without a scheme, shown with the first known scheme of
+    section 3.1's syntax that has a port (a network one) as the example."""
+    example = next((name for name in names()
+                    if default_port(name) is not None and ip_based(name)), "scheme")
+    return f"missing scheme (expected 'scheme:' as in '{example}://host/')"
+
+
+def ip_based(scheme: str) -> bool:
+    """Whether ``scheme``'s schemepart is section 3.1's ``//<login>/<url-path>``."""
+    grammar = grammar_of(scheme.lower())[1]
+    return grammar is not None and grammar.ip
 
 
 class _Text:
@@ -133,11 +151,6 @@ class _Text:
 
 
 
-def _split_ftp_path(raw: str) -> tuple[str, str | None]:
-    from anyurl.schemes.ftp.view import split_ftp_path  # imported for ftp URLs only
-
-    return split_ftp_path(raw)
-
 def unwrap(text: str) -> str:
     """The URL inside ``text``'s wrappers, with the wrapper's whitespace removed."""
     return _Text(text).text
@@ -150,6 +163,8 @@ class _Parser:
         self.strict = strict
         #: The scheme as written (lower case); the grammar may read it as another.
         self._named = ""
+        #: The grammar of the scheme (:func:`grammar_of`).
+        self.grammar = _GENERIC
 
     def fail(self, problem: str, i: int) -> URLSyntaxError:
         return URLSyntaxError(problem, self.src.position(i), text=self.src.original)
@@ -193,17 +208,16 @@ class _Parser:
             raise self.fail("empty URL", 0)
         colon = s.find(":")
         if colon <= 0:
-            raise self.fail("missing scheme (expected 'scheme:' as in 'ftp://host/')", 0)
+            raise self.fail(_missing_scheme(), 0)
         for i in range(colon):
             if s[i] not in SCHEME_CHARS:
                 if i == 0 or s[i] in "/?#":
-                    raise self.fail(
-                        "missing scheme (expected 'scheme:' as in 'ftp://host/')", 0
-                    )
+                    raise self.fail(_missing_scheme(), 0)
                 raise self.fail(f"{_describe(s[i])} is not allowed in a scheme name", i)
         scheme = s[:colon].lower()
         self._named = scheme
-        scheme = SAME_GRAMMAR.get(scheme, scheme)
+        scheme, grammar = grammar_of(scheme)
+        grammar = self.grammar = grammar or _GENERIC
         if scheme == "url":
             # The Appendix's prefix: "URL:x:" is x:, so no URL can round-trip with it.
             raise self.fail("'URL:' is the Appendix's prefix, not a scheme: the URL "
@@ -211,8 +225,8 @@ class _Parser:
 
         hash_at = s.find("#", colon + 1)
         end = len(s) if hash_at < 0 else hash_at
-        if scheme in WIRE_SCHEMES or spec_for(scheme) is not None:
-            # a plug-in's scheme too: its handler will decode its parts as ours do
+        if spec_for(scheme) is not None:
+            # every scheme anyurl speaks, a plug-in's too: its handler decodes its parts
             self.check_wire(scheme, colon + 1, end)
         fragment = None
         if hash_at >= 0:
@@ -221,18 +235,18 @@ class _Parser:
 
         start = colon + 1
         has_slashes = s.startswith("//", start)
-        if has_slashes and scheme not in IP_SCHEMES and scheme != "mailto":
+        if has_slashes and not grammar.ip and grammar.slashes != "never":
             # schemepart = *xchar | ip-schemepart: "//" may start a login and host
             # (x-foo://host/, and news://host/group as later RFCs write it) or just be
             # characters (a news message-id may begin with "//"). Try the first reading,
-            # fall back to the second; strict mode reads news: as RFC 1738 defines it.
-            if not (self.strict and scheme == "news"):
+            # fall back to the second; a grammar may read it so in lenient mode only.
+            if not (self.strict and grammar.slashes == "lenient"):
                 try:
                     return self.parse_ip(scheme, start + 2, end, fragment)
                 except URLSyntaxError:
                     pass
             return self.parse_opaque(scheme, start, end, fragment)
-        if scheme in IP_SCHEMES:
+        if grammar.ip:
             if not has_slashes:
                 if scheme == "file" and not self.strict and s.startswith("/", start):
                     # file:/etc/motd, as many programs write it: an empty host.
@@ -253,33 +267,9 @@ class _Parser:
         before the structure, so whatever else is wrong, this is the error named.
         """
         s = self.s
-        stop = end
-        if scheme in ("http", "https"):
-            m = _PATH_START.search(s, start + 2, end) if s.startswith("//", start) else None
-            stop = end if m is None else m.start()
-        elif scheme == "wais" and s.startswith("//", start):
-            # A wpath is a document-id, binary octets any of which may be a CR or NUL
-            # (section 3.9), sent length-prefixed in Z39.50's encoding: never a line.
-            slash = s.find("/", start + 2, end)
-            db_end = -1 if slash < 0 else s.find("/", slash + 1, end)
-            type_end = -1 if db_end < 0 else s.find("/", db_end + 1, end)
-            if type_end >= 0 and s.find("?", slash, type_end) < 0:
-                stop = type_end
-        elif scheme == "gopher" and s.startswith("//", start):
-            slash = s.find("/", start + 2, end)
-            if slash >= 0:
-                raw = s[slash + 1 : end]
-                first = raw.find("%09", 3 if raw[:1] == "%" else 1)
-                second = -1 if first < 0 else raw.find("%09", first + 3)
-                if second >= 0:
-                    from anyurl.schemes.gopher.view import gopher_plus_problem
-
-                    stop = slash + 1 + second
-                    problem = gopher_plus_problem(decode(raw[second + 3 :]))
-                    if problem is not None:
-                        m = _WIRE_BREAK.search(s, stop + 3, end)
-                        raise self.fail(problem, stop + 3 if m is None else m.start())
-        m = _WIRE_BREAK.search(s, start, stop)
+        grammar = self.grammar
+        stop = end if grammar.wire_end is None else grammar.wire_end(self, start, end)
+        m = WIRE_BREAK.search(s, start, stop)
         if m is None:
             return
         login_end = start
@@ -287,13 +277,13 @@ class _Parser:
             path_at = s.find("/", start + 2, end)
             login_end = end if path_at < 0 else path_at
         at = s.rfind("@", start, login_end)
-        login = scheme in IP_SCHEMES or s.startswith("//", start)
+        login = grammar.ip or s.startswith("//", start)
         if login and m.start() < at:
             part = "the user name or password"
         elif login and m.start() < login_end:
             part = "the host or port"
         else:
-            part = _WIRE_PARTS.get(scheme, f"the {scheme} URL")
+            part = grammar.part or f"the {scheme} URL"
         code = "%00" if m.group() == "\x00" else m.group().upper()
         raise self.fail(f"an encoded CR, LF or NUL ({code}) in {part} would reach the "
                         "server as a line break or NUL and could end its command line "
@@ -305,7 +295,8 @@ class _Parser:
         s = self.s
         slash = s.find("/", start, end)
         login_end = end if slash < 0 else slash
-        if scheme in ("http", "https") and not self.strict:
+        grammar = self.grammar
+        if grammar.search_after_host and not self.strict:
             q = s.find("?", start, login_end)
             if q >= 0:  # http://host?query: the path is empty, not absent
                 login_end = q
@@ -320,7 +311,7 @@ class _Parser:
             if colon >= 0:
                 self.check_chars(colon + 1, at, _LOGIN_CHARS, "the password")
                 password = self.login_part(colon + 1, at, "password")
-            if self.strict and scheme in IP_SCHEMES and scheme not in LOGIN_SCHEMES:
+            if self.strict and grammar.ip and not grammar.login:
                 raise self.fail(f"{scheme} URLs have no user name or password", start)
             host_start = at + 1
         host, port = self.hostport(scheme, host_start, login_end)
@@ -334,12 +325,8 @@ class _Parser:
         url = URL(scheme, user=user, password=password, host=host, port=port,
                   fragment=fragment)
         if login_end == end:
-            if scheme == "nntp":
-                raise self.fail("an nntp URL needs a newsgroup name", end)
-            if scheme in ("wais", "prospero"):  # section 5: hostport "/" database|ppath
-                after = "database" if scheme == "wais" else "ppath"
-                raise self.fail(f"a {scheme} URL needs '/' after the host (section 5: "
-                                f"{scheme}://hostport/{after})", end)
+            if grammar.needs_path is not None:
+                raise self.fail(grammar.needs_path, end)
             return url
         if s[login_end] == "?":  # lenient http://host?query: an empty path, then the search
             self.check_chars(login_end, end, XCHAR_PLAIN, "the path")
@@ -403,197 +390,38 @@ class _Parser:
 
     def url_path(self, url: URL, start: int, end: int) -> URL:
         s = self.s
-        scheme = url.scheme
         raw = s[start:end]
-        if scheme == "ftp" or scheme == "file":
-            fpath, typecode = _split_ftp_path(raw) if scheme == "ftp" else (raw, None)
-            if typecode is not None and typecode not in ("a", "i", "d"):
-                pos = start + len(fpath) + len(";type=")
-                raise self.fail(f"unknown ftp typecode {typecode!r} (expected a, i or d)", pos)
-            for seg_start, seg_end in _segments(start, start + len(fpath), s, "/"):
-                self.check_chars(seg_start, seg_end, _FSEGMENT, f"an {scheme} path segment")
-            tail = raw[len(fpath):]
-            path = self.norm(fpath, _FSEGMENT | frozenset("/")) + tail
-            if scheme == "file":
-                return self.finish_file(url, start, end, url.fragment, path=path)
-            return url.replace(path=path)
-        if scheme in ("http", "https"):
-            q = raw.find("?")
-            hpath_end = end if q < 0 else start + q
-            for seg_start, seg_end in _segments(start, hpath_end, s, "/"):
-                self.check_chars(seg_start, seg_end, _HSEGMENT, "the http path")
-            if q >= 0:
-                self.check_chars(hpath_end + 1, end, _SEARCH, "the http search part")
-            return url.replace(path=self.norm(raw))
-        if scheme == "nntp":
-            group, sep, article = raw.partition("/")
-            if group == "":
-                raise self.fail("an nntp URL needs a newsgroup name", start)
-            if not _NEWS_GROUP.match(group):
-                raise self.fail(f"{group!r} is not a newsgroup name", start + _group_error(group))
-            if sep and not is_ascii_digits(article):
-                raise self.fail("the article must be a decimal number", start + len(group) + 1)
-            self.check_chars(start, end, UCHAR_PLAIN | frozenset("/"), "the nntp path")
-            return url.replace(path=self.norm(raw))
-        if scheme == "telnet":
-            if raw:
-                raise self.fail("a telnet URL has nothing after the final '/'", start)
-            return url.replace(path=self.norm(raw))
-        if scheme == "wais":
-            return self.wais(url, start, end, raw)
-        if scheme == "gopher":
-            return self.gopher(url, start, end, raw)
-        if scheme == "prospero":
-            semi = raw.find(";")
-            ppath_end = end if semi < 0 else start + semi
-            for seg_start, seg_end in _segments(start, ppath_end, s, "/"):
-                self.check_chars(seg_start, seg_end, _FSEGMENT, "the prospero hsoname")
-            path = self.norm(s[start:ppath_end], _FSEGMENT | frozenset("/"))
-            if semi >= 0:
-                fieldchars = UCHAR_PLAIN | frozenset("?:@&")
-                for f_start, f_end in _segments(ppath_end + 1, end, s, ";"):
-                    eq = s.find("=", f_start, f_end)
-                    if eq < 0:
-                        raise self.fail("prospero field without '='", f_start)
-                    self.check_chars(f_start, eq, fieldchars, "a prospero field name")
-                    self.check_chars(eq + 1, f_end, fieldchars, "a prospero field value")
-                    path += (f";{self.norm(s[f_start:eq], fieldchars)}"
-                             f"={self.norm(s[eq + 1:f_end], fieldchars)}")
-            return url.replace(path=path)
+        if url.scheme == "file":
+            for seg_start, seg_end in segments(start, end, s, "/"):
+                self.check_chars(seg_start, seg_end, FSEGMENT, "an file path segment")
+            path = self.norm(raw, FSEGMENT | frozenset("/"))
+            return self.finish_file(url, start, end, url.fragment, path=path)
+        if self.grammar.path is not None:
+            return self.grammar.path(self, url, start, end)
         # other schemes: the url-path is *xchar.
         self.check_chars(start, end, XCHAR_PLAIN, "the url-path")
         return url.replace(path=self.norm(raw))
-
-    def gopher(self, url: URL, start: int, end: int, raw: str) -> URL:
-        """``gtype selector [%09 search [%09 gopher+_string]]``: ``*xchar`` but the search.
-
-        Section 5 writes the gopher search with the very ``search`` rule of http's
-        (``uchar`` and ``;:@&=``), so strict mode refuses a raw ``/`` or ``?`` there
-        (issue 29), in text order with the ``xchar`` checks of the other parts so the
-        first problem is the one named. Lenient mode writes them ``%2F`` and ``%3F``:
-        the search reaches the server decoded, so the escape changes nothing it is sent.
-        """
-        from anyurl.schemes.gopher.view import split_gopher_path  # of gopher URLs only
-
-        gtype, selector, search, _ = split_gopher_path(raw)
-        if search is None:
-            self.check_chars(start, end, XCHAR_PLAIN, "the url-path")
-            return url.replace(path=self.norm(raw))
-        search_start = start + len(gtype) + len(selector) + len("%09")
-        search_end = search_start + len(search)
-        self.check_chars(start, search_start, XCHAR_PLAIN, "the url-path")
-        self.check_chars(search_start, search_end, _SEARCH, "the gopher search")
-        self.check_chars(search_end, end, XCHAR_PLAIN, "the url-path")
-        path = self.norm(raw)
-        if not self.strict:
-            gtype, selector, search, plus = split_gopher_path(path)
-            path = (f"{gtype}{selector}%09{escape_unsafe(search or '', _SEARCH)}"
-                    + ("" if plus is None else f"%09{plus}"))
-        return url.replace(path=path)
-
-    def wais(self, url: URL, start: int, end: int, raw: str) -> URL:
-        """``/database``, ``/database?search`` or ``/database/wtype/wpath``, in both modes.
-
-        Section 5: ``database``, ``wtype`` and ``wpath`` are ``*uchar``, so each may be
-        empty and none holds a ``/``. Lenient mode makes room for the two forms real
-        clients wrote with slashes in the wpath, which the WAIS handler reads: CERN's
-        ``/database/wtype/length/wpath`` (a decimal length segment) and Lynx's record
-        form (``1=host;2=/db;...;``); any other ``/`` in a wpath is refused.
-        """
-        db, q, _ = raw.partition("?")
-        pieces = db.split("/")
-        shape = "a wais URL is /database, /database?search or /database/wtype/wpath"
-        if q and len(pieces) != 1:
-            raise self.fail(f"{shape}: a search follows the database alone",
-                            start + len(pieces[0]))
-        if len(pieces) == 2:
-            raise self.fail(f"{shape}: the wpath is missing", start)
-        if len(pieces) > 3:
-            slash = start + len(pieces[0]) + len(pieces[1]) + len(pieces[2]) + 2
-            wpath = "/".join(pieces[2:])
-            cern = is_ascii_digits(pieces[2])
-            tail = "/".join(pieces[3:])
-            if self.strict or not (_LYNX_RECORDS.fullmatch(wpath) or (
-                    cern and ("/" not in tail or _LYNX_RECORDS.fullmatch(tail)))):
-                raise self.fail(f"{shape}: '/' must be %-escaped in the wpath "
-                                "(wpath = *uchar)", slash)
-        if self.strict:
-            pos = start
-            for piece in pieces:
-                self.check_chars(pos, pos + len(piece), UCHAR_PLAIN, "the wais path")
-                pos += len(piece) + 1
-            if q:  # section 5's one search rule, as http's (issue 29)
-                self.check_chars(start + len(db) + 1, end, _SEARCH, "the wais search")
-        # Lenient mode keeps a wpath's reserved characters as written: the forms real
-        # clients wrote (Lynx's "1=host;2=db;..." records, CERN's
-        # /wtype/length/wpath) carry meaning in them that the WAIS handler reads. A
-        # search's '/' and '?' it writes %2F and %3F: the search is sent decoded.
-        path = self.norm(raw)
-        if q and not self.strict:
-            db, _, search = path.partition("?")
-            path = f"{db}?{escape_unsafe(search, _SEARCH)}"
-        return url.replace(path=path)
 
     def finish_file(self, url: URL, start: int, end: int, fragment: str | None,
                     path: str | None = None) -> URL:
         if path is None:
             raw = self.s[start:end]
-            for seg_start, seg_end in _segments(start, end, self.s, "/"):
-                self.check_chars(seg_start, seg_end, _FSEGMENT, "a file path segment")
-            path = self.norm(raw, _FSEGMENT | frozenset("/"))
+            for seg_start, seg_end in segments(start, end, self.s, "/"):
+                self.check_chars(seg_start, seg_end, FSEGMENT, "a file path segment")
+            path = self.norm(raw, FSEGMENT | frozenset("/"))
         return url.replace(path=path, fragment=fragment)
 
-    # -- schemes without //: mailto, news, generic -----------------------------------
+    # -- schemes without //: their grammar's, or generic ------------------------------
 
     def parse_opaque(self, scheme: str, start: int, end: int, fragment: str | None) -> URL:
-        s = self.s
-        raw = s[start:end]
-        if scheme == "mailto":
-            if raw == "":
-                raise self.fail("a mailto URL needs an address", start)
-            self.check_chars(start, end, XCHAR_PLAIN, "the mail address")
-        elif scheme == "news":
-            if raw == "":
-                raise self.fail("a news URL needs a newsgroup, a message-id or '*'", start)
-            if not self.strict and raw.startswith("<") and raw.endswith(">") and "@" in raw:
-                raw = raw[1:-1]  # news:<id@host>, as people paste Message-IDs
-                start += 1
-                end -= 1
-            if raw == "*":
-                pass
-            elif "@" in raw:
-                at = raw.rfind("@")
-                if at == 0:  # article = 1*[ uchar | ";" | "/" | "?" | ":" | "&" | "=" ] "@" host
-                    raise self.fail("a message-id needs a part before '@'", start)
-                self.check_chars(start, start + at, UCHAR_PLAIN | frozenset(";/?:&="),
-                                 "the message-id")
-                host = raw[at + 1 :]
-                err = _strict_host_error(host) if self.strict else _lenient_host_error(host)
-                if host == "":
-                    err = ("a message-id needs a host after '@'", 0)
-                if err is not None:
-                    raise self.fail(err[0], start + at + 1 + err[1])
-            elif not _NEWS_GROUP.match(raw):
-                raise self.fail(f"{raw!r} is not a newsgroup name", start + _group_error(raw))
-        else:
-            self.check_chars(start, end, XCHAR_PLAIN, "the scheme-specific part")
-        opaque = self.norm(raw)
-        if scheme == "news" and not self.strict and "@" in opaque:
-            # an '@' of the message-id's own is no article character: written %40, the
-            # last '@' alone separates the host (the message-id decodes the same)
-            local, _, host = opaque.rpartition("@")
-            opaque = local.replace("@", "%40") + "@" + host
-        return URL(scheme, opaque=opaque, fragment=fragment)
+        if self.grammar.opaque is not None:
+            return self.grammar.opaque(self, scheme, start, end, fragment)
+        self.check_chars(start, end, XCHAR_PLAIN, "the scheme-specific part")
+        return URL(scheme, opaque=self.norm(self.s[start:end]), fragment=fragment)
 
 
-def _group_error(group: str) -> int:
-    """The offset of the first character ``group = alpha *[ alpha | digit | ...]`` refuses."""
-    return next((i for i, c in enumerate(group)
-                 if (i == 0 and c not in ALPHA) or c not in ALPHA | DIGIT | frozenset("-.+_")),
-                0)
-
-
-def _segments(start: int, end: int, s: str, sep: str) -> list[tuple[int, int]]:
+def segments(start: int, end: int, s: str, sep: str) -> list[tuple[int, int]]:
+    """The (start, end) of each part of ``s[start:end]`` between ``sep``s."""
     out = []
     i = start
     while True:
@@ -613,6 +441,12 @@ def _describe(ch: str) -> str:
     if ord(ch) > 0x7E:
         return f"non-ASCII character {ch!r}"
     return f"{ch!r}"
+
+
+def host_error(host: str, strict: bool) -> tuple[str, int] | None:
+    """What is wrong with ``host`` (section 5's ``hostname | hostnumber`` when
+    ``strict``, real-world hosts else) and at which offset, or None."""
+    return _strict_host_error(host) if strict else _lenient_host_error(host)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -696,11 +530,13 @@ def parse(text: str, *, strict: bool = False) -> URL:
     return _Parser(text, strict).parse()
 
 
-#: The common URL of a long list (``anyurl get -i``, a mirror's queue): an http, https
-#: or ftp URL with a host name or number, maybe a port, and a path of letters, digits,
-#: ``-``, ``.``, ``_`` and ``/`` only: nothing to escape, decode, check against
-#: section 6 or split (no login, ``%``, ``;type=``, ``?`` or ``#``).
-_PLAIN = re.compile(r"(https?|ftp)://([A-Za-z0-9.-]+)(?::([1-9][0-9]{0,4}))?/([A-Za-z0-9._/-]*)\Z")
+#: The common URL of a long list (``anyurl get -i``, a mirror's queue): a URL of a scheme
+#: whose grammar reads it as written (:attr:`Grammar.plain`: http, https, ftp) with a
+#: host name or number, maybe a port, and a path of letters, digits, ``-``, ``.``, ``_``
+#: and ``/`` only: nothing to escape, decode, check against section 6 or split (no
+#: login, ``%``, ``;type=``, ``?`` or ``#``).
+_PLAIN = re.compile(
+    r"([a-z][a-z0-9+.-]*)://([A-Za-z0-9.-]+)(?::([1-9][0-9]{0,4}))?/([A-Za-z0-9._/-]*)\Z")
 
 
 def _plain(text: str, strict: bool) -> URL | None:
@@ -717,6 +553,9 @@ def _plain(text: str, strict: bool) -> URL | None:
     if m is None:
         return None
     scheme, host, digits, path = m.groups()
+    name, grammar = grammar_of(scheme)
+    if grammar is None or not grammar.plain or name != scheme:
+        return None
     if host.endswith(".") or (
             _strict_host_error(host) if strict else _lenient_host_error(host)) is not None:
         return None

@@ -45,5 +45,6 @@ SPEC = SchemeSpec(
                                        _local_path(url).endswith("/")),
                 canonical=lambda url: without_dot_segments(url)),
     remote_fallback=_ftp_instead,
+    remote_fallback_setting="file_ftp_fallback",
     demo=(DemoCase("file://{data}/hello.txt", "a local file"),),
 )

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from anyurl.url.charset import display
+from anyurl.url.grammar import Grammar
 
 __all__ = ["FilePath"]
 
@@ -22,3 +23,11 @@ class FilePath:
     def to_json(self) -> dict[str, Any]:
         """The ``view`` object of ``anyurl parse --json``."""
         return {"path": display(self.path)}
+
+
+# -- its grammar (section 5), which the parser asks for (anyurl.url.grammar) ----------
+
+
+#: Section 3.10's fileurl: ``//`` and a host (maybe empty), no login, no port; the
+#: parser reads its path (and lenient ``file:/path``) itself.
+GRAMMARS = {"file": Grammar(ip=True, part="the file path")}

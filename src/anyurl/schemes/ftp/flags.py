@@ -56,4 +56,8 @@ def _shared(args: Any) -> FTPOptions | None:
 
 
 #: ftp's own flags, ``get``'s.
-FLAGS = Flags(add=_add, options=_options, commands=("get",), shared=_shared)
+FLAGS = Flags(add=_add, options=_options, commands=("get",), shared=_shared, shared_help={
+    "--head": "the size and modification time",
+    "--range": "REST and a count",
+    "--ssl": "AUTH TLS when the server accepts it, else in clear",
+    "--ssl-reqd": "AUTH TLS (data in TLS too)"})

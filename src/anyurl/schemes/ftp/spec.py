@@ -5,7 +5,9 @@ read as ftp is, as https is http's."""
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, SchemeSpec
 from anyurl.schemes.ftp.flags import FLAGS
@@ -61,7 +63,34 @@ def _fetch_options(given: tuple[SchemeOptions, ...],
     return options.with_scheme(ftp).schemes
 
 
+def _head(given: tuple[SchemeOptions, ...]) -> tuple[SchemeOptions, ...]:
+    """The size and time alone (``SIZE``, ``MDTM``), on the control connection the
+    transfer then reuses."""
+    import dataclasses
+
+    from anyurl.schemes.base import FetchOptions
+    from anyurl.schemes.ftp.options import FTPOptions
+
+    options = FetchOptions(schemes=given)
+    return options.with_scheme(dataclasses.replace(options.get(FTPOptions), head=True)).schemes
+
+
 _SERVER = DemoServer("anyurl.schemes.ftp.loopback", ("--root", "{data}"), requires=("pyftpdlib",))
+
+#: A listing command in a recorded dialogue (``> MLSD``, ``> LIST -a``).
+_LISTING = re.compile(r"^>\s*(MLSD|LIST|NLST)\b", re.IGNORECASE | re.MULTILINE)
+
+
+def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
+                 ) -> tuple[str, dict[str, Any]]:
+    """A stored listing, by the listing command its recorded dialogue sent (the last)."""
+    found = None
+    for line in dialogue:
+        m = _LISTING.match(line)
+        if m:
+            found = m.group(1).upper()
+    return ("file", {}) if found is None else ("directory", {"command": found})
+
 
 SPEC = SchemeSpec(
     names=("ftp",),
@@ -84,6 +113,8 @@ SPEC = SchemeSpec(
     # RFC 959 4.2: 4yz is a "transient negative completion": the same command may work.
     transient_status=lambda code: 400 <= code < 500,
     time_asked_first=True,
+    head=_head,
+    stored_kind=_stored_kind,
     crawl=Crawl(index_name=".listing", path_key=_path_key, canonical=_canonical,
                 tree_path=_tree_path, fetch_options=_fetch_options),
     demo=(
@@ -95,6 +126,7 @@ SPEC = SchemeSpec(
 #: ftp in TLS from the first byte (implicit FTPS, port 990): the same handler, tree and
 #: mirror; a connection of one never serves the other (the pool's key says which).
 TLS_SPEC = dataclasses.replace(SPEC, names=("ftps",), default_port=990, demo=(),
+                               plain_names={"ftps": "ftp"},
                                host_prefixes=(), remote_fallback=None,
                                summary="files and directories of an FTP server in TLS "
                                "(RFC 4217)")

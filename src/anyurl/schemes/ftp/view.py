@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anyurl.url.charset import decode, display
+from anyurl.url.grammar import Grammar, Reader
+from anyurl.url.parse import FSEGMENT, segments
+
+if TYPE_CHECKING:
+    from anyurl.url.model import URL
 
 __all__ = ["FTPPath", "ftp_path", "split_ftp_path"]
 
@@ -54,3 +59,24 @@ def ftp_path(path: str | None) -> FTPPath:
     fpath, typecode = split_ftp_path(path)
     segments = [decode(s) for s in fpath.split("/")]
     return FTPPath(cwd=tuple(segments[:-1]), name=segments[-1], typecode=typecode)
+
+
+# -- its grammar (section 5), which the parser asks for (anyurl.url.grammar) ----------
+
+
+def _path(reader: Reader, url: URL, start: int, end: int) -> URL:
+    """``fpath [ ";type=" ftptype ]``: ``fsegment``s, and a typecode of a, i or d."""
+    s = reader.s
+    raw = s[start:end]
+    fpath, typecode = split_ftp_path(raw)
+    if typecode is not None and typecode not in ("a", "i", "d"):
+        pos = start + len(fpath) + len(";type=")
+        raise reader.fail(f"unknown ftp typecode {typecode!r} (expected a, i or d)", pos)
+    for seg_start, seg_end in segments(start, start + len(fpath), s, "/"):
+        reader.check_chars(seg_start, seg_end, FSEGMENT, f"an {url.scheme} path segment")
+    tail = raw[len(fpath):]
+    return url.replace(path=reader.norm(fpath, FSEGMENT | frozenset("/")) + tail)
+
+
+#: Section 3.2's ftpurl (ftps is read as ftp), whose login may hold a password.
+GRAMMARS = {"ftp": Grammar(ip=True, login=True, part="the ftp path", path=_path, plain=True)}

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, SchemeSpec, directory_of
 from anyurl.schemes.gopher.flags import FLAGS
@@ -96,6 +97,17 @@ def _a_view(url: URL) -> bool:
 
 _SERVER = DemoServer("anyurl.schemes.gopher.loopback", ("--root", "{data}"))
 
+#: The kinds a stored copy's content type says (a menu, a Gopher+ attribute block).
+_STORED_KINDS = {"application/gopher-menu": "menu",
+                 "application/gopher+-attributes": "attributes"}
+
+
+def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
+                 ) -> tuple[str, dict[str, Any]]:
+    """A stored menu or attribute block, by the content type the fetch gave it."""
+    return _STORED_KINDS.get(content_type, "file"), {}
+
+
 SPEC = SchemeSpec(
     names=("gopher",),
     flags=FLAGS,
@@ -111,6 +123,7 @@ SPEC = SchemeSpec(
     proxied=True,
     # A selector is opaque (only the server knows what it means) and is requested as
     # written; but one with a "." or ".." segment is not "under" the start selector.
+    stored_kind=_stored_kind,
     crawl=Crawl(index_name="gophermap", path_key=_path_key, start_prefix=_start_prefix,
                 refused=lambda url: has_dot_segment(_parts(url).selector),
                 tree_path=_tree_path, fetch_options=_fetch_options, document=_a_view),

@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from anyurl.url.charset import decode, display
+from anyurl.url.charset import XCHAR_PLAIN, decode, display, escape_unsafe
+from anyurl.url.grammar import Grammar, Reader
+from anyurl.url.parse import SEARCH, WIRE_BREAK
+
+if TYPE_CHECKING:
+    from anyurl.url.model import URL
 
 __all__ = ["GopherPath", "gopher_path", "gopher_plus_problem", "split_gopher_path"]
 
@@ -85,3 +90,60 @@ def gopher_path(path: str | None) -> GopherPath:
         search=None if search is None else decode(search),
         gopher_plus=None if plus is None else decode(plus),
     )
+
+
+# -- its grammar (section 5), which the parser asks for (anyurl.url.grammar) ----------
+
+
+def _wire_end(reader: Reader, start: int, end: int) -> int:
+    """A Gopher+ string may hold CR LF only as section 3.4.9's form: it is checked as
+    such, and section 6's check ends before it."""
+    s = reader.s
+    if not s.startswith("//", start):
+        return end
+    slash = s.find("/", start + 2, end)
+    if slash < 0:
+        return end
+    raw = s[slash + 1 : end]
+    first = raw.find("%09", 3 if raw[:1] == "%" else 1)
+    second = -1 if first < 0 else raw.find("%09", first + 3)
+    if second < 0:
+        return end
+    stop = slash + 1 + second
+    problem = gopher_plus_problem(decode(raw[second + 3 :]))
+    if problem is not None:
+        m = WIRE_BREAK.search(s, stop + 3, end)
+        raise reader.fail(problem, stop + 3 if m is None else m.start())
+    return stop
+
+
+def _path(reader: Reader, url: URL, start: int, end: int) -> URL:
+    """``gtype selector [%09 search [%09 gopher+_string]]``: ``*xchar`` but the search.
+
+    Section 5 writes the gopher search with the very ``search`` rule of http's
+    (``uchar`` and ``;:@&=``), so strict mode refuses a raw ``/`` or ``?`` there
+    (issue 29), in text order with the ``xchar`` checks of the other parts so the
+    first problem is the one named. Lenient mode writes them ``%2F`` and ``%3F``:
+    the search reaches the server decoded, so the escape changes nothing it is sent.
+    """
+    raw = reader.s[start:end]
+    gtype, selector, search, _ = split_gopher_path(raw)
+    if search is None:
+        reader.check_chars(start, end, XCHAR_PLAIN, "the url-path")
+        return url.replace(path=reader.norm(raw))
+    search_start = start + len(gtype) + len(selector) + len("%09")
+    search_end = search_start + len(search)
+    reader.check_chars(start, search_start, XCHAR_PLAIN, "the url-path")
+    reader.check_chars(search_start, search_end, SEARCH, "the gopher search")
+    reader.check_chars(search_end, end, XCHAR_PLAIN, "the url-path")
+    path = reader.norm(raw)
+    if not reader.strict:
+        gtype, selector, search, plus = split_gopher_path(path)
+        path = (f"{gtype}{selector}%09{escape_unsafe(search or '', SEARCH)}"
+                + ("" if plus is None else f"%09{plus}"))
+    return url.replace(path=path)
+
+
+#: Section 3.4's gopherurl, and Gopher+'s string after a second tab.
+GRAMMARS = {"gopher": Grammar(ip=True, part="the gopher type, selector or search",
+                              wire_end=_wire_end, path=_path)}

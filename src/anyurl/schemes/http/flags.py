@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 from anyurl.registry.spec import Flags
 
 if TYPE_CHECKING:
+    from anyurl.schemes.http.cookies import CookieFile
     from anyurl.schemes.http.options import HTTPOptions
 
-__all__ = ["FLAGS", "JSON_HEADERS", "parse_header", "request_headers"]
+__all__ = ["FLAGS", "JSON_HEADERS", "cookie_jar", "parse_header", "request_headers"]
 
 #: The headers curl's ``--json DATA`` adds before the ``-H`` ones.
 JSON_HEADERS = ("Content-Type: application/json", "Accept: application/json")
@@ -232,5 +233,34 @@ def _shared(args: Any) -> HTTPOptions | None:
 
 
 #: http's own flags: ``get``'s, and the fewer of ``mirror``.
+def cookie_jar(args: Any, warn: Any = None) -> CookieFile | None:
+    """The cookie jar of ``-b FILE``/``-c FILE`` (None when neither asks for one).
+
+    A ``-b FILE`` that does not exist starts an empty jar, as curl does (``-b F -c F``
+    on a first run is the usual idiom); ``warn`` says so unless ``F`` is the ``-c``
+    file. A file that is not a cookie jar is an :class:`~anyurl.errors.OptionError`.
+    """
+    files = [b for b in args.cookie if "=" not in b]
+    if not files and not args.cookie_jar:
+        return None
+    import os
+
+    from anyurl.schemes.http.cookies import CookieFile
+
+    jar = CookieFile()
+    for name in files:
+        if not os.path.exists(name):
+            if warn is not None and name != args.cookie_jar:
+                warn(f"-b {name!r}: no such cookie file; no cookies read from it")
+            continue
+        jar.load_curl(name, junk_session=args.junk_session_cookies,
+                      warn=warn or (lambda message: None))
+    return jar
+
+
 FLAGS = Flags(add=_add, options=_options, commands=("get", "mirror"), shared=_shared,
-              add_for={"mirror": _add_mirror})
+              add_for={"mirror": _add_mirror}, shared_help={
+                  "--data": "POST TEXT (form-urlencoded; '@FILE' reads FILE without its CR "
+                            "and LF, '@-' stdin; several are joined with '&')",
+                  "--head": "HEAD, print the response head",
+                  "--range": "Range"})

@@ -29,7 +29,7 @@ connection's type. What the responses mean, wherever it is written:
   origin (https -> http included) leaves them behind unless
   ``HTTPOptions(location_trusted=True)`` (``--location-trusted``).
 * **Cookies obey their own rules.** With ``HTTPOptions(cookies=jar)`` each request,
-  a redirect target's too, carries what the jar (:mod:`anyurl.cookies`, the standard
+  a redirect target's too, carries what the jar (:mod:`anyurl.schemes.http.cookies`, the standard
   library's policy) holds for its URL, and each response's ``Set-Cookie`` is kept.
 
 A pooled connection the server has closed meanwhile shows as a connection lost before

@@ -68,7 +68,7 @@ class HTTPOptions(SchemeOptions):
     #: a keep-alive HTTP/1.1 connection (``--no-pipeline`` turns it off): see
     #: docs/schemes/http.md.
     pipeline: bool = True
-    #: The cookie jar of the requests (``-b``, ``-c``; :mod:`anyurl.cookies`): its
+    #: The cookie jar of the requests (``-b``, ``-c``; :mod:`anyurl.schemes.http.cookies`): its
     #: cookies go to the URLs their domain, path and ``Secure`` flag allow, redirect
     #: targets included, and every response's ``Set-Cookie`` is kept in it. One jar
     #: in the options of many URLs is shared by them. None: no cookie engine (a

@@ -140,7 +140,7 @@ async def exchange(
         jar = options.get(HTTPOptions).cookies
         if jar is not None and url.scheme in HTTP_SCHEMES:
             # Every response's cookies, a redirect's and an error's too, as curl keeps them.
-            from anyurl.cookies import store_cookies
+            from anyurl.schemes.http.cookies import store_cookies
 
             store_cookies(jar, url, response.headers)
         sent = {"method": method, "target": masked_target(url, route),
@@ -223,13 +223,13 @@ def without_origin_headers(options: FetchOptions) -> FetchOptions:
 def with_jar_cookies(
     headers: list[tuple[str, str]], http: HTTPOptions, url: URL
 ) -> list[tuple[str, str]]:
-    """``headers`` with the jar's cookies for ``url`` (:mod:`anyurl.cookies`), in one
+    """``headers`` with the jar's cookies for ``url`` (:mod:`anyurl.schemes.http.cookies`), in one
     ``Cookie`` header before the caller's own (``-b NAME=VALUE``, ``-H 'Cookie: ...'``),
     as curl sends them. A caller's ``-H 'Cookie:'`` (remove it) sends none at all."""
     if any(k.lower() == "cookie" and v is None for k, v in http.headers):
         return headers
     assert http.cookies is not None
-    from anyurl.cookies import cookie_header
+    from anyurl.schemes.http.cookies import cookie_header
 
     jar = cookie_header(http.cookies, url)
     if not jar:

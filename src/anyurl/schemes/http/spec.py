@@ -56,6 +56,7 @@ SPEC = SchemeSpec(
     options_module="anyurl.schemes.http.options",
     flags=FLAGS,
     local_name=_local_name,
+    host_prefixes=("",),  # curl's guess for a host written without a scheme
     login=True,
     proxied=True,
     transient_status=TRANSIENT_HTTP_STATUSES.__contains__,
@@ -68,5 +69,6 @@ SPEC = SchemeSpec(
                    DemoServer("anyurl.schemes.http.loopback", ("--root", "{data}"))),),
 )
 HTTPS_SPEC = dataclasses.replace(SPEC, names=("https",), default_port=443, demo=(),
+                                 plain_names={"https": "http"}, host_prefixes=(),
                                  summary="web pages and files over TLS")
 SPECS = (SPEC, HTTPS_SPEC)

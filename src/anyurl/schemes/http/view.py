@@ -5,8 +5,15 @@ Imported when the view is first asked for (:mod:`anyurl.url.views`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from anyurl.url.grammar import Grammar, Reader
+from anyurl.url.parse import HSEGMENT, SEARCH, segments
+
+if TYPE_CHECKING:
+    from anyurl.url.model import URL
 
 __all__ = ["HTTPPath", "http_path"]
 
@@ -37,3 +44,35 @@ def http_path(path: str | None) -> HTTPPath:
         return HTTPPath(None, None)
     hpath, sep, search = path.partition("?")
     return HTTPPath(hpath, search if sep else None)
+
+
+# -- its grammar (section 5), which the parser asks for (anyurl.url.grammar) ----------
+
+
+_PATH_START = re.compile("[/?]")
+
+
+def _wire_end(reader: Reader, start: int, end: int) -> int:
+    """An http path and search travel still %-encoded (section 3.3): section 6's check
+    ends at the host."""
+    s = reader.s
+    m = _PATH_START.search(s, start + 2, end) if s.startswith("//", start) else None
+    return end if m is None else m.start()
+
+
+def _path(reader: Reader, url: URL, start: int, end: int) -> URL:
+    """``hpath [ "?" search ]``: ``hsegment``s, and section 5's one search rule."""
+    s = reader.s
+    raw = s[start:end]
+    q = raw.find("?")
+    hpath_end = end if q < 0 else start + q
+    for seg_start, seg_end in segments(start, hpath_end, s, "/"):
+        reader.check_chars(seg_start, seg_end, HSEGMENT, "the http path")
+    if q >= 0:
+        reader.check_chars(hpath_end + 1, end, SEARCH, "the http search part")
+    return url.replace(path=reader.norm(raw))
+
+
+#: http and https: section 3.3's httpurl; lenient mode reads ``//host?search``.
+_HTTP = Grammar(ip=True, search_after_host=True, wire_end=_wire_end, path=_path, plain=True)
+GRAMMARS = {"http": _HTTP, "https": _HTTP}

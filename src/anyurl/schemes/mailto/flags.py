@@ -53,4 +53,5 @@ def _config(args: Any) -> Mapping[str, Any]:
 
 
 #: mailto's own flags, ``get``'s.
-FLAGS = Flags(add=_add, options=_options, commands=("get",), config=_config)
+FLAGS = Flags(add=_add, options=_options, commands=("get",), config=_config,
+              shared_help={"--data": "the body of the message"})

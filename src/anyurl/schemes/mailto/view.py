@@ -8,7 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from anyurl.url.charset import display
+from anyurl.url.charset import XCHAR_PLAIN, display
+from anyurl.url.grammar import Grammar, Reader
+from anyurl.url.model import URL
 
 __all__ = ["MailtoPart"]
 
@@ -22,3 +24,19 @@ class MailtoPart:
     def to_json(self) -> dict[str, Any]:
         """The ``view`` object of ``anyurl parse --json``."""
         return {"address": display(self.address)}
+
+
+# -- its grammar (section 5), which the parser asks for (anyurl.url.grammar) ----------
+
+
+def _opaque(reader: Reader, scheme: str, start: int, end: int, fragment: str | None) -> URL:
+    """``encoded822addr``: an address, never ``//`` and a host."""
+    raw = reader.s[start:end]
+    if raw == "":
+        raise reader.fail("a mailto URL needs an address", start)
+    reader.check_chars(start, end, XCHAR_PLAIN, "the mail address")
+    return URL(scheme, opaque=reader.norm(raw), fragment=fragment)
+
+
+#: Section 3.5's mailtourl.
+GRAMMARS = {"mailto": Grammar(part="the recipient address", slashes="never", opaque=_opaque)}

@@ -55,4 +55,7 @@ def _config(args: Any) -> Mapping[str, Any]:
 
 
 #: news' own flags, ``get``'s.
-FLAGS = Flags(add=_add, options=_options, commands=("get",), shared=_shared, config=_config)
+FLAGS = Flags(add=_add, options=_options, commands=("get",), shared=_shared, config=_config,
+              shared_help={"--ssl": "STARTTLS when the server offers it (then the login "
+                                    "goes only inside TLS)",
+                           "--ssl-reqd": "STARTTLS"})

@@ -5,6 +5,8 @@ and the same over TLS from the first byte (RFC 4642's port 563): ``nntps://`` an
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from typing import Any
 
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
 from anyurl.schemes.news.flags import FLAGS
@@ -61,6 +63,22 @@ def _tree_path(url: URL) -> tuple[list[str], bool]:
 
 _SERVER = DemoServer("anyurl.schemes.news.loopback")
 
+def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
+                 ) -> tuple[str, dict[str, Any]]:
+    """A stored article, or a group's listing (its group and server), by the URL."""
+    parts = url.parts
+    if not isinstance(parts, NNTPPath | NewsPart):
+        return "file", {}
+    if (parts.article if isinstance(parts, NNTPPath) else parts.message_id) is not None:
+        return "article", {}
+    if not parts.group:
+        return "file", {}
+    extra: dict[str, Any] = {"group": parts.group}
+    if url.host:
+        extra["server"] = f"{url.host}:{url.effective_port}"
+    return "directory", extra
+
+
 SPEC = SchemeSpec(
     names=("news", "nntp"),
     flags=FLAGS,
@@ -78,6 +96,7 @@ SPEC = SchemeSpec(
     local_name=_local_name,
     login=True,
     proxied=True,
+    stored_kind=_stored_kind,
     crawl=Crawl(index_name=".group", path_key=_path_key, start_prefix=_path_key,
                 anywhere=_by_message_id, tree_path=_tree_path),
     demo=(
@@ -89,5 +108,6 @@ SPEC = SchemeSpec(
 )
 #: news and nntp over TLS (RFC 4642's port 563): Lynx's snews: and nntps://.
 TLS_SPEC = dataclasses.replace(SPEC, names=("snews", "nntps"), default_port=563, demo=(),
+                               plain_names={"snews": "news", "nntps": "nntp"},
                                summary="Usenet articles and groups over NNTP in TLS")
 SPECS = (SPEC, TLS_SPEC)

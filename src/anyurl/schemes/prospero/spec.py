@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
 from anyurl.schemes.prospero.flags import FLAGS
 from anyurl.schemes.prospero.view import ProsperoPath, prospero_path
@@ -24,6 +27,12 @@ def _tree_path(url: URL) -> tuple[list[str], bool]:
     return parts.hsoname.split("/"), parts.hsoname.endswith("/")
 
 
+def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
+                 ) -> tuple[str, dict[str, Any]]:
+    """A stored report (the object's report as text), by its content type."""
+    return ("report" if content_type.startswith("text/") else "file"), {}
+
+
 SPEC = SchemeSpec(
     names=("prospero",),
     flags=FLAGS,
@@ -37,6 +46,7 @@ SPEC = SchemeSpec(
     local_name=_local_name,
     proxied=True,
     udp=True,
+    stored_kind=_stored_kind,
     crawl=Crawl(index_name=".listing", tree_path=_tree_path),
     demo=(DemoCase("prospero://127.0.0.1:{port}//pub/README",
                    "GET-OBJECT-INFO over ARDP/UDP: access methods as URLs",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from anyurl.registry.spec import Crawl, DemoCase, DemoServer, SchemeSpec
 from anyurl.schemes.wais.view import WAISPath, wais_path
 from anyurl.url.model import URL
@@ -42,6 +45,15 @@ def _tree_path(url: URL) -> tuple[list[str], bool]:
     return [parts.database or "", remote_name(url)], False
 
 
+def _stored_kind(url: URL, content_type: str, dialogue: Sequence[str],
+                 ) -> tuple[str, dict[str, Any]]:
+    """A stored search (a database, without a document's type), by the URL."""
+    parts = url.parts
+    if isinstance(parts, WAISPath) and parts.database and parts.wtype is None:
+        return "directory", {}
+    return "file", {}
+
+
 SPEC = SchemeSpec(
     names=("wais",),
     handler="anyurl.schemes.wais.handler:WAISHandler",
@@ -53,6 +65,7 @@ SPEC = SchemeSpec(
     options_module="anyurl.schemes.wais.options",
     local_name=_local_name,
     proxied=True,
+    stored_kind=_stored_kind,
     crawl=Crawl(index_name=".catalogue", tree_path=_tree_path),
     demo=(DemoCase("wais://127.0.0.1:{port}/demo?gopher",
                    "a Z39.50 search of the 'demo' database",

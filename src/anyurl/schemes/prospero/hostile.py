@@ -12,13 +12,13 @@ timeout has passed since the first wait, after a bounded number of retransmissio
 Use it from a test (any thread, any event loop: the server runs in a thread of its
 own)::
 
-    from anyurl.testing.hostile_ardp import BEHAVIOURS, HostileARDPServer
+    from anyurl.schemes.prospero.hostile import BEHAVIOURS, HostileARDPServer
 
     with HostileARDPServer(BEHAVIOURS["wait-each-time"]) as server:
         run_client(server.url("/x"))
         assert server.requests <= 3
 
-or from a shell: ``python -m anyurl.testing.hostile_ardp wait-each-time --port 1525``.
+or from a shell: ``python -m anyurl.schemes.prospero.hostile wait-each-time --port 1525``.
 
 Every behaviour sends at most :data:`MAX_PACKETS` datagrams to a client and stops when the
 server is closed, so a test that goes wrong cannot flood the machine.
@@ -163,9 +163,9 @@ class HostileARDPServer:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.hostile_ardp NAME [--host H] [--port N]``."""
+    """``python -m anyurl.schemes.prospero.hostile NAME [--host H] [--port N]``."""
     return serve_behaviour(
-        "hostile_ardp", __doc__, BEHAVIOURS,
+        "anyurl.schemes.prospero.hostile", __doc__, BEHAVIOURS,
         lambda behaviour, host, port: HostileARDPServer(behaviour, host=host, port=port),
         lambda server: server.url(), argv)
 

@@ -149,8 +149,8 @@ async def serve_h2c(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.h2c``: serve ``/hello.txt`` until interrupted."""
-    parser = command_line("h2c", __doc__, 8082)
+    """``python -m anyurl.schemes.http.h2c``: serve ``/hello.txt`` until interrupted."""
+    parser = command_line("anyurl.schemes.http.h2c", __doc__, 8082)
     args = parser.parse_args(argv)
     files = {"/hello.txt": b"hello over h2c\n"}
     return serve_until_interrupted(lambda: open_task(serve_h2c, files, args.host, args.port),

@@ -5,7 +5,7 @@ body naming what it fetched, and records each request line and its headers, so a
 assert exactly what a client sent for any scheme; for ``CONNECT host:port`` it opens the
 tunnel and relays bytes, so a scheme's own handler runs through it. A target containing
 ``missing`` gets a 404. Threads, not an event loop: one instance serves tests on asyncio
-and trio alike. ``python -m anyurl.testing.gateway --port N`` runs it standalone.
+and trio alike. ``python -m anyurl.schemes.http.gateway --port N`` runs it standalone.
 """
 
 from __future__ import annotations
@@ -128,8 +128,9 @@ class Gateway:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.gateway``: serve until interrupted."""
-    args = command_line("gateway", __doc__, 8001, backend=False).parse_args(argv)
+    """``python -m anyurl.schemes.http.gateway``: serve until interrupted."""
+    args = command_line("anyurl.schemes.http.gateway", __doc__, 8001,
+                        backend=False).parse_args(argv)
     gateway = Gateway(args.host, args.port)
     try:
         return block_until_interrupted()

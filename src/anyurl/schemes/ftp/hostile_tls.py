@@ -20,13 +20,13 @@ holds the lines each connection sent, so a test sees what crossed, and in what o
 
 Use it from a test (any thread, any event loop: the server runs in threads of its own)::
 
-    from anyurl.testing.hostile_ftps import BEHAVIOURS, HostileFTPSServer
+    from anyurl.schemes.ftp.hostile_tls import BEHAVIOURS, HostileFTPSServer
 
     with HostileFTPSServer(BEHAVIOURS["refuse-auth"]) as server:
         run_client(f"ftp://user:pw@127.0.0.1:{server.port}/f")
         assert server.commands[0] == ["AUTH TLS"]
 
-or from a shell: ``python -m anyurl.testing.hostile_ftps garbage-after-auth --port 2121``.
+or from a shell: ``python -m anyurl.schemes.ftp.hostile_tls garbage-after-auth --port 2121``.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ BEHAVIOURS: dict[str, Behaviour] = {b.name: b for b in [
     Behaviour("unknown-auth", b"500 Unknown command.\r\n", None,
               "knows no AUTH command at all (RFC 959 only)", 64),
     Behaviour("garbage-after-auth", b"234 Proceed with negotiation.\r\n",
-              b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 4,
+              b"garbage, not a TLS handshake\r\n" * 8,
               "accepts AUTH TLS, then sends garbage instead of a TLS handshake", 35),
     Behaviour("close-after-auth", b"234 Proceed with negotiation.\r\n", b"",
               "accepts AUTH TLS, then closes instead of a TLS handshake", 35),
@@ -98,7 +98,7 @@ _REPLIES = {
     "SIZE": b"213 100\r\n",
     "MDTM": b"213 20000101000000\r\n",
 }
-_GARBAGE = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n" * 4
+_GARBAGE = b"garbage, not a TLS handshake\r\n" * 8
 
 
 def self_signed(directory: Path) -> tuple[Path, Path]:
@@ -259,9 +259,9 @@ class HostileFTPSServer:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.hostile_ftps NAME [--host H] [--port N]``."""
+    """``python -m anyurl.schemes.ftp.hostile_tls NAME [--host H] [--port N]``."""
     return serve_behaviour(
-        "hostile_ftps", __doc__, BEHAVIOURS,
+        "anyurl.schemes.ftp.hostile_tls", __doc__, BEHAVIOURS,
         lambda behaviour, host, port: HostileFTPSServer(behaviour, host=host, port=port),
         lambda server: f"ftp://{server.host}:{server.port}/", argv)
 

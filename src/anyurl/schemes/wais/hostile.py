@@ -9,12 +9,12 @@ server may not speak WAIS, and recognises a short answer that is no WAIS header 
 
 Use it from a test (any thread, any event loop: the server runs in threads of its own)::
 
-    from anyurl.testing.hostile_wais import BEHAVIOURS, HostileWAISServer
+    from anyurl.schemes.wais.hostile import BEHAVIOURS, HostileWAISServer
 
     with HostileWAISServer(BEHAVIOURS["silent"]) as server:
         run_client(server.url("db"))
 
-or from a shell: ``python -m anyurl.testing.hostile_wais silent --port 2100``.
+or from a shell: ``python -m anyurl.schemes.wais.hostile silent --port 2100``.
 
 Every connection is held until the client closes it or the server is closed.
 """
@@ -118,9 +118,9 @@ class HostileWAISServer:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m anyurl.testing.hostile_wais NAME [--host H] [--port N]``."""
+    """``python -m anyurl.schemes.wais.hostile NAME [--host H] [--port N]``."""
     return serve_behaviour(
-        "hostile_wais", __doc__, BEHAVIOURS,
+        "anyurl.schemes.wais.hostile", __doc__, BEHAVIOURS,
         lambda behaviour, host, port: HostileWAISServer(behaviour, host=host, port=port),
         lambda server: server.url(), argv)
 

@@ -93,3 +93,22 @@ def test_plain_urls_take_the_fast_path(text: str) -> None:
 ])
 def test_everything_else_goes_to_the_parser(text: str) -> None:
     assert _plain(text, False) is None
+
+
+def test_a_urls_text_is_made_once_and_follows_its_copies() -> None:
+    """``str(url)`` and ``masked()`` are made once per value (a mirror asks a file's URL
+    for its text a dozen times); a copy with a field changed has its own text, and a
+    pickled URL comes back equal with the same text."""
+    import pickle
+
+    url = parse("ftp://u:p%40ss@h.example:2121/a/b.txt")
+    assert str(url) == "ftp://u:p%40ss@h.example:2121/a/b.txt"
+    assert str(url) is str(url)
+    assert url.masked() == "ftp://u:****@h.example:2121/a/b.txt"
+    assert url.masked() is url.masked()
+    other = url.replace(path="a/c.txt", password=None)
+    assert str(other) == "ftp://u@h.example:2121/a/c.txt" == other.masked()
+    assert str(url) == "ftp://u:p%40ss@h.example:2121/a/b.txt"
+    back = pickle.loads(pickle.dumps(url))
+    assert back == url and hash(back) == hash(url) and str(back) == str(url)
+    assert repr(url) == "URL('ftp://u:****@h.example:2121/a/b.txt')"

@@ -132,7 +132,7 @@ def staged_part(tree: Path, path: Path) -> Path:
     import hashlib  # a mirror's staging only: _hashlib (OpenSSL) costs every start 2 ms
 
     digest = hashlib.sha256(relative).hexdigest()[:40]
-    return tree / STAGING_DIR / (digest + PART_SUFFIX)
+    return tree.joinpath(STAGING_DIR, digest + PART_SUFFIX)
 
 
 def _relative(tree: Path, path: Path) -> str:
@@ -201,7 +201,8 @@ def plan_target(
     replace = named_by_user if clobber is None else clobber
     shown = repr(str(target))
     if tree is not None:
-        return _plan_in_tree(Path(target), tree, replace or resume, create_dirs)
+        return _plan_in_tree(target if isinstance(target, Path) else Path(target), tree,
+                             replace or resume, create_dirs)
     try:
         st = os.lstat(target)
     except FileNotFoundError:
@@ -335,7 +336,7 @@ class _Held:
         whole), as (a duplicate of its descriptor, k), or None."""
         top = os.fspath(tree)
         for k in range(len(parts) - 1, -1, -1):
-            fd = self.get((top, os.fspath(tree.joinpath(*parts[:k]))))
+            fd = self.get((top, _joined(top, parts[:k])))
             if fd is not None:
                 return fd, k
         return None
@@ -398,17 +399,16 @@ def _walk(tree: Path, directory: Path, create: bool, held: _Held | None = None) 
     parts = _below(tree, directory)
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
     start = held.nearest(tree, parts) if held is not None else None
+    top = os.fspath(tree)
     if start is not None:
         fd, done = start
     else:
         fd, done = _open_tree(tree, create), 0
         if held is not None:
-            held.keep((os.fspath(tree), os.fspath(tree)), fd)
-    walked = tree.joinpath(*parts[:done])
+            held.keep((top, top), fd)
     try:
         for i in range(done, len(parts)):
             name = parts[i]
-            walked = walked / name
             try:
                 inner = os.open(name, flags | os.O_NOFOLLOW, dir_fd=fd)
             except FileNotFoundError:
@@ -418,22 +418,33 @@ def _walk(tree: Path, directory: Path, create: bool, held: _Held | None = None) 
                     os.mkdir(name, 0o777, dir_fd=fd)
                 except FileExistsError:
                     pass  # another worker made it, or a link was planted: opened below
-                inner = _open_directory_at(fd, name, walked, tree)
+                inner = _open_directory_at(fd, name, tree.joinpath(*parts[:i + 1]), tree)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    inner = _open_directory_at(fd, name, walked, tree)
+                    inner = _open_directory_at(fd, name, tree.joinpath(*parts[:i + 1]), tree)
                 else:
                     raise LocalWriteError(
-                        f"cannot use the directory {str(walked)!r}: {exc.strerror or exc}"
-                    ) from exc
+                        f"cannot use the directory {str(tree.joinpath(*parts[:i + 1]))!r}: "
+                        f"{exc.strerror or exc}") from exc
             os.close(fd)
             fd = inner
             if held is not None and i < len(parts) - 1:  # the last: the caller keeps it
-                held.keep((os.fspath(tree), os.fspath(walked)), fd)
+                held.keep((top, _joined(top, parts[:i + 1])), fd)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _joined(top: str, parts: tuple[str, ...]) -> str:
+    """``os.fspath(Path(top).joinpath(*parts))`` without the paths (``parts`` from
+    :func:`_below`): the keys of :class:`_Held`, as :func:`open_directory` makes them of
+    the directory it is asked for. A walk made a :class:`Path` per component."""
+    if not parts:
+        return top
+    if top == os.curdir:
+        return os.sep.join(parts)
+    return os.path.join(top, *parts)
 
 
 def _open_tree(tree: Path, create: bool) -> int:

@@ -588,7 +588,7 @@ class Mirror:
         target = _unless_a_directory(self._local_path(url), url.scheme)
         if target.name != index_name(url.scheme):
             return entry
-        saved = self._index_saved.get(os.fsdecode(target.relative_to(self.root)))
+        saved = self._index_saved.get(_relative(self.root, target))
         return entry if saved is None else dataclasses.replace(entry, previous=saved)
 
     def _local_path(self, url: URL, *, again: bool = False) -> Path:
@@ -727,7 +727,9 @@ class Mirror:
         page = handler.has_links(info)
         index = index_name(url.scheme)
         if handler.is_listing(info) and path.name != index:
-            path = await anyio.to_thread.run_sync(_into_directory, self.root, path, index)
+            # a rename, a mkdir and a rename, by descriptors: in the loop (a thread hop
+            # a directory cost more than the calls)
+            path = _into_directory(self.root, path, index)
         modified = http_time(info.header("last-modified")) or entry.listed_modified
         # The digest and the server's time in one step: kept by the downloader as it
         # wrote a small file (its time given then, unless the server's differs); else
@@ -744,7 +746,7 @@ class Mirror:
         previous = entry.previous
         outcome = NEW if previous is None else (
             UNCHANGED if previous.sha256 == digest else CHANGED)
-        relative = os.fsdecode(path.relative_to(self.root))
+        relative = _relative(self.root, path)
         if outcome != UNCHANGED:
             self._manifest({"url": info.url.masked(), "file": relative,
                             "size": size, "sha256": digest, "kind": info.kind,
@@ -1269,6 +1271,15 @@ def _refuse_link(path: Path, what: str) -> None:
         kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
         raise LocalWriteError(f"the mirror's {what} {str(path)!r} is {kind}; not "
                               "writing through it", hint="Remove it, or name another file.")
+
+
+def _relative(root: Path, path: Path) -> str:
+    """``os.fsdecode(path.relative_to(root))`` for a path built below ``root``: its text
+    after the root's, without pathlib's parse of both."""
+    top, full = os.fspath(root), os.fspath(path)
+    if full.startswith(top) and full[len(top):len(top) + 1] == os.sep and top != os.sep:
+        return os.fsdecode(full[len(top) + 1:])
+    return os.fsdecode(path.relative_to(root))
 
 
 def _into_directory(root: Path, path: Path, index: str) -> Path:

@@ -115,16 +115,26 @@ class URL:
             text += "#" + self.fragment
         return text
 
-    def __str__(self) -> str:
+    # The value is immutable, so its text is made once: a mirror's file is named by
+    # its URL's text a dozen times on its way (keys, traces, messages, the manifest).
+    @cached_property
+    def _text(self) -> str:
         password = None if self.password is None else quote(self.password, _LOGIN_SAFE)
         return self._serialise(password)
+
+    @cached_property
+    def _masked_text(self) -> str:
+        return self._serialise(None if self.password is None else PASSWORD_MASK)
+
+    def __str__(self) -> str:
+        return self._text
 
     def __repr__(self) -> str:
         return f"URL({self.masked()!r})"
 
     def masked(self) -> str:
         """The URL as text with any password replaced by ``****``: safe to print."""
-        return self._serialise(None if self.password is None else PASSWORD_MASK)
+        return self._masked_text
 
     def without_fragment(self) -> URL:
         """This URL without its ``#fragment`` (the same object when it has none)."""

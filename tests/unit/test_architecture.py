@@ -474,12 +474,12 @@ LIMIT = 3
 #: and one that no longer names it must leave the list, so the list only shrinks.
 NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     "ftp": frozenset({
-        "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
+        "__init__.py", "cli/get_cmd.py", "cli/get_request.py",
         "config.py", "protocols/prospero.py", "registry/index.py", "schemes/file/handler.py",
         "schemes/file/spec.py", "schemes/prospero/loopback.py",
     }),
     "gopher": frozenset({
-        "__init__.py", "cli/mirror_cmd.py", "mirror/engine.py", "protocols/prospero.py",
+        "__init__.py", "mirror/engine.py", "protocols/prospero.py",
         "registry/index.py", "schemes/prospero/loopback.py", "schemes/wais/loopback.py",
         "schemes/wais/spec.py",
     }),

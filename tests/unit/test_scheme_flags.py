@@ -18,9 +18,36 @@ def test_a_builtin_descriptor_takes_its_flags_from_its_flags_module(name: str) -
     spec = spec_for(name)
     assert spec is not None and isinstance(spec.flags, Flags)
     assert spec.flags is importlib.import_module(BUILTIN_FLAGS[name]).FLAGS
-    # http's request options are mirror's too (fewer of them: its add_for)
-    assert spec.flags.commands == (("get", "mirror") if name == "http" else ("get",))
+    # http's request options are mirror's too (fewer of them: its add_for), and ftp's and
+    # gopher's mirror flags are the crawl's settings (their add_for and mirror)
+    assert spec.flags.commands == (("get", "mirror") if name in ("ftp", "gopher", "http")
+                                   else ("get",))
     assert set(spec.flags.add_for) <= set(spec.flags.commands)
+    assert set(spec.flags.options_for) <= set(spec.flags.commands)
+    assert (spec.flags.mirror is not None) == (name in ("ftp", "gopher"))
+
+
+def _mirror(*argv: str) -> object:
+    return build_parser("mirror", plugins=False).parse_args(["mirror", *argv])
+
+
+def test_the_schemes_mirror_flags_are_the_crawls_settings() -> None:
+    """``--gopher-views`` and ``--retr-symlinks`` are gopher's and ftp's mirror flags,
+    read back as MirrorOptions fields by the one loop (flag_mirror); ftp's options of a
+    mirror are those of the shared flags alone, gopher's none."""
+    from anyurl.cli.scheme_options import flag_mirror
+    from anyurl.mirror import MirrorOptions
+
+    args = _mirror("--gopher-views", "--retr-symlinks", "ftp://h/")
+    assert flag_mirror(args) == {"gopher_views": True, "retr_symlinks": True}  # type: ignore[arg-type]
+    assert flag_options(args) == []  # type: ignore[arg-type]
+    assert flag_mirror(_mirror("ftp://h/")) == {  # type: ignore[arg-type]
+        "gopher_views": False, "retr_symlinks": False}
+    assert set(flag_mirror(args)) <= set(MirrorOptions.__dataclass_fields__)  # type: ignore[arg-type]
+    ssl = flag_options(_mirror("--ssl-reqd", "ftp://h/"))  # type: ignore[arg-type]
+    assert FTPOptions(tls="require") in ssl
+    assert not any(type(o).__name__ == "GopherOptions" for o in ssl)
+    assert flag_mirror(_get("--view", "x", "gopher://h/")) == {}  # type: ignore[arg-type]
 
 
 def test_every_descriptor_with_flags_is_listed() -> None:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from anyurl.registry import Flags
 
 __all__ = ["add_scheme_arguments", "add_scheme_flags", "add_verify_arguments",
-           "apply_to_config", "flag_options", "scheme_options",
+           "apply_to_config", "flag_mirror", "flag_options", "scheme_options",
            "verify_options"]
 
 
@@ -197,7 +197,8 @@ def flag_options(args: argparse.Namespace) -> list[SchemeOptions]:
     command, flagged = _scheme_flags(args)
     given: list[SchemeOptions] = []
     for flags in flagged:
-        make = flags.options if command in flags.commands else flags.shared
+        make = (flags.options_for.get(command, flags.options) if command in flags.commands
+                else flags.shared)
         own = make(args) if make is not None else None
         if own is not None:
             given.append(own)  # type: ignore[arg-type]  # a SchemeOptions, said as DemoOptions
@@ -211,6 +212,18 @@ def flag_config(args: argparse.Namespace) -> dict[str, Any]:
     for flags in flagged:
         if flags.config is not None and command in flags.commands:
             changes.update(flags.config(args))
+    return changes
+
+
+def flag_mirror(args: argparse.Namespace) -> dict[str, Any]:
+    """The crawl's settings that the schemes' own ``mirror`` flags set (Gopher's
+    ``--gopher-views``, FTP's ``--retr-symlinks``): :class:`~anyurl.mirror.MirrorOptions`
+    fields and their values, each scheme's :attr:`~anyurl.registry.Flags.mirror`."""
+    command, flagged = _scheme_flags(args)
+    changes: dict[str, Any] = {}
+    for flags in flagged:
+        if flags.mirror is not None and command == "mirror" and command in flags.commands:
+            changes.update(flags.mirror(args))
     return changes
 
 

@@ -99,6 +99,9 @@ class Crawl(Generic[U]):
 
     #: The file a listing (a directory, a menu, a page with children) is saved as.
     index_name: str = ".index"
+    #: What a tree of the scheme is called, for people (``"a Gopher hole"``): ``anyurl
+    #: mirror``'s one-line help names what it copies so; "": not named there.
+    called: str = ""
     #: Where the URL lands in the mirror's tree below ``<scheme>/<host>``: its path's
     #: segments as the scheme splits them, decoded (each is made safe afterwards), and
     #: whether it names a directory (saved as :attr:`index_name` inside it).
@@ -186,6 +189,15 @@ class Flags:
     #: ``mirror``: the request headers, the cookies, ``--compressed``); ``options`` reads
     #: a flag its command lacks as the flag's default.
     add_for: Mapping[str, Callable[[Any], None]] = field(default_factory=dict)
+    #: A command's own ``options`` where its flags make other options than the others'
+    #: (FTP's for ``mirror``: those of the shared flags alone, its ``--retr-symlinks``
+    #: being the crawl's); None: the command's flags make none of the scheme's options.
+    options_for: Mapping[str, Callable[[Any], DemoOptions | None] | None] = field(
+        default_factory=dict)
+    #: The crawl's settings its ``mirror`` flags set (Gopher's ``--gopher-views`` is the
+    #: :class:`~anyurl.mirror.MirrorOptions` field ``gopher_views``): fields and their
+    #: values, for a scheme whose :attr:`commands` has ``mirror``.
+    mirror: Callable[[Any], Mapping[str, Any]] | None = None
     #: What the shared flags it reads mean for this scheme, by the flag's long name
     #: (``{"--head": "HEAD, print the response head"}``): their help says it, scheme by
     #: scheme.

@@ -110,3 +110,27 @@ def test_http_makes_its_options_of_get_and_mirror_flags_and_the_run_s_reads() ->
     http = {type(o): o for o in flag_options(mirror)}[HTTPOptions]
     assert http.decode_content and http.headers == (("X-B", "2"),)
     assert HTTPOptions not in {type(o) for o in scheme_options(_get("http://h/"))}  # type: ignore[arg-type]
+
+
+def test_what_a_run_keeps_is_the_schemes_state(tmp_path: object) -> None:
+    """The cookie jar of ``-b FILE``/``-c FILE`` is HTTP's flags' state: made once,
+    given to its options as ``cookie_file``, refused with ``--dask`` (one process keeps
+    it), and written back by save_state (23 when the file cannot be written)."""
+    from pathlib import Path
+
+    from anyurl.cli.scheme_options import flag_state, save_state
+
+    assert flag_state(_get("http://h/"), None) == ()  # type: ignore[arg-type]
+    jar = Path(str(tmp_path)) / "jar.txt"
+    args = _get("-c", str(jar), "http://h/")
+    state = flag_state(args, None)  # type: ignore[arg-type]
+    assert [kept.name for kept in state] == ["cookie_file"]
+    http = next(o for o in scheme_options(args, state=state)  # type: ignore[arg-type]
+                if isinstance(o, HTTPOptions))
+    assert http.cookies is state[0].value
+    assert save_state(state, shows_errors=False) == 0 and jar.exists()
+    with pytest.raises(ValueError, match="-b FILE and -c FILE keep one cookie jar in this "
+                       "process; they cannot be used with --dask"):
+        flag_state(args, None, spread="--dask")  # type: ignore[arg-type]
+    unwritable = _get("-c", str(tmp_path), "http://h/")  # a directory: no file there
+    assert save_state(flag_state(unwritable, None), shows_errors=False) == 23  # type: ignore[arg-type]

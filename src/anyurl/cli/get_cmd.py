@@ -35,7 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 
@@ -65,7 +65,7 @@ from anyurl.cli.numbers import (
     seconds,
 )
 from anyurl.cli.policy_flags import add_policy_flags
-from anyurl.cli.scheme_options import add_scheme_arguments
+from anyurl.cli.scheme_options import add_scheme_arguments, save_state
 from anyurl.cli.suggest import looks_like_a_word, suggest
 from anyurl.cli.terminal import wanted
 from anyurl.downloads.downloader import (
@@ -770,8 +770,7 @@ async def fetch_all(request: GetRequest) -> int:
             done = await _run_jobs(downloader, jobs, bars, events)
         finally:
             _close_outputs(events)
-    saved = save_cookie_jar(request.cookies, request.cookie_jar,
-                            shows_errors=request.shows_errors)
+    saved = save_state(request.state, shows_errors=request.shows_errors)
     if events.interrupted:
         return _report_interrupt(jobs)
     for job, result in zip(jobs, done, strict=True):
@@ -881,29 +880,6 @@ def _summary(ordered: list[TransferResult], request: GetRequest,
         for r in failures:
             print(escape_controls(f"  {r.job.shown}: exit {r.exit_code}"), file=sys.stderr)
     return failures[0].exit_code if failures else otherwise
-
-
-class _Jar(Protocol):
-    """The run's cookie jar, as ``-c`` writes it back (the HTTP package's ``CookieFile``)."""
-
-    def save_curl(self, filename: str) -> None:
-        """Write the jar to ``filename`` in curl's cookie file format."""
-
-
-def save_cookie_jar(jar: _Jar | None, path: str | None, *, shows_errors: bool) -> int:
-    """``-c FILE``: the run's cookies (``jar``) written to ``path`` when it ends, failed
-    or not, as curl does; 0, or 23 (said on stderr when ``shows_errors``) when the file
-    cannot be written."""
-    if jar is None or not path:
-        return 0
-    try:
-        jar.save_curl(path)
-    except OSError as exc:
-        error = LocalWriteError(f"cannot write the cookie jar {path!r}: "
-                           f"{exc.strerror or exc}",
-                           hint="Give -c a file in a directory you can write.")
-        return print_error(error) if shows_errors else error.exit_code
-    return 0
 
 
 def open_dump(name: str) -> BinaryIO:

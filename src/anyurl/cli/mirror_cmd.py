@@ -39,7 +39,7 @@ from anyurl.errors import Aborted, AnyURLError
 if TYPE_CHECKING:
     from anyurl.config import Config
     from anyurl.mirror import MirrorOptions, MirrorSummary
-    from anyurl.schemes.http.cookies import CookieFile
+    from anyurl.registry import RunState
 
 __all__ = ["add_parser", "run"]
 
@@ -235,15 +235,11 @@ def run(args: argparse.Namespace) -> int:
         rate = parse_rate(args.limit_rate) if args.limit_rate else None
         max_size = parse_size(args.warc_max_size) if args.warc_max_size else None
         login = login_from(args.user)
-        from anyurl.schemes.http.flags import cookie_jar
+        from anyurl.cli.scheme_options import flag_mirror, flag_state, scheme_options
 
-        cookies = cookie_jar(args, None if args.silent else print_warning)
-        if cookies is not None and args.dask:
-            raise ValueError("-b FILE and -c FILE keep one cookie jar in this process; "
-                             "they cannot be used with --dask")
-        from anyurl.cli.scheme_options import flag_mirror, scheme_options
-
-        schemes = scheme_options(args, cookies=cookies)
+        state = flag_state(args, None if args.silent else print_warning,
+                           spread="--dask" if args.dask else None)
+        schemes = scheme_options(args, state=state)
         settings = flag_mirror(args)
     except (OSError, ValueError, argparse.ArgumentTypeError, AnyURLError) as exc:
         print(escape_controls(f"anyurl: {exc}"), file=sys.stderr)
@@ -287,10 +283,10 @@ def run(args: argparse.Namespace) -> int:
         summary = None
     except AnyURLError as exc:
         status.end()
-        _save_cookies(args, cookies)
+        _save_state(args, state)
         return print_error(exc)
     status.end()
-    saved = _save_cookies(args, cookies)
+    saved = _save_state(args, state)
     if summary is None:
         return print_error(Aborted(
             f"the mirror in {args.output_dir} was interrupted; what it fetched is kept, "
@@ -317,11 +313,12 @@ def _print_summary(args: argparse.Namespace, urls: list[str], summary: MirrorSum
         print(f"anyurl: CDXJ index: {summary.cdxj}", file=sys.stderr)
 
 
-def _save_cookies(args: argparse.Namespace, cookies: CookieFile | None) -> int:
-    """``-c FILE``: the crawl's cookies, as ``anyurl get -c`` writes them."""
-    from anyurl.cli.get_cmd import save_cookie_jar
+def _save_state(args: argparse.Namespace, state: tuple[RunState, ...]) -> int:
+    """What the crawl kept (``-c FILE``: its cookies), written back as ``anyurl get``
+    writes it."""
+    from anyurl.cli.scheme_options import save_state
 
-    return save_cookie_jar(cookies, args.cookie_jar, shows_errors=not args.silent)
+    return save_state(state, shows_errors=not args.silent)
 
 
 def _print_refresh(summary: MirrorSummary) -> None:

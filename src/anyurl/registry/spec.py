@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol
 
 __all__ = ["Crawl", "CrawlFetch", "DemoCase", "DemoOptions", "DemoServer", "Flags",
-           "SchemeSpec", "SchemeURL", "directory_of", "plain_path_key", "plain_tree_path"]
+           "RunState", "SchemeSpec", "SchemeURL", "directory_of", "plain_path_key",
+           "plain_tree_path"]
 
 
 class SchemeURL(Protocol):
@@ -162,6 +163,27 @@ class DemoCase(Generic[Opt]):
 
 
 @dataclass(frozen=True)
+class RunState:
+    """What a scheme's flags ask a run to keep for all its transfers and write back when
+    it ends (HTTP's cookie jar of ``-b FILE``/``-c FILE``): made once of the namespace
+    by :attr:`Flags.state`; :attr:`Flags.options` finds it in the namespace as
+    :attr:`name`."""
+
+    #: The namespace attribute ``options`` reads it as (HTTP's ``"cookie_file"``).
+    name: str
+    #: What is kept (HTTP's :class:`~anyurl.schemes.http.cookies.CookieFile`).
+    value: Any
+    #: The flags that ask for it (``"-b FILE and -c FILE"``) and what it is (``"one
+    #: cookie jar"``), as a refusal names them: one process keeps it, so a run spread
+    #: over several (``--dask``) refuses them.
+    flags: str
+    what: str
+    #: Write it back when the run ends, raising an :class:`~anyurl.errors.AnyURLError`
+    #: that says what could not be written; None: it is only read.
+    save: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
 class Flags:
     """A scheme's own command-line flags, as a pytest plug-in adds its options with
     ``pytest_addoption(parser)``: each command of :attr:`commands` gives ``add`` an
@@ -198,6 +220,10 @@ class Flags:
     #: :class:`~anyurl.mirror.MirrorOptions` field ``gopher_views``): fields and their
     #: values, for a scheme whose :attr:`commands` has ``mirror``.
     mirror: Callable[[Any], Mapping[str, Any]] | None = None
+    #: What the run keeps for all its transfers, made once of the namespace and a
+    #: warning callback (None: warnings are not said), for a command of
+    #: :attr:`commands`; None (or it gives None): nothing is kept.
+    state: Callable[[Any, Callable[[str], None] | None], RunState | None] | None = None
     #: What the shared flags it reads mean for this scheme, by the flag's long name
     #: (``{"--head": "HEAD, print the response head"}``): their help says it, scheme by
     #: scheme.

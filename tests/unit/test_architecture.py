@@ -484,10 +484,11 @@ NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
         "schemes/wais/spec.py",
     }),
     "http": frozenset({
-        "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/serve_cmd.py", "downloads/warc.py", "errors.py", "mirror/engine.py",
-        "mirror/refresh.py", "net/routing.py", "registry/index.py", "request.py",
-        "resource.py", "schemes/gateway.py", "schemes/gopher/loopback.py",
-        "schemes/gopher/menu_links.py", "serve/app.py", "testing/hostile_socks.py",
+        "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/serve_cmd.py",
+        "downloads/warc.py", "errors.py", "mirror/engine.py", "mirror/refresh.py",
+        "net/routing.py", "registry/index.py", "request.py", "resource.py",
+        "schemes/gateway.py", "schemes/gopher/loopback.py", "schemes/gopher/menu_links.py",
+        "serve/app.py", "testing/hostile_socks.py",
     }),
     "mailto": frozenset({
         "__init__.py", "config.py", "registry/index.py",

@@ -134,3 +134,13 @@ def test_what_a_run_keeps_is_the_schemes_state(tmp_path: object) -> None:
         flag_state(args, None, spread="--dask")  # type: ignore[arg-type]
     unwritable = _get("-c", str(tmp_path), "http://h/")  # a directory: no file there
     assert save_state(flag_state(unwritable, None), shows_errors=False) == 23  # type: ignore[arg-type]
+
+
+def test_the_mirrors_help_is_read_from_the_crawls() -> None:
+    """``anyurl --help``'s mirror line names what each crawl is called, and
+    ``--no-robots`` the schemes whose crawl obeys robots.txt (made when help is shown)."""
+    top = build_parser(plugins=False)
+    assert "copy an FTP tree, a Gopher hole, a site or a newsgroup" in " ".join(
+        top.format_help().split())
+    mirror = top._subparsers._group_actions[0].choices["mirror"]  # type: ignore[union-attr]
+    assert "ignore robots.txt (http, https)" in " ".join(mirror.format_help().split())

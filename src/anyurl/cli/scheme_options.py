@@ -9,7 +9,9 @@ them; a plug-in's in its package): :func:`add_scheme_flags` adds each as a group
 namespace, its own flags and the shared ones, as a plug-in's are asked. What a scheme's
 flags ask the run to keep (HTTP's cookie jar of ``-b FILE``/``-c FILE``: its
 :attr:`~anyurl.registry.Flags.state`) the command keeps, and has written back when the
-run ends (:func:`flag_state`, :func:`save_state`).
+run ends (:func:`flag_state`, :func:`save_state`); the crawl's settings a scheme's
+``mirror`` flags set (Gopher's ``--gopher-views``) go to the mirror as they are
+(:func:`flag_mirror`).
 ``--gateway`` adds an HTTP gateway for a scheme (RFC 1738 section 4) over the
 ``<scheme>_proxy`` environment variables and the config file.
 """

@@ -474,18 +474,18 @@ LIMIT = 3
 #: and one that no longer names it must leave the list, so the list only shrinks.
 NAMED_ELSEWHERE: dict[str, frozenset[str]] = {
     "ftp": frozenset({
-        "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
+        "__init__.py", "cli/get_cmd.py", "cli/get_request.py",
         "config.py", "protocols/prospero.py", "registry/index.py", "schemes/file/handler.py",
         "schemes/file/spec.py", "schemes/prospero/loopback.py",
     }),
     "gopher": frozenset({
-        "__init__.py", "cli/mirror_cmd.py", "mirror/engine.py", "protocols/prospero.py",
+        "__init__.py", "mirror/engine.py", "protocols/prospero.py",
         "registry/index.py", "schemes/prospero/loopback.py", "schemes/wais/loopback.py",
         "schemes/wais/spec.py",
     }),
     "http": frozenset({
-        "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/mirror_cmd.py",
-        "cli/serve_cmd.py", "downloads/warc.py", "errors.py",
+        "__init__.py", "cli/get_cmd.py", "cli/get_request.py", "cli/serve_cmd.py",
+        "downloads/warc.py", "errors.py",
         # mirror/engine.py's, split by idea (issue 31): the same code, one file each
         "mirror/archive.py", "mirror/fetching.py", "mirror/outcomes.py", "mirror/watch.py",
         "mirror/refresh.py", "net/routing.py", "registry/index.py", "request.py",

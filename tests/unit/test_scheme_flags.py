@@ -18,9 +18,36 @@ def test_a_builtin_descriptor_takes_its_flags_from_its_flags_module(name: str) -
     spec = spec_for(name)
     assert spec is not None and isinstance(spec.flags, Flags)
     assert spec.flags is importlib.import_module(BUILTIN_FLAGS[name]).FLAGS
-    # http's request options are mirror's too (fewer of them: its add_for)
-    assert spec.flags.commands == (("get", "mirror") if name == "http" else ("get",))
+    # http's request options are mirror's too (fewer of them: its add_for), and ftp's and
+    # gopher's mirror flags are the crawl's settings (their add_for and mirror)
+    assert spec.flags.commands == (("get", "mirror") if name in ("ftp", "gopher", "http")
+                                   else ("get",))
     assert set(spec.flags.add_for) <= set(spec.flags.commands)
+    assert set(spec.flags.options_for) <= set(spec.flags.commands)
+    assert (spec.flags.mirror is not None) == (name in ("ftp", "gopher"))
+
+
+def _mirror(*argv: str) -> object:
+    return build_parser("mirror", plugins=False).parse_args(["mirror", *argv])
+
+
+def test_the_schemes_mirror_flags_are_the_crawls_settings() -> None:
+    """``--gopher-views`` and ``--retr-symlinks`` are gopher's and ftp's mirror flags,
+    read back as MirrorOptions fields by the one loop (flag_mirror); ftp's options of a
+    mirror are those of the shared flags alone, gopher's none."""
+    from anyurl.cli.scheme_options import flag_mirror
+    from anyurl.mirror import MirrorOptions
+
+    args = _mirror("--gopher-views", "--retr-symlinks", "ftp://h/")
+    assert flag_mirror(args) == {"gopher_views": True, "retr_symlinks": True}  # type: ignore[arg-type]
+    assert flag_options(args) == []  # type: ignore[arg-type]
+    assert flag_mirror(_mirror("ftp://h/")) == {  # type: ignore[arg-type]
+        "gopher_views": False, "retr_symlinks": False}
+    assert set(flag_mirror(args)) <= set(MirrorOptions.__dataclass_fields__)  # type: ignore[arg-type]
+    ssl = flag_options(_mirror("--ssl-reqd", "ftp://h/"))  # type: ignore[arg-type]
+    assert FTPOptions(tls="require") in ssl
+    assert not any(type(o).__name__ == "GopherOptions" for o in ssl)
+    assert flag_mirror(_get("--view", "x", "gopher://h/")) == {}  # type: ignore[arg-type]
 
 
 def test_every_descriptor_with_flags_is_listed() -> None:
@@ -83,3 +110,37 @@ def test_http_makes_its_options_of_get_and_mirror_flags_and_the_run_s_reads() ->
     http = {type(o): o for o in flag_options(mirror)}[HTTPOptions]
     assert http.decode_content and http.headers == (("X-B", "2"),)
     assert HTTPOptions not in {type(o) for o in scheme_options(_get("http://h/"))}  # type: ignore[arg-type]
+
+
+def test_what_a_run_keeps_is_the_schemes_state(tmp_path: object) -> None:
+    """The cookie jar of ``-b FILE``/``-c FILE`` is HTTP's flags' state: made once,
+    given to its options as ``cookie_file``, refused with ``--dask`` (one process keeps
+    it), and written back by save_state (23 when the file cannot be written)."""
+    from pathlib import Path
+
+    from anyurl.cli.scheme_options import flag_state, save_state
+
+    assert flag_state(_get("http://h/"), None) == ()  # type: ignore[arg-type]
+    jar = Path(str(tmp_path)) / "jar.txt"
+    args = _get("-c", str(jar), "http://h/")
+    state = flag_state(args, None)  # type: ignore[arg-type]
+    assert [kept.name for kept in state] == ["cookie_file"]
+    http = next(o for o in scheme_options(args, state=state)  # type: ignore[arg-type]
+                if isinstance(o, HTTPOptions))
+    assert http.cookies is state[0].value
+    assert save_state(state, shows_errors=False) == 0 and jar.exists()
+    with pytest.raises(ValueError, match="-b FILE and -c FILE keep one cookie jar in this "
+                       "process; they cannot be used with --dask"):
+        flag_state(args, None, spread="--dask")  # type: ignore[arg-type]
+    unwritable = _get("-c", str(tmp_path), "http://h/")  # a directory: no file there
+    assert save_state(flag_state(unwritable, None), shows_errors=False) == 23  # type: ignore[arg-type]
+
+
+def test_the_mirrors_help_is_read_from_the_crawls() -> None:
+    """``anyurl --help``'s mirror line names what each crawl is called, and
+    ``--no-robots`` the schemes whose crawl obeys robots.txt (made when help is shown)."""
+    top = build_parser(plugins=False)
+    assert "copy an FTP tree, a Gopher hole, a site or a newsgroup" in " ".join(
+        top.format_help().split())
+    mirror = top._subparsers._group_actions[0].choices["mirror"]  # type: ignore[union-attr]
+    assert "ignore robots.txt (http, https)" in " ".join(mirror.format_help().split())

@@ -96,6 +96,9 @@ class Parser(argparse.ArgumentParser):
             self.epilog, self.late_epilog = self.late_epilog(), None
         for action in self._actions:
             shown_help(action)
+            if isinstance(action, argparse._SubParsersAction):  # each command's line
+                for choice in action._choices_actions:
+                    shown_help(choice)
         return super().format_help()
 
     def error(self, message: str) -> typing.NoReturn:

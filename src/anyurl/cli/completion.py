@@ -66,7 +66,8 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, tuple[str, argpars
     """``name -> (one-line help, parser)`` for each subcommand of ``parser``."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            helps = {choice.dest: _clean(choice.help) for choice in action._choices_actions}
+            helps = {choice.dest: _clean(shown_help(choice))
+                     for choice in action._choices_actions}
             return {name: (helps.get(name, ""), sub) for name, sub in action.choices.items()}
     return {}
 

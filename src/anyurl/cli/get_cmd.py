@@ -35,7 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import anyio
 
@@ -65,7 +65,7 @@ from anyurl.cli.numbers import (
     seconds,
 )
 from anyurl.cli.policy_flags import add_policy_flags
-from anyurl.cli.scheme_options import add_scheme_arguments
+from anyurl.cli.scheme_options import add_scheme_arguments, save_state
 from anyurl.cli.suggest import looks_like_a_word, suggest
 from anyurl.cli.terminal import wanted
 from anyurl.downloads.downloader import (
@@ -755,113 +755,131 @@ async def fetch_all(request: GetRequest) -> int:
     """Fetch every URL of the run (or print plans); the exit status."""
     if request.plan:
         return await _plan(request)
-    urls = request.urls
-    files = request.writes_files
-    password = make_password_prompt()
-    show_bars = not request.no_progress and wanted(silent=request.silent,
-                                                   body_to_stdout=not files)
-    bars = None
-    if show_bars:
-        from anyurl.cli.progress import TransferProgress  # rich costs 50 ms to import
-
-        bars = TransferProgress(len(urls))
+    bars = _progress_bars(request)
     events = CLIEvents(request, bars)
     results: dict[int, TransferResult] = {}
-    done: list[TransferResult] = []
     async with _resolver(request) as resolver:
         policy = DownloadPolicy.from_config(
             request.config, resume=request.resume,
             clobber=True if request.clobber else False if request.no_clobber else None,
             create_dirs=request.create_dirs, remote_time=request.remote_time)
         events.retries = policy.retry
-        sink = _Stdout(refuse_binary=request.output != "-" and _isatty(sys.stdout))
-        events.stdout = sink
-        if request.dump_header is not None:
-            events.dump = open_dump(request.dump_header)
-        stdout: Any = sink
-        if request.warc:
-            events.archive = _Archive(request.warc)
-            stdout = events.archive.tee(stdout)
-        downloader = Downloader(resolver, policy, events=events, sink=stdout)
-        jobs: list[Job] = []
-        # Without a trace hook every URL's options are the same: one object for all
-        # (a FetchOptions built and checked per URL cost about 5 µs of a small file).
-        shared: FetchOptions | None = None
-        for i, text in enumerate(urls):
-            try:
-                try:
-                    url = resolver.parse(text)  # once: the job carries the URL, not its text
-                except URLSyntaxError as exc:
-                    raise not_a_url(text, exc) from None
-                url = with_login(url, request.login)
-                target = output_path(request, url, i)
-                if target is not None and request.resume_from is not None:
-                    check_resume_from(target, request.resume_from)
-            except AnyURLError as exc:
-                results[i] = TransferResult(Job(text, index=i), error=exc)
-                events.finished(results[i])
-                continue
-            record = _both(_both(events.archive.recorder(i) if events.archive is not None
-                                 else None, events.tracer(i)), events.header_recorder(i))
-            if record is None and not request.verbose and shared is not None:
-                options = shared
-            else:
-                options = make_options(
-                    request, index=i if len(urls) > 1 else None, password=password,
-                    menu_json=request.json and not files, record=record)
-                if record is None and not request.verbose:
-                    shared = options
-            jobs.append(Job(url, target, options, index=i,
-                            named_by_user=not (request.remote_name and not request.output)))
-        positions = [job.index for job in jobs]
+        downloader = Downloader(resolver, policy, events=events, sink=_open_outputs(events))
+        jobs = _jobs(request, resolver, events, results)
         try:
-            with bars if bars is not None else contextlib.nullcontext():
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(_cancel_on_signal, tg.cancel_scope, events)
-                    done = await downloader.run(jobs)
-                    tg.cancel_scope.cancel()  # the run is over: stop listening for signals
+            done = await _run_jobs(downloader, jobs, bars, events)
         finally:
-            if events.archive is not None:
-                events.archive.close()
-            if events.dump is not None and request.dump_header != "-":
-                events.dump.close()
-    saved = save_cookie_jar(request.cookies, request.cookie_jar,
-                            shows_errors=request.shows_errors)
+            _close_outputs(events)
+    saved = save_state(request.state, shows_errors=request.shows_errors)
     if events.interrupted:
         return _report_interrupt(jobs)
-    for position, result in zip(positions, done, strict=True):
-        results[position] = result
-    ordered = [results[i] for i in sorted(results)]
+    for job, result in zip(jobs, done, strict=True):
+        results[job.index] = result
+    return _summary([results[i] for i in sorted(results)], request, bars, otherwise=saved)
+
+
+def _progress_bars(request: GetRequest) -> TransferProgress | None:
+    """The progress bars of the run, when they are wanted (a terminal, not ``-s``)."""
+    files = request.writes_files
+    if request.no_progress or not wanted(silent=request.silent, body_to_stdout=not files):
+        return None
+    from anyurl.cli.progress import TransferProgress  # rich costs 50 ms to import
+
+    return TransferProgress(len(request.urls))
+
+
+def _open_outputs(events: CLIEvents) -> Any:
+    """Where the run's bodies without a file go (stdout, teed into ``--warc``'s
+    archive), and ``-D``'s file: set on ``events``; the sink for the downloader."""
+    request = events.request
+    sink = _Stdout(refuse_binary=request.output != "-" and _isatty(sys.stdout))
+    events.stdout = sink
+    if request.dump_header is not None:
+        events.dump = open_dump(request.dump_header)
+    if not request.warc:
+        return sink
+    events.archive = _Archive(request.warc)
+    return events.archive.tee(sink)
+
+
+def _close_outputs(events: CLIEvents) -> None:
+    """Close what :func:`_open_outputs` opened (not stdout)."""
+    if events.archive is not None:
+        events.archive.close()
+    if events.dump is not None and events.request.dump_header != "-":
+        events.dump.close()
+
+
+def _jobs(request: GetRequest, resolver: Resolver, events: CLIEvents,
+          results: dict[int, TransferResult]) -> list[Job]:
+    """A job of each URL of the run; a URL refused before any connection (it does not
+    parse, its file cannot be continued) goes to ``results`` as failed instead."""
+    password = make_password_prompt()
+    jobs: list[Job] = []
+    # Without a trace hook every URL's options are the same: one object for all
+    # (a FetchOptions built and checked per URL cost about 5 µs of a small file).
+    shared: FetchOptions | None = None
+    for i, text in enumerate(request.urls):
+        try:
+            url, target = _url_and_target(request, resolver, text, i)
+        except AnyURLError as exc:
+            results[i] = TransferResult(Job(text, index=i), error=exc)
+            events.finished(results[i])
+            continue
+        record = _both(_both(events.archive.recorder(i) if events.archive is not None
+                             else None, events.tracer(i)), events.header_recorder(i))
+        if record is None and not request.verbose and shared is not None:
+            options = shared
+        else:
+            options = make_options(
+                request, index=i if len(request.urls) > 1 else None, password=password,
+                menu_json=request.json and not request.writes_files, record=record)
+            if record is None and not request.verbose:
+                shared = options
+        jobs.append(Job(url, target, options, index=i,
+                        named_by_user=not (request.remote_name and not request.output)))
+    return jobs
+
+
+def _url_and_target(request: GetRequest, resolver: Resolver, text: str,
+                    index: int) -> tuple[URL, Path | None]:
+    """URL ``index`` of the run, parsed once (the job carries the URL, not its text),
+    with ``-u``'s login, and where it goes (``-C OFFSET`` checked against it)."""
+    try:
+        url = resolver.parse(text)
+    except URLSyntaxError as exc:
+        raise not_a_url(text, exc) from None
+    url = with_login(url, request.login)
+    target = output_path(request, url, index)
+    if target is not None and request.resume_from is not None:
+        check_resume_from(target, request.resume_from)
+    return url, target
+
+
+async def _run_jobs(downloader: Downloader, jobs: list[Job], bars: TransferProgress | None,
+                    events: CLIEvents) -> list[TransferResult]:
+    """The jobs' results, the bars drawn meanwhile; Ctrl-C or SIGTERM cancels the run
+    (``events.interrupted``: the results are then not all there)."""
+    done: list[TransferResult] = []
+    with bars if bars is not None else contextlib.nullcontext():
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_cancel_on_signal, tg.cancel_scope, events)
+            done = await downloader.run(jobs)
+            tg.cancel_scope.cancel()  # the run is over: stop listening for signals
+    return done
+
+
+def _summary(ordered: list[TransferResult], request: GetRequest,
+             bars: TransferProgress | None, *, otherwise: int) -> int:
+    """The failures of several, listed on stderr unless the bars' table has listed them;
+    the first failure's exit status, or ``otherwise`` when none failed."""
     failures = [r for r in ordered if r.error is not None]
     if len(failures) > 1 and request.shows_errors and bars is None:
         # (with bars the summary table has listed them: not twice)
         print(f"anyurl: {len(failures)} of {len(ordered)} URLs failed:", file=sys.stderr)
         for r in failures:
             print(escape_controls(f"  {r.job.shown}: exit {r.exit_code}"), file=sys.stderr)
-    return failures[0].exit_code if failures else saved
-
-
-class _Jar(Protocol):
-    """The run's cookie jar, as ``-c`` writes it back (the HTTP package's ``CookieFile``)."""
-
-    def save_curl(self, filename: str) -> None:
-        """Write the jar to ``filename`` in curl's cookie file format."""
-
-
-def save_cookie_jar(jar: _Jar | None, path: str | None, *, shows_errors: bool) -> int:
-    """``-c FILE``: the run's cookies (``jar``) written to ``path`` when it ends, failed
-    or not, as curl does; 0, or 23 (said on stderr when ``shows_errors``) when the file
-    cannot be written."""
-    if jar is None or not path:
-        return 0
-    try:
-        jar.save_curl(path)
-    except OSError as exc:
-        error = LocalWriteError(f"cannot write the cookie jar {path!r}: "
-                           f"{exc.strerror or exc}",
-                           hint="Give -c a file in a directory you can write.")
-        return print_error(error) if shows_errors else error.exit_code
-    return 0
+    return failures[0].exit_code if failures else otherwise
 
 
 def open_dump(name: str) -> BinaryIO:

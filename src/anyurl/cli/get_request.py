@@ -20,16 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from anyurl.cli.common import print_error, print_warning
 from anyurl.cli.policy_flags import apply_policy_flags
-from anyurl.cli.scheme_options import apply_to_config, byte_range, scheme_options
+from anyurl.cli.scheme_options import apply_to_config, byte_range, flag_state, scheme_options
 from anyurl.cli.suggest import JSON_DATA
 from anyurl.config import Config, load_config
 from anyurl.errors import AnyURLError, FileExists
 from anyurl.numbers import ascii_int, is_ascii_digits
 from anyurl.options import SchemeOptions
-from anyurl.schemes.http.flags import cookie_jar
 
 if TYPE_CHECKING:
-    from anyurl.schemes.http.cookies import CookieFile
+    from anyurl.registry import RunState
 
 __all__ = ["WRITE_OUT_PATTERN", "WRITE_OUT_VARIABLES", "GetRequest", "build_config",
            "guess_scheme", "login_from", "read_request", "read_url_list", "read_write_out",
@@ -102,10 +101,9 @@ class GetRequest:
     byte_range: tuple[int, int | None] | None = None
     #: The handlers' typed options, shared by every URL.
     scheme_options: tuple[SchemeOptions, ...] = ()
-    #: The cookie jar of ``-b FILE``/``-c FILE`` (None without either).
-    cookies: CookieFile | None = None
-    #: ``-c FILE``: where the jar is written when the run ends.
-    cookie_jar: str | None = None
+    #: What the schemes' flags ask the run to keep, written back when it ends (HTTP's
+    #: cookie jar of ``-b FILE``/``-c FILE``: :func:`~anyurl.cli.scheme_options.flag_state`).
+    state: tuple[RunState, ...] = ()
     #: The event loop (asyncio or trio).
     backend: str = "asyncio"
 
@@ -169,11 +167,9 @@ def read_request(args: argparse.Namespace) -> GetRequest | int:
         range_text, resume, resume_from = f"{resume_from}-", False, None
     try:
         config = build_config(args)
-        cookies = cookie_jar(args, None if args.silent else print_warning)
-        if cookies is not None and args.dask:
-            raise ValueError("-b FILE and -c FILE keep one cookie jar in this process; "
-                             "they cannot be used with --dask")
-        options = scheme_options(args, json_data=json_data, cookies=cookies)
+        state = flag_state(args, None if args.silent else print_warning,
+                           spread="--dask" if args.dask else None)
+        options = scheme_options(args, json_data=json_data, state=state)
         parsed_range = byte_range(range_text)
         template = read_write_out(args.write_out)
         login = login_from(args.user)
@@ -192,8 +188,8 @@ def read_request(args: argparse.Namespace) -> GetRequest | int:
         json_data=tuple(json_data), no_progress=args.no_progress, write_out=template,
         dask=args.dask, plan=args.plan, verbose=args.verbose, silent=args.silent,
         show_error=args.show_error, strict=args.strict, login=login, search=args.search,
-        raw=args.raw, byte_range=parsed_range, scheme_options=options, cookies=cookies,
-        cookie_jar=args.cookie_jar, backend=args.backend)
+        raw=args.raw, byte_range=parsed_range, scheme_options=options, state=state,
+        backend=args.backend)
 
 
 def split_json_data(json: bool, urls: list[str]) -> tuple[list[str], list[str]]:

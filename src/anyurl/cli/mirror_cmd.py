@@ -39,7 +39,7 @@ from anyurl.errors import Aborted, AnyURLError
 if TYPE_CHECKING:
     from anyurl.config import Config
     from anyurl.mirror import MirrorOptions, MirrorSummary
-    from anyurl.schemes.http.cookies import CookieFile
+    from anyurl.registry import RunState
 
 __all__ = ["add_parser", "run"]
 
@@ -63,13 +63,8 @@ DIR/.anyurl-mirror.sqlite, so the same command continues where it stopped.
 
 def _add_keeping_arguments(p: argparse.ArgumentParser) -> None:
     """What a crawl keeps beside the files it fetches: more views, renderings, links
-    recorded or followed, the WARC archive (its own group of options, as wget's)."""
-    p.add_argument("--gopher-views", action="store_true",
-                   help="gopher+: also fetch each item's attributes and alternate views "
-                   "(NAME.attributes, NAME@VIEW beside NAME)")
-    p.add_argument("--retr-symlinks", action="store_true",
-                   help="ftp: fetch what a listed symbolic link points to, as a file "
-                   "(default: record the link and its target in the manifest, as wget)")
+    recorded or followed, the WARC archive (its own group of options, as wget's; a
+    scheme's own, Gopher+'s views, FTP's symbolic links, are its flags')."""
     p.add_argument("--render", action="store_true",
                    help="also save a rendering beside each menu (gophermap.txt: text with "
                    "URLs); the raw listing is always kept")
@@ -86,9 +81,11 @@ def _add_keeping_arguments(p: argparse.ArgumentParser) -> None:
 def add_parser(sub: Any) -> None:
     """Add ``anyurl mirror`` to the subcommands."""
     p = sub.add_parser(
-        "mirror", help="copy a site, an FTP tree, a Gopher hole or a newsgroup recursively",
+        "mirror", help="copy what URLs lead to, recursively",
         description="Copy what the URLs lead to, recursively, into a directory; resumable.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    late_help(sub._choices_actions[-1], _command_help)  # the line of 'anyurl --help'
+
     p.add_argument("urls", nargs="*", metavar="URL",
                    help="where to start (none: resume the crawl in -o DIR)")
     p.add_argument("-o", "--output-dir", metavar="DIR", default=".",
@@ -102,7 +99,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--span-hosts", action="store_true",
                    help="follow links to other hosts (default: the start URLs' servers, "
                    "under their paths)")
-    p.add_argument("--no-robots", action="store_true", help="ignore robots.txt (http)")
+    late_help(p.add_argument("--no-robots", action="store_true", help="ignore robots.txt"),
+              _robots_help)
     p.add_argument("--no-page-requisites", action="store_true",
                    help="hold a page's style sheets, images, scripts and frames to the "
                    "start directory and --depth too (default: fetched wherever they are "
@@ -146,19 +144,37 @@ def _user_help() -> str:
     return f"the login for the start URLs' servers ({', '.join(takers)})"
 
 
+def _command_help() -> str:
+    """The command's line in ``anyurl --help``: what it copies, as the schemes' crawls
+    call their trees (:attr:`~anyurl.registry.Crawl.called`)."""
+    from anyurl.registry import specs
+
+    called = list(dict.fromkeys(spec.crawl.called for spec in specs()  # one per scheme
+                                if spec.crawl is not None and spec.crawl.called))
+    listed = ", ".join(called[:-1]) + (" or " if len(called) > 1 else "") + called[-1] \
+        if called else "what URLs lead to"
+    return f"copy {listed} recursively"
+
+
+def _robots_help() -> str:
+    """``--no-robots``' help: the schemes whose crawl obeys robots.txt (RFC 9309)."""
+    from anyurl.registry import specs
+
+    obeying = [name for spec in specs() if spec.crawl is not None and spec.crawl.robots
+               for name in spec.names]
+    return f"ignore robots.txt ({', '.join(obeying)})"
+
+
 def _add_request_arguments(r: argparse._ArgumentGroup) -> None:
     """The request options ``mirror`` shares with ``anyurl get`` and curl."""
     r.add_argument("-v", "--verbose", action="store_true",
                    help="show each protocol line (passwords masked)")
     late_help(r.add_argument("-u", "--user", metavar="USER[:PASSWORD]",
                              help="the login for the start URLs' servers"), _user_help)
-    from anyurl.cli.scheme_options import add_verify_arguments
+    from anyurl.cli.scheme_options import add_tls_arguments, add_verify_arguments
 
     add_verify_arguments(r)
-    r.add_argument("--ssl", dest="tls", action="store_const", const="try", default="",
-                   help="ftp: AUTH TLS when the server accepts it, else in clear")
-    r.add_argument("--ssl-reqd", dest="tls", action="store_const", const="require",
-                   help="ftp: AUTH TLS (data in TLS too) or fail (exit 64) before any login")
+    add_tls_arguments(r)
     r.add_argument("--connect-timeout", type=seconds, metavar="SECONDS")
     r.add_argument("--read-timeout", type=seconds, metavar="SECONDS",
                    help="fail when one read waits longer than SECONDS")
@@ -219,15 +235,12 @@ def run(args: argparse.Namespace) -> int:
         rate = parse_rate(args.limit_rate) if args.limit_rate else None
         max_size = parse_size(args.warc_max_size) if args.warc_max_size else None
         login = login_from(args.user)
-        from anyurl.schemes.http.flags import cookie_jar
+        from anyurl.cli.scheme_options import flag_mirror, flag_state, scheme_options
 
-        cookies = cookie_jar(args, None if args.silent else print_warning)
-        if cookies is not None and args.dask:
-            raise ValueError("-b FILE and -c FILE keep one cookie jar in this process; "
-                             "they cannot be used with --dask")
-        from anyurl.cli.scheme_options import scheme_options
-
-        schemes = scheme_options(args, cookies=cookies)
+        state = flag_state(args, None if args.silent else print_warning,
+                           spread="--dask" if args.dask else None)
+        schemes = scheme_options(args, state=state)
+        settings = flag_mirror(args)
     except (OSError, ValueError, argparse.ArgumentTypeError, AnyURLError) as exc:
         print(escape_controls(f"anyurl: {exc}"), file=sys.stderr)
         return 2
@@ -241,15 +254,14 @@ def run(args: argparse.Namespace) -> int:
         parallel=max(1, args.parallel), per_host=max(1, args.per_host), wait=args.wait,
         retry=args.retry, limit_rate=rate,
         warc=Path(args.warc) if args.warc else None, retry_failed=args.retry_failed,
-        render=args.render, gopher_views=args.gopher_views, refresh=not args.no_refresh,
+        render=args.render, refresh=not args.no_refresh,
         page_requisites=not args.no_page_requisites,
-        retr_symlinks=args.retr_symlinks,
         warc_max_size=max_size, warc_cdx=args.warc_cdx,
         schemes=schemes, login=login,
-        trace=_verbose if args.verbose else None)
+        trace=_verbose if args.verbose else None, **settings)
     status = _Status(not args.silent and wanted(silent=args.silent, body_to_stdout=False))
     if args.dask:
-        return _mirror_on_dask(args, options, urls)
+        return _mirror_on_dask(args, options, urls, settings)
 
     async def crawl() -> MirrorSummary | None:
         """The summary; None when Ctrl-C or SIGTERM stopped it (the state is kept)."""
@@ -271,10 +283,10 @@ def run(args: argparse.Namespace) -> int:
         summary = None
     except AnyURLError as exc:
         status.end()
-        _save_cookies(args, cookies)
+        _save_state(args, state)
         return print_error(exc)
     status.end()
-    saved = _save_cookies(args, cookies)
+    saved = _save_state(args, state)
     if summary is None:
         return print_error(Aborted(
             f"the mirror in {args.output_dir} was interrupted; what it fetched is kept, "
@@ -301,11 +313,12 @@ def _print_summary(args: argparse.Namespace, urls: list[str], summary: MirrorSum
         print(f"anyurl: CDXJ index: {summary.cdxj}", file=sys.stderr)
 
 
-def _save_cookies(args: argparse.Namespace, cookies: CookieFile | None) -> int:
-    """``-c FILE``: the crawl's cookies, as ``anyurl get -c`` writes them."""
-    from anyurl.cli.get_cmd import save_cookie_jar
+def _save_state(args: argparse.Namespace, state: tuple[RunState, ...]) -> int:
+    """What the crawl kept (``-c FILE``: its cookies), written back as ``anyurl get``
+    writes it."""
+    from anyurl.cli.scheme_options import save_state
 
-    return save_cookie_jar(cookies, args.cookie_jar, shows_errors=not args.silent)
+    return save_state(state, shows_errors=not args.silent)
 
 
 def _print_refresh(summary: MirrorSummary) -> None:
@@ -340,8 +353,10 @@ def _config(args: argparse.Namespace, config: Config) -> Config:
     return apply_policy_flags(args, config.replace(**changes))
 
 
-def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list[str]) -> int:
-    """``--dask``: each start URL's host crawled by the worker that owns it."""
+def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list[str],
+                    settings: dict[str, Any]) -> int:
+    """``--dask``: each start URL's host crawled by the worker that owns it (with the
+    crawl's settings of the schemes' own flags, ``settings``)."""
     if not urls:
         print("anyurl: --dask needs the start URLs", file=sys.stderr)
         return 2
@@ -349,8 +364,8 @@ def _mirror_on_dask(args: argparse.Namespace, options: MirrorOptions, urls: list
 
     fields = {k: getattr(options, k) for k in (
         "max_depth", "include", "exclude", "span_hosts", "robots", "parallel", "per_host",
-        "wait", "retry", "limit_rate", "retry_failed", "render", "gopher_views", "refresh",
-        "page_requisites", "retr_symlinks")}
+        "wait", "retry", "limit_rate", "retry_failed", "render", "refresh",
+        "page_requisites", *settings)}
     if options.warc is not None:
         print("anyurl: with --dask each worker writes its own WARC file: "
               "DIR/<host>/mirror.warc.gz", file=sys.stderr)

@@ -6,9 +6,12 @@ Every scheme's own flags are its descriptor's :class:`~anyurl.registry.Flags` (a
 built-in's in ``anyurl/schemes/<name>/flags.py``, HTTP's curl request options among
 them; a plug-in's in its package): :func:`add_scheme_flags` adds each as a group of
 ``--help``, and :func:`flag_options` asks each for the options it makes of the
-namespace, its own flags and the shared ones, as a plug-in's are asked. The run's cookie
-jar (of ``-b FILE``/``-c FILE``, which HTTP's flags make) is the command's: it writes it
-back when the run ends.
+namespace, its own flags and the shared ones, as a plug-in's are asked. What a scheme's
+flags ask the run to keep (HTTP's cookie jar of ``-b FILE``/``-c FILE``: its
+:attr:`~anyurl.registry.Flags.state`) the command keeps, and has written back when the
+run ends (:func:`flag_state`, :func:`save_state`); the crawl's settings a scheme's
+``mirror`` flags set (Gopher's ``--gopher-views``) go to the mirror as they are
+(:func:`flag_mirror`).
 ``--gateway`` adds an HTTP gateway for a scheme (RFC 1738 section 4) over the
 ``<scheme>_proxy`` environment variables and the config file.
 """
@@ -19,17 +22,20 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from anyurl.cli.common import late_help
+from anyurl.cli.common import late_help, print_error
 from anyurl.config import Config
+from anyurl.errors import AnyURLError
 from anyurl.numbers import ascii_int
 from anyurl.options import SchemeOptions
 
 if TYPE_CHECKING:
-    from anyurl.registry import Flags
+    from collections.abc import Callable
+
+    from anyurl.registry import Flags, RunState
 
 __all__ = ["add_scheme_arguments", "add_scheme_flags", "add_verify_arguments",
-           "apply_to_config", "flag_options", "scheme_options",
-           "verify_options"]
+           "apply_to_config", "flag_mirror", "flag_options", "flag_state", "save_state",
+           "scheme_options", "verify_options"]
 
 
 def add_scheme_arguments(p: argparse.ArgumentParser) -> None:
@@ -169,18 +175,53 @@ def add_proxy_arguments(g: Any) -> None:
 
 
 def scheme_options(args: argparse.Namespace, *, json_data: Sequence[str] = (),
-                   cookies: Any = None) -> tuple[SchemeOptions, ...]:
+                   state: Sequence[RunState] = ()) -> tuple[SchemeOptions, ...]:
     """The typed handler options the command line asks for (read once, shared by all URLs).
 
     Only the schemes whose options differ from their defaults are included; every
     handler takes its own class from ``FetchOptions.schemes`` and ignores the others.
     Each scheme makes its own of the namespace (:func:`flag_options`), importing its
     class only when its options are given; what the command read besides goes with the
-    namespace to them: ``json_data``, curl's ``--json DATA``, and ``cookies``, the run's
-    cookie jar of ``-b FILE``/``-c FILE`` (HTTP's flags' ``cookie_jar``), as ``cookie_file``.
+    namespace to them: ``json_data``, curl's ``--json DATA``, and what the run keeps
+    (``state``, of :func:`flag_state`), each under its name (HTTP's cookie jar as
+    ``cookie_file``).
     """
+    kept = {each.name: each.value for each in state}
     return tuple(flag_options(argparse.Namespace(**vars(args), json_data=tuple(json_data),
-                                                 cookie_file=cookies)))
+                                                 **kept)))
+
+
+def flag_state(args: argparse.Namespace, warn: Callable[[str], None] | None, *,
+               spread: str | None = None) -> tuple[RunState, ...]:
+    """What the schemes' flags ask the run to keep for all its transfers (their
+    :attr:`~anyurl.registry.Flags.state`: HTTP's cookie jar of ``-b FILE``/``-c FILE``),
+    ``warn`` saying what a scheme skips. ``spread``: the flag given that spreads the run
+    over several processes (``--dask``), which refuses them (ValueError): one process
+    keeps what they keep."""
+    command, flagged = _scheme_flags(args)
+    state = tuple(kept for flags in flagged
+                  if flags.state is not None and command in flags.commands
+                  for kept in (flags.state(args, warn),) if kept is not None)
+    if state and spread:
+        raise ValueError(f"{state[0].flags} keep {state[0].what} in this process; they "
+                         f"cannot be used with {spread}")
+    return state
+
+
+def save_state(state: Sequence[RunState], *, shows_errors: bool) -> int:
+    """What the run kept written back when it ends, failed or not (``-c FILE``: its
+    cookies, as curl does): 0, or the first failure's exit status (23 for a file that
+    cannot be written), said on stderr when ``shows_errors``."""
+    status = 0
+    for kept in state:
+        if kept.save is None:
+            continue
+        try:
+            kept.save()
+        except AnyURLError as error:
+            code = print_error(error) if shows_errors else error.exit_code
+            status = status or code
+    return status
 
 
 def _scheme_flags(args: argparse.Namespace) -> tuple[str, tuple[Flags, ...]]:
@@ -197,7 +238,8 @@ def flag_options(args: argparse.Namespace) -> list[SchemeOptions]:
     command, flagged = _scheme_flags(args)
     given: list[SchemeOptions] = []
     for flags in flagged:
-        make = flags.options if command in flags.commands else flags.shared
+        make = (flags.options_for.get(command, flags.options) if command in flags.commands
+                else flags.shared)
         own = make(args) if make is not None else None
         if own is not None:
             given.append(own)  # type: ignore[arg-type]  # a SchemeOptions, said as DemoOptions
@@ -211,6 +253,18 @@ def flag_config(args: argparse.Namespace) -> dict[str, Any]:
     for flags in flagged:
         if flags.config is not None and command in flags.commands:
             changes.update(flags.config(args))
+    return changes
+
+
+def flag_mirror(args: argparse.Namespace) -> dict[str, Any]:
+    """The crawl's settings that the schemes' own ``mirror`` flags set (Gopher's
+    ``--gopher-views``, FTP's ``--retr-symlinks``): :class:`~anyurl.mirror.MirrorOptions`
+    fields and their values, each scheme's :attr:`~anyurl.registry.Flags.mirror`."""
+    command, flagged = _scheme_flags(args)
+    changes: dict[str, Any] = {}
+    for flags in flagged:
+        if flags.mirror is not None and command == "mirror" and command in flags.commands:
+            changes.update(flags.mirror(args))
     return changes
 
 

@@ -25,7 +25,15 @@ from anyurl.registry.index import (
     spec_for,
     specs,
 )
-from anyurl.registry.spec import Crawl, CrawlFetch, DemoCase, DemoServer, Flags, SchemeSpec
+from anyurl.registry.spec import (
+    Crawl,
+    CrawlFetch,
+    DemoCase,
+    DemoServer,
+    Flags,
+    RunState,
+    SchemeSpec,
+)
 
 __all__ = [
     "BUILTIN_FLAGS",
@@ -36,6 +44,7 @@ __all__ = [
     "DemoCase",
     "DemoServer",
     "Flags",
+    "RunState",
     "SchemeSpec",
     "add",
     "default_port",

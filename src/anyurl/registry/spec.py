@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol
 
 __all__ = ["Crawl", "CrawlFetch", "DemoCase", "DemoOptions", "DemoServer", "Flags",
-           "SchemeSpec", "SchemeURL", "directory_of", "plain_path_key", "plain_tree_path"]
+           "RunState", "SchemeSpec", "SchemeURL", "directory_of", "plain_path_key",
+           "plain_tree_path"]
 
 
 class SchemeURL(Protocol):
@@ -99,6 +100,9 @@ class Crawl(Generic[U]):
 
     #: The file a listing (a directory, a menu, a page with children) is saved as.
     index_name: str = ".index"
+    #: What a tree of the scheme is called, for people (``"a Gopher hole"``): ``anyurl
+    #: mirror``'s one-line help names what it copies so; "": not named there.
+    called: str = ""
     #: Where the URL lands in the mirror's tree below ``<scheme>/<host>``: its path's
     #: segments as the scheme splits them, decoded (each is made safe afterwards), and
     #: whether it names a directory (saved as :attr:`index_name` inside it).
@@ -159,6 +163,27 @@ class DemoCase(Generic[Opt]):
 
 
 @dataclass(frozen=True)
+class RunState:
+    """What a scheme's flags ask a run to keep for all its transfers and write back when
+    it ends (HTTP's cookie jar of ``-b FILE``/``-c FILE``): made once of the namespace
+    by :attr:`Flags.state`; :attr:`Flags.options` finds it in the namespace as
+    :attr:`name`."""
+
+    #: The namespace attribute ``options`` reads it as (HTTP's ``"cookie_file"``).
+    name: str
+    #: What is kept (HTTP's :class:`~anyurl.schemes.http.cookies.CookieFile`).
+    value: Any
+    #: The flags that ask for it (``"-b FILE and -c FILE"``) and what it is (``"one
+    #: cookie jar"``), as a refusal names them: one process keeps it, so a run spread
+    #: over several (``--dask``) refuses them.
+    flags: str
+    what: str
+    #: Write it back when the run ends, raising an :class:`~anyurl.errors.AnyURLError`
+    #: that says what could not be written; None: it is only read.
+    save: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
 class Flags:
     """A scheme's own command-line flags, as a pytest plug-in adds its options with
     ``pytest_addoption(parser)``: each command of :attr:`commands` gives ``add`` an
@@ -186,6 +211,19 @@ class Flags:
     #: ``mirror``: the request headers, the cookies, ``--compressed``); ``options`` reads
     #: a flag its command lacks as the flag's default.
     add_for: Mapping[str, Callable[[Any], None]] = field(default_factory=dict)
+    #: A command's own ``options`` where its flags make other options than the others'
+    #: (FTP's for ``mirror``: those of the shared flags alone, its ``--retr-symlinks``
+    #: being the crawl's); None: the command's flags make none of the scheme's options.
+    options_for: Mapping[str, Callable[[Any], DemoOptions | None] | None] = field(
+        default_factory=dict)
+    #: The crawl's settings its ``mirror`` flags set (Gopher's ``--gopher-views`` is the
+    #: :class:`~anyurl.mirror.MirrorOptions` field ``gopher_views``): fields and their
+    #: values, for a scheme whose :attr:`commands` has ``mirror``.
+    mirror: Callable[[Any], Mapping[str, Any]] | None = None
+    #: What the run keeps for all its transfers, made once of the namespace and a
+    #: warning callback (None: warnings are not said), for a command of
+    #: :attr:`commands`; None (or it gives None): nothing is kept.
+    state: Callable[[Any, Callable[[str], None] | None], RunState | None] | None = None
     #: What the shared flags it reads mean for this scheme, by the flag's long name
     #: (``{"--head": "HEAD, print the response head"}``): their help says it, scheme by
     #: scheme.

@@ -1,8 +1,8 @@
 """The ftp scheme's command-line flags (its descriptor's :class:`~anyurl.registry.Flags`):
-``--ftp-active``, ``-B``/``--ftp-ascii`` and ``--ftp-ascii-guess``, and what the shared
-flags mean for ftp: ``-I`` (the size and time), ``--ssl``/``--ssl-reqd`` (AUTH TLS,
-RFC 4217) and the certificate checks. Light: :class:`FTPOptions` is made only when
-one of them is given."""
+``--ftp-active``, ``-B``/``--ftp-ascii`` and ``--ftp-ascii-guess`` (``get``'s),
+``--retr-symlinks`` (``mirror``'s), and what the shared flags mean for ftp: ``-I`` (the
+size and time), ``--ssl``/``--ssl-reqd`` (AUTH TLS, RFC 4217) and the certificate
+checks. Light: :class:`FTPOptions` is made only when one of them is given."""
 
 from __future__ import annotations
 
@@ -55,8 +55,23 @@ def _shared(args: Any) -> FTPOptions | None:
     return FTPOptions(tls=tls, verify=not insecure, cafile=cafile, capath=capath)
 
 
-#: ftp's own flags, ``get``'s.
-FLAGS = Flags(add=_add, options=_options, commands=("get",), shared=_shared, shared_help={
+def _add_mirror(group: Any) -> None:
+    """``anyurl mirror``'s ftp flag: how a crawl takes a listed symbolic link."""
+    group.add_argument("--retr-symlinks", action="store_true",
+                       help="ftp: fetch what a listed symbolic link points to, as a file "
+                       "(default: record the link and its target in the manifest, as wget)")
+
+
+def _mirror(args: Any) -> dict[str, Any]:
+    """The crawl's setting of ``--retr-symlinks``."""
+    return {"retr_symlinks": bool(args.retr_symlinks)}
+
+
+#: ftp's own flags: ``get``'s, and ``mirror``'s ``--retr-symlinks`` (a setting of the
+#: crawl; its options are the shared flags', TLS and the certificate checks).
+FLAGS = Flags(add=_add, options=_options, commands=("get", "mirror"), shared=_shared,
+              add_for={"mirror": _add_mirror}, options_for={"mirror": _shared},
+              mirror=_mirror, shared_help={
     "--head": "the size and modification time",
     "--range": "REST and a count",
     "--ssl": "AUTH TLS when the server accepts it, else in clear",

@@ -115,8 +115,8 @@ SPEC = SchemeSpec(
     time_asked_first=True,
     head=_head,
     stored_kind=_stored_kind,
-    crawl=Crawl(index_name=".listing", path_key=_path_key, canonical=_canonical,
-                tree_path=_tree_path, fetch_options=_fetch_options),
+    crawl=Crawl(index_name=".listing", called="an FTP tree", path_key=_path_key,
+                canonical=_canonical, tree_path=_tree_path, fetch_options=_fetch_options),
     demo=(
         DemoCase("ftp://127.0.0.1:{port}/pub/readme.txt",
                  "USER anonymous, CWD pub, TYPE I, RETR readme.txt", _SERVER),

@@ -1,7 +1,8 @@
 """The gopher scheme's command-line flags (its descriptor's :class:`~anyurl.registry.Flags`):
-``--view`` and ``--answers`` (Gopher+) and ``--render``. Light: :class:`GopherOptions` is
-made only when one applies (a menu saved to a file or a pipe is saved as sent: that
-too), and a +ASK form's prompts (anyio's thread, getpass) only when a form asks."""
+``--view`` and ``--answers`` (Gopher+) and ``--render`` (``get``'s), ``--gopher-views``
+(``mirror``'s). Light: :class:`GopherOptions` is made only when one applies (a menu
+saved to a file or a pipe is saved as sent: that too), and a +ASK form's prompts
+(anyio's thread, getpass) only when a form asks."""
 
 from __future__ import annotations
 
@@ -85,5 +86,19 @@ def _options(args: Any) -> GopherOptions | None:
     return GopherOptions(view=args.view, answers=answers, render=render)
 
 
-#: gopher's own flags, ``get``'s.
-FLAGS = Flags(add=_add, options=_options, commands=("get",))
+def _add_mirror(group: Any) -> None:
+    """``anyurl mirror``'s gopher flag: what a crawl fetches of a Gopher+ item."""
+    group.add_argument("--gopher-views", action="store_true",
+                       help="gopher+: also fetch each item's attributes and alternate views "
+                       "(NAME.attributes, NAME@VIEW beside NAME)")
+
+
+def _mirror(args: Any) -> dict[str, Any]:
+    """The crawl's setting of ``--gopher-views``."""
+    return {"gopher_views": bool(args.gopher_views)}
+
+
+#: gopher's own flags: ``get``'s, and ``mirror``'s ``--gopher-views`` (a setting of the
+#: crawl, no options of the scheme's).
+FLAGS = Flags(add=_add, options=_options, commands=("get", "mirror"),
+              add_for={"mirror": _add_mirror}, options_for={"mirror": None}, mirror=_mirror)

@@ -124,7 +124,8 @@ SPEC = SchemeSpec(
     # A selector is opaque (only the server knows what it means) and is requested as
     # written; but one with a "." or ".." segment is not "under" the start selector.
     stored_kind=_stored_kind,
-    crawl=Crawl(index_name="gophermap", path_key=_path_key, start_prefix=_start_prefix,
+    crawl=Crawl(index_name="gophermap", called="a Gopher hole", path_key=_path_key,
+                start_prefix=_start_prefix,
                 refused=lambda url: has_dot_segment(_parts(url).selector),
                 tree_path=_tree_path, fetch_options=_fetch_options, document=_a_view),
     demo=(

@@ -9,7 +9,8 @@ flags mean for http: ``-d`` (a POST), ``-I`` (HEAD), the certificate checks.
 The command reads two things of its own into the namespace it gives :func:`_options`:
 ``json_data``, curl's ``--json DATA`` (a body, and :data:`JSON_HEADERS` before the
 ``-H`` ones), and ``cookie_file``, the run's cookie jar that ``-b FILE``/``-c FILE``
-ask for (the command loads it and writes it back when the run ends). Light:
+ask for, made by :func:`_state` (the command keeps it for the run, and has it written
+back when the run ends). Light:
 :class:`HTTPOptions` is made only when one of the flags is given, a form (``-F``) only
 when one is.
 """
@@ -20,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from anyurl.registry.spec import Flags
+from anyurl.registry.spec import Flags, RunState
 
 if TYPE_CHECKING:
     from anyurl.schemes.http.cookies import CookieFile
@@ -232,7 +233,6 @@ def _shared(args: Any) -> HTTPOptions | None:
     return HTTPOptions(verify=not insecure, cafile=cafile, capath=capath)
 
 
-#: http's own flags: ``get``'s, and the fewer of ``mirror``.
 def cookie_jar(args: Any, warn: Any = None) -> CookieFile | None:
     """The cookie jar of ``-b FILE``/``-c FILE`` (None when neither asks for one).
 
@@ -258,8 +258,32 @@ def cookie_jar(args: Any, warn: Any = None) -> CookieFile | None:
     return jar
 
 
+def _state(args: Any, warn: Any = None) -> RunState | None:
+    """The run's cookie jar (:func:`cookie_jar`), given to :func:`_options` as
+    ``cookie_file`` and written to ``-c FILE`` when the run ends, failed or not, as curl
+    does; None when neither ``-b FILE`` nor ``-c FILE`` asks for one."""
+    jar = cookie_jar(args, warn)
+    if jar is None:
+        return None
+    path: str | None = args.cookie_jar
+
+    def save() -> None:
+        try:
+            jar.save_curl(path or "")
+        except OSError as exc:
+            from anyurl.errors import LocalWriteError
+
+            raise LocalWriteError(f"cannot write the cookie jar {path!r}: "
+                                  f"{exc.strerror or exc}",
+                                  hint="Give -c a file in a directory you can write.") from exc
+
+    return RunState(name="cookie_file", value=jar, flags="-b FILE and -c FILE",
+                    what="one cookie jar", save=save if path else None)
+
+
+#: http's own flags: ``get``'s, and the fewer of ``mirror``; the run's cookie jar.
 FLAGS = Flags(add=_add, options=_options, commands=("get", "mirror"), shared=_shared,
-              add_for={"mirror": _add_mirror}, shared_help={
+              add_for={"mirror": _add_mirror}, state=_state, shared_help={
                   "--data": "POST TEXT (form-urlencoded; '@FILE' reads FILE without its CR "
                             "and LF, '@-' stdin; several are joined with '&')",
                   "--head": "HEAD, print the response head",

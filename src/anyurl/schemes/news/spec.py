@@ -97,7 +97,8 @@ SPEC = SchemeSpec(
     login=True,
     proxied=True,
     stored_kind=_stored_kind,
-    crawl=Crawl(index_name=".group", path_key=_path_key, start_prefix=_path_key,
+    crawl=Crawl(index_name=".group", called="a newsgroup", path_key=_path_key,
+                start_prefix=_path_key,
                 anywhere=_by_message_id, tree_path=_tree_path),
     demo=(
         DemoCase("news:article2@anyurl.test", "ARTICLE <article2@anyurl.test>", _SERVER,

@@ -76,16 +76,17 @@ _DONE = ("UPDATE urls SET status = 'done', file = ?, size = ?, sha256 = ?, kind 
          "exit_code = 0, error = NULL, finished = ?, outcome = ?, content_type = ?, "
          "etag = ?, last_modified = ?, saved_size = listed_size, "
          "saved_modified = listed_modified WHERE url = ?")
-#: A found URL queued, or queued again in a new generation; with ``?9`` (settle), one
+#: A found URL queued, or queued again in a new generation; with ``:settle``, one
 #: the listing shows unchanged (:meth:`CrawlState.add_many`) is done at once instead, as
 #: ``_UNCHANGED`` would mark it. All right-hand sides read the row as it was before.
-_SETTLED = ("(?9 AND kind IS NOT NULL AND (kind = 'article' OR ("
+_SETTLED = ("(:settle AND kind IS NOT NULL AND (kind = 'article' OR ("
             "excluded.listed_size IS NOT NULL AND excluded.listed_modified IS NOT NULL "
             "AND saved_size = excluded.listed_size "
             "AND saved_modified = excluded.listed_modified)))")
 _ADD = ("INSERT INTO urls (url, depth, status, found_from, added, generation, "
         "listed_size, listed_modified, listed_target) "
-        "VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8) "
+        "VALUES (:url, :depth, 'queued', :found_from, :added, :generation, :size, :modified, "
+        ":target) "
         "ON CONFLICT (url) DO UPDATE SET "
         f"status = CASE WHEN {_SETTLED} THEN 'done' ELSE 'queued' END, "
         f"outcome = CASE WHEN {_SETTLED} THEN 'unchanged' ELSE outcome END, "
@@ -298,13 +299,16 @@ class CrawlState:
         generation = self.generation
         server = None if settle is None else _server_of(settle)
 
-        def rows() -> Iterator[tuple[object, ...]]:
+        # Named parameters: :settle is read several times (numbered ones given as a
+        # sequence are deprecated by sqlite3 from Python 3.12 and an error in 3.14).
+        def rows() -> Iterator[dict[str, object]]:
             for item in found:
                 size, modified = (item[3], item[4]) if len(item) >= 5 else (None, None)
                 target = item[5] if len(item) == 6 else None
                 settling = server is not None and _server_of(item[0]) == server
-                yield (item[0], item[1], item[2], now, generation, size, modified, target,
-                       settling)
+                yield {"url": item[0], "depth": item[1], "found_from": item[2],
+                       "added": now, "generation": generation, "size": size,
+                       "modified": modified, "target": target, "settle": settling}
 
         with self._db:
             self._db.execute("BEGIN")

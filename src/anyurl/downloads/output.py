@@ -75,6 +75,7 @@ __all__ = [
     "same_size_file",
     "staged_names",
     "staged_part",
+    "text_below",
 ]
 
 PART_SUFFIX = ".part"
@@ -135,20 +136,27 @@ def staged_part(tree: Path, path: Path) -> Path:
     return tree.joinpath(STAGING_DIR, digest + PART_SUFFIX)
 
 
-def _relative(tree: Path, path: Path) -> str:
-    """``path`` relative to ``tree``, as ``os.path.relpath`` of both made absolute says.
+def text_below(tree: Path, path: Path) -> str | None:
+    """``path``'s text after ``tree``'s when it was built below it (``tree / a / b``, a
+    mirror's every target), else None (then ask ``os.path``, whose ``abspath`` asks
+    the kernel for the working directory when the tree is relative, ``-o site``).
 
-    A path built below the tree (``tree / a / b``, a mirror's every target) is its text
-    after the tree's: a ``Path`` holds no ``.``, empty or trailing component, so that
-    text is already normal (``..`` aside, left to ``relpath``). ``abspath`` asks the
-    kernel for the working directory when the tree is relative (``-o site``): twice
-    per file for the staged part's name (and so for each walk, :func:`_below`).
-    """
+    A ``Path`` holds no ``.``, empty or trailing component, so that text is already
+    normal; one with a ``..`` component is left to the caller's own rule."""
     top, full = os.fspath(tree), os.fspath(path)
     if full.startswith(top) and full[len(top):len(top) + 1] == os.sep and top != os.sep:
         rest = full[len(top) + 1:]
         if rest and ".." not in rest.split(os.sep):
             return rest
+    return None
+
+
+def _relative(tree: Path, path: Path) -> str:
+    """``path`` relative to ``tree``, as ``os.path.relpath`` of both made absolute says
+    (the text after the tree's for a path built below it: :func:`text_below`)."""
+    rest = text_below(tree, path)
+    if rest is not None:
+        return rest
     return os.path.relpath(os.path.abspath(path), os.path.abspath(tree))
 
 
@@ -282,11 +290,9 @@ def _below(tree: Path, path: Path) -> tuple[str, ...]:
     """The components of ``path`` below ``tree`` (``path`` must lie below it)."""
     if path == tree:
         return ()
-    top, full = os.fspath(tree), os.fspath(path)
-    if full.startswith(top) and full[len(top):len(top) + 1] == os.sep and top != os.sep:
-        parts = tuple(full[len(top) + 1:].split(os.sep))  # (see _relative)
-        if ".." not in parts:
-            return parts
+    rest = text_below(tree, path)
+    if rest is not None:
+        return tuple(rest.split(os.sep))
     try:
         relative = Path(os.path.abspath(path)).relative_to(os.path.abspath(tree))
     except ValueError:

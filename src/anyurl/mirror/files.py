@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from anyurl.downloads.output import open_directory, open_in_tree
+from anyurl.downloads.output import open_directory, open_in_tree, text_below
 from anyurl.errors import LocalWriteError
 from anyurl.mirror.paths import index_name
 
@@ -72,10 +72,8 @@ def refuse_link(path: Path, what: str) -> None:
 def relative_name(root: Path, path: Path) -> str:
     """``os.fsdecode(path.relative_to(root))`` for a path built below ``root``: its text
     after the root's, without pathlib's parse of both."""
-    top, full = os.fspath(root), os.fspath(path)
-    if full.startswith(top) and full[len(top):len(top) + 1] == os.sep and top != os.sep:
-        return os.fsdecode(full[len(top) + 1:])
-    return os.fsdecode(path.relative_to(root))
+    rest = text_below(root, path)
+    return os.fsdecode(rest if rest is not None else path.relative_to(root))
 
 
 def into_directory(root: Path, path: Path, index: str) -> Path:
